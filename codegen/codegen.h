@@ -1,0 +1,37 @@
+/*
+ * codegen/codegen.h - the plan view, rendering, output files and the CLI.
+ *
+ * Pipeline: checked IR -> plan -> view (a json_t describing the planned
+ * program, documented in docs/view.md) -> mustache templates (strict,
+ * no-escape) -> files written atomically.
+ */
+#ifndef PLANWRAP_CODEGEN_H
+#define PLANWRAP_CODEGEN_H
+
+#include "ir/ir.h"
+#include "planner/planner.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The CLI: `planwrap COMMAND ...`.  Each returns the process exit
+ * status: 0 ok, 1 invalid input, 2 bad usage. */
+int cg_main(int argc, char **argv);
+int cg_cmd_check(int argc, char **argv);
+int cg_cmd_fmt(int argc, char **argv);
+int cg_cmd_plan(int argc, char **argv);
+int cg_cmd_render(int argc, char **argv);
+int cg_cmd_gen(int argc, char **argv);
+
+/* Writes `len` bytes to `path` through a temporary file in the same
+ * directory and rename(2), so that `path` holds either the old content
+ * or the new, never a partial file.  "-" writes to stdout.  On failure
+ * prints "planwrap: error: cannot write PATH: REASON" to stderr, removes
+ * the temporary file and returns false. */
+bool cg_write_file_atomic(const char *path, const char *data, size_t len);
+
+/* The plan view of a planned program (see docs/view.md). */
+json_t *cg_build_view(const plan *pl, const char *target);
+
+#endif /* PLANWRAP_CODEGEN_H */

@@ -1,0 +1,313 @@
+/*
+ * ir/ir.h - planwrap IR v1: arena, diagnostics, data model, parser, checker
+ * and canonical printer.
+ *
+ * Data flows one way: text --ir_parse--> ir_program (statements) --ir_check-->
+ * ir_program (statements resolved to values) --> planner.  Everything an
+ * ir_program points to lives in one ir_arena and is freed with it.
+ *
+ * The contract of the language is docs/ir.md (grammar in EBNF).
+ */
+#ifndef PLANWRAP_IR_H
+#define PLANWRAP_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ */
+/* Arena: one per compilation; every allocation is freed in one call. */
+
+typedef struct ir_arena ir_arena;
+
+/* Returns a new empty arena. Aborts on out-of-memory (never NULL). */
+ir_arena *ir_arena_new(void);
+/* Frees the arena and everything allocated from it. NULL is a no-op. */
+void ir_arena_free(ir_arena *a);
+/* Returns `size` zeroed bytes aligned to 16, valid until ir_arena_free.
+ * Aborts on out-of-memory or size overflow. */
+void *ir_arena_alloc(ir_arena *a, size_t size);
+/* Array helper: n * size bytes, zeroed; aborts on overflow. */
+void *ir_arena_array(ir_arena *a, size_t n, size_t size);
+/* Copies s[0..n) into the arena and NUL-terminates it. */
+char *ir_arena_strndup(ir_arena *a, const char *s, size_t n);
+char *ir_arena_strdup(ir_arena *a, const char *s);
+/* printf into the arena. */
+char *ir_arena_printf(ir_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics: a sink that prints `FILE:LINE:COL: error|warning|note: MSG`
+ * followed by the source line and a caret (when the source is known),
+ * and counts errors.  After `max_errors` errors further errors are
+ * counted but not printed (one "too many errors" line is printed). */
+
+typedef enum ir_severity {
+    IR_SEV_ERROR,
+    IR_SEV_WARNING,
+    IR_SEV_NOTE,
+} ir_severity;
+
+typedef struct ir_diag ir_diag;
+
+/* `out` is where messages go (usually stderr); `max_errors` 0 = 50. */
+ir_diag *ir_diag_new(FILE *out, unsigned max_errors);
+void ir_diag_free(ir_diag *d);
+/* Source used for the quoted line and caret. `text` must outlive the
+ * reports (it is not copied).  `filename` is copied. */
+void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
+                        size_t len);
+/* line/col are 1-based; line 0 means "no location" (prints FILE: only). */
+void ir_diag_report(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
+                     const char *fmt, va_list ap);
+unsigned ir_diag_errors(const ir_diag *d);
+unsigned ir_diag_warnings(const ir_diag *d);
+
+/* Reads a whole file ("-" = standard input) into a malloc'ed buffer with a
+ * NUL appended (not counted in *len).  On failure prints
+ * "planwrap: error: cannot read PATH: REASON" to `err` and returns false. */
+bool ir_read_file(const char *path, char **text, size_t *len, FILE *err);
+
+/* ------------------------------------------------------------------ */
+/* Data model. */
+
+typedef struct ir_loc {
+    uint32_t line; /* 1-based */
+    uint32_t col;  /* 1-based, in bytes */
+} ir_loc;
+
+typedef enum ir_dtype {
+    IR_F64,
+    IR_F32,
+    IR_F16,
+    IR_BF16,
+    IR_I64,
+    IR_I32,
+    IR_I16,
+    IR_I8,
+    IR_U8,
+    IR_BOOL,
+    IR_DTYPE_COUNT
+} ir_dtype;
+
+/* Bytes per element: 8,4,2,2,8,4,2,1,1,1. */
+unsigned ir_dtype_size(ir_dtype t);
+/* "f64", "f32", ... */
+const char *ir_dtype_name(ir_dtype t);
+
+typedef enum ir_device_kind { IR_DEV_CPU, IR_DEV_CUDA } ir_device_kind;
+
+typedef struct ir_device {
+    ir_device_kind kind;
+    uint32_t index; /* N of cuda:N; 0 for cpu */
+} ir_device;
+
+/* Writes "cpu" or "cuda:N" into buf (size >= 24) and returns buf. */
+const char *ir_device_str(ir_device d, char *buf, size_t size);
+
+typedef enum ir_stmt_kind {
+    IR_MODEL,
+    IR_DEVICE,
+    IR_SPACE,
+    IR_KERNEL,
+    IR_INPUT,
+    IR_CONST,
+    IR_ALLOC,
+    IR_ALIAS,
+    IR_CALL,
+    IR_FREE,
+    IR_OUTPUT,
+} ir_stmt_kind;
+
+typedef enum ir_mode {
+    IR_MODE_IN,
+    IR_MODE_OUT,
+    IR_MODE_INOUT,
+    IR_MODE_SCALAR,
+} ir_mode;
+
+typedef struct ir_ident {
+    const char *name; /* NULL when absent */
+    ir_loc loc;
+} ir_ident;
+
+typedef struct ir_type {
+    ir_dtype dtype;
+    uint32_t ndim; /* 0 for DTYPE[] (a scalar: one element) */
+    uint64_t *dims;
+    ir_loc loc;
+} ir_type;
+
+typedef enum ir_arg_kind {
+    IR_ARG_BUFFER,
+    IR_ARG_INT,
+    IR_ARG_FLOAT,
+    IR_ARG_STRING,
+} ir_arg_kind;
+
+typedef struct ir_arg {
+    ir_arg_kind kind;
+    ir_loc loc;
+    const char *text; /* buffer name, or the literal as spelled in the source */
+    int64_t ival;     /* IR_ARG_INT */
+    double fval;      /* IR_ARG_FLOAT */
+    const char *sval; /* IR_ARG_STRING: decoded, NUL-terminated */
+    int32_t value;    /* after ir_check: value id of a buffer arg, else -1 */
+} ir_arg;
+
+typedef struct ir_stmt {
+    ir_stmt_kind kind;
+    uint32_t index; /* 0-based position among statements: the time axis */
+    ir_loc loc;     /* of the keyword */
+
+    /* model/space/kernel/input/const/alloc NAME; alias NEW; call KERNEL */
+    ir_ident name;
+
+    /* device statement, or the device= attribute when has_device */
+    bool has_device;
+    ir_device device;
+    ir_loc device_loc;
+
+    /* input/const/alloc TYPE, and alias TYPE when has_type */
+    bool has_type;
+    ir_type type;
+
+    /* buffer attributes */
+    ir_ident space; /* space=NAME */
+    bool has_stride;
+    uint32_t nstrides;
+    uint64_t *strides;
+    ir_loc stride_loc;
+    uint64_t align; /* align=BYTES, 0 when absent */
+    ir_loc align_loc;
+    ir_ident comm;  /* comm=TYPE */
+    ir_ident group; /* group=NAME */
+
+    /* space NAME capacity=BYTES */
+    bool has_capacity;
+    uint64_t capacity;
+
+    /* alias NEW = OLD [TYPE] [offset=ELEMENTS] */
+    ir_ident old;
+    bool has_offset;
+    uint64_t offset; /* in elements of the alias's TYPE (or OLD's dtype) */
+    ir_loc offset_loc;
+
+    /* call KERNEL(args) [stream=N] */
+    uint32_t nargs;
+    ir_arg *args;
+    bool has_stream;
+    uint64_t stream;
+    ir_loc stream_loc;
+
+    /* kernel NAME(modes) */
+    uint32_t nmodes;
+    ir_mode *modes;
+    ir_loc *mode_locs;
+
+    /* free/output NAME... */
+    uint32_t nnames;
+    ir_ident *names;
+
+    /* after ir_check */
+    int32_t value;        /* value defined by input/const/alloc/alias, else -1 */
+    int32_t *name_values; /* free/output: value id of each name */
+} ir_stmt;
+
+typedef enum ir_value_kind {
+    IR_VAL_INPUT,
+    IR_VAL_CONST,
+    IR_VAL_ALLOC,
+    IR_VAL_ALIAS,
+} ir_value_kind;
+
+/* A name bound to memory, after ir_check.  Value ids are indices into
+ * ir_program.values, in definition order. */
+typedef struct ir_value {
+    const char *name;
+    ir_value_kind kind;
+    uint32_t def;     /* index of the defining statement */
+    int32_t alias_of; /* IR_VAL_ALIAS: the value it names, else -1 */
+    int32_t root;     /* the input/const/alloc value owning the memory
+                         (itself for those kinds) */
+    ir_dtype dtype;
+    uint32_t ndim;
+    const uint64_t *dims;
+    uint32_t nstrides; /* 0 when dense */
+    const uint64_t *strides;
+    uint64_t elements;    /* footprint in elements (strides applied) */
+    uint64_t bytes;       /* elements * itemsize */
+    uint64_t byte_offset; /* offset from the root's first byte */
+    int32_t freed_at;     /* statement index of the free of this name, -1 */
+    int32_t output_index; /* position in the output statement, -1 */
+    /* memory placement, resolved (aliases copy their root's) */
+    ir_device device;
+    const char *space; /* NULL = default space */
+    const char *comm;  /* NULL = ordinary buffer */
+    const char *group; /* NULL unless comm */
+    uint64_t align;    /* align= or 0 */
+} ir_value;
+
+typedef struct ir_space {
+    const char *name;
+    bool has_capacity;
+    uint64_t capacity;
+    uint32_t stmt;
+} ir_space;
+
+/* A kernel called by the program, in order of first appearance. */
+typedef struct ir_kernel {
+    const char *name;
+    int32_t sig_stmt;   /* index of its `kernel` statement, -1 if none */
+    uint32_t first_call; /* statement index of the first call */
+} ir_kernel;
+
+typedef struct ir_program {
+    ir_arena *arena;
+    const char *filename;
+    const char *model; /* model NAME */
+    uint32_t nstmts;
+    ir_stmt *stmts;
+
+    /* after ir_check */
+    uint32_t nvalues;
+    ir_value *values;
+    uint32_t nspaces;
+    ir_space *spaces;
+    uint32_t nkernels;
+    ir_kernel *kernels;
+    int32_t output_stmt; /* index of the output statement, -1 */
+    bool has_streams;    /* some call carries stream= */
+} ir_program;
+
+/* ------------------------------------------------------------------ */
+/* Front end. */
+
+/* Parses IR v1 text (need not be NUL-terminated; NUL bytes are errors).
+ * Reports every syntax error to `d`.  Returns the program (allocated in
+ * `a`) when there were no errors, else NULL.  O(len). */
+ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
+                     size_t len, ir_diag *d);
+
+/* Checks every rule of docs/ir.md, reporting all errors (and warnings
+ * such as storages never freed) to `d`, and fills the "after ir_check"
+ * fields.  Returns true when there were no errors.  O(n) expected. */
+bool ir_check(ir_program *p, ir_diag *d);
+
+/* Prints the program in canonical form: parse(print(p)) has the same
+ * meaning as p, and print is a fixed point. */
+void ir_print(FILE *out, const ir_program *p);
+
+/* Convenience: read + parse + check one file into `a`; NULL on error
+ * (already reported). */
+ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d);
+
+/* Look up a value by name among the values visible at the end of the
+ * program (the latest definition).  -1 when none. */
+int32_t ir_find_value(const ir_program *p, const char *name);
+
+#endif /* PLANWRAP_IR_H */

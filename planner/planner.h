@@ -1,0 +1,199 @@
+/*
+ * planner/planner.h - memory planning: live ranges, pools, algorithms,
+ * verifier.
+ *
+ * Two layers:
+ *  1. The neutral problem (plan_problem): one pool's storages as
+ *     (size, alignment, inclusive live interval [start, end]).  Every
+ *     algorithm works on it, as does the CSV front end (minimalloc
+ *     instances, `id,lower,upper,size` with [lower, upper) -> [lower,
+ *     upper-1]).  Two storages conflict when their intervals overlap
+ *     (inclusive) or when either carries a different non-negative
+ *     `color` (see plan_buf.color).
+ *  2. The program plan (plan_program): liveness with alias forwarding,
+ *     pool split by (device, space, comm, group), memory-pool modes,
+ *     stream isolation, one algorithm run per pool, the verifier, and the
+ *     reuse/del events that code generation comments on.
+ *
+ * Determinism: every function here gives the same result for the same
+ * input and options; nothing depends on time, addresses or hash order
+ * (plan_search's --time-limit is a safety stop that is reported).
+ */
+#ifndef PLANWRAP_PLANNER_H
+#define PLANWRAP_PLANNER_H
+
+#include "ir/ir.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* Layer 1: the neutral problem. */
+
+typedef struct plan_buf {
+    uint64_t size;  /* bytes; 0 = takes no space (offset 0) */
+    uint64_t align; /* required alignment of the offset (power of two, >=1) */
+    uint32_t start; /* first statement where it is live */
+    uint32_t end;   /* last statement where it is live (inclusive) */
+    /* Exact-reuse class for the `reuse` algorithm: two storages may
+     * reuse each other's bytes only when their keys are equal (device,
+     * dtype, elements, comm, group, stream folded by the caller). */
+    uint64_t reuse_key;
+    /* Stream colour: -1 = none.  Buffers with different colours never
+     * share bytes; colour -2 = "used on several streams": shares bytes
+     * with nothing. */
+    int32_t color;
+} plan_buf;
+
+typedef struct plan_problem {
+    uint32_t n;
+    plan_buf *bufs;
+    uint64_t align;      /* pool alignment; every offset is a multiple */
+    const char **names;  /* optional, for messages (may be NULL) */
+} plan_problem;
+
+typedef enum plan_algo {
+    PLAN_NAIVE,
+    PLAN_REUSE,
+    PLAN_TREE,
+    PLAN_BESTFIT,
+    PLAN_SEARCH,
+} plan_algo;
+
+/* "naive", "reuse", ...; parse returns false for unknown names. */
+const char *plan_algo_name(plan_algo a);
+bool plan_algo_parse(const char *s, plan_algo *out);
+
+/* Max over time of the sum of live sizes (each rounded up to its
+ * alignment and the pool's).  O(n log n). */
+uint64_t plan_lower_bound(const plan_problem *pb);
+
+/* Each algorithm fills offsets[0..n) and *size (the pool size, a multiple
+ * of pb->align); returns 0, or -1 on out-of-memory.  O(...) per algorithm
+ * as documented in its source file. */
+int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+
+typedef struct plan_search_opts {
+    uint64_t budget;     /* search steps; 0 = default */
+    uint64_t capacity;   /* 0 = minimise; else find a plan of <= capacity */
+    double time_limit;   /* seconds, 0 = none (safety stop only) */
+    bool progress;       /* print a progress line on stderr (tty only) */
+} plan_search_opts;
+
+typedef struct plan_search_stats {
+    uint64_t steps;
+    uint64_t lower_bound;
+    uint64_t start_size;  /* size of the best-fit start plan */
+    bool optimal;         /* proved optimal (size == lower bound or
+                             search space exhausted) */
+    bool fits;            /* capacity mode: a plan within capacity found */
+    bool infeasible;      /* capacity mode: proved none exists */
+    bool budget_hit;
+    bool time_limit_hit;
+} plan_search_stats;
+
+/* Anytime search (planner/search.c): always returns a valid plan, the
+ * best found; starts from plan_bestfit. */
+int plan_search(const plan_problem *pb, const plan_search_opts *o,
+                uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+
+/* Independent verifier: offsets aligned, no two conflicting buffers
+ * sharing a byte, all inside `size`.  Returns true when the plan is valid;
+ * otherwise writes a one-line reason into err (if non-NULL). */
+bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
+                         uint64_t size, char *err, size_t errlen);
+
+/* Reads a minimalloc CSV (`id,lower,upper,size` header, one buffer a
+ * row) into `pb` (allocated in `a`); ids go to pb->names.  Errors name
+ * FILE:LINE:COL via `d`.  Returns false on error. */
+bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
+                   size_t len, plan_problem *pb, ir_diag *d);
+
+/* ------------------------------------------------------------------ */
+/* Layer 2: planning a checked program. */
+
+typedef enum plan_memory_pool {
+    PLAN_MP_NONE,          /* every storage its own allocation (no pools) */
+    PLAN_MP_INTERMEDIATES, /* intermediates pooled, outputs caller-owned */
+    PLAN_MP_OUTPUTS,       /* outputs in their own pool, intermediates pooled */
+    PLAN_MP_COMBINED,      /* outputs and intermediates in one pool */
+} plan_memory_pool;
+
+const char *plan_memory_pool_name(plan_memory_pool m);
+bool plan_memory_pool_parse(const char *s, plan_memory_pool *out);
+
+typedef enum plan_streams {
+    PLAN_STREAMS_AUTO,    /* isolate when any call has stream= */
+    PLAN_STREAMS_ISOLATE,
+    PLAN_STREAMS_SHARE,
+} plan_streams;
+
+typedef struct plan_options {
+    plan_algo algo;               /* default PLAN_BESTFIT */
+    uint64_t align;               /* 0 = 64 on cpu, 256 on cuda */
+    plan_memory_pool memory_pool; /* default PLAN_MP_INTERMEDIATES */
+    plan_streams streams;
+    bool verify;                  /* always on in debug builds */
+    plan_search_opts search;
+} plan_options;
+
+void plan_options_init(plan_options *o);
+
+typedef struct plan_pool {
+    const char *name;  /* C identifier, unique, deterministic */
+    ir_device device;
+    const char *space; /* NULL = default */
+    const char *comm;  /* NULL = ordinary */
+    const char *group;
+    bool outputs;      /* the pool of outputs (PLAN_MP_OUTPUTS) */
+    uint64_t align;
+    uint64_t size;
+    uint64_t lower_bound;
+    uint64_t naive_size;
+    bool has_capacity;
+    uint64_t capacity;
+    uint32_t nstorages;
+} plan_pool;
+
+/* One planned storage (an `alloc`). */
+typedef struct plan_storage {
+    int32_t value;      /* the alloc's value id */
+    int32_t pool;       /* pool index, -1 when not pooled (caller-owned
+                           output, or PLAN_MP_NONE) */
+    uint64_t offset;
+    uint64_t size;      /* bytes */
+    uint32_t start;     /* alloc statement */
+    uint32_t end;       /* statement freeing its last name (inclusive);
+                           the last statement when never freed/output */
+    int32_t dies_at;    /* statement at which it dies, -1 = never */
+    bool is_output;
+    int32_t reuse_of;   /* storage whose bytes it takes over (the dead
+                           storage overlapping it that died last, lowest
+                           offset on ties), -1 */
+} plan_storage;
+
+typedef struct plan {
+    const ir_program *prog;
+    plan_options opts;
+    uint32_t npools;
+    plan_pool *pools;
+    uint32_t nstorages;
+    plan_storage *storages;     /* in alloc order */
+    int32_t *storage_of_value;  /* value id -> storage id of its root, -1 */
+    bool search_time_limit_hit; /* reported by plan_search */
+} plan;
+
+/* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
+ * space capacity, verifier failure, out of memory) are reported to `d`
+ * and give NULL. */
+plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
+                   ir_diag *d);
+
+/* Verifies a whole program plan (every pool with plan_verify_problem,
+ * aliases inside their storage, comm isolation). */
+bool plan_verify(const plan *pl, char *err, size_t errlen);
+
+#endif /* PLANWRAP_PLANNER_H */

@@ -1,0 +1,69 @@
+/*
+ * templates/mustache.h - a mustache template engine in C over jansson data.
+ *
+ * Compile a template once into a node list, render it many times against a
+ * json_t context.  Passes the official mustache spec (interpolation,
+ * sections, inverted, comments, partials, delimiters, ~inheritance,
+ * ~dynamic-names; not ~lambdas).  Extra options for code generation:
+ * no-escape and strict.  See docs/templates.md.
+ */
+#ifndef PLANWRAP_MUSTACHE_H
+#define PLANWRAP_MUSTACHE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where an error happened: TEMPLATE:LINE:COL: error: TEXT. */
+typedef struct mst_error {
+    char source[256]; /* template (or partial) name */
+    uint32_t line;    /* 1-based; 0 = no location */
+    uint32_t col;
+    char text[512];
+} mst_error;
+
+/* Formats the error as "SOURCE:LINE:COL: error: TEXT" into buf. */
+const char *mst_error_format(const mst_error *e, char *buf, size_t size);
+
+/* Resolves a partial or parent name to its source text.  Returns a
+ * malloc'ed buffer (caller frees) with *len set, or NULL when unknown. */
+typedef char *(*mst_load_fn)(void *ctx, const char *name, size_t *len);
+
+typedef struct mst_loader {
+    mst_load_fn load;
+    void *ctx;
+} mst_loader;
+
+typedef struct mst_options {
+    bool no_escape;     /* {{x}} is not HTML-escaped (code generation) */
+    bool strict;        /* unknown name or missing partial is an error */
+    unsigned max_depth; /* partial/section nesting limit; 0 = default */
+} mst_options;
+
+typedef struct mst_template mst_template;
+
+/* Compiles `text` (need not be NUL-terminated).  `name` is used in error
+ * messages.  NULL on error, with *err filled. */
+mst_template *mst_compile(const char *name, const char *text, size_t len,
+                          mst_error *err);
+void mst_template_free(mst_template *t);
+
+/* Renders `t` against `data`.  Partials and parents are resolved through
+ * `loader` (may be NULL: none).  On success returns 0 and a malloc'ed,
+ * NUL-terminated *out (length *outlen); on error returns -1, *out = NULL,
+ * and fills *err.  Deterministic. */
+int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
+               const mst_options *opts, char **out, size_t *outlen,
+               mst_error *err);
+
+/* Built-in templates, compiled into the binary from templates/ (name is
+ * the path below templates/ without ".mustache", e.g. "c/model.c").
+ * Returns NULL when there is no such template. */
+const char *mst_builtin(const char *name, size_t *len);
+
+/* A loader that looks up NAME as DIR/NAME.mustache first (when dir is
+ * non-NULL) and then among the built-ins.  `dir` must outlive it. */
+mst_loader mst_dir_loader(const char *dir, bool with_builtins);
+
+#endif /* PLANWRAP_MUSTACHE_H */

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Install what planwrap needs to build and test, from Debian packages only.
+# Run as root to install missing packages with apt-get; otherwise this script
+# only reports what is missing and how to install it.
+set -eu
+
+missing=""
+need_pkg() { # need_pkg PACKAGE TEST-COMMAND...
+    pkg=$1; shift
+    if ! "$@" >/dev/null 2>&1; then missing="$missing $pkg"; fi
+}
+have_cmd() { command -v "$1"; }
+have_file() { test -e "$1"; }
+
+need_pkg cmake          have_cmd cmake
+need_pkg gcc            have_cmd cc
+need_pkg make           have_cmd make
+need_pkg uthash-dev     have_file /usr/include/uthash.h
+need_pkg libjansson-dev have_file /usr/include/jansson.h
+need_pkg libcmocka-dev  have_file /usr/include/cmocka.h
+need_pkg pkg-config     have_cmd pkg-config
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "planwrap: missing Debian packages:$missing" >&2
+    echo "planwrap: install them with: sudo apt-get install$missing" >&2
+    exit 1
+fi
+
+echo "planwrap: installing missing Debian packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
