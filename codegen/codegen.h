@@ -35,3 +35,16 @@ bool cg_write_file_atomic(const char *path, const char *data, size_t len);
 json_t *cg_build_view(const plan *pl, const char *target);
 
 #endif /* PLANWRAP_CODEGEN_H */
+
+/* ------------------------------------------------------------------ */
+/* Planning options shared by `plan` and `gen` (codegen/plan_opts.c).
+ * CG_PLAN_LONG_OPTIONS expands to `struct option` initializers (flag
+ * NULL, val CG_PLAN_OPT_VAL) for --algo, --align, --memory-pool,
+ * --streams, --verify, --capacity, --search-budget, --time-limit; put it
+ * in a getopt_long table and pass every option whose val is
+ * CG_PLAN_OPT_VAL to cg_plan_option with its long name.  Returns 0 when
+ * applied, -1 after printing "planwrap: error: ..." for a bad value. */
+#define CG_PLAN_OPT_VAL 0x1000
+int cg_plan_option(plan_options *o, const char *name, const char *value);
+/* Help text for those options, one per line, indented by two spaces. */
+extern const char cg_plan_options_help[];

@@ -1,7 +1,18 @@
 /*
- * runtime/planwrap_rt.h - the runtime that generated wrappers link:
- * pools, alloc_from_pool, communication-pool hooks, lifetime tracker.
- * (Contract being written; see docs/runtime.md.)
+ * runtime/planwrap_rt.h - the small runtime that generated wrappers link.
+ *
+ *  - pw_pool: a pool descriptor (base, size, alignment, name).
+ *  - alloc_from_pool(): a buffer at a planned offset of a pool.  Inline and
+ *    free of cost; bounds- and alignment-checked when PW_RT_CHECKS is
+ *    defined (a failed check calls pw_rt_fail, which reports and aborts).
+ *  - PW_TRACK_ALLOC / PW_TRACK_DEATH: the lifetime tracker, compiled in
+ *    only when PW_RT_TRACK is defined (zero cost otherwise).  The tracker
+ *    fails loudly when a new buffer overlaps a live one of the same pool,
+ *    and poisons the bytes of a dead storage so that a stale read shows.
+ *  - Communication-pool hooks (CUDA targets): how pools of communication
+ *    buffers are allocated; replaceable by the user.
+ *
+ * C99 and C11, no malloc anywhere.  See docs/runtime.md.
  */
 #ifndef PLANWRAP_RT_H
 #define PLANWRAP_RT_H
@@ -9,8 +20,77 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline void *alloc_from_pool(void *pool, size_t offset) {
-    return (unsigned char *)pool + offset;
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PW_RT_VERSION "0.1.0"
+
+typedef struct pw_pool {
+    unsigned char *base; /* first byte of the pool */
+    size_t size;         /* bytes */
+    size_t align;        /* the alignment the plan assumes for base */
+    const char *name;    /* pool name, for messages */
+} pw_pool;
+
+/* Reports a runtime check failure ("planwrap runtime: WHAT") on stderr
+ * and aborts.  Defined in planwrap_rt.c. */
+void pw_rt_fail(const char *what, const pw_pool *pool, size_t offset,
+                size_t nbytes, const char *name);
+
+/* Returns the address of `nbytes` bytes at `offset` in `pool`. */
+static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
+                                    size_t nbytes) {
+#ifdef PW_RT_CHECKS
+    if (pool->base == NULL)
+        pw_rt_fail("pool is NULL", pool, offset, nbytes, NULL);
+    if (offset > pool->size || nbytes > pool->size - offset)
+        pw_rt_fail("buffer outside its pool", pool, offset, nbytes, NULL);
+    if (pool->align != 0 && ((uintptr_t)pool->base % pool->align) != 0)
+        pw_rt_fail("pool base is not aligned", pool, offset, nbytes, NULL);
+#endif
+    return (void *)(pool->base + offset);
 }
+
+#ifdef PW_RT_TRACK
+/* Lifetime tracker: records [offset, offset+nbytes) of `pool` as live;
+ * aborts with both names when it overlaps a live buffer. */
+void pw_track_alloc(const pw_pool *pool, size_t offset, size_t nbytes,
+                    const char *name);
+/* Marks the storage dead and fills its bytes with PW_TRACK_POISON. */
+void pw_track_death(const pw_pool *pool, size_t offset, size_t nbytes,
+                    const char *name);
+/* Forgets every live record of `pool` (call at the end of a run). */
+void pw_track_reset(const pw_pool *pool);
+#define PW_TRACK_POISON 0xA5
+#define PW_TRACK_ALLOC(pool, off, n, name) pw_track_alloc(pool, off, n, name)
+#define PW_TRACK_DEATH(pool, off, n, name) pw_track_death(pool, off, n, name)
+#define PW_TRACK_RESET(pool) pw_track_reset(pool)
+#else
+#define PW_TRACK_ALLOC(pool, off, n, name) ((void)0)
+#define PW_TRACK_DEATH(pool, off, n, name) ((void)0)
+#define PW_TRACK_RESET(pool) ((void)0)
+#endif
+
+/* Communication pools (CUDA targets).  A pool of communication buffers
+ * of type `comm` in process group `group` is allocated once by the
+ * generated init function through these hooks, with the same size on
+ * every rank.  Defaults (planwrap_rt_cuda.cu): cudaMalloc/cudaFree, or
+ * with PW_WITH_NCCL ncclMemAlloc + registration with the group's
+ * communicator.  Return 0 on success. */
+typedef int (*pw_comm_alloc_fn)(void **ptr, size_t size, const char *comm,
+                                const char *group, void *user);
+typedef int (*pw_comm_free_fn)(void *ptr, size_t size, const char *comm,
+                               const char *group, void *user);
+/* Installs user hooks; NULL restores the defaults. */
+void pw_set_comm_hooks(pw_comm_alloc_fn alloc_fn, pw_comm_free_fn free_fn,
+                       void *user);
+int pw_comm_alloc(void **ptr, size_t size, const char *comm,
+                  const char *group);
+int pw_comm_free(void *ptr, size_t size, const char *comm, const char *group);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PLANWRAP_RT_H */
