@@ -41,7 +41,9 @@ void pw_rt_fail(const char *what, const pw_pool *pool, size_t offset,
 /* Returns the address of `nbytes` bytes at `offset` in `pool`. */
 static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
                                     size_t nbytes) {
-#ifdef PW_RT_CHECKS
+#ifndef PW_RT_CHECKS
+    (void)nbytes;
+#else
     if (pool->base == NULL)
         pw_rt_fail("pool is NULL", pool, offset, nbytes, NULL);
     if (offset > pool->size || nbytes > pool->size - offset)
