@@ -33,10 +33,16 @@ typedef struct pw_pool {
     const char *name;    /* pool name, for messages */
 } pw_pool;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PW_RT_NORETURN __attribute__((noreturn))
+#else
+#define PW_RT_NORETURN
+#endif
+
 /* Reports a runtime check failure ("planwrap runtime: WHAT") on stderr
  * and aborts.  Defined in planwrap_rt.c. */
-void pw_rt_fail(const char *what, const pw_pool *pool, size_t offset,
-                size_t nbytes, const char *name);
+PW_RT_NORETURN void pw_rt_fail(const char *what, const pw_pool *pool,
+                               size_t offset, size_t nbytes, const char *name);
 
 /* Returns the address of `nbytes` bytes at `offset` in `pool`. */
 static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
@@ -65,6 +71,14 @@ void pw_track_death(const pw_pool *pool, size_t offset, size_t nbytes,
 /* Forgets every live record of `pool` (call at the end of a run). */
 void pw_track_reset(const pw_pool *pool);
 #define PW_TRACK_POISON 0xA5
+/* Number of buffers of all pools that can be live at once; exceeding it
+ * fails loudly.  Override with -DPW_TRACK_MAX_LIVE=N (static table of N
+ * records of 4 words). */
+#ifndef PW_TRACK_MAX_LIVE
+#define PW_TRACK_MAX_LIVE 4096
+#endif
+/* Number of live buffers of `pool` (all pools when NULL). */
+size_t pw_track_live(const pw_pool *pool);
 #define PW_TRACK_ALLOC(pool, off, n, name) pw_track_alloc(pool, off, n, name)
 #define PW_TRACK_DEATH(pool, off, n, name) pw_track_death(pool, off, n, name)
 #define PW_TRACK_RESET(pool) pw_track_reset(pool)
@@ -87,9 +101,26 @@ typedef int (*pw_comm_free_fn)(void *ptr, size_t size, const char *comm,
 /* Installs user hooks; NULL restores the defaults. */
 void pw_set_comm_hooks(pw_comm_alloc_fn alloc_fn, pw_comm_free_fn free_fn,
                        void *user);
-int pw_comm_alloc(void **ptr, size_t size, const char *comm,
-                  const char *group);
+int pw_comm_alloc(void **ptr, size_t size, const char *comm, const char *group);
 int pw_comm_free(void *ptr, size_t size, const char *comm, const char *group);
+
+/* The defaults used when no hook is installed: weak definitions in
+ * planwrap_rt.c that fail (return -1), overridden by planwrap_rt_cuda.cu
+ * when it is linked. */
+int pw_comm_default_alloc(void **ptr, size_t size, const char *comm,
+                          const char *group, void *user);
+int pw_comm_default_free(void *ptr, size_t size, const char *comm,
+                         const char *group, void *user);
+
+/* NCCL (PW_WITH_NCCL defaults): the communicator (an ncclComm_t, passed
+ * as void *) of process group `group`, looked up through a user hook;
+ * NULL when no hook is set or the group is unknown. */
+typedef void *(*pw_nccl_comm_fn)(const char *group, void *user);
+void pw_set_nccl_comm_lookup(pw_nccl_comm_fn fn, void *user);
+void *pw_nccl_comm_for_group(const char *group);
+
+/* The runtime version, PW_RT_VERSION. */
+const char *pw_rt_version(void);
 
 #ifdef __cplusplus
 }
