@@ -27,7 +27,7 @@ for cc in gcc clang; do
     done
 done
 if command -v nvcc >/dev/null 2>&1; then
-    for defs in "" "-DPW_WITH_NCCL"; do
+    for defs in "-DPW_WITH_NCCL" ""; do
         # shellcheck disable=SC2086
         nvcc $defs -I "$rt" -Xcompiler -Wall,-Wextra,-Werror \
             -c "$rt/planwrap_rt_cuda.cu" -o "$work/strict_cu.o" || {
@@ -36,6 +36,32 @@ if command -v nvcc >/dev/null 2>&1; then
         }
         n=$((n + 1))
     done
+    # The .cu's strong defaults replace the weak C ones: without a GPU the
+    # default alloc fails in cudaMalloc, not in the C-only default.
+    cat >"$work/comm_main.c" <<'EOC'
+#include "planwrap_rt.h"
+int main(void) {
+    void *p = 0;
+    if (pw_comm_alloc(&p, 1024, "symm", "tp0") == 0)
+        return pw_comm_free(p, 1024, "symm", "tp0") == 0 ? 0 : 1;
+    return 2;
+}
+EOC
+    cc -I "$rt" -c "$work/comm_main.c" -o "$work/comm_main.o"
+    cc -I "$rt" -c "$rt/planwrap_rt.c" -o "$work/comm_rt.o"
+    nvcc "$work/comm_main.o" "$work/comm_rt.o" "$work/strict_cu.o" \
+        -o "$work/comm_main"
+    rc=0
+    "$work/comm_main" 2>"$work/comm_main.err" || rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "ok: comm pool allocated through the CUDA default"
+    elif [ $rc -eq 2 ] && grep -q cudaMalloc "$work/comm_main.err"; then
+        echo "ok: the CUDA default is linked (no device: $(cat "$work/comm_main.err"))"
+    else
+        echo "FAIL: the CUDA default of the comm hooks is not used:"
+        cat "$work/comm_main.err"
+        exit 1
+    fi
 else
     echo "skip: nvcc not found"
 fi
