@@ -39,6 +39,7 @@ typedef struct mst_options {
     bool no_escape;     /* {{x}} is not HTML-escaped (code generation) */
     bool strict;        /* unknown name or missing partial is an error */
     unsigned max_depth; /* partial/section nesting limit; 0 = default */
+    size_t max_output;  /* output size limit in bytes; 0 = default (1 GiB) */
 } mst_options;
 
 typedef struct mst_template mst_template;

@@ -1,0 +1,1417 @@
+/*
+ * templates/mustache.c - the mustache engine: compile and render.
+ *
+ * Compilation runs in four passes over the source, none of them recursive:
+ *
+ *   1. tokenize: text (split after every '\n') and tags, applying set-
+ *      delimiter tags as they come;
+ *   2. match: pair every {{/x}} with its opener (errors for mismatches);
+ *   3. standalone: a line holding only whitespace and one non-interpolation
+ *      tag is removed (its indentation kept for partials, parents and
+ *      blocks), plus the pairs of the ~inheritance spec;
+ *   4. build: the node tree, with adjacent texts merged, and the text of
+ *      standalone blocks "dedented" (block indentation is removed at the
+ *      site of definition and added at the site of expansion).
+ *
+ * Rendering walks the tree with a context stack of json_t values.  Partial
+ * indentation is applied at render time: the renderer remembers that it is
+ * at the start of a template line (`need_indent`) and writes the current
+ * indentation before the next output, so interpolated values are never
+ * re-indented, exactly as if the partial's source had been indented.
+ */
+#include "templates/mustache.h"
+
+#include "ir/hash.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MST_DEFAULT_MAX_DEPTH 10000u
+#define MST_MAX_NESTING 100000u
+#define MST_DEFAULT_MAX_OUTPUT ((size_t)1 << 30)
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+
+static void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fputs("planwrap: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+static void *xmalloc(size_t n) {
+    return xrealloc(NULL, n);
+}
+
+/* Grows *p (elements of size `sz`) so that it holds at least `need`. */
+static void grow(void **p, size_t *cap, size_t need, size_t sz) {
+    if (need <= *cap)
+        return;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    *p = xrealloc(*p, nc * sz);
+    *cap = nc;
+}
+
+static void set_error(mst_error *e, const char *source, uint32_t line,
+                      uint32_t col, const char *fmt, ...) {
+    if (!e)
+        return;
+    snprintf(e->source, sizeof e->source, "%s", source ? source : "");
+    e->line = line;
+    e->col = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->text, sizeof e->text, fmt, ap);
+    va_end(ap);
+}
+
+const char *mst_error_format(const mst_error *e, char *buf, size_t size) {
+    if (!buf || size == 0)
+        return buf;
+    if (e->line)
+        snprintf(buf, size, "%s:%u:%u: error: %s", e->source, e->line, e->col,
+                 e->text);
+    else if (e->source[0])
+        snprintf(buf, size, "%s: error: %s", e->source, e->text);
+    else
+        snprintf(buf, size, "error: %s", e->text);
+    return buf;
+}
+
+static bool is_ws(char c) {
+    return c == ' ' || c == '\t';
+}
+
+static bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Finds needle (nlen > 0) in hay[from, hlen); returns offset or SIZE_MAX. */
+static size_t find(const char *hay, size_t hlen, size_t from,
+                   const char *needle, size_t nlen) {
+    if (nlen == 0 || hlen < nlen)
+        return SIZE_MAX;
+    size_t last = hlen - nlen;
+    while (from <= last) {
+        const char *p = memchr(hay + from, needle[0], last - from + 1);
+        if (!p)
+            return SIZE_MAX;
+        size_t at = (size_t)(p - hay);
+        if (memcmp(p, needle, nlen) == 0)
+            return at;
+        from = at + 1;
+    }
+    return SIZE_MAX;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arena: nodes, name parts and merged text live here, freed at once.  */
+
+typedef struct mst_chunk {
+    struct mst_chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} mst_chunk;
+
+typedef struct mst_arena {
+    mst_chunk *head;
+} mst_arena;
+
+static void *arena_alloc(mst_arena *a, size_t n) {
+    n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+    if (n == 0)
+        n = sizeof(max_align_t);
+    if (!a->head || a->head->cap - a->head->used < n) {
+        size_t cap = 64 * 1024;
+        if (cap < n)
+            cap = n;
+        mst_chunk *c = xmalloc(sizeof *c + cap);
+        c->next = a->head;
+        c->used = 0;
+        c->cap = cap;
+        a->head = c;
+    }
+    void *p = (char *)a->head->data + a->head->used;
+    a->head->used += n;
+    return p;
+}
+
+static void arena_free(mst_arena *a) {
+    mst_chunk *c = a->head;
+    while (c) {
+        mst_chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    a->head = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiled form                                                       */
+
+enum {
+    N_TEXT,
+    N_VAR,      /* {{x}} */
+    N_RAW,      /* {{{x}}} {{&x}} */
+    N_SECTION,  /* {{#x}} */
+    N_INVERTED, /* {{^x}} */
+    N_PARTIAL,  /* {{>x}} */
+    N_PARENT,   /* {{<x}} */
+    N_BLOCK,    /* {{$x}} */
+};
+
+typedef struct mst_part {
+    const char *s;
+    size_t n;
+} mst_part;
+
+typedef struct mst_node mst_node;
+struct mst_node {
+    uint8_t kind;
+    bool standalone; /* partial/parent/block: indentation applies */
+    bool dynamic;    /* partial/parent name is looked up ({{>*x}}) */
+    uint32_t line, col;
+    const char *s; /* text, or the tag's name */
+    size_t n;
+    mst_part *parts; /* dotted name; nparts 0 = "." */
+    uint32_t nparts;
+    const char *indent; /* standalone partial/parent/block indentation */
+    size_t indent_len;
+    mst_node *kids;
+    size_t nkids;
+};
+
+struct mst_template {
+    char *name;
+    char *src; /* a copy of the source: names and texts point here */
+    size_t len;
+    mst_arena arena;
+    mst_node *nodes;
+    size_t nnodes;
+};
+
+/* ------------------------------------------------------------------ */
+/* Pass 1: tokens                                                      */
+
+enum {
+    T_TEXT,
+    T_VAR,
+    T_RAW,
+    T_SECTION,
+    T_INVERTED,
+    T_CLOSE,
+    T_COMMENT,
+    T_DELIM,
+    T_PARTIAL,
+    T_PARENT,
+    T_BLOCK,
+};
+
+typedef struct tok {
+    uint8_t kind;
+    bool bol;          /* text: starts a source line */
+    bool removed;      /* dropped by the standalone rule */
+    bool standalone;   /* tag: standalone (indentation semantics) */
+    bool line_removed; /* tag: its whole line was removed */
+    bool dynamic;
+    uint32_t line, col;
+    const char *s; /* text slice, or tag name (trimmed) */
+    size_t n;
+    size_t pos, end;    /* source offsets of the token */
+    size_t ls, le;      /* standalone tag: its line's [start, end) */
+    const char *indent; /* whitespace before a standalone tag */
+    size_t indent_len;
+    size_t match; /* opener <-> closer index */
+} tok;
+
+typedef struct compiler {
+    const char *name;
+    const char *src;
+    size_t len;
+    tok *toks;
+    size_t ntoks, cap;
+    mst_error *err;
+    mst_arena *arena;
+} compiler;
+
+static tok *push_tok(compiler *c) {
+    grow((void **)&c->toks, &c->cap, c->ntoks + 1, sizeof *c->toks);
+    tok *t = &c->toks[c->ntoks++];
+    memset(t, 0, sizeof *t);
+    t->match = SIZE_MAX;
+    return t;
+}
+
+/* Emits src[from, to) as text tokens split after each '\n'; advances the
+ * line counter. */
+static void emit_text_toks(compiler *c, size_t from, size_t to, uint32_t *line,
+                           size_t *line_start) {
+    while (from < to) {
+        const char *nl = memchr(c->src + from, '\n', to - from);
+        size_t end = nl ? (size_t)(nl - c->src) + 1 : to;
+        tok *t = push_tok(c);
+        t->kind = T_TEXT;
+        t->bol = from == *line_start;
+        t->s = c->src + from;
+        t->n = end - from;
+        t->pos = from;
+        t->end = end;
+        t->line = *line;
+        t->col = (uint32_t)(from - *line_start + 1);
+        if (nl) {
+            (*line)++;
+            *line_start = end;
+        }
+        from = end;
+    }
+}
+
+static void trim(const char **s, size_t *n) {
+    while (*n && is_space(**s)) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && is_space((*s)[*n - 1]))
+        (*n)--;
+}
+
+static int tokenize(compiler *c) {
+    const char *src = c->src;
+    size_t len = c->len;
+    const char *otag = "{{", *ctag = "}}";
+    size_t olen = 2, clen = 2;
+    char closebuf[2 + 256];
+    uint32_t line = 1;
+    size_t line_start = 0, pos = 0;
+
+    while (pos < len) {
+        size_t at = find(src, len, pos, otag, olen);
+        emit_text_toks(c, pos, at == SIZE_MAX ? len : at, &line, &line_start);
+        if (at == SIZE_MAX)
+            break;
+        uint32_t tline = line, tcol = (uint32_t)(at - line_start + 1);
+        size_t p = at + olen;
+        char sig = p < len ? src[p] : '\0';
+        uint8_t kind;
+        size_t cstart, cend, tend;
+        if (sig == '{' || sig == '=') {
+            /* "}" + ctag or "=" + ctag */
+            closebuf[0] = sig == '{' ? '}' : '=';
+            memcpy(closebuf + 1, ctag, clen);
+            size_t e = find(src, len, p + 1, closebuf, clen + 1);
+            if (e == SIZE_MAX) {
+                set_error(c->err, c->name, tline, tcol,
+                          sig == '{' ? "unclosed tag: missing '}%.*s'"
+                                     : "unclosed set-delimiter tag: missing "
+                                       "'=%.*s'",
+                          (int)clen, ctag);
+                return -1;
+            }
+            kind = sig == '{' ? T_RAW : T_DELIM;
+            cstart = p + 1;
+            cend = e;
+            tend = e + 1 + clen;
+        } else {
+            size_t e = find(src, len, p, ctag, clen);
+            if (e == SIZE_MAX) {
+                set_error(c->err, c->name, tline, tcol,
+                          "unclosed tag: missing '%.*s'", (int)clen, ctag);
+                return -1;
+            }
+            cstart = p + 1;
+            cend = e;
+            tend = e + clen;
+            switch (sig) {
+            case '#':
+                kind = T_SECTION;
+                break;
+            case '^':
+                kind = T_INVERTED;
+                break;
+            case '/':
+                kind = T_CLOSE;
+                break;
+            case '!':
+                kind = T_COMMENT;
+                break;
+            case '>':
+                kind = T_PARTIAL;
+                break;
+            case '<':
+                kind = T_PARENT;
+                break;
+            case '$':
+                kind = T_BLOCK;
+                break;
+            case '&':
+                kind = T_RAW;
+                break;
+            default:
+                kind = T_VAR;
+                cstart = p;
+                break;
+            }
+            if (cstart > cend) /* "{{}}" with a one-char sigil overlap */
+                cstart = cend;
+        }
+        tok *t = push_tok(c);
+        t->kind = kind;
+        t->line = tline;
+        t->col = tcol;
+        t->pos = at;
+        t->end = tend;
+        const char *name = src + cstart;
+        size_t nn = cend - cstart;
+        trim(&name, &nn);
+        /* Newlines inside the tag (comments, multi-line tags). */
+        for (size_t i = at; i < tend; i++)
+            if (src[i] == '\n') {
+                line++;
+                line_start = i + 1;
+            }
+        pos = tend;
+        if (kind == T_COMMENT)
+            continue;
+        if (kind == T_DELIM) {
+            size_t i = 0;
+            while (i < nn && !is_space(name[i]))
+                i++;
+            size_t j = i;
+            while (j < nn && is_space(name[j]))
+                j++;
+            const char *o = name, *cl = name + j;
+            size_t on = i, cn = nn - j;
+            bool bad = on == 0 || cn == 0 || on > 255 || cn > 255;
+            for (size_t k = 0; !bad && k < on; k++)
+                bad = o[k] == '=';
+            for (size_t k = 0; !bad && k < cn; k++)
+                bad = is_space(cl[k]) || cl[k] == '=';
+            if (bad) {
+                set_error(c->err, c->name, tline, tcol,
+                          "bad set-delimiter tag: expected two delimiters "
+                          "without spaces or '=' (like {{=<% %>=}})");
+                return -1;
+            }
+            otag = o;
+            olen = on;
+            ctag = cl;
+            clen = cn;
+            continue;
+        }
+        if ((kind == T_PARTIAL || kind == T_PARENT) && nn && name[0] == '*') {
+            t->dynamic = true;
+            name++;
+            nn--;
+            trim(&name, &nn);
+        }
+        if (nn == 0) {
+            set_error(c->err, c->name, tline, tcol, "empty tag");
+            return -1;
+        }
+        for (size_t k = 0; k < nn; k++)
+            if (is_space(name[k])) {
+                set_error(c->err, c->name, tline, tcol,
+                          "bad tag name '%.*s': contains whitespace", (int)nn,
+                          name);
+                return -1;
+            }
+        t->s = name;
+        t->n = nn;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 2: pair closers with openers                                   */
+
+static bool is_opener(uint8_t k) {
+    return k == T_SECTION || k == T_INVERTED || k == T_PARENT || k == T_BLOCK;
+}
+
+static const char *sigil(uint8_t k) {
+    switch (k) {
+    case T_SECTION:
+        return "#";
+    case T_INVERTED:
+        return "^";
+    case T_PARENT:
+        return "<";
+    case T_BLOCK:
+        return "$";
+    default:
+        return "";
+    }
+}
+
+static int match_sections(compiler *c) {
+    size_t *stack = NULL, sp = 0, cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < c->ntoks && rc == 0; i++) {
+        tok *t = &c->toks[i];
+        if (is_opener(t->kind)) {
+            if (sp >= MST_MAX_NESTING) {
+                set_error(c->err, c->name, t->line, t->col,
+                          "sections nested deeper than %u", MST_MAX_NESTING);
+                rc = -1;
+                break;
+            }
+            grow((void **)&stack, &cap, sp + 1, sizeof *stack);
+            stack[sp++] = i;
+        } else if (t->kind == T_CLOSE) {
+            if (sp == 0) {
+                set_error(c->err, c->name, t->line, t->col,
+                          "closing tag {{/%.*s}} without an open section",
+                          (int)t->n, t->s);
+                rc = -1;
+                break;
+            }
+            tok *o = &c->toks[stack[sp - 1]];
+            bool same =
+                o->n == t->n && memcmp(o->s, t->s, t->n) == 0 && !o->dynamic;
+            if (o->dynamic) /* {{<*x}} closes with {{/x}} or with the star */
+                same = (t->n == o->n && memcmp(o->s, t->s, t->n) == 0) ||
+                       (t->n == o->n + 1 && t->s[0] == '*' &&
+                        memcmp(o->s, t->s + 1, o->n) == 0);
+            if (!same) {
+                set_error(c->err, c->name, t->line, t->col,
+                          "closing tag {{/%.*s}} does not match "
+                          "{{%s%.*s}} opened at line %u, column %u",
+                          (int)t->n, t->s, sigil(o->kind), (int)o->n, o->s,
+                          o->line, o->col);
+                rc = -1;
+                break;
+            }
+            o->match = i;
+            t->match = stack[sp - 1];
+            sp--;
+        }
+    }
+    if (rc == 0 && sp > 0) {
+        tok *o = &c->toks[stack[sp - 1]];
+        set_error(c->err, c->name, o->line, o->col,
+                  "unclosed section {{%s%.*s}}", sigil(o->kind), (int)o->n,
+                  o->s);
+        rc = -1;
+    }
+    free(stack);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 3: standalone lines                                            */
+
+static bool ws_text(const tok *t) {
+    size_t n = t->n;
+    if (n && t->s[n - 1] == '\n') {
+        n--;
+        if (n && t->s[n - 1] == '\r')
+            n--;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!is_ws(t->s[i]))
+            return false;
+    return true;
+}
+
+static bool can_stand_alone(uint8_t k) {
+    return k != T_TEXT && k != T_VAR && k != T_RAW;
+}
+
+static void standalone(compiler *c) {
+    size_t i = 0;
+    while (i < c->ntoks) {
+        size_t j = i;
+        while (j < c->ntoks && !(c->toks[j].kind == T_TEXT && c->toks[j].n &&
+                                 c->toks[j].s[c->toks[j].n - 1] == '\n'))
+            j++;
+        if (j == c->ntoks)
+            j--;
+        /* The line is toks[i..j]. */
+        size_t ntags = 0, t1 = 0, t2 = 0;
+        bool ws = true;
+        for (size_t k = i; k <= j; k++) {
+            tok *t = &c->toks[k];
+            if (t->kind == T_TEXT) {
+                ws = ws && ws_text(t);
+            } else {
+                if (ntags == 0)
+                    t1 = k;
+                else if (ntags == 1)
+                    t2 = k;
+                ntags++;
+            }
+        }
+        size_t ls = c->toks[i].pos, le = c->toks[j].end;
+        tok *lead = c->toks[i].kind == T_TEXT ? &c->toks[i] : NULL;
+        tok *trail = c->toks[j].kind == T_TEXT && j != i ? &c->toks[j] : NULL;
+        if (lead && lead == &c->toks[j]) /* text only: nothing to do */
+            trail = NULL;
+        tok *a = &c->toks[t1], *b = &c->toks[t2];
+        int mode = 0; /* 1 remove line; 2 keep the newline */
+        if (ws && ntags == 1 && can_stand_alone(a->kind)) {
+            mode = 1;
+        } else if (ws && ntags == 2 && t2 == t1 + 1) {
+            if (a->kind == T_BLOCK && a->match == t2)
+                mode = 2; /* {{$b}}{{/b}}: the block is standalone */
+            else if (a->kind == T_PARENT && a->match == t2)
+                mode = 1; /* {{<p}}{{/p}} */
+            else if (a->kind == T_PARENT && b->kind == T_BLOCK)
+                mode = 1; /* {{<p}}{{$b}} */
+            else if (a->kind == T_CLOSE && b->kind == T_CLOSE &&
+                     c->toks[a->match].kind == T_BLOCK &&
+                     c->toks[b->match].kind == T_PARENT)
+                mode = 1; /* {{/b}}{{/p}} */
+        }
+        if (mode) {
+            a->standalone = true;
+            a->ls = ls;
+            a->le = le;
+            a->line_removed = mode == 1;
+            if (lead) {
+                a->indent = lead->s;
+                a->indent_len = lead->n;
+                if (lead->n && lead->s[lead->n - 1] == '\n')
+                    a->indent_len = 0; /* cannot happen: tag follows */
+                lead->removed = true;
+            }
+            if (ntags == 2) {
+                b->standalone = true;
+                b->ls = ls;
+                b->le = le;
+                b->line_removed = mode == 1;
+            }
+            if (trail) {
+                if (mode == 1) {
+                    trail->removed = true;
+                } else {
+                    /* keep only the line terminator */
+                    size_t n = trail->n, k = n;
+                    if (k && trail->s[k - 1] == '\n') {
+                        k--;
+                        if (k && trail->s[k - 1] == '\r')
+                            k--;
+                    }
+                    trail->s += k;
+                    trail->n -= k;
+                    trail->bol = false;
+                    if (trail->n == 0)
+                        trail->removed = true;
+                }
+            }
+        }
+        i = j + 1;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 4: the tree                                                    */
+
+/* The common leading whitespace of the non-blank lines of src[from, to). */
+static void margin_of(const char *src, size_t from, size_t to, const char **m,
+                      size_t *mlen) {
+    bool any = false;
+    *m = NULL;
+    *mlen = 0;
+    size_t p = from;
+    while (p < to) {
+        size_t e = p;
+        while (e < to && src[e] != '\n')
+            e++;
+        size_t w = p;
+        while (w < e && is_ws(src[w]))
+            w++;
+        bool blank = w == e || (w + 1 == e && src[w] == '\r');
+        if (!blank) {
+            if (!any) {
+                *m = src + p;
+                *mlen = w - p;
+                any = true;
+            } else {
+                size_t k = 0;
+                while (k < *mlen && k < w - p && src[p + k] == (*m)[k])
+                    k++;
+                *mlen = k;
+            }
+        }
+        p = e + 1;
+    }
+}
+
+/* Strips the prefix of s that matches margin m. */
+static void strip_margin(const char **s, size_t *n, const char *m,
+                         size_t mlen) {
+    size_t k = 0;
+    while (k < mlen && k < *n && (*s)[k] == m[k])
+        k++;
+    *s += k;
+    *n -= k;
+}
+
+typedef struct level {
+    size_t open;    /* token index of the opener; SIZE_MAX = top */
+    mst_node *kids; /* children so far (malloc'ed, moved to the arena) */
+    size_t nkids, cap;
+    const char *margin; /* dedent margin in effect inside */
+    size_t margin_len;
+    mst_part *pieces; /* pending text run */
+    size_t npieces, pcap;
+} level;
+
+static mst_node *level_add(level *l) {
+    grow((void **)&l->kids, &l->cap, l->nkids + 1, sizeof *l->kids);
+    mst_node *n = &l->kids[l->nkids++];
+    memset(n, 0, sizeof *n);
+    return n;
+}
+
+static void flush_text(compiler *c, level *l) {
+    if (l->npieces == 0)
+        return;
+    size_t total = 0;
+    for (size_t i = 0; i < l->npieces; i++)
+        total += l->pieces[i].n;
+    const char *s = l->pieces[0].s;
+    if (l->npieces > 1) {
+        char *buf = arena_alloc(c->arena, total);
+        size_t off = 0;
+        for (size_t i = 0; i < l->npieces; i++) {
+            memcpy(buf + off, l->pieces[i].s, l->pieces[i].n);
+            off += l->pieces[i].n;
+        }
+        s = buf;
+    }
+    l->npieces = 0;
+    if (total == 0)
+        return;
+    mst_node *n = level_add(l);
+    n->kind = N_TEXT;
+    n->s = s;
+    n->n = total;
+}
+
+static void add_piece(level *l, const char *s, size_t n) {
+    if (n == 0)
+        return;
+    if (l->npieces &&
+        l->pieces[l->npieces - 1].s + l->pieces[l->npieces - 1].n == s) {
+        l->pieces[l->npieces - 1].n += n;
+        return;
+    }
+    grow((void **)&l->pieces, &l->pcap, l->npieces + 1, sizeof *l->pieces);
+    l->pieces[l->npieces].s = s;
+    l->pieces[l->npieces].n = n;
+    l->npieces++;
+}
+
+static int split_name(compiler *c, const tok *t, mst_node *n) {
+    n->s = t->s;
+    n->n = t->n;
+    if (t->n == 1 && t->s[0] == '.') {
+        n->nparts = 0;
+        return 0;
+    }
+    uint32_t np = 1;
+    for (size_t i = 0; i < t->n; i++)
+        np += t->s[i] == '.';
+    n->parts = arena_alloc(c->arena, np * sizeof *n->parts);
+    n->nparts = np;
+    size_t start = 0, k = 0;
+    for (size_t i = 0; i <= t->n; i++) {
+        if (i == t->n || t->s[i] == '.') {
+            if (i == start) {
+                set_error(c->err, c->name, t->line, t->col,
+                          "bad name '%.*s': empty part in a dotted name",
+                          (int)t->n, t->s);
+                return -1;
+            }
+            n->parts[k].s = t->s + start;
+            n->parts[k].n = i - start;
+            k++;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+static void free_levels(level *lv, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free(lv[i].kids);
+        free(lv[i].pieces);
+    }
+}
+
+static int build(compiler *c, mst_template *t) {
+    level *lv = NULL;
+    size_t nl = 0, lcap = 0;
+    grow((void **)&lv, &lcap, 1, sizeof *lv);
+    memset(&lv[0], 0, sizeof lv[0]);
+    lv[0].open = SIZE_MAX;
+    nl = 1;
+    int rc = 0;
+    for (size_t i = 0; i < c->ntoks && rc == 0; i++) {
+        tok *k = &c->toks[i];
+        level *l = &lv[nl - 1];
+        if (k->removed || k->kind == T_COMMENT || k->kind == T_DELIM)
+            continue;
+        if (k->kind == T_TEXT) {
+            const char *s = k->s;
+            size_t n = k->n;
+            if (k->bol && l->margin_len) {
+                if (ws_text(k)) { /* a blank line loses all indentation */
+                    while (n && is_ws(*s)) {
+                        s++;
+                        n--;
+                    }
+                } else {
+                    strip_margin(&s, &n, l->margin, l->margin_len);
+                }
+            }
+            add_piece(l, s, n);
+            continue;
+        }
+        flush_text(c, l);
+        if (k->kind == T_CLOSE) {
+            tok *o = &c->toks[k->match];
+            mst_node *kids = NULL;
+            size_t nk = l->nkids;
+            if (nk) {
+                kids = arena_alloc(c->arena, nk * sizeof *kids);
+                memcpy(kids, l->kids, nk * sizeof *kids);
+            }
+            free(l->kids);
+            free(l->pieces);
+            nl--;
+            level *up = &lv[nl - 1];
+            mst_node *n = level_add(up);
+            n->line = o->line;
+            n->col = o->col;
+            n->dynamic = o->dynamic;
+            n->standalone = o->standalone;
+            switch (o->kind) {
+            case T_SECTION:
+                n->kind = N_SECTION;
+                break;
+            case T_INVERTED:
+                n->kind = N_INVERTED;
+                break;
+            case T_PARENT:
+                n->kind = N_PARENT;
+                break;
+            default:
+                n->kind = N_BLOCK;
+                break;
+            }
+            n->kids = kids;
+            n->nkids = nk;
+            if (o->kind == T_PARENT || o->kind == T_BLOCK) {
+                n->s = o->s;
+                n->n = o->n;
+                if (o->dynamic)
+                    rc = split_name(c, o, n);
+            } else {
+                rc = split_name(c, o, n);
+            }
+            const char *ind = o->indent;
+            size_t il = o->indent_len;
+            strip_margin(&ind, &il, up->margin, up->margin_len);
+            if (o->kind == T_BLOCK && o->standalone) {
+                /* Relative indentation at the site of expansion: the
+                 * margin of the default content, else the whitespace
+                 * before the tag. */
+                const char *m = l->margin;
+                size_t ml = l->margin_len;
+                if (ml != up->margin_len || m != up->margin) {
+                    strip_margin(&m, &ml, up->margin, up->margin_len);
+                    ind = m;
+                    il = ml;
+                }
+            }
+            n->indent = ind;
+            n->indent_len = il;
+            continue;
+        }
+        if (is_opener(k->kind)) {
+            if (nl + 1 > lcap)
+                grow((void **)&lv, &lcap, nl + 1, sizeof *lv);
+            l = &lv[nl - 1];
+            level *nw = &lv[nl++];
+            memset(nw, 0, sizeof *nw);
+            nw->open = i;
+            nw->margin = l->margin;
+            nw->margin_len = l->margin_len;
+            if (k->kind == T_BLOCK && k->standalone) {
+                tok *cl = &c->toks[k->match];
+                size_t from = k->line_removed ? k->le : k->end;
+                size_t to = cl->line_removed ? cl->ls : cl->pos;
+                const char *m;
+                size_t ml;
+                margin_of(c->src, from, to < from ? from : to, &m, &ml);
+                if (ml) {
+                    nw->margin = m;
+                    nw->margin_len = ml;
+                }
+            }
+            continue;
+        }
+        /* VAR, RAW, PARTIAL */
+        mst_node *n = level_add(l);
+        n->line = k->line;
+        n->col = k->col;
+        n->kind = k->kind == T_VAR   ? N_VAR
+                  : k->kind == T_RAW ? N_RAW
+                                     : N_PARTIAL;
+        n->dynamic = k->dynamic;
+        n->standalone = k->standalone;
+        if (n->kind != N_PARTIAL || k->dynamic) {
+            rc = split_name(c, k, n);
+        } else {
+            n->s = k->s;
+            n->n = k->n;
+        }
+        const char *ind = k->indent;
+        size_t il = k->indent_len;
+        strip_margin(&ind, &il, l->margin, l->margin_len);
+        n->indent = ind;
+        n->indent_len = il;
+    }
+    if (rc == 0) {
+        level *l = &lv[0];
+        flush_text(c, l);
+        if (l->nkids) {
+            t->nodes = arena_alloc(c->arena, l->nkids * sizeof *t->nodes);
+            memcpy(t->nodes, l->kids, l->nkids * sizeof *t->nodes);
+            t->nnodes = l->nkids;
+        }
+    }
+    free_levels(lv, nl);
+    free(lv);
+    return rc;
+}
+
+mst_template *mst_compile(const char *name, const char *text, size_t len,
+                          mst_error *err) {
+    if (!name)
+        name = "<template>";
+    mst_template *t = xmalloc(sizeof *t);
+    memset(t, 0, sizeof *t);
+    size_t nlen = strlen(name);
+    t->name = xmalloc(nlen + 1);
+    memcpy(t->name, name, nlen + 1);
+    t->src = xmalloc(len + 1);
+    if (len)
+        memcpy(t->src, text, len);
+    t->src[len] = '\0';
+    t->len = len;
+    compiler c = {.name = t->name,
+                  .src = t->src,
+                  .len = len,
+                  .err = err,
+                  .arena = &t->arena};
+    int rc = tokenize(&c);
+    if (rc == 0)
+        rc = match_sections(&c);
+    if (rc == 0) {
+        standalone(&c);
+        rc = build(&c, t);
+    }
+    free(c.toks);
+    if (rc != 0) {
+        mst_template_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mst_template_free(mst_template *t) {
+    if (!t)
+        return;
+    arena_free(&t->arena);
+    free(t->src);
+    free(t->name);
+    free(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                           */
+
+typedef struct pcache {
+    char *name;
+    mst_template *t; /* NULL: not found */
+    UT_hash_handle hh;
+} pcache;
+
+typedef struct ov_frame {
+    const mst_node *parent;
+    const mst_template *t;
+} ov_frame;
+
+typedef struct rctx {
+    const mst_loader *loader;
+    bool no_escape, strict;
+    unsigned max_depth, depth;
+    size_t max_out;
+    uint64_t steps, max_steps;
+    mst_error *err;
+    /* output */
+    char *out;
+    size_t len, cap;
+    /* context stack */
+    json_t **stack;
+    size_t sp, scap;
+    /* indentation: ind[ind_start, ind_len) */
+    char *ind;
+    size_t ind_start, ind_len, ind_cap;
+    bool need_indent;
+    /* block overrides, outermost first */
+    ov_frame *ov;
+    size_t nov, ovcap;
+    pcache *cache;
+} rctx;
+
+static int rfail(rctx *r, const mst_template *t, const mst_node *n,
+                 const char *fmt, ...) {
+    if (r->err) {
+        snprintf(r->err->source, sizeof r->err->source, "%s", t->name);
+        r->err->line = n ? n->line : 0;
+        r->err->col = n ? n->col : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err->text, sizeof r->err->text, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
+                       size_t extra) {
+    if (r->len + extra > r->max_out)
+        return rfail(r, t, n, "output larger than the limit of %zu bytes",
+                     r->max_out);
+    if (r->len + extra + 1 > r->cap) {
+        size_t nc = r->cap ? r->cap : 4096;
+        while (nc < r->len + extra + 1)
+            nc *= 2;
+        r->out = xrealloc(r->out, nc);
+        r->cap = nc;
+    }
+    return 0;
+}
+
+static int put(rctx *r, const mst_template *t, const mst_node *n, const char *s,
+               size_t k) {
+    if (r->len + k + 1 > r->cap || r->len + k > r->max_out)
+        if (out_reserve(r, t, n, k))
+            return -1;
+    if (k)
+        memcpy(r->out + r->len, s, k);
+    r->len += k;
+    return 0;
+}
+
+static int flush_indent(rctx *r, const mst_template *t, const mst_node *n) {
+    if (!r->need_indent)
+        return 0;
+    r->need_indent = false;
+    return put(r, t, n, r->ind + r->ind_start, r->ind_len - r->ind_start);
+}
+
+static int put_text(rctx *r, const mst_template *t, const mst_node *n) {
+    const char *s = n->s;
+    size_t k = n->n;
+    if (r->ind_len == r->ind_start) {
+        if (put(r, t, n, s, k))
+            return -1;
+        r->need_indent = s[k - 1] == '\n';
+        return 0;
+    }
+    while (k) {
+        if (flush_indent(r, t, n))
+            return -1;
+        const char *nl = memchr(s, '\n', k);
+        size_t m = nl ? (size_t)(nl - s) + 1 : k;
+        if (put(r, t, n, s, m))
+            return -1;
+        if (nl)
+            r->need_indent = true;
+        s += m;
+        k -= m;
+    }
+    return 0;
+}
+
+static int put_escaped(rctx *r, const mst_template *t, const mst_node *n,
+                       const char *s, size_t k) {
+    size_t run = 0;
+    for (size_t i = 0; i < k; i++) {
+        const char *rep;
+        size_t rl;
+        switch (s[i]) {
+        case '&':
+            rep = "&amp;", rl = 5;
+            break;
+        case '<':
+            rep = "&lt;", rl = 4;
+            break;
+        case '>':
+            rep = "&gt;", rl = 4;
+            break;
+        case '"':
+            rep = "&quot;", rl = 6;
+            break;
+        default:
+            continue;
+        }
+        if (put(r, t, n, s + run, i - run) || put(r, t, n, rep, rl))
+            return -1;
+        run = i + 1;
+    }
+    return put(r, t, n, s + run, k - run);
+}
+
+/* Formats a real with the fewest digits that read back the same. */
+static size_t fmt_real(double d, char *buf, size_t size) {
+    int len = 0;
+    for (int prec = 1; prec <= 17; prec++) {
+        len = snprintf(buf, size, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return len > 0 ? (size_t)len : 0;
+}
+
+/* Looks a name up on the context stack; NULL when missing. */
+static json_t *lookup(rctx *r, const mst_node *n) {
+    if (n->nparts == 0)
+        return r->stack[r->sp - 1];
+    json_t *v = NULL;
+    for (size_t i = r->sp; i-- > 0;) {
+        json_t *o = r->stack[i];
+        if (json_is_object(o) &&
+            (v = json_object_getn(o, n->parts[0].s, n->parts[0].n)) != NULL)
+            break;
+    }
+    for (uint32_t k = 1; v && k < n->nparts; k++)
+        v = json_is_object(v)
+                ? json_object_getn(v, n->parts[k].s, n->parts[k].n)
+                : NULL;
+    return v;
+}
+
+static bool truthy(const json_t *v) {
+    if (!v || json_is_false(v) || json_is_null(v))
+        return false;
+    if (json_is_array(v))
+        return json_array_size(v) > 0;
+    return true;
+}
+
+static int push_ctx(rctx *r, json_t *v) {
+    grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
+    r->stack[r->sp++] = v;
+    return 0;
+}
+
+static int render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
+                        size_t count);
+
+static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
+    json_t *v = lookup(r, n);
+    if (!v && r->strict)
+        return rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
+    if (flush_indent(r, t, n))
+        return -1;
+    if (!v)
+        return 0;
+    bool esc = n->kind == N_VAR && !r->no_escape;
+    char buf[64];
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        if (esc)
+            return put_escaped(r, t, n, json_string_value(v),
+                               json_string_length(v));
+        return put(r, t, n, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: {
+        int k = snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT,
+                         json_integer_value(v));
+        return put(r, t, n, buf, (size_t)k);
+    }
+    case JSON_REAL:
+        return put(r, t, n, buf, fmt_real(json_real_value(v), buf, sizeof buf));
+    case JSON_TRUE:
+        return put(r, t, n, "true", 4);
+    case JSON_FALSE:
+        return put(r, t, n, "false", 5);
+    case JSON_NULL:
+        return 0;
+    default:
+        if (r->strict)
+            return rfail(r, t, n, "cannot interpolate '%.*s': it is %s",
+                         (int)n->n, n->s,
+                         json_is_object(v) ? "an object" : "an array");
+        return 0;
+    }
+}
+
+static int enter(rctx *r, const mst_template *t, const mst_node *n) {
+    if (r->depth >= r->max_depth)
+        return rfail(r, t, n,
+                     "nesting deeper than %u (sections, partials "
+                     "and blocks)",
+                     r->max_depth);
+    r->depth++;
+    return 0;
+}
+
+static int section(rctx *r, const mst_template *t, const mst_node *n) {
+    json_t *v = lookup(r, n);
+    if (!v && r->strict)
+        return rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
+    bool yes = truthy(v);
+    if (n->kind == N_INVERTED) {
+        if (yes)
+            return 0;
+        if (enter(r, t, n))
+            return -1;
+        int rc = render_nodes(r, t, n->kids, n->nkids);
+        r->depth--;
+        return rc;
+    }
+    if (!yes)
+        return 0;
+    if (enter(r, t, n))
+        return -1;
+    int rc = 0;
+    if (json_is_array(v)) {
+        size_t sz = json_array_size(v);
+        for (size_t i = 0; i < sz && rc == 0; i++) {
+            push_ctx(r, json_array_get(v, i));
+            rc = render_nodes(r, t, n->kids, n->nkids);
+            r->sp--;
+        }
+    } else {
+        push_ctx(r, v);
+        rc = render_nodes(r, t, n->kids, n->nkids);
+        r->sp--;
+    }
+    r->depth--;
+    return rc;
+}
+
+/* Resolves a partial/parent to a compiled template (NULL when unknown;
+ * *failed set on a compile error). */
+static mst_template *get_partial(rctx *r, const mst_template *t,
+                                 const mst_node *n, bool *failed) {
+    char small[256];
+    const char *name = n->s;
+    size_t nn = n->n;
+    *failed = false;
+    if (n->dynamic) {
+        json_t *v = lookup(r, n);
+        if (!json_is_string(v)) {
+            if (r->strict) {
+                *failed = true;
+                rfail(r, t, n, "dynamic partial name '%.*s' %s", (int)n->n,
+                      n->s, v ? "is not a string" : "is unknown");
+            }
+            return NULL;
+        }
+        name = json_string_value(v);
+        nn = json_string_length(v);
+    }
+    char *key = nn < sizeof small ? small : xmalloc(nn + 1);
+    memcpy(key, name, nn);
+    key[nn] = '\0';
+    pcache *e = NULL;
+    HASH_FIND(hh, r->cache, key, nn, e);
+    if (!e) {
+        e = xmalloc(sizeof *e);
+        e->name = xmalloc(nn + 1);
+        memcpy(e->name, key, nn + 1);
+        e->t = NULL;
+        size_t len = 0;
+        char *text = NULL;
+        if (r->loader && r->loader->load && strlen(key) == nn)
+            text = r->loader->load(r->loader->ctx, key, &len);
+        if (text) {
+            mst_error cerr;
+            e->t = mst_compile(key, text, len, &cerr);
+            free(text);
+            if (!e->t) {
+                if (r->err)
+                    *r->err = cerr;
+                *failed = true;
+                free(e->name);
+                free(e);
+                if (key != small)
+                    free(key);
+                return NULL;
+            }
+        }
+        HASH_ADD_KEYPTR(hh, r->cache, e->name, nn, e);
+    }
+    if (!e->t && r->strict) {
+        *failed = true;
+        rfail(r, t, n, "unknown partial '%s'", key);
+    }
+    if (key != small)
+        free(key);
+    return e->t;
+}
+
+static void push_indent(rctx *r, const char *s, size_t n) {
+    grow((void **)&r->ind, &r->ind_cap, r->ind_len + n, 1);
+    if (n)
+        memcpy(r->ind + r->ind_len, s, n);
+    r->ind_len += n;
+}
+
+static int include(rctx *r, const mst_template *t, const mst_node *n) {
+    bool failed;
+    mst_template *p = get_partial(r, t, n, &failed);
+    if (failed)
+        return -1;
+    if (!p)
+        return 0;
+    if (!n->standalone && flush_indent(r, t, n))
+        return -1;
+    if (enter(r, t, n))
+        return -1;
+    size_t save_start = r->ind_start, save_len = r->ind_len;
+    if (n->standalone) {
+        push_indent(r, n->indent, n->indent_len);
+        r->need_indent = true;
+    } else {
+        r->ind_start = r->ind_len;
+    }
+    if (n->kind == N_PARENT) {
+        grow((void **)&r->ov, &r->ovcap, r->nov + 1, sizeof *r->ov);
+        r->ov[r->nov].parent = n;
+        r->ov[r->nov].t = t;
+        r->nov++;
+    }
+    int rc = render_nodes(r, p, p->nodes, p->nnodes);
+    if (n->kind == N_PARENT)
+        r->nov--;
+    r->ind_start = save_start;
+    r->ind_len = save_len;
+    r->depth--;
+    return rc;
+}
+
+static int block(rctx *r, const mst_template *t, const mst_node *n) {
+    const mst_node *body = n;
+    const mst_template *bt = t;
+    for (size_t i = 0; i < r->nov && body == n; i++) {
+        const mst_node *pn = r->ov[i].parent;
+        for (size_t k = 0; k < pn->nkids; k++) {
+            const mst_node *b = &pn->kids[k];
+            if (b->kind == N_BLOCK && b->n == n->n &&
+                memcmp(b->s, n->s, n->n) == 0) {
+                body = b;
+                bt = r->ov[i].t;
+                break;
+            }
+        }
+    }
+    if (enter(r, t, n))
+        return -1;
+    size_t save_len = r->ind_len;
+    if (n->standalone) {
+        push_indent(r, n->indent, n->indent_len);
+        r->need_indent = true;
+    }
+    int rc = render_nodes(r, bt, body->kids, body->nkids);
+    r->ind_len = save_len;
+    r->depth--;
+    return rc;
+}
+
+static int render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
+                        size_t count) {
+    r->steps += count;
+    if (r->steps > r->max_steps)
+        return rfail(r, t, count ? ns : NULL,
+                     "rendering takes more than %llu steps",
+                     (unsigned long long)r->max_steps);
+    for (size_t i = 0; i < count; i++) {
+        const mst_node *n = &ns[i];
+        int rc;
+        switch (n->kind) {
+        case N_TEXT:
+            rc = put_text(r, t, n);
+            break;
+        case N_VAR:
+        case N_RAW:
+            rc = interpolate(r, t, n);
+            break;
+        case N_SECTION:
+        case N_INVERTED:
+            rc = section(r, t, n);
+            break;
+        case N_PARTIAL:
+        case N_PARENT:
+            rc = include(r, t, n);
+            break;
+        default:
+            rc = block(r, t, n);
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
+               const mst_options *opts, char **out, size_t *outlen,
+               mst_error *err) {
+    rctx r;
+    memset(&r, 0, sizeof r);
+    r.loader = loader;
+    r.err = err;
+    r.no_escape = opts && opts->no_escape;
+    r.strict = opts && opts->strict;
+    r.max_depth =
+        opts && opts->max_depth ? opts->max_depth : MST_DEFAULT_MAX_DEPTH;
+    r.max_out =
+        opts && opts->max_output ? opts->max_output : MST_DEFAULT_MAX_OUTPUT;
+    r.max_steps = (uint64_t)r.max_out * 16 + 1000000;
+    r.need_indent = true;
+    push_ctx(&r, data ? data : json_null());
+    int rc = out_reserve(&r, t, NULL, 0);
+    if (rc == 0)
+        rc = render_nodes(&r, t, t->nodes, t->nnodes);
+    pcache *e, *tmp;
+    HASH_ITER(hh, r.cache, e, tmp) {
+        HASH_DEL(r.cache, e);
+        mst_template_free(e->t);
+        free(e->name);
+        free(e);
+    }
+    free(r.stack);
+    free(r.ind);
+    free(r.ov);
+    if (rc) {
+        free(r.out);
+        if (out)
+            *out = NULL;
+        if (outlen)
+            *outlen = 0;
+        return -1;
+    }
+    r.out[r.len] = '\0';
+    if (out)
+        *out = r.out;
+    else
+        free(r.out);
+    if (outlen)
+        *outlen = r.len;
+    return 0;
+}
