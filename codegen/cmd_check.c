@@ -1,11 +1,93 @@
-/* codegen/cmd_check.c - `planwrap check` (placeholder until implemented). */
+/*
+ * codegen/cmd_check.c - `planwrap check [--max-errors N] FILE`: parse and
+ * check an IR file, print its diagnostics to stderr.  Exit 0 when there is
+ * no error (warnings allowed), 1 on invalid input, 2 on bad usage.
+ */
 #include "codegen/codegen.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cg_check_usage(FILE *out) {
+    fprintf(out, "usage: planwrap check [options] FILE\n"
+                 "\n"
+                 "Parses and checks an IR v1 file and prints its diagnostics.\n"
+                 "FILE `-` is standard input.  Exit status: 0 valid (warnings\n"
+                 "allowed), 1 invalid input, 2 bad usage.\n"
+                 "\n"
+                 "options:\n"
+                 "  --max-errors N  stop printing errors after N (default 50)\n"
+                 "  -h, --help      show this help\n");
+}
+
+/* Parses a positive count for --max-errors; false when invalid. */
+static bool cg_parse_count(const char *s, unsigned *out) {
+    if (!*s)
+        return false;
+    unsigned long v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        v = v * 10 + (unsigned long)(*c - '0');
+        if (v > 1000000)
+            return false;
+    }
+    if (v == 0)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
 
 int cg_cmd_check(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "planwrap: error: 'check' is not implemented yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"max-errors", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned max_errors = 50;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            cg_check_usage(stdout);
+            return 0;
+        case 'm':
+            if (!cg_parse_count(optarg, &max_errors)) {
+                fprintf(stderr,
+                        "planwrap: error: --max-errors needs a positive "
+                        "integer, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        default:
+            if (optopt == 'm')
+                fprintf(stderr,
+                        "planwrap: error: --max-errors needs a value\n");
+            else if (optopt)
+                fprintf(stderr, "planwrap: error: unknown option '-%c'\n",
+                        optopt);
+            else
+                fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                        argv[optind - 1]);
+            fputs("Run 'planwrap check --help' for usage.\n", stderr);
+            return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "planwrap: error: check needs exactly one FILE\n");
+        fputs("Run 'planwrap check --help' for usage.\n", stderr);
+        return 2;
+    }
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, max_errors);
+    ir_program *p = ir_load(a, argv[optind], d);
+    int status = p ? 0 : 1;
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
 }

@@ -1,11 +1,86 @@
-/* codegen/cmd_fmt.c - `planwrap fmt` (placeholder until implemented). */
+/*
+ * codegen/cmd_fmt.c - `planwrap fmt FILE [-o OUT]`: print a valid IR file
+ * in canonical form (ir_print).  The file is parsed and checked first;
+ * on any error nothing is written and the exit status is 1.  Output goes
+ * to stdout, or atomically to OUT.
+ */
 #include "codegen/codegen.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+static void cg_fmt_usage(FILE *out) {
+    fprintf(out,
+            "usage: planwrap fmt [options] FILE\n"
+            "\n"
+            "Prints an IR v1 file in canonical form (comments and blank\n"
+            "lines are dropped).  FILE `-` is standard input.  Nothing is\n"
+            "written when the file has an error (exit status 1).\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUT  write to OUT instead of standard output\n"
+            "                    (`-` is standard output)\n"
+            "  -h, --help        show this help\n");
+}
 
 int cg_cmd_fmt(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "planwrap: error: 'fmt' is not implemented yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *outpath = "-";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            cg_fmt_usage(stdout);
+            return 0;
+        case 'o':
+            outpath = optarg;
+            break;
+        default:
+            if (optopt == 'o')
+                fprintf(stderr, "planwrap: error: -o needs a value\n");
+            else if (optopt)
+                fprintf(stderr, "planwrap: error: unknown option '-%c'\n",
+                        optopt);
+            else
+                fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                        argv[optind - 1]);
+            fputs("Run 'planwrap fmt --help' for usage.\n", stderr);
+            return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "planwrap: error: fmt needs exactly one FILE\n");
+        fputs("Run 'planwrap fmt --help' for usage.\n", stderr);
+        return 2;
+    }
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    ir_program *p = ir_load(a, argv[optind], d);
+    int status = 1;
+    if (p) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        if (!mem) {
+            fputs("planwrap: fatal: out of memory\n", stderr);
+            abort();
+        }
+        ir_print(mem, p);
+        if (fclose(mem) != 0) {
+            fputs("planwrap: fatal: out of memory\n", stderr);
+            abort();
+        }
+        status = cg_write_file_atomic(outpath, buf, len) ? 0 : 1;
+        free(buf);
+    }
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
 }

@@ -250,6 +250,10 @@ typedef struct ir_value {
     const char *comm;  /* NULL = ordinary buffer */
     const char *group; /* NULL unless comm */
     uint64_t align;    /* align= or 0 */
+    /* roots (input/const/alloc): statement index of the free after which
+     * no name refers to the storage any more (aliases included), -1 when
+     * the storage lives to the end of the program.  Aliases: -1. */
+    int32_t storage_end;
 } ir_value;
 
 typedef struct ir_space {

@@ -1,0 +1,758 @@
+/*
+ * ir/check.c - the semantic checker of IR v1 (docs/ir.md, "Meaning").
+ *
+ * One pass over the statements in order (the time axis) resolves every
+ * name to a value, computes sizes and placements, and tracks liveness per
+ * name and per storage; two small pre-passes collect kernel signatures
+ * (so that a call may precede its signature) and detect alias cycles.
+ * Names are looked up in uthash tables keyed by the name: O(1) expected
+ * per lookup, O(n) for the whole program.  The tables are emptied before
+ * returning; output never depends on hash order.
+ *
+ * After an error the checker keeps going: a name whose definition is wrong
+ * is still defined (as a "poisoned" value) so that later uses of it do not
+ * cascade into further errors.
+ */
+#include "ir/hash.h"
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ir_name_ent {
+    const char *name;
+    int32_t id;
+    UT_hash_handle hh;
+} ir_name_ent;
+
+typedef struct ir_checker {
+    ir_program *p;
+    ir_diag *d;
+    unsigned errors;
+    ir_name_ent *values;  /* buffer name -> value id */
+    ir_name_ent *sigs;    /* kernel name -> signature statement */
+    ir_name_ent *kernels; /* kernel name -> ir_kernel index */
+    ir_name_ent *spaces;  /* space name -> ir_space index */
+    ir_name_ent *aliases; /* alias name -> first alias statement (cycles) */
+    uint32_t *live;       /* per root value: names alive */
+    ir_loc *free_loc;     /* per value: where its name was freed */
+    ir_loc *out_loc;      /* per value: where it was output */
+    bool *poisoned;       /* per value: its definition had an error */
+    bool *root_output;    /* per root value: some name of it is an output */
+    bool *in_cycle;       /* per statement: alias part of a cycle */
+    bool *cycle_head;     /* per statement: first alias of a cycle */
+    ir_device device;     /* current default device */
+    int32_t model_stmt;
+} ir_checker;
+
+static void *ir_xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("planwrap: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+static void ir_cerr(ir_checker *C, ir_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ir_cerr(ir_checker *C, ir_loc loc, const char *fmt, ...) {
+    C->errors++;
+    va_list ap;
+    va_start(ap, fmt);
+    ir_diag_vreport(C->d, IR_SEV_ERROR, loc.line, loc.col, fmt, ap);
+    va_end(ap);
+}
+
+static void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ir_diag_vreport(C->d, IR_SEV_NOTE, loc.line, loc.col, fmt, ap);
+    va_end(ap);
+}
+
+static ir_name_ent *ir_lookup(ir_name_ent *table, const char *name) {
+    ir_name_ent *e = NULL;
+    HASH_FIND(hh, table, name, strlen(name), e);
+    return e;
+}
+
+static void ir_insert(ir_checker *C, ir_name_ent **table, const char *name,
+                      int32_t id) {
+    ir_name_ent *e = ir_arena_alloc(C->p->arena, sizeof *e);
+    e->name = name;
+    e->id = id;
+    HASH_ADD_KEYPTR(hh, *table, e->name, strlen(e->name), e);
+}
+
+static const char *ir_mode_name(ir_mode m) {
+    switch (m) {
+    case IR_MODE_IN:
+        return "in";
+    case IR_MODE_OUT:
+        return "out";
+    case IR_MODE_INOUT:
+        return "inout";
+    case IR_MODE_SCALAR:
+        return "scalar";
+    }
+    return "?";
+}
+
+/* elements = product of dims, or with strides 1 + sum (d_i - 1) * s_i (0 if
+ * some d_i is 0).  Returns false on 64-bit overflow. */
+static bool ir_elements(uint32_t ndim, const uint64_t *dims, uint32_t nstrides,
+                        const uint64_t *strides, uint64_t *out) {
+    for (uint32_t i = 0; i < ndim; i++)
+        if (dims[i] == 0) {
+            *out = 0;
+            return true;
+        }
+    uint64_t e = 1;
+    if (nstrides == 0) {
+        for (uint32_t i = 0; i < ndim; i++) {
+            if (e > UINT64_MAX / dims[i])
+                return false;
+            e *= dims[i];
+        }
+    } else {
+        for (uint32_t i = 0; i < ndim; i++) {
+            uint64_t d = dims[i] - 1, s = strides[i];
+            if (s != 0 && d > UINT64_MAX / s)
+                return false;
+            if (e > UINT64_MAX - d * s)
+                return false;
+            e += d * s;
+        }
+    }
+    *out = e;
+    return true;
+}
+
+/* Fills v's size fields from its type; reports overflow at `loc`. */
+static bool ir_size_value(ir_checker *C, ir_value *v, ir_loc loc) {
+    uint64_t e;
+    unsigned item = ir_dtype_size(v->dtype);
+    if (!ir_elements(v->ndim, v->dims, v->nstrides, v->strides, &e) ||
+        e > UINT64_MAX / item) {
+        ir_cerr(C, loc, "byte size of '%s' overflows 64 bits", v->name);
+        return false;
+    }
+    v->elements = e;
+    v->bytes = e * item;
+    return true;
+}
+
+static void ir_pool_str(const char *comm, const char *group, char *buf,
+                        size_t size) {
+    if (comm)
+        snprintf(buf, size, "communication pool %s/%s", comm, group);
+    else
+        snprintf(buf, size, "ordinary memory");
+}
+
+static bool ir_streq(const char *a, const char *b) {
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+/* Looks up a buffer name used at `id`; reports undefined names and uses
+ * after free.  `what` completes "use of" / "... after free" messages.
+ * Returns the value id, or -1 after an error. */
+static int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
+    ir_name_ent *e = ir_lookup(C->values, id->name);
+    if (!e) {
+        ir_cerr(C, id->loc, "%s undefined name '%s'", what, id->name);
+        return -1;
+    }
+    ir_value *v = &C->p->values[e->id];
+    if (v->freed_at >= 0) {
+        ir_cerr(C, id->loc, "%s '%s' after it was freed", what, id->name);
+        ir_cnote(C, C->free_loc[e->id], "'%s' was freed here", id->name);
+        return -1;
+    }
+    return e->id;
+}
+
+/* Defines a value for statement `st`; reports redefinitions.  Returns the
+ * new value, or NULL when the name was already defined. */
+static ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
+    ir_program *p = C->p;
+    ir_name_ent *e = ir_lookup(C->values, st->name.name);
+    if (e) {
+        ir_cerr(C, st->name.loc, "redefinition of '%s'", st->name.name);
+        ir_cnote(C, p->stmts[p->values[e->id].def].name.loc,
+                 "previously defined here");
+        return NULL;
+    }
+    int32_t id = (int32_t)p->nvalues++;
+    ir_value *v = &p->values[id];
+    v->name = st->name.name;
+    v->kind = kind;
+    v->def = st->index;
+    v->alias_of = -1;
+    v->root = id;
+    v->freed_at = -1;
+    v->output_index = -1;
+    v->storage_end = -1;
+    st->value = id;
+    ir_insert(C, &C->values, v->name, id);
+    return v;
+}
+
+static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
+    ir_value_kind kind = st->kind == IR_INPUT   ? IR_VAL_INPUT
+                         : st->kind == IR_CONST ? IR_VAL_CONST
+                                                : IR_VAL_ALLOC;
+    ir_value *v = ir_define(C, st, kind);
+    if (!v)
+        return;
+    int32_t id = st->value;
+    v->dtype = st->type.dtype;
+    v->ndim = st->type.ndim;
+    v->dims = st->type.dims;
+    v->nstrides = st->has_stride ? st->nstrides : 0;
+    v->strides = st->has_stride ? st->strides : NULL;
+    v->device = st->has_device ? st->device : C->device;
+    v->comm = st->comm.name;
+    v->group = st->group.name;
+    v->align = st->align;
+    if (st->space.name) {
+        if (!ir_lookup(C->spaces, st->space.name)) {
+            ir_cerr(C, st->space.loc, "undeclared memory space '%s'",
+                    st->space.name);
+            C->poisoned[id] = true;
+        }
+        v->space = st->space.name;
+    }
+    /* With strides, a dimension of 1 contributes nothing whatever its
+     * stride; a zero-size stride= is reported like dims. */
+    if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
+        C->poisoned[id] = true;
+    C->live[id] = 1;
+}
+
+static int32_t ir_alias_next(ir_checker *C, int32_t s);
+
+/* Reports the alias cycle starting at statement `first`:
+ * 'a' -> 'b' -> 'a', at most 8 names shown. */
+static void ir_report_cycle(ir_checker *C, int32_t first) {
+    const ir_program *p = C->p;
+    char msg[1024];
+    size_t n = 0, shown = 0;
+    int32_t k = first;
+    do {
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "'%.64s' -> ",
+                              p->stmts[k].name.name);
+        k = ir_alias_next(C, k);
+    } while (k != first && ++shown < 8);
+    if (k != first)
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "... -> ");
+    snprintf(msg + n, sizeof msg - n, "'%.64s'", p->stmts[first].name.name);
+    ir_cerr(C, p->stmts[first].old.loc, "alias cycle: %s", msg);
+}
+
+static void ir_check_alias(ir_checker *C, ir_stmt *st) {
+    ir_program *p = C->p;
+    if (C->cycle_head[st->index])
+        ir_report_cycle(C, (int32_t)st->index);
+    ir_value *v = ir_define(C, st, IR_VAL_ALIAS);
+    if (!v)
+        return;
+    int32_t id = st->value;
+    int32_t old = -1;
+    if (C->in_cycle[st->index]) {
+        C->poisoned[id] = true;
+    } else {
+        ir_name_ent *e = ir_lookup(C->values, st->old.name);
+        if (!e || e->id == id) {
+            ir_cerr(C, st->old.loc, "alias of undefined name '%s'",
+                    st->old.name);
+        } else if (p->values[e->id].freed_at >= 0) {
+            ir_cerr(C, st->old.loc, "alias of '%s' after it was freed",
+                    st->old.name);
+            ir_cnote(C, C->free_loc[e->id], "'%s' was freed here",
+                     st->old.name);
+        } else {
+            old = e->id;
+        }
+    }
+    if (old < 0) {
+        /* Keep the name usable without further errors. */
+        C->poisoned[id] = true;
+        v->dtype = st->has_type ? st->type.dtype : IR_U8;
+        v->ndim = st->has_type ? st->type.ndim : 0;
+        v->dims = st->has_type ? st->type.dims : NULL;
+        return;
+    }
+    const ir_value *o = &p->values[old];
+    const ir_value *r = &p->values[o->root];
+    v->alias_of = old;
+    v->root = o->root;
+    v->device = r->device;
+    v->space = r->space;
+    v->comm = r->comm;
+    v->group = r->group;
+    v->align = r->align;
+    C->live[o->root]++;
+    if (C->poisoned[old])
+        C->poisoned[id] = true;
+    if (st->has_type) {
+        v->dtype = st->type.dtype;
+        v->ndim = st->type.ndim;
+        v->dims = st->type.dims;
+        if (!ir_size_value(C, v, st->type.loc))
+            C->poisoned[id] = true;
+    } else {
+        v->dtype = o->dtype;
+        v->ndim = o->ndim;
+        v->dims = o->dims;
+        v->nstrides = o->nstrides;
+        v->strides = o->strides;
+        v->elements = o->elements;
+        v->bytes = o->bytes;
+    }
+    char a[64], b[64];
+    if (st->has_device && (st->device.kind != r->device.kind ||
+                           st->device.index != r->device.index)) {
+        ir_cerr(C, st->device_loc,
+                "alias '%s' is on device %s but its storage '%s' is on %s",
+                v->name, ir_device_str(st->device, a, sizeof a), r->name,
+                ir_device_str(r->device, b, sizeof b));
+        C->poisoned[id] = true;
+    }
+    if (st->space.name && !ir_streq(st->space.name, r->space)) {
+        ir_cerr(C, st->space.loc,
+                "alias '%s' is in memory space '%s' but its storage '%s' is "
+                "in %s%s%s",
+                v->name, st->space.name, r->name, r->space ? "'" : "",
+                r->space ? r->space : "the default space", r->space ? "'" : "");
+        C->poisoned[id] = true;
+    }
+    if (st->comm.name && (!ir_streq(st->comm.name, r->comm) ||
+                          !ir_streq(st->group.name, r->group))) {
+        ir_pool_str(st->comm.name, st->group.name, a, sizeof a);
+        ir_pool_str(r->comm, r->group, b, sizeof b);
+        ir_cerr(C, st->comm.loc,
+                "alias '%s' is in %s but its storage '%s' is in %s", v->name, a,
+                r->name, b);
+        C->poisoned[id] = true;
+    }
+    if (C->poisoned[id])
+        return;
+    /* Placement inside the storage. */
+    uint64_t item = ir_dtype_size(v->dtype);
+    uint64_t off = o->byte_offset;
+    bool fits = true;
+    if (st->has_offset) {
+        if (st->offset > (UINT64_MAX - off) / item)
+            fits = false;
+        else
+            off += st->offset * item;
+    }
+    v->byte_offset = off;
+    if (!fits) {
+        ir_cerr(C, st->offset_loc,
+                "alias '%s' does not fit its storage: its offset overflows "
+                "64 bits",
+                v->name);
+        C->poisoned[id] = true;
+        return;
+    }
+    if (off > r->bytes || v->bytes > r->bytes - off) {
+        ir_loc loc = st->has_offset ? st->offset_loc
+                     : st->has_type ? st->type.loc
+                                    : st->old.loc;
+        ir_cerr(C, loc,
+                "alias '%s' does not fit its storage: it needs %llu bytes at "
+                "byte offset %llu but '%s' has %llu bytes",
+                v->name, (unsigned long long)v->bytes, (unsigned long long)off,
+                r->name, (unsigned long long)r->bytes);
+        C->poisoned[id] = true;
+    }
+}
+
+static void ir_check_call(ir_checker *C, ir_stmt *st) {
+    ir_program *p = C->p;
+    if (st->has_stream)
+        p->has_streams = true;
+    ir_name_ent *ke = ir_lookup(C->kernels, st->name.name);
+    if (!ke) {
+        ir_kernel *k = &p->kernels[p->nkernels];
+        k->name = st->name.name;
+        ir_name_ent *se = ir_lookup(C->sigs, st->name.name);
+        k->sig_stmt = se ? se->id : -1;
+        k->first_call = st->index;
+        ir_insert(C, &C->kernels, k->name, (int32_t)p->nkernels);
+        p->nkernels++;
+    }
+    ir_name_ent *se = ir_lookup(C->sigs, st->name.name);
+    const ir_stmt *sig = se ? &p->stmts[se->id] : NULL;
+    bool arity_ok = true;
+    if (sig && sig->nmodes != st->nargs) {
+        ir_cerr(
+            C, st->name.loc, "kernel '%s' takes %u argument%s but %u %s given",
+            st->name.name, (unsigned)sig->nmodes, sig->nmodes == 1 ? "" : "s",
+            (unsigned)st->nargs, st->nargs == 1 ? "was" : "were");
+        ir_cnote(C, sig->name.loc, "signature of '%s' declared here",
+                 st->name.name);
+        arity_ok = false;
+    }
+    for (uint32_t i = 0; i < st->nargs; i++) {
+        ir_arg *arg = &st->args[i];
+        arg->value = -1;
+        if (sig && arity_ok) {
+            ir_mode m = sig->modes[i];
+            bool is_buf = arg->kind == IR_ARG_BUFFER;
+            if (m == IR_MODE_SCALAR && is_buf) {
+                ir_cerr(C, arg->loc,
+                        "argument %u of '%s' must be a literal: the "
+                        "signature declares it 'scalar', but '%s' is a "
+                        "buffer",
+                        (unsigned)(i + 1), st->name.name, arg->text);
+                ir_cnote(C, sig->mode_locs[i], "declared 'scalar' here");
+                continue;
+            }
+            if (m != IR_MODE_SCALAR && !is_buf) {
+                ir_cerr(C, arg->loc,
+                        "argument %u of '%s' must be a buffer: the signature "
+                        "declares it '%s', but %s is a literal",
+                        (unsigned)(i + 1), st->name.name, ir_mode_name(m),
+                        arg->kind == IR_ARG_STRING ? "a string" : arg->text);
+                ir_cnote(C, sig->mode_locs[i], "declared '%s' here",
+                         ir_mode_name(m));
+                continue;
+            }
+        }
+        if (arg->kind != IR_ARG_BUFFER)
+            continue;
+        ir_ident id = {arg->text, arg->loc};
+        arg->value = ir_use(C, &id, "use of");
+    }
+}
+
+static void ir_check_free(ir_checker *C, ir_stmt *st) {
+    ir_program *p = C->p;
+    st->name_values = ir_arena_array(p->arena, st->nnames, sizeof(int32_t));
+    for (uint32_t i = 0; i < st->nnames; i++) {
+        const ir_ident *id = &st->names[i];
+        st->name_values[i] = -1;
+        ir_name_ent *e = ir_lookup(C->values, id->name);
+        if (!e) {
+            ir_cerr(C, id->loc, "free of undefined name '%s'", id->name);
+            continue;
+        }
+        ir_value *v = &p->values[e->id];
+        if (v->freed_at >= 0) {
+            ir_cerr(C, id->loc, "double free of '%s'", id->name);
+            ir_cnote(C, C->free_loc[e->id], "first freed here");
+            continue;
+        }
+        st->name_values[i] = e->id;
+        v->freed_at = (int32_t)st->index;
+        C->free_loc[e->id] = id->loc;
+        if (C->live[v->root] > 0 && --C->live[v->root] == 0)
+            p->values[v->root].storage_end = (int32_t)st->index;
+    }
+}
+
+static void ir_check_output(ir_checker *C, ir_stmt *st) {
+    ir_program *p = C->p;
+    st->name_values = ir_arena_array(p->arena, st->nnames, sizeof(int32_t));
+    for (uint32_t i = 0; i < st->nnames; i++)
+        st->name_values[i] = -1;
+    if (p->output_stmt >= 0) {
+        ir_cerr(C, st->loc, "second 'output' statement (it may appear once)");
+        ir_cnote(C, p->stmts[p->output_stmt].loc,
+                 "previous 'output' statement here");
+        return;
+    }
+    p->output_stmt = (int32_t)st->index;
+    for (uint32_t i = 0; i < st->nnames; i++) {
+        const ir_ident *id = &st->names[i];
+        ir_name_ent *e = ir_lookup(C->values, id->name);
+        if (!e) {
+            ir_cerr(C, id->loc, "output of undefined name '%s'", id->name);
+            continue;
+        }
+        ir_value *v = &p->values[e->id];
+        if (v->freed_at >= 0) {
+            ir_cerr(C, id->loc, "output of dead name '%s': it was freed",
+                    id->name);
+            ir_cnote(C, C->free_loc[e->id], "'%s' was freed here", id->name);
+            continue;
+        }
+        if (v->output_index >= 0) {
+            ir_cerr(C, id->loc, "'%s' is output twice", id->name);
+            ir_cnote(C, C->out_loc[e->id], "first output here");
+            continue;
+        }
+        if (v->comm) {
+            ir_cerr(C, id->loc,
+                    "communication buffer '%s' (comm=%s group=%s) cannot be "
+                    "an output",
+                    id->name, v->comm, v->group);
+            continue;
+        }
+        st->name_values[i] = e->id;
+        v->output_index = (int32_t)i;
+        C->out_loc[e->id] = id->loc;
+        C->root_output[v->root] = true;
+    }
+}
+
+/* Kernel signatures: the first one of each kernel name counts (a call may
+ * come before the signature); redefinitions are reported in order by the
+ * main pass. */
+static void ir_collect_signatures(ir_checker *C) {
+    ir_program *p = C->p;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        ir_stmt *st = &p->stmts[i];
+        if (st->kind == IR_KERNEL && !ir_lookup(C->sigs, st->name.name))
+            ir_insert(C, &C->sigs, st->name.name, (int32_t)i);
+    }
+}
+
+static void ir_check_signature(ir_checker *C, ir_stmt *st) {
+    ir_name_ent *e = ir_lookup(C->sigs, st->name.name);
+    if (e->id != (int32_t)st->index) {
+        ir_cerr(C, st->name.loc, "redefinition of kernel signature '%s'",
+                st->name.name);
+        ir_cnote(C, C->p->stmts[e->id].name.loc, "previously defined here");
+    }
+}
+
+/* Alias cycles: `alias a = b` ... `alias b = a`.  Each alias statement
+ * has at most one successor: the statement that first defines its OLD
+ * name, when that is an alias too.  A walk per unvisited statement with
+ * colours finds every cycle in O(n).  Each cycle is reported once, at its
+ * first statement; its statements are marked so that the main pass does
+ * not report their OLD names as undefined. */
+static int32_t ir_alias_next(ir_checker *C, int32_t s) {
+    const ir_program *p = C->p;
+    ir_name_ent *e = ir_lookup(C->aliases, p->stmts[s].old.name);
+    if (!e || p->stmts[e->id].kind != IR_ALIAS)
+        return -1;
+    return e->id;
+}
+
+static void ir_find_alias_cycles(ir_checker *C) {
+    ir_program *p = C->p;
+    bool any = false;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        ir_stmt *st = &p->stmts[i];
+        if (st->kind == IR_ALIAS)
+            any = true;
+        if (st->kind != IR_INPUT && st->kind != IR_CONST &&
+            st->kind != IR_ALLOC && st->kind != IR_ALIAS)
+            continue;
+        if (!ir_lookup(C->aliases, st->name.name))
+            ir_insert(C, &C->aliases, st->name.name, (int32_t)i);
+    }
+    if (!any)
+        return;
+    /* colour: 0 unvisited, else the number of the walk that visited it */
+    uint32_t *colour = ir_xcalloc(p->nstmts, sizeof *colour);
+    uint32_t walk = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        if (p->stmts[i].kind != IR_ALIAS || colour[i] ||
+            ir_lookup(C->aliases, p->stmts[i].name.name)->id != (int32_t)i)
+            continue;
+        walk++;
+        int32_t cur = (int32_t)i;
+        while (cur >= 0 && !colour[cur]) {
+            colour[cur] = walk;
+            cur = ir_alias_next(C, cur);
+        }
+        if (cur < 0 || colour[cur] != walk)
+            continue;
+        int32_t first = cur, k = cur;
+        do {
+            if (k < first)
+                first = k;
+            C->in_cycle[k] = true;
+            k = ir_alias_next(C, k);
+        } while (k != cur);
+        C->cycle_head[first] = true;
+    }
+    free(colour);
+}
+
+static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
+    ir_program *p = C->p;
+    switch (st->kind) {
+    case IR_MODEL:
+        if (C->model_stmt >= 0) {
+            ir_cerr(C, st->loc, "'model' given twice");
+            ir_cnote(C, p->stmts[C->model_stmt].loc, "previously given here");
+        } else {
+            C->model_stmt = (int32_t)st->index;
+            if (st->index != 0)
+                ir_cerr(C, st->loc, "'model' must be the first statement");
+        }
+        break;
+    case IR_DEVICE:
+        C->device = st->device;
+        break;
+    case IR_SPACE: {
+        ir_name_ent *e = ir_lookup(C->spaces, st->name.name);
+        if (e) {
+            ir_cerr(C, st->name.loc, "redefinition of memory space '%s'",
+                    st->name.name);
+            ir_cnote(C, p->stmts[p->spaces[e->id].stmt].name.loc,
+                     "previously defined here");
+            break;
+        }
+        ir_space *s = &p->spaces[p->nspaces];
+        s->name = st->name.name;
+        s->has_capacity = st->has_capacity;
+        s->capacity = st->capacity;
+        s->stmt = st->index;
+        ir_insert(C, &C->spaces, s->name, (int32_t)p->nspaces);
+        p->nspaces++;
+        break;
+    }
+    case IR_KERNEL:
+        ir_check_signature(C, st);
+        break;
+    case IR_INPUT:
+    case IR_CONST:
+    case IR_ALLOC:
+        ir_check_buffer(C, st);
+        break;
+    case IR_ALIAS:
+        ir_check_alias(C, st);
+        break;
+    case IR_CALL:
+        ir_check_call(C, st);
+        break;
+    case IR_FREE:
+        ir_check_free(C, st);
+        break;
+    case IR_OUTPUT:
+        ir_check_output(C, st);
+        break;
+    }
+}
+
+/* Storages never freed and not outputs live to the end: a warning. */
+static void ir_warn_leaks(ir_checker *C) {
+    ir_program *p = C->p;
+    int32_t *kept_by = ir_xcalloc(p->nvalues, sizeof *kept_by);
+    for (uint32_t i = 0; i < p->nvalues; i++)
+        kept_by[i] = -1;
+    for (uint32_t i = 0; i < p->nvalues; i++) {
+        const ir_value *v = &p->values[i];
+        if (v->freed_at < 0 && kept_by[v->root] < 0)
+            kept_by[v->root] = (int32_t)i;
+    }
+    for (uint32_t i = 0; i < p->nvalues; i++) {
+        const ir_value *v = &p->values[i];
+        if (v->kind != IR_VAL_ALLOC || v->storage_end >= 0 ||
+            C->root_output[i] || C->poisoned[i])
+            continue;
+        ir_diag_report(C->d, IR_SEV_WARNING, p->stmts[v->def].name.loc.line,
+                       p->stmts[v->def].name.loc.col,
+                       "storage '%s' is never freed and is not an output; it "
+                       "lives to the end of the program",
+                       v->name);
+        int32_t k = kept_by[i];
+        if (k >= 0 && k != (int32_t)i)
+            ir_diag_report(C->d, IR_SEV_NOTE,
+                           p->stmts[p->values[k].def].name.loc.line,
+                           p->stmts[p->values[k].def].name.loc.col,
+                           "its alias '%s' is never freed", p->values[k].name);
+    }
+    free(kept_by);
+}
+
+bool ir_check(ir_program *p, ir_diag *d) {
+    ir_checker C;
+    memset(&C, 0, sizeof C);
+    C.p = p;
+    C.d = d;
+    C.model_stmt = -1;
+    C.device.kind = IR_DEV_CPU;
+    uint32_t nv = 0, ns = 0, nk = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        ir_stmt_kind k = p->stmts[i].kind;
+        nv += k == IR_INPUT || k == IR_CONST || k == IR_ALLOC || k == IR_ALIAS;
+        ns += k == IR_SPACE;
+        nk += k == IR_CALL;
+    }
+    p->nvalues = 0;
+    p->values = ir_arena_array(p->arena, nv, sizeof *p->values);
+    p->nspaces = 0;
+    p->spaces = ir_arena_array(p->arena, ns, sizeof *p->spaces);
+    p->nkernels = 0;
+    p->kernels = ir_arena_array(p->arena, nk, sizeof *p->kernels);
+    p->output_stmt = -1;
+    p->has_streams = false;
+    C.live = ir_xcalloc(nv, sizeof *C.live);
+    C.free_loc = ir_xcalloc(nv, sizeof *C.free_loc);
+    C.out_loc = ir_xcalloc(nv, sizeof *C.out_loc);
+    C.poisoned = ir_xcalloc(nv, sizeof *C.poisoned);
+    C.root_output = ir_xcalloc(nv, sizeof *C.root_output);
+    C.in_cycle = ir_xcalloc(p->nstmts, sizeof *C.in_cycle);
+    C.cycle_head = ir_xcalloc(p->nstmts, sizeof *C.cycle_head);
+
+    if (p->nstmts == 0)
+        ir_cerr(&C, (ir_loc){0, 0}, "missing 'model NAME' statement");
+    else if (p->stmts[0].kind != IR_MODEL) {
+        bool any = false;
+        for (uint32_t i = 0; i < p->nstmts && !any; i++)
+            any = p->stmts[i].kind == IR_MODEL;
+        if (!any)
+            ir_cerr(&C, p->stmts[0].loc,
+                    "missing 'model NAME' statement (it must come first)");
+    }
+    ir_collect_signatures(&C);
+    ir_find_alias_cycles(&C);
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        ir_check_stmt(&C, &p->stmts[i]);
+    if (C.errors == 0)
+        ir_warn_leaks(&C);
+
+    HASH_CLEAR(hh, C.values);
+    HASH_CLEAR(hh, C.sigs);
+    HASH_CLEAR(hh, C.kernels);
+    HASH_CLEAR(hh, C.spaces);
+    HASH_CLEAR(hh, C.aliases);
+    free(C.live);
+    free(C.free_loc);
+    free(C.out_loc);
+    free(C.poisoned);
+    free(C.root_output);
+    free(C.in_cycle);
+    free(C.cycle_head);
+    return C.errors == 0;
+}
+
+int32_t ir_find_value(const ir_program *p, const char *name) {
+    for (uint32_t i = p->nvalues; i-- > 0;)
+        if (strcmp(p->values[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
+    char *text;
+    size_t len;
+    if (!ir_read_file(path, &text, &len, stderr))
+        return NULL;
+    /* The diagnostics quote the source: keep a copy in the arena. */
+    char *copy = ir_arena_alloc(a, len + 1);
+    memcpy(copy, text, len);
+    free(text);
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    ir_diag_set_source(d, shown, copy, len);
+    ir_program *p = ir_parse(a, shown, copy, len, d);
+    if (!p)
+        return NULL;
+    if (!ir_check(p, d))
+        return NULL;
+    return p;
+}

@@ -1,0 +1,1194 @@
+/*
+ * ir/parse.c - lexer and recursive-descent parser for IR v1.
+ *
+ * The input is processed one line at a time: a line is first validated
+ * (no NUL byte, valid UTF-8 everywhere, comments and strings included),
+ * then lexed on demand with one token of lookahead and parsed.  The first
+ * error of a line is reported and the rest of the line is skipped, so every
+ * line with an error gets exactly one diagnostic and parsing recovers at
+ * the next line.  Each parse function names its rule of the grammar in
+ * docs/ir.md.  Every token records its line and column (1-based, bytes).
+ */
+#include "ir/ir.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IR_NAME_MAX 255
+
+/* ------------------------------------------------------------------ */
+/* Small helpers shared with the rest of the module. */
+
+static const char *const ir_dtype_names[IR_DTYPE_COUNT] = {
+    "f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "bool"};
+static const unsigned ir_dtype_sizes[IR_DTYPE_COUNT] = {8, 4, 2, 2, 8,
+                                                        4, 2, 1, 1, 1};
+
+unsigned ir_dtype_size(ir_dtype t) {
+    return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_sizes[t] : 0;
+}
+
+const char *ir_dtype_name(ir_dtype t) {
+    return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_names[t] : "?";
+}
+
+const char *ir_device_str(ir_device d, char *buf, size_t size) {
+    if (d.kind == IR_DEV_CUDA)
+        snprintf(buf, size, "cuda:%u", (unsigned)d.index);
+    else
+        snprintf(buf, size, "cpu");
+    return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tokens. */
+
+typedef enum ir_tok_kind {
+    TK_EOL,
+    TK_IDENT,
+    TK_INT,
+    TK_FLOAT,
+    TK_STRING,
+    TK_LPAREN,
+    TK_RPAREN,
+    TK_LBRACK,
+    TK_RBRACK,
+    TK_COMMA,
+    TK_EQ,
+    TK_COLON,
+    TK_ERROR,
+} ir_tok_kind;
+
+typedef struct ir_token {
+    ir_tok_kind kind;
+    const char *s; /* spelling */
+    size_t len;
+    uint32_t col;
+    bool neg;      /* TK_INT/TK_FLOAT with a leading '-' */
+    uint64_t ival; /* TK_INT: magnitude (<= INT64_MAX) */
+    double fval;   /* TK_FLOAT */
+    size_t sbeg;   /* TK_STRING: decoded text in the scratch buffer */
+    size_t slen;
+} ir_token;
+
+typedef struct ir_parser {
+    ir_arena *a;
+    ir_diag *d;
+    const char *line; /* current line, without its line ending */
+    size_t len;
+    uint32_t lineno;
+    size_t pos;
+    ir_token tok;
+    ir_token ahead;
+    bool has_ahead;
+    bool failed; /* the current line had an error */
+    unsigned errors;
+
+    ir_stmt *stmts;
+    uint32_t nstmts;
+    uint32_t maxstmts;
+
+    /* scratch vectors, reused across lines */
+    char *sbuf;
+    size_t slen, scap;
+    uint64_t *nums;
+    size_t nnums, cnums;
+} ir_parser;
+
+static void *ir_xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fputs("planwrap: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+/* Reports an error at column `col` of the current line, once per line. */
+static void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...) {
+    if (P->failed)
+        return;
+    P->failed = true;
+    P->errors++;
+    va_list ap;
+    va_start(ap, fmt);
+    ir_diag_vreport(P->d, IR_SEV_ERROR, P->lineno, col, fmt, ap);
+    va_end(ap);
+}
+
+static bool ir_is_digit(int c) {
+    return c >= '0' && c <= '9';
+}
+
+static bool ir_is_id_start(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool ir_is_id_char(int c) {
+    return ir_is_id_start(c) || ir_is_digit(c);
+}
+
+/* Describes a token for "expected X but found Y" messages. */
+static const char *ir_tok_desc(const ir_token *t, char *buf, size_t size) {
+    switch (t->kind) {
+    case TK_EOL:
+        return "end of line";
+    case TK_STRING:
+        return "a string";
+    case TK_ERROR:
+        return "an invalid token";
+    default:
+        break;
+    }
+    if (t->len > 32)
+        snprintf(buf, size, "'%.32s...'", t->s);
+    else
+        snprintf(buf, size, "'%.*s'", (int)t->len, t->s);
+    return buf;
+}
+
+/* Appends a byte to the string scratch buffer. */
+static void ir_sbuf_put(ir_parser *P, char c) {
+    if (P->slen == P->scap) {
+        P->scap = P->scap ? P->scap * 2 : 256;
+        P->sbuf = ir_xrealloc(P->sbuf, P->scap);
+    }
+    P->sbuf[P->slen++] = c;
+}
+
+static void ir_nums_put(ir_parser *P, uint64_t v) {
+    if (P->nnums == P->cnums) {
+        P->cnums = P->cnums ? P->cnums * 2 : 16;
+        P->nums = ir_xrealloc(P->nums, P->cnums * sizeof *P->nums);
+    }
+    P->nums[P->nnums++] = v;
+}
+
+/* Decodes the code point of a valid UTF-8 sequence (the line was
+ * validated before lexing). */
+static unsigned ir_utf8_cp(const unsigned char *s, size_t *len) {
+    unsigned c = s[0];
+    if (c < 0x80) {
+        *len = 1;
+        return c;
+    }
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    unsigned cp = c & (0xFFu >> (n + 1));
+    for (size_t i = 1; i < n; i++)
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    *len = n;
+    return cp;
+}
+
+/* number = [ "-" ] ( INT | FLOAT ) ; C syntax for floats. */
+static void ir_lex_number(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t i = P->pos, n = P->len;
+    if (s[i] == '-') {
+        t->neg = true;
+        i++;
+    }
+    size_t ds = i;
+    while (i < n && ir_is_digit((unsigned char)s[i]))
+        i++;
+    bool is_float = false;
+    if (i < n && s[i] == '.') {
+        is_float = true;
+        i++;
+        while (i < n && ir_is_digit((unsigned char)s[i]))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = i + 1;
+        if (e < n && (s[e] == '+' || s[e] == '-'))
+            e++;
+        if (e < n && ir_is_digit((unsigned char)s[e])) {
+            is_float = true;
+            i = e;
+            while (i < n && ir_is_digit((unsigned char)s[i]))
+                i++;
+        }
+    }
+    t->len = i - P->pos;
+    if (i < n && (ir_is_id_char((unsigned char)s[i]) || s[i] == '.')) {
+        size_t j = i;
+        while (j < n && (ir_is_id_char((unsigned char)s[j]) || s[j] == '.'))
+            j++;
+        t->len = j - P->pos;
+        char buf[64];
+        ir_perr(P, t->col, "invalid number %s",
+                ir_tok_desc(t, buf, sizeof buf));
+        t->kind = TK_ERROR;
+        return;
+    }
+    P->pos = i;
+    if (!is_float) {
+        uint64_t v = 0;
+        for (size_t k = ds; k < i; k++) {
+            unsigned dg = (unsigned)(s[k] - '0');
+            if (v > ((uint64_t)INT64_MAX - dg) / 10) {
+                ir_perr(P, t->col,
+                        "integer literal too large (integers must fit in 63 "
+                        "bits, at most 9223372036854775807)");
+                t->kind = TK_ERROR;
+                return;
+            }
+            v = v * 10 + dg;
+        }
+        t->kind = TK_INT;
+        t->ival = v;
+        return;
+    }
+    char small[64];
+    char *buf = t->len < sizeof small ? small : ir_xrealloc(NULL, t->len + 1);
+    memcpy(buf, t->s, t->len);
+    buf[t->len] = '\0';
+    errno = 0;
+    double v = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
+    if (isinf(v)) {
+        ir_perr(P, t->col, "float literal out of range");
+        t->kind = TK_ERROR;
+        return;
+    }
+    t->kind = TK_FLOAT;
+    t->fval = v;
+}
+
+/* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' ) } '"' ; */
+static void ir_lex_string(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t i = P->pos + 1, n = P->len;
+    P->slen = 0;
+    for (;;) {
+        if (i >= n) {
+            ir_perr(P, t->col, "unterminated string");
+            t->kind = TK_ERROR;
+            return;
+        }
+        char c = s[i];
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            char e = i + 1 < n ? s[i + 1] : '\0';
+            char out = e == '\\'  ? '\\'
+                       : e == '"' ? '"'
+                       : e == 'n' ? '\n'
+                       : e == 't' ? '\t'
+                                  : '\0';
+            if (!out) {
+                if (i + 1 >= n)
+                    ir_perr(P, t->col, "unterminated string");
+                else if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7F)
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "unknown escape sequence '\\%c' in string "
+                            "(expected \\\\, \\\", \\n or \\t)",
+                            e);
+                else
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "unknown escape sequence in string (expected "
+                            "\\\\, \\\", \\n or \\t)");
+                t->kind = TK_ERROR;
+                return;
+            }
+            ir_sbuf_put(P, out);
+            i += 2;
+            continue;
+        }
+        ir_sbuf_put(P, c);
+        i++;
+    }
+    t->kind = TK_STRING;
+    t->sbeg = 0;
+    t->slen = P->slen;
+    t->len = i + 1 - P->pos;
+    P->pos = i + 1;
+}
+
+/* Lexes the next token of the current line into *t. */
+static void ir_lex(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t n = P->len;
+    while (P->pos < n && (s[P->pos] == ' ' || s[P->pos] == '\t'))
+        P->pos++;
+    memset(t, 0, sizeof *t);
+    t->col = (uint32_t)(P->pos + 1);
+    t->s = s + P->pos;
+    if (P->pos >= n || s[P->pos] == '#') {
+        t->kind = TK_EOL;
+        return;
+    }
+    unsigned char c = (unsigned char)s[P->pos];
+    if (ir_is_id_start(c)) {
+        size_t i = P->pos;
+        while (i < n && ir_is_id_char((unsigned char)s[i]))
+            i++;
+        t->kind = TK_IDENT;
+        t->len = i - P->pos;
+        P->pos = i;
+        return;
+    }
+    if (ir_is_digit(c) ||
+        ((c == '-' || c == '.') && P->pos + 1 < n &&
+         (ir_is_digit((unsigned char)s[P->pos + 1]) ||
+          (c == '-' && s[P->pos + 1] == '.' && P->pos + 2 < n &&
+           ir_is_digit((unsigned char)s[P->pos + 2]))))) {
+        ir_lex_number(P, t);
+        return;
+    }
+    if (c == '"') {
+        ir_lex_string(P, t);
+        return;
+    }
+    static const char punct[] = "()[],=:";
+    const char *pp = strchr(punct, c);
+    if (c && pp) {
+        t->kind = (ir_tok_kind)(TK_LPAREN + (pp - punct));
+        t->len = 1;
+        P->pos++;
+        return;
+    }
+    t->kind = TK_ERROR;
+    t->len = 1;
+    if (c >= 0x80) {
+        size_t l;
+        unsigned cp = ir_utf8_cp((const unsigned char *)s + P->pos, &l);
+        ir_perr(P, t->col, "unexpected character U+%04X", cp);
+    } else if (c >= 0x20 && c < 0x7F) {
+        ir_perr(P, t->col, "unexpected character '%c'", c);
+    } else {
+        ir_perr(P, t->col, "unexpected control character 0x%02X", c);
+    }
+}
+
+/* Advances to the next token. */
+static void ir_next(ir_parser *P) {
+    if (P->has_ahead) {
+        P->tok = P->ahead;
+        P->has_ahead = false;
+        return;
+    }
+    ir_lex(P, &P->tok);
+}
+
+/* The token after the current one, without consuming it. */
+static const ir_token *ir_peek(ir_parser *P) {
+    if (!P->has_ahead) {
+        ir_lex(P, &P->ahead);
+        P->has_ahead = true;
+    }
+    return &P->ahead;
+}
+
+static bool ir_tok_is(const ir_token *t, const char *word) {
+    return t->kind == TK_IDENT && strlen(word) == t->len &&
+           memcmp(t->s, word, t->len) == 0;
+}
+
+static ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t) {
+    ir_loc l = {P->lineno, t->col};
+    return l;
+}
+
+/* Reports "expected WHAT but found TOKEN" (or a more precise message for
+ * errors the lexer already reported). */
+static bool ir_expected(ir_parser *P, const char *what) {
+    char buf[64];
+    if (P->tok.kind != TK_ERROR)
+        ir_perr(P, P->tok.col, "expected %s but found %s", what,
+                ir_tok_desc(&P->tok, buf, sizeof buf));
+    return false;
+}
+
+static bool ir_expect(ir_parser *P, ir_tok_kind k, const char *what) {
+    if (P->tok.kind != k)
+        return ir_expected(P, what);
+    ir_next(P);
+    return true;
+}
+
+static const char *const ir_c_keywords[] = {
+    "auto",       "break",     "case",           "char",
+    "const",      "continue",  "default",        "do",
+    "double",     "else",      "enum",           "extern",
+    "float",      "for",       "goto",           "if",
+    "inline",     "int",       "long",           "register",
+    "restrict",   "return",    "short",          "signed",
+    "sizeof",     "static",    "struct",         "switch",
+    "typedef",    "union",     "unsigned",       "void",
+    "volatile",   "while",     "_Alignas",       "_Alignof",
+    "_Atomic",    "_Bool",     "_Complex",       "_Generic",
+    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+};
+
+static bool ir_is_c_keyword(const char *s, size_t n) {
+    for (size_t i = 0; i < sizeof ir_c_keywords / sizeof ir_c_keywords[0]; i++)
+        if (strlen(ir_c_keywords[i]) == n &&
+            memcmp(ir_c_keywords[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+/* NAME = letter { letter | digit } ;  at most 255 bytes, not a C keyword. */
+static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
+    const ir_token *t = &P->tok;
+    if (t->kind != TK_IDENT)
+        return ir_expected(P, what);
+    if (t->len > IR_NAME_MAX) {
+        ir_perr(P, t->col,
+                "name '%.32s...' is too long (%zu bytes, at most %d)", t->s,
+                t->len, IR_NAME_MAX);
+        return false;
+    }
+    if (ir_is_c_keyword(t->s, t->len)) {
+        ir_perr(P, t->col, "'%.*s' is a C keyword and cannot be used as a name",
+                (int)t->len, t->s);
+        return false;
+    }
+    out->name = ir_arena_strndup(P->a, t->s, t->len);
+    out->loc = ir_tok_loc(P, t);
+    ir_next(P);
+    return true;
+}
+
+/* A non-negative INT where `what` is expected. */
+static bool ir_parse_uint(ir_parser *P, uint64_t *out, const char *what) {
+    const ir_token *t = &P->tok;
+    if (t->kind == TK_INT && t->neg) {
+        ir_perr(P, t->col, "%s must not be negative", what);
+        return false;
+    }
+    if (t->kind == TK_FLOAT) {
+        ir_perr(P, t->col, "%s must be an integer", what);
+        return false;
+    }
+    if (t->kind != TK_INT) {
+        char buf[80];
+        snprintf(buf, sizeof buf, "an integer (%s)", what);
+        return ir_expected(P, buf);
+    }
+    *out = t->ival;
+    ir_next(P);
+    return true;
+}
+
+/* int_list = "[" [ INT { "," INT } ] "]" ;
+ * Leaves the numbers in P->nums.  `what` names one element. */
+static bool ir_parse_int_list(ir_parser *P, const char *what) {
+    P->nnums = 0;
+    uint32_t open = P->tok.col;
+    if (!ir_expect(P, TK_LBRACK, "'['"))
+        return false;
+    if (P->tok.kind == TK_RBRACK) {
+        ir_next(P);
+        return true;
+    }
+    for (;;) {
+        if (P->tok.kind == TK_COMMA || P->tok.kind == TK_RBRACK) {
+            ir_perr(P, P->tok.col, "empty %s", what);
+            return false;
+        }
+        if (P->tok.kind == TK_EOL) {
+            ir_perr(P, P->tok.col, "missing ']' to close '[' at column %u",
+                    (unsigned)open);
+            return false;
+        }
+        uint64_t v;
+        if (!ir_parse_uint(P, &v, what))
+            return false;
+        ir_nums_put(P, v);
+        if (P->tok.kind == TK_COMMA) {
+            ir_next(P);
+            continue;
+        }
+        if (P->tok.kind == TK_RBRACK) {
+            ir_next(P);
+            return true;
+        }
+        if (P->tok.kind == TK_EOL) {
+            ir_perr(P, P->tok.col, "missing ']' to close '[' at column %u",
+                    (unsigned)open);
+            return false;
+        }
+        return ir_expected(P, "',' or ']'");
+    }
+}
+
+static uint64_t *ir_copy_nums(ir_parser *P) {
+    uint64_t *v = ir_arena_array(P->a, P->nnums, sizeof *v);
+    if (P->nnums)
+        memcpy(v, P->nums, P->nnums * sizeof *v);
+    return v;
+}
+
+/* type = DTYPE "[" [ dim { "," dim } ] "]" ;
+ * DTYPE = "f64" | "f32" | "f16" | "bf16" | "i64" | "i32" | "i16" | "i8"
+ *       | "u8" | "bool" ; */
+static bool ir_parse_type(ir_parser *P, ir_type *ty) {
+    const ir_token *t = &P->tok;
+    if (t->kind != TK_IDENT)
+        return ir_expected(P, "a type such as f32[4,4]");
+    int found = -1;
+    for (int i = 0; i < IR_DTYPE_COUNT; i++)
+        if (ir_tok_is(t, ir_dtype_names[i]))
+            found = i;
+    if (found < 0) {
+        ir_perr(P, t->col,
+                "unknown dtype '%.*s' (expected f64, f32, f16, bf16, i64, "
+                "i32, i16, i8, u8 or bool)",
+                t->len > 32 ? 32 : (int)t->len, t->s);
+        return false;
+    }
+    ty->dtype = (ir_dtype)found;
+    ty->loc = ir_tok_loc(P, t);
+    ir_next(P);
+    if (P->tok.kind != TK_LBRACK)
+        return ir_expected(P, "'[' after the dtype");
+    if (!ir_parse_int_list(P, "dimension"))
+        return false;
+    ty->ndim = (uint32_t)P->nnums;
+    ty->dims = ir_copy_nums(P);
+    return true;
+}
+
+/* DEVICE = "cpu" | "cuda" ":" INT ; */
+static bool ir_parse_device(ir_parser *P, ir_device *dev, ir_loc *loc) {
+    const ir_token *t = &P->tok;
+    *loc = ir_tok_loc(P, t);
+    if (ir_tok_is(t, "cpu")) {
+        dev->kind = IR_DEV_CPU;
+        dev->index = 0;
+        ir_next(P);
+        return true;
+    }
+    if (ir_tok_is(t, "cuda") && ir_peek(P)->kind == TK_COLON) {
+        ir_next(P);
+        ir_next(P);
+        uint64_t v;
+        if (!ir_parse_uint(P, &v, "CUDA device number"))
+            return false;
+        if (v > UINT32_MAX) {
+            ir_perr(P, loc->col, "CUDA device number too large");
+            return false;
+        }
+        dev->kind = IR_DEV_CUDA;
+        dev->index = (uint32_t)v;
+        return true;
+    }
+    if (t->kind == TK_IDENT) {
+        ir_perr(P, t->col, "unknown device '%.*s' (expected cpu or cuda:N)",
+                t->len > 32 ? 32 : (int)t->len, t->s);
+        return false;
+    }
+    return ir_expected(P, "a device (cpu or cuda:N)");
+}
+
+/* Attribute keys, as bits of the set allowed on a statement. */
+enum {
+    IR_AT_DEVICE,
+    IR_AT_SPACE,
+    IR_AT_STRIDE,
+    IR_AT_ALIGN,
+    IR_AT_COMM,
+    IR_AT_GROUP,
+    IR_AT_OFFSET,
+    IR_AT_CAPACITY,
+    IR_AT_STREAM,
+    IR_AT_COUNT
+};
+static const char *const ir_attr_names[IR_AT_COUNT] = {
+    "device", "space",  "stride",   "align", "comm",
+    "group",  "offset", "capacity", "stream"};
+
+#define IR_ATTRS_BUFFER                                                        \
+    ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \
+     (1u << IR_AT_ALIGN) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+#define IR_ATTRS_ALIAS                                                         \
+    ((1u << IR_AT_OFFSET) | (1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) |       \
+     (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+
+static void ir_attr_list(unsigned allowed, char *buf, size_t size) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < IR_AT_COUNT; i++)
+        if (allowed & (1u << i))
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+                                  ir_attr_names[i]);
+}
+
+/* attrs = { attr } ;
+ * attr  = "device" "=" DEVICE | "space" "=" NAME
+ *       | "stride" "=" "[" [ INT { "," INT } ] "]" | "align" "=" INT
+ *       | "comm" "=" NAME | "group" "=" NAME | "offset" "=" INT
+ *       | "capacity" "=" INT | "stream" "=" INT ;
+ * Only the keys in `allowed` are accepted; each at most once. */
+static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
+                           const char *stmt_name) {
+    ir_loc seen[IR_AT_COUNT] = {{0, 0}};
+    while (P->tok.kind == TK_IDENT) {
+        const ir_token key = P->tok;
+        int k = -1;
+        for (int i = 0; i < IR_AT_COUNT; i++)
+            if (ir_tok_is(&key, ir_attr_names[i]))
+                k = i;
+        if (k < 0 || !(allowed & (1u << k))) {
+            char list[128];
+            ir_attr_list(allowed, list, sizeof list);
+            ir_perr(P, key.col,
+                    "unknown attribute '%.*s' for '%s' (expected %s)",
+                    key.len > 32 ? 32 : (int)key.len, key.s, stmt_name, list);
+            return false;
+        }
+        ir_loc kloc = ir_tok_loc(P, &key);
+        if (seen[k].line) {
+            ir_perr(P, key.col, "duplicate attribute '%s'", ir_attr_names[k]);
+            ir_diag_report(P->d, IR_SEV_NOTE, seen[k].line, seen[k].col,
+                           "first given here");
+            return false;
+        }
+        seen[k] = kloc;
+        ir_next(P);
+        if (P->tok.kind != TK_EQ) {
+            char what[64];
+            snprintf(what, sizeof what, "'=' after '%s'", ir_attr_names[k]);
+            return ir_expected(P, what);
+        }
+        ir_next(P);
+        bool ok = true;
+        switch (k) {
+        case IR_AT_DEVICE:
+            st->has_device = true;
+            ok = ir_parse_device(P, &st->device, &st->device_loc);
+            st->device_loc = kloc;
+            break;
+        case IR_AT_SPACE:
+            ok = ir_parse_name(P, &st->space, "a memory space name");
+            break;
+        case IR_AT_STRIDE:
+            ok = ir_parse_int_list(P, "stride");
+            st->has_stride = true;
+            st->nstrides = (uint32_t)P->nnums;
+            st->strides = ir_copy_nums(P);
+            st->stride_loc = kloc;
+            break;
+        case IR_AT_ALIGN: {
+            uint32_t col = P->tok.col;
+            ok = ir_parse_uint(P, &st->align, "alignment");
+            if (ok && (st->align == 0 || (st->align & (st->align - 1)))) {
+                ir_perr(P, col, "alignment %llu is not a power of two",
+                        (unsigned long long)st->align);
+                ok = false;
+            }
+            st->align_loc = kloc;
+            break;
+        }
+        case IR_AT_COMM:
+            ok = ir_parse_name(P, &st->comm, "a communication type name");
+            st->comm.loc = kloc;
+            break;
+        case IR_AT_GROUP:
+            ok = ir_parse_name(P, &st->group, "a group name");
+            st->group.loc = kloc;
+            break;
+        case IR_AT_OFFSET:
+            st->has_offset = true;
+            ok = ir_parse_uint(P, &st->offset, "offset");
+            st->offset_loc = kloc;
+            break;
+        case IR_AT_CAPACITY:
+            st->has_capacity = true;
+            ok = ir_parse_uint(P, &st->capacity, "capacity");
+            break;
+        case IR_AT_STREAM:
+            st->has_stream = true;
+            ok = ir_parse_uint(P, &st->stream, "stream");
+            st->stream_loc = kloc;
+            break;
+        default:
+            abort();
+        }
+        if (!ok)
+            return false;
+    }
+    if (st->comm.name && !st->group.name) {
+        ir_perr(P, st->comm.loc.col,
+                "attribute 'comm' requires a 'group' attribute");
+        return false;
+    }
+    if (st->group.name && !st->comm.name) {
+        ir_perr(P, st->group.loc.col,
+                "attribute 'group' requires a 'comm' attribute");
+        return false;
+    }
+    return true;
+}
+
+/* Requires the end of the line after a statement. */
+static bool ir_parse_eol(ir_parser *P) {
+    const ir_token *t = &P->tok;
+    if (t->kind == TK_EOL)
+        return true;
+    if (t->kind == TK_RPAREN) {
+        ir_perr(P, t->col, "unmatched ')'");
+        return false;
+    }
+    if (t->kind == TK_RBRACK) {
+        ir_perr(P, t->col, "unmatched ']'");
+        return false;
+    }
+    return ir_expected(P, "end of line");
+}
+
+/* model_stmt = "model" NAME ; */
+static bool ir_parse_model(ir_parser *P, ir_stmt *st) {
+    return ir_parse_name(P, &st->name, "a model name");
+}
+
+/* device_stmt = "device" DEVICE ; */
+static bool ir_parse_device_stmt(ir_parser *P, ir_stmt *st) {
+    st->has_device = true;
+    return ir_parse_device(P, &st->device, &st->device_loc);
+}
+
+/* space_stmt = "space" NAME [ "capacity" "=" INT ] ; */
+static bool ir_parse_space(ir_parser *P, ir_stmt *st) {
+    if (!ir_parse_name(P, &st->name, "a memory space name"))
+        return false;
+    return ir_parse_attrs(P, st, 1u << IR_AT_CAPACITY, "space");
+}
+
+/* kernel_stmt = "kernel" NAME "(" [ MODE { "," MODE } ] ")" ;
+ * MODE = "in" | "out" | "inout" | "scalar" ; */
+static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
+    if (!ir_parse_name(P, &st->name, "a kernel name"))
+        return false;
+    uint32_t open = P->tok.col;
+    if (!ir_expect(P, TK_LPAREN, "'(' after the kernel name"))
+        return false;
+    size_t n = 0, cap = 0;
+    ir_mode *modes = NULL;
+    ir_loc *locs = NULL;
+    bool ok = true;
+    if (P->tok.kind == TK_RPAREN) {
+        ir_next(P);
+    } else {
+        for (;;) {
+            const ir_token *t = &P->tok;
+            if (t->kind == TK_EOL) {
+                ir_perr(P, t->col, "missing ')' to close '(' at column %u",
+                        (unsigned)open);
+                ok = false;
+                break;
+            }
+            ir_mode m;
+            if (ir_tok_is(t, "in"))
+                m = IR_MODE_IN;
+            else if (ir_tok_is(t, "out"))
+                m = IR_MODE_OUT;
+            else if (ir_tok_is(t, "inout"))
+                m = IR_MODE_INOUT;
+            else if (ir_tok_is(t, "scalar"))
+                m = IR_MODE_SCALAR;
+            else {
+                if (t->kind == TK_IDENT)
+                    ir_perr(P, t->col,
+                            "unknown mode '%.*s' (expected in, out, inout or "
+                            "scalar)",
+                            t->len > 32 ? 32 : (int)t->len, t->s);
+                else
+                    ir_expected(P, "a mode (in, out, inout or scalar)");
+                ok = false;
+                break;
+            }
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                modes = ir_xrealloc(modes, cap * sizeof *modes);
+                locs = ir_xrealloc(locs, cap * sizeof *locs);
+            }
+            modes[n] = m;
+            locs[n] = ir_tok_loc(P, t);
+            n++;
+            ir_next(P);
+            if (P->tok.kind == TK_COMMA) {
+                ir_next(P);
+                continue;
+            }
+            if (P->tok.kind == TK_RPAREN) {
+                ir_next(P);
+                break;
+            }
+            if (P->tok.kind == TK_EOL) {
+                ir_perr(P, P->tok.col, "missing ')' to close '(' at column %u",
+                        (unsigned)open);
+                ok = false;
+                break;
+            }
+            ir_expected(P, "',' or ')'");
+            ok = false;
+            break;
+        }
+    }
+    if (ok) {
+        st->nmodes = (uint32_t)n;
+        st->modes = ir_arena_array(P->a, n, sizeof *st->modes);
+        st->mode_locs = ir_arena_array(P->a, n, sizeof *st->mode_locs);
+        if (n) {
+            memcpy(st->modes, modes, n * sizeof *modes);
+            memcpy(st->mode_locs, locs, n * sizeof *locs);
+        }
+    }
+    free(modes);
+    free(locs);
+    return ok;
+}
+
+/* buffer_stmt = ( "input" | "const" | "alloc" ) NAME type attrs ; */
+static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
+    if (!ir_parse_name(P, &st->name, "a buffer name"))
+        return false;
+    st->has_type = true;
+    if (!ir_parse_type(P, &st->type))
+        return false;
+    if (!ir_parse_attrs(P, st, IR_ATTRS_BUFFER, kw))
+        return false;
+    if (st->has_stride && st->nstrides != st->type.ndim) {
+        ir_perr(P, st->stride_loc.col,
+                "stride has %u entries but the type has %u dimensions",
+                (unsigned)st->nstrides, (unsigned)st->type.ndim);
+        return false;
+    }
+    return true;
+}
+
+/* alias_stmt = "alias" NAME "=" NAME [ type ] attrs ;
+ * (attrs: offset, and device/space/comm/group which must match OLD's) */
+static bool ir_parse_alias(ir_parser *P, ir_stmt *st) {
+    if (!ir_parse_name(P, &st->name, "a buffer name"))
+        return false;
+    if (!ir_expect(P, TK_EQ, "'=' after the alias name"))
+        return false;
+    if (!ir_parse_name(P, &st->old, "the name of the aliased buffer"))
+        return false;
+    if (P->tok.kind == TK_IDENT && ir_peek(P)->kind != TK_EQ) {
+        st->has_type = true;
+        if (!ir_parse_type(P, &st->type))
+            return false;
+    }
+    return ir_parse_attrs(P, st, IR_ATTRS_ALIAS, "alias");
+}
+
+/* call_stmt = "call" NAME "(" [ arg { "," arg } ] ")" [ "stream" "=" INT ] ;
+ * arg = NAME | [ "-" ] INT | FLOAT | STRING ; */
+static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
+    if (!ir_parse_name(P, &st->name, "a kernel name"))
+        return false;
+    uint32_t open = P->tok.col;
+    if (!ir_expect(P, TK_LPAREN, "'(' after the kernel name"))
+        return false;
+    size_t n = 0, cap = 0;
+    ir_arg *args = NULL;
+    bool ok = true;
+    if (P->tok.kind == TK_RPAREN) {
+        ir_next(P);
+    } else {
+        for (;;) {
+            const ir_token *t = &P->tok;
+            if (t->kind == TK_EOL) {
+                ir_perr(P, t->col, "missing ')' to close '(' at column %u",
+                        (unsigned)open);
+                ok = false;
+                break;
+            }
+            ir_arg arg;
+            memset(&arg, 0, sizeof arg);
+            arg.loc = ir_tok_loc(P, t);
+            arg.value = -1;
+            if (t->kind == TK_IDENT) {
+                ir_ident id;
+                if (!ir_parse_name(P, &id, "an argument")) {
+                    ok = false;
+                    break;
+                }
+                arg.kind = IR_ARG_BUFFER;
+                arg.text = id.name;
+            } else if (t->kind == TK_INT) {
+                arg.kind = IR_ARG_INT;
+                arg.ival = t->neg ? -(int64_t)t->ival : (int64_t)t->ival;
+                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                ir_next(P);
+            } else if (t->kind == TK_FLOAT) {
+                arg.kind = IR_ARG_FLOAT;
+                arg.fval = t->fval;
+                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                ir_next(P);
+            } else if (t->kind == TK_STRING) {
+                arg.kind = IR_ARG_STRING;
+                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                arg.sval = ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen);
+                ir_next(P);
+            } else {
+                ir_expected(P, "an argument (a buffer name, a number or a "
+                               "string)");
+                ok = false;
+                break;
+            }
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                args = ir_xrealloc(args, cap * sizeof *args);
+            }
+            args[n++] = arg;
+            if (P->tok.kind == TK_COMMA) {
+                ir_next(P);
+                continue;
+            }
+            if (P->tok.kind == TK_RPAREN) {
+                ir_next(P);
+                break;
+            }
+            if (P->tok.kind == TK_EOL) {
+                ir_perr(P, P->tok.col, "missing ')' to close '(' at column %u",
+                        (unsigned)open);
+                ok = false;
+                break;
+            }
+            ir_expected(P, "',' or ')'");
+            ok = false;
+            break;
+        }
+    }
+    if (ok) {
+        st->nargs = (uint32_t)n;
+        st->args = ir_arena_array(P->a, n, sizeof *st->args);
+        if (n)
+            memcpy(st->args, args, n * sizeof *args);
+        ok = ir_parse_attrs(P, st, 1u << IR_AT_STREAM, "call");
+    }
+    free(args);
+    return ok;
+}
+
+/* free_stmt = "free" NAME { NAME } ;  output_stmt = "output" NAME { NAME } ; */
+static bool ir_parse_names(ir_parser *P, ir_stmt *st) {
+    size_t n = 0, cap = 0;
+    ir_ident *ids = NULL;
+    bool ok = true;
+    do {
+        ir_ident id;
+        if (!ir_parse_name(P, &id, "a buffer name")) {
+            ok = false;
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            ids = ir_xrealloc(ids, cap * sizeof *ids);
+        }
+        ids[n++] = id;
+    } while (P->tok.kind == TK_IDENT);
+    if (ok) {
+        st->nnames = (uint32_t)n;
+        st->names = ir_arena_array(P->a, n, sizeof *st->names);
+        memcpy(st->names, ids, n * sizeof *ids);
+    }
+    free(ids);
+    return ok;
+}
+
+/* statement = model_stmt | device_stmt | space_stmt | kernel_stmt
+ *           | buffer_stmt | alias_stmt | call_stmt | free_stmt
+ *           | output_stmt ; */
+static void ir_parse_statement(ir_parser *P) {
+    static const struct {
+        const char *kw;
+        ir_stmt_kind kind;
+    } kws[] = {
+        {"model", IR_MODEL},   {"device", IR_DEVICE}, {"space", IR_SPACE},
+        {"kernel", IR_KERNEL}, {"input", IR_INPUT},   {"const", IR_CONST},
+        {"alloc", IR_ALLOC},   {"alias", IR_ALIAS},   {"call", IR_CALL},
+        {"free", IR_FREE},     {"output", IR_OUTPUT},
+    };
+    const ir_token *t = &P->tok;
+    if (t->kind != TK_IDENT) {
+        ir_expected(P, "a statement");
+        return;
+    }
+    int k = -1;
+    for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
+        if (ir_tok_is(t, kws[i].kw))
+            k = (int)i;
+    if (k < 0) {
+        ir_perr(P, t->col,
+                "unknown statement '%.*s' (expected model, device, space, "
+                "kernel, input, const, alloc, alias, call, free or output)",
+                t->len > 32 ? 32 : (int)t->len, t->s);
+        return;
+    }
+    if (P->nstmts >= P->maxstmts)
+        abort(); /* the pre-count is an upper bound */
+    ir_stmt *st = &P->stmts[P->nstmts];
+    memset(st, 0, sizeof *st);
+    st->kind = kws[k].kind;
+    st->index = P->nstmts;
+    st->loc = ir_tok_loc(P, t);
+    st->value = -1;
+    ir_next(P);
+    bool ok;
+    switch (st->kind) {
+    case IR_MODEL:
+        ok = ir_parse_model(P, st);
+        break;
+    case IR_DEVICE:
+        ok = ir_parse_device_stmt(P, st);
+        break;
+    case IR_SPACE:
+        ok = ir_parse_space(P, st);
+        break;
+    case IR_KERNEL:
+        ok = ir_parse_kernel(P, st);
+        break;
+    case IR_INPUT:
+    case IR_CONST:
+    case IR_ALLOC:
+        ok = ir_parse_buffer(P, st, kws[k].kw);
+        break;
+    case IR_ALIAS:
+        ok = ir_parse_alias(P, st);
+        break;
+    case IR_CALL:
+        ok = ir_parse_call(P, st);
+        break;
+    case IR_FREE:
+    case IR_OUTPUT:
+        ok = ir_parse_names(P, st);
+        break;
+    default:
+        abort();
+    }
+    if (ok && ir_parse_eol(P) && !P->failed)
+        P->nstmts++;
+}
+
+/* Validates the bytes of a line: no NUL, valid UTF-8. */
+static bool ir_check_line_bytes(ir_parser *P) {
+    const unsigned char *s = (const unsigned char *)P->line;
+    size_t n = P->len;
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c == 0) {
+            ir_perr(P, (uint32_t)(i + 1), "NUL byte in input");
+            return false;
+        }
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        unsigned min;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            min = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            min = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            min = 0x10000;
+        } else {
+            len = 0;
+            min = 0;
+        }
+        bool ok = len != 0 && i + len <= n;
+        unsigned cp = c & (0xFFu >> (len + 1));
+        for (size_t k = 1; ok && k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                ok = false;
+            else
+                cp = (cp << 6) | (s[i + k] & 0x3Fu);
+        }
+        if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)))
+            ok = false;
+        if (!ok) {
+            ir_perr(P, (uint32_t)(i + 1), "invalid UTF-8 byte 0x%02X", c);
+            return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
+/* An upper bound of the number of statements: lines whose first
+ * non-blank byte does not start a comment. */
+static size_t ir_count_statements(const char *text, size_t len) {
+    size_t n = 0;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+        if (i < len && text[i] != '#' && text[i] != '\n' && text[i] != '\r')
+            n++;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - text) + 1;
+    }
+    return n;
+}
+
+/* program = { line } ;  line = [ statement ] [ comment ] EOL ;
+ * comment = "#" { any character } ;  EOL = "\n" | "\r\n" | end of input ; */
+ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
+                     size_t len, ir_diag *d) {
+    ir_parser P;
+    memset(&P, 0, sizeof P);
+    P.a = a;
+    P.d = d;
+    size_t maxst = ir_count_statements(text, len);
+    if (maxst > INT32_MAX || len > UINT32_MAX) {
+        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "input too large");
+        return NULL;
+    }
+    P.maxstmts = (uint32_t)maxst;
+    P.stmts = ir_arena_array(a, maxst, sizeof(ir_stmt));
+    size_t i = 0;
+    uint32_t lineno = 0;
+    while (i < len) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        lineno++;
+        P.line = text + i;
+        P.len = end - i;
+        if (P.len > 0 && P.line[P.len - 1] == '\r')
+            P.len--;
+        P.lineno = lineno;
+        P.pos = 0;
+        P.failed = false;
+        P.has_ahead = false;
+        if (ir_check_line_bytes(&P)) {
+            ir_next(&P);
+            if (P.tok.kind != TK_EOL)
+                ir_parse_statement(&P);
+        }
+        i = end + 1;
+        if (!nl)
+            break;
+    }
+    free(P.sbuf);
+    free(P.nums);
+    if (P.errors)
+        return NULL;
+    ir_program *p = ir_arena_alloc(a, sizeof *p);
+    p->arena = a;
+    p->filename = ir_arena_strdup(a, filename ? filename : "<input>");
+    p->nstmts = P.nstmts;
+    p->stmts = P.stmts;
+    p->output_stmt = -1;
+    for (uint32_t k = 0; k < P.nstmts; k++)
+        if (P.stmts[k].kind == IR_MODEL && !p->model)
+            p->model = P.stmts[k].name.name;
+    return p;
+}

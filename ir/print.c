@@ -1,0 +1,148 @@
+/*
+ * ir/print.c - the canonical printer.
+ *
+ * One statement per line, the keyword padded to 7 columns (`model` is
+ * followed by one space), single spaces elsewhere, `, ` between list
+ * items inside parentheses, `,` inside brackets, attributes in a fixed
+ * order, integers in decimal, floats as spelled in the source, strings
+ * re-escaped.  Comments and blank lines are not part of the program and
+ * are not printed.  print(parse(print(p))) == print(p).
+ */
+#include "ir/ir.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static void ir_print_type(FILE *out, const ir_type *t) {
+    fprintf(out, "%s[", ir_dtype_name(t->dtype));
+    for (uint32_t i = 0; i < t->ndim; i++)
+        fprintf(out, "%s%" PRIu64, i ? "," : "", t->dims[i]);
+    fputc(']', out);
+}
+
+static void ir_print_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        switch (*s) {
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* Buffer/alias placement attributes, in canonical order. */
+static void ir_print_attrs(FILE *out, const ir_stmt *st) {
+    char dev[24];
+    if (st->kind == IR_ALIAS && st->has_offset)
+        fprintf(out, " offset=%" PRIu64, st->offset);
+    if (st->has_device)
+        fprintf(out, " device=%s", ir_device_str(st->device, dev, sizeof dev));
+    if (st->space.name)
+        fprintf(out, " space=%s", st->space.name);
+    if (st->has_stride) {
+        fputs(" stride=[", out);
+        for (uint32_t i = 0; i < st->nstrides; i++)
+            fprintf(out, "%s%" PRIu64, i ? "," : "", st->strides[i]);
+        fputc(']', out);
+    }
+    if (st->align)
+        fprintf(out, " align=%" PRIu64, st->align);
+    if (st->comm.name)
+        fprintf(out, " comm=%s group=%s", st->comm.name, st->group.name);
+}
+
+static const char *const ir_mode_words[] = {"in", "out", "inout", "scalar"};
+
+static void ir_print_stmt(FILE *out, const ir_stmt *st) {
+    char dev[24];
+    switch (st->kind) {
+    case IR_MODEL:
+        fprintf(out, "model %s\n", st->name.name);
+        return;
+    case IR_DEVICE:
+        fprintf(out, "device %s\n", ir_device_str(st->device, dev, sizeof dev));
+        return;
+    case IR_SPACE:
+        fprintf(out, "space  %s", st->name.name);
+        if (st->has_capacity)
+            fprintf(out, " capacity=%" PRIu64, st->capacity);
+        fputc('\n', out);
+        return;
+    case IR_KERNEL:
+        fprintf(out, "kernel %s(", st->name.name);
+        for (uint32_t i = 0; i < st->nmodes; i++)
+            fprintf(out, "%s%s", i ? ", " : "", ir_mode_words[st->modes[i]]);
+        fputs(")\n", out);
+        return;
+    case IR_INPUT:
+    case IR_CONST:
+    case IR_ALLOC:
+        fprintf(out, "%s %s ",
+                st->kind == IR_INPUT   ? "input "
+                : st->kind == IR_CONST ? "const "
+                                       : "alloc ",
+                st->name.name);
+        ir_print_type(out, &st->type);
+        ir_print_attrs(out, st);
+        fputc('\n', out);
+        return;
+    case IR_ALIAS:
+        fprintf(out, "alias  %s = %s", st->name.name, st->old.name);
+        if (st->has_type) {
+            fputc(' ', out);
+            ir_print_type(out, &st->type);
+        }
+        ir_print_attrs(out, st);
+        fputc('\n', out);
+        return;
+    case IR_CALL:
+        fprintf(out, "call   %s(", st->name.name);
+        for (uint32_t i = 0; i < st->nargs; i++) {
+            const ir_arg *a = &st->args[i];
+            if (i)
+                fputs(", ", out);
+            switch (a->kind) {
+            case IR_ARG_BUFFER:
+            case IR_ARG_FLOAT:
+                fputs(a->text, out);
+                break;
+            case IR_ARG_INT:
+                fprintf(out, "%" PRId64, a->ival);
+                break;
+            case IR_ARG_STRING:
+                ir_print_string(out, a->sval);
+                break;
+            }
+        }
+        fputc(')', out);
+        if (st->has_stream)
+            fprintf(out, " stream=%" PRIu64, st->stream);
+        fputc('\n', out);
+        return;
+    case IR_FREE:
+    case IR_OUTPUT:
+        fputs(st->kind == IR_FREE ? "free  " : "output", out);
+        for (uint32_t i = 0; i < st->nnames; i++)
+            fprintf(out, " %s", st->names[i].name);
+        fputc('\n', out);
+        return;
+    }
+}
+
+void ir_print(FILE *out, const ir_program *p) {
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        ir_print_stmt(out, &p->stmts[i]);
+}
