@@ -1,11 +1,205 @@
-/* codegen/cmd_gen.c - `planwrap gen` (placeholder until implemented). */
+/*
+ * codegen/cmd_gen.c - `planwrap gen MODEL.pw --target c|cuda -o DIR`.
+ *
+ * The whole pipeline in one function: load (parse + check) -> plan ->
+ * view -> render every template of the target -> write.  Files are
+ * written (each atomically) only after every earlier step succeeded, so a
+ * failing run leaves DIR as it was.
+ */
 #include "codegen/codegen.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void cg_gen_usage(FILE *out) {
+    fprintf(out,
+            "usage: planwrap gen MODEL.pw [--target c|cuda] -o DIR "
+            "[options]\n"
+            "\n"
+            "Plans MODEL.pw and writes wrapper sources into DIR (created "
+            "when missing):\n"
+            "MODEL.h, MODEL_kernels.h and MODEL.c (or MODEL.cu).\n"
+            "\n"
+            "options:\n"
+            "  -t, --target T       c (default) or cuda\n"
+            "  -o, --output DIR     output directory (required)\n"
+            "  --templates DIR      templates in DIR/<target>/NAME.mustache "
+            "override\n"
+            "                       the built-in ones of the same name\n"
+            "  --kernel-status      kernels return int; a non-zero result "
+            "is returned\n"
+            "                       by the run function at once\n"
+            "  -h, --help           show this help\n"
+            "planning options:\n%s",
+            cg_plan_options_help);
+}
+
+/* mkdir -p: creates DIR and its missing parents. */
+static bool cg_mkdirs(const char *dir) {
+    size_t n = strlen(dir);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return false;
+    memcpy(buf, dir, n + 1);
+    bool ok = true;
+    for (size_t i = 1; i <= n && ok; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        if (stat(buf, &st) != 0) {
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                ok = false;
+        } else if (!S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            ok = false;
+        }
+        buf[i] = c;
+    }
+    free(buf);
+    return ok;
+}
 
 int cg_cmd_gen(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "planwrap: error: 'gen' is not implemented yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'},
+        {"templates", required_argument, NULL, 'T'},
+        {"kernel-status", no_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},
+        {"algo", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"align", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"memory-pool", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},
+        {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {NULL, 0, NULL, 0},
+    };
+    const char *target = "c", *outdir = NULL, *tdir = NULL;
+    cg_view_options vo = {.kernel_status = false};
+    plan_options po;
+    plan_options_init(&po);
+    optind = 1;
+    opterr = 0;
+    int c, li = -1;
+    while ((c = getopt_long(argc, argv, ":t:o:h", longopts, &li)) != -1) {
+        switch (c) {
+        case 't':
+            target = optarg;
+            break;
+        case 'o':
+            outdir = optarg;
+            break;
+        case 'T':
+            tdir = optarg;
+            break;
+        case 'k':
+            vo.kernel_status = true;
+            break;
+        case 'h':
+            cg_gen_usage(stdout);
+            return 0;
+        case CG_PLAN_OPT_VAL:
+            if (cg_plan_option(&po, longopts[li].name, optarg) != 0)
+                return 2;
+            break;
+        case ':':
+            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                    argv[optind - 1]);
+            cg_gen_usage(stderr);
+            return 2;
+        }
+        li = -1;
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "planwrap: error: gen needs exactly one MODEL.pw\n");
+        cg_gen_usage(stderr);
+        return 2;
+    }
+    if (strcmp(target, "c") != 0 && strcmp(target, "cuda") != 0) {
+        fprintf(stderr, "planwrap: error: unknown target '%s' (c, cuda)\n",
+                target);
+        return 2;
+    }
+    if (!outdir || strcmp(outdir, "-") == 0 || !*outdir) {
+        fprintf(stderr, "planwrap: error: gen needs an output directory "
+                        "(-o DIR)\n");
+        return 2;
+    }
+    const char *path = argv[optind];
+
+    int status = 1;
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    json_t *view = NULL;
+    size_t nfiles = 0;
+    char **names = NULL, **contents = NULL;
+    size_t *lens = NULL;
+    bool have_files = false;
+
+    ir_program *prog = ir_load(a, path, d);
+    if (!prog)
+        goto done;
+    plan *pl = plan_program(a, prog, &po, d);
+    if (!pl)
+        goto done;
+    view = cg_build_view_opts(pl, target, &vo, d);
+    if (!view)
+        goto done;
+    if (!cg_render_target(view, target, tdir, &nfiles, &names, &contents,
+                          &lens))
+        goto done;
+    have_files = true;
+    if (!cg_mkdirs(outdir)) {
+        fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
+                outdir, strerror(errno));
+        goto done;
+    }
+    /* Refuse before writing anything when a destination is a directory. */
+    size_t dlen = strlen(outdir);
+    char **paths = calloc(nfiles, sizeof *paths);
+    if (!paths)
+        goto done;
+    bool ok = true;
+    for (size_t i = 0; i < nfiles && ok; i++) {
+        size_t sz = dlen + 1 + strlen(names[i]) + 1;
+        paths[i] = malloc(sz);
+        if (!paths[i]) {
+            ok = false;
+            break;
+        }
+        snprintf(paths[i], sz, "%s/%s", outdir, names[i]);
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],
+                    strerror(EISDIR));
+            ok = false;
+        }
+    }
+    for (size_t i = 0; i < nfiles && ok; i++)
+        ok = cg_write_file_atomic(paths[i], contents[i], lens[i]);
+    for (size_t i = 0; i < nfiles; i++)
+        free(paths[i]);
+    free(paths);
+    if (ok)
+        status = 0;
+
+done:
+    if (have_files)
+        cg_free_files(nfiles, names, contents, lens);
+    json_decref(view);
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
 }

@@ -48,3 +48,33 @@ json_t *cg_build_view(const plan *pl, const char *target);
 int cg_plan_option(plan_options *o, const char *name, const char *value);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cg_plan_options_help[];
+
+/* ------------------------------------------------------------------ */
+/* Code generation (codegen/view.c, codegen/gen.c; docs/view.md,
+ * docs/codegen.md). */
+
+/* Options of the view that change generated code. */
+typedef struct cg_view_options {
+    bool kernel_status; /* kernels return int; non-zero stops the run */
+} cg_view_options;
+
+/* cg_build_view with options.  Problems the C output cannot express (a
+ * kernel called with different arities, or with a buffer and a literal
+ * at the same position) are reported to `d` (stderr when NULL) and give
+ * NULL.  `target` is "c" or "cuda".  The caller owns the result
+ * (json_decref).  Deterministic: IR order only, never hash order. */
+json_t *cg_build_view_opts(const plan *pl, const char *target,
+                           const cg_view_options *o, ir_diag *d);
+
+/* Renders every built-in template of `target` ("c" or "cuda") against
+ * `view`, templates in `tdir` (may be NULL) overriding built-ins of the
+ * same name, strict and without escaping.  On success returns true with
+ * *nfiles files: names[i] (e.g. "M.c") and contents[i] (lengths lens[i]),
+ * all malloc'ed; free them with cg_free_files.  On error prints
+ * "TEMPLATE:LINE:COL: error: ..." to stderr and returns false with
+ * nothing to free. */
+bool cg_render_target(json_t *view, const char *target, const char *tdir,
+                      size_t *nfiles, char ***names, char ***contents,
+                      size_t **lens);
+void cg_free_files(size_t nfiles, char **names, char **contents,
+                   size_t *lens);

@@ -1,8 +1,1579 @@
-/* codegen/view.c - the plan view (placeholder until implemented). */
+/*
+ * codegen/view.c - the plan view: a jansson object describing a planned
+ * program for the templates (docs/view.md is the contract).
+ *
+ * Every target-specific decision that is not in a template is made here:
+ * C types, casts, identifiers (deterministically mangled so that no local
+ * collides with a kernel, the runtime or a C library name), offset macros,
+ * comments and separators.  Everything is emitted in IR order; hash tables
+ * are used only for membership tests, never iterated.
+ */
 #include "codegen/codegen.h"
+#include "ir/hash.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Identifier sets. */
+
+typedef struct cg_name {
+    const char *s;
+    UT_hash_handle hh;
+} cg_name;
+
+typedef struct cg_nameset {
+    cg_name *head;
+} cg_nameset;
+
+typedef struct vw {
+    const plan *pl;
+    const ir_program *prog;
+    ir_arena *a;
+    bool cuda;
+    bool kernel_status;
+    ir_diag *d;
+    unsigned errors;
+    const char *M; /* model prefix */
+
+    cg_nameset ids;    /* file-scope and local C identifiers */
+    cg_nameset macros; /* macro names */
+
+    /* per value */
+    const char **local;
+    bool *used;
+    bool *is_const; /* root is an input or const */
+
+    /* per storage */
+    int32_t *spool;      /* view pool index, -1 = home output */
+    int32_t *home_value; /* output value whose field is its memory, -1 */
+    const char **off_macro, **size_macro, **align_macro;
+    uint64_t *salign;
+
+    /* view pools: plan pools then one per unpooled storage */
+    uint32_t npools;
+    const char **pool_name;  /* struct field / display name */
+    const char **pool_local; /* pw_pool local */
+    const char **pool_upper; /* macro stem */
+    uint64_t *pool_size, *pool_align;
+    int32_t *pool_plan;    /* plan pool index, -1 synthetic */
+    int32_t *pool_storage; /* synthetic: its storage */
+
+    /* per kernel */
+    const char **kname; /* C name */
+    uint32_t *knparams;
+    const char ***kptype; /* parameter C types */
+    bool **kconst;        /* parameter is a pointer to const */
+    bool **kvoid;         /* parameter is a void pointer */
+    int32_t *kernel_of_stmt;
+
+    /* parameters and fixed names */
+    const char *p_in, *p_c, *p_out, *p_p, *p_ctx, *p_stream, *rc, *copy_fn;
+    const char *pools_var, *check_macro;
+
+    /* outputs */
+    bool *out_copy; /* per output position: copied at the output stmt */
+} vw;
+
+static bool set_has(const cg_nameset *s, const char *name) {
+    cg_name *f = NULL;
+    HASH_FIND_STR(s->head, name, f);
+    return f != NULL;
+}
+
+static void set_add(vw *v, cg_nameset *s, const char *name) {
+    if (set_has(s, name))
+        return;
+    cg_name *n = ir_arena_alloc(v->a, sizeof *n);
+    n->s = name;
+    HASH_ADD_KEYPTR(hh, s->head, n->s, strlen(n->s), n);
+}
+
+static void set_clear(cg_nameset *s) {
+    HASH_CLEAR(hh, s->head);
+}
+
+/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it. */
+static const char *set_unique(vw *v, cg_nameset *s, const char *base) {
+    const char *cand = ir_arena_strdup(v->a, base);
+    for (unsigned k = 2; set_has(s, cand); k++)
+        cand = ir_arena_printf(v->a, "%s_%u", base, k);
+    set_add(v, s, cand);
+    return cand;
+}
+
+static const char *const cg_keywords[] = {
+    "auto",       "break",     "case",           "char",
+    "const",      "continue",  "default",        "do",
+    "double",     "else",      "enum",           "extern",
+    "float",      "for",       "goto",           "if",
+    "inline",     "int",       "long",           "register",
+    "restrict",   "return",    "short",          "signed",
+    "sizeof",     "static",    "struct",         "switch",
+    "typedef",    "union",     "unsigned",       "void",
+    "volatile",   "while",     "_Alignas",       "_Alignof",
+    "_Atomic",    "_Bool",     "_Complex",       "_Generic",
+    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+    "bool",       "true",      "false",          "unused",
+};
+
+/* A struct field name for `name`: itself unless it is a C keyword (or a
+ * name the generated headers use), then name_. */
+static const char *field_base(vw *v, const char *name) {
+    for (size_t i = 0; i < sizeof cg_keywords / sizeof cg_keywords[0]; i++)
+        if (strcmp(name, cg_keywords[i]) == 0)
+            return ir_arena_printf(v->a, "%s_", name);
+    return name;
+}
+
+static char *upper(vw *v, const char *s) {
+    char *u = ir_arena_strdup(v->a, s);
+    for (char *p = u; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+    return u;
+}
+
+/* Names a kernel may not keep: C library functions (gcc knows many as
+ * built-ins with fixed types), names of the headers generated code
+ * includes, the runtime, and C's reserved forms. */
+static const char *const cg_reserved[] = {
+    "abort",     "abs",           "acos",      "acosf",
+    "acosh",     "alloca",        "asin",      "asinf",
+    "asinh",     "assert",        "atan",      "atan2",
+    "atan2f",    "atanf",         "atanh",     "atexit",
+    "atof",      "atoi",          "atol",      "bcmp",
+    "bcopy",     "bool",          "bsearch",   "bzero",
+    "calloc",    "cbrt",          "cbrtf",     "ceil",
+    "ceilf",     "clock",         "copysign",  "cos",
+    "cosf",      "cosh",          "coshf",     "div",
+    "erf",       "erfc",          "erfcf",     "erff",
+    "errno",     "exit",          "exp",       "exp2",
+    "exp2f",     "expf",          "expm1",     "expm1f",
+    "fabs",      "fabsf",         "false",     "fclose",
+    "fdim",      "feof",          "ferror",    "fflush",
+    "ffs",       "fgetc",         "fgets",     "floor",
+    "floorf",    "fma",           "fmaf",      "fmax",
+    "fmaxf",     "fmin",          "fminf",     "fmod",
+    "fmodf",     "fopen",         "fprintf",   "fputc",
+    "fputs",     "fread",         "free",      "frexp",
+    "fscanf",    "fseek",         "ftell",     "fwrite",
+    "getc",      "getchar",       "getenv",    "gets",
+    "hypot",     "hypotf",        "ilogb",     "index",
+    "int16_t",   "int32_t",       "int64_t",   "int8_t",
+    "intmax_t",  "intptr_t",      "isalnum",   "isalpha",
+    "isdigit",   "isfinite",      "isinf",     "islower",
+    "isnan",     "isspace",       "isupper",   "isxdigit",
+    "labs",      "ldexp",         "lgamma",    "llabs",
+    "llrint",    "llround",       "log",       "log10",
+    "log10f",    "log1p",         "log1pf",    "log2",
+    "log2f",     "logb",          "logf",      "lrint",
+    "lround",    "main",          "malloc",    "max_align_t",
+    "memchr",    "memcmp",        "memcpy",    "memmove",
+    "memset",    "modf",          "nan",       "nearbyint",
+    "nextafter", "offsetof",      "pow",       "powf",
+    "printf",    "ptrdiff_t",     "putc",      "putchar",
+    "puts",      "qsort",         "raise",     "rand",
+    "realloc",   "remainder",     "remove",    "rename",
+    "rindex",    "rint",          "round",     "roundf",
+    "scalbn",    "scanf",         "signal",    "signbit",
+    "sin",       "sinf",          "sinh",      "sinhf",
+    "size_t",    "snprintf",      "sprintf",   "sqrt",
+    "sqrtf",     "srand",         "sscanf",    "stderr",
+    "stdin",     "stdout",        "stpcpy",    "strcat",
+    "strchr",    "strcmp",        "strcpy",    "strcspn",
+    "strdup",    "strlen",        "strncat",   "strncmp",
+    "strncpy",   "strndup",       "strpbrk",   "strrchr",
+    "strspn",    "strstr",        "strtod",    "strtol",
+    "strtoul",   "system",        "tan",       "tanf",
+    "tanh",      "tanhf",         "tgamma",    "time",
+    "tolower",   "toupper",       "true",      "trunc",
+    "truncf",    "uint16_t",      "uint32_t",  "uint64_t",
+    "uint8_t",   "uintmax_t",     "uintptr_t", "vprintf",
+    "vsnprintf", "vsprintf",      "wchar_t",   "alloc_from_pool",
+    "dim3",      "static_assert", "NULL",
+};
+
+static bool kernel_name_reserved(const vw *v, const char *n) {
+    for (size_t i = 0; i < sizeof cg_reserved / sizeof cg_reserved[0]; i++)
+        if (strcmp(n, cg_reserved[i]) == 0)
+            return true;
+    if (strncmp(n, "pw_", 3) == 0 || strncmp(n, "PW_", 3) == 0 ||
+        strncmp(n, "__", 2) == 0 || (n[0] == '_' && n[1] >= 'A' && n[1] <= 'Z'))
+        return true;
+    if (strncmp(n, v->M, strlen(v->M)) == 0 && n[strlen(v->M)] == '_')
+        return true; /* the generated API's name space */
+    if (v->cuda && (strncmp(n, "cuda", 4) == 0 || strncmp(n, "cu", 2) == 0 ||
+                    strncmp(n, "CU", 2) == 0 || strncmp(n, "nccl", 4) == 0))
+        return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Small helpers. */
+
+static void verror(vw *v, ir_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void verror(vw *v, ir_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    v->errors++;
+    if (v->d) {
+        ir_diag_vreport(v->d, IR_SEV_ERROR, loc.line, loc.col, fmt, ap);
+    } else {
+        fprintf(stderr, "%s:%" PRIu32 ":%" PRIu32 ": error: ",
+                v->prog->filename ? v->prog->filename : "<input>", loc.line,
+                loc.col);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
+}
+
+static const char *ctype_of(ir_dtype t) {
+    switch (t) {
+    case IR_F64:
+        return "double";
+    case IR_F32:
+        return "float";
+    case IR_F16:
+    case IR_BF16:
+        return "uint16_t";
+    case IR_I64:
+        return "int64_t";
+    case IR_I32:
+        return "int32_t";
+    case IR_I16:
+        return "int16_t";
+    case IR_I8:
+        return "int8_t";
+    case IR_U8:
+        return "uint8_t";
+    case IR_BOOL:
+        return "bool";
+    default:
+        return "unsigned char";
+    }
+}
+
+static json_t *jstr(const char *s) {
+    return json_string(s ? s : "");
+}
+
+static json_t *ju64(uint64_t x) {
+    return json_integer((json_int_t)x);
+}
+
+static void set(json_t *o, const char *k, json_t *val) {
+    json_object_set_new(o, k, val);
+}
+
+static void sets(json_t *o, const char *k, const char *s) {
+    set(o, k, jstr(s));
+}
+
+/* Appends `s` to a C string literal body (or a comment when `comment`):
+ * escapes quotes, backslashes, '?' (trigraphs), control and non-ASCII
+ * bytes; in comments only breaks up "*" "/" pairs. */
+static void buf_escape(char **out, size_t *len, size_t *cap, const char *s,
+                       bool comment);
+
+static void buf_put(char **out, size_t *len, size_t *cap, const char *s,
+                    size_t n) {
+    if (*len + n + 1 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        while (nc < *len + n + 1)
+            nc *= 2;
+        char *nb = realloc(*out, nc);
+        if (!nb) {
+            fputs("planwrap: fatal: out of memory\n", stderr);
+            abort();
+        }
+        *out = nb;
+        *cap = nc;
+    }
+    memcpy(*out + *len, s, n);
+    *len += n;
+    (*out)[*len] = '\0';
+}
+
+static void buf_escape(char **out, size_t *len, size_t *cap, const char *s,
+                       bool comment) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char tmp[8];
+        unsigned char ch = *p;
+        if (ch == '\\')
+            buf_put(out, len, cap, "\\\\", 2);
+        else if (ch == '"')
+            buf_put(out, len, cap, "\\\"", 2);
+        else if (ch == '\n')
+            buf_put(out, len, cap, "\\n", 2);
+        else if (ch == '\t')
+            buf_put(out, len, cap, "\\t", 2);
+        else if (ch == '?')
+            buf_put(out, len, cap, "\\?", 2);
+        else if (ch == '*' && comment && p[1] == '/')
+            buf_put(out, len, cap, "*\\", 2);
+        else if (ch < 0x20 || ch >= 0x7f) {
+            snprintf(tmp, sizeof tmp, "\\%03o", (unsigned)ch);
+            buf_put(out, len, cap, tmp, 4);
+        } else
+            buf_put(out, len, cap, (const char *)p, 1);
+    }
+}
+
+static const char *c_string(vw *v, const char *s, bool comment) {
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    buf_put(&out, &len, &cap, "\"", 1);
+    buf_escape(&out, &len, &cap, s, comment);
+    buf_put(&out, &len, &cap, "\"", 1);
+    const char *r = ir_arena_strdup(v->a, out);
+    free(out);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statement text for comments (a one-line rendering of the IR). */
+
+static const char *type_text(vw *v, const ir_type *t) {
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    const char *n = ir_dtype_name(t->dtype);
+    buf_put(&out, &len, &cap, n, strlen(n));
+    buf_put(&out, &len, &cap, "[", 1);
+    for (uint32_t i = 0; i < t->ndim; i++) {
+        char tmp[32];
+        int k =
+            snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "", t->dims[i]);
+        buf_put(&out, &len, &cap, tmp, (size_t)k);
+    }
+    buf_put(&out, &len, &cap, "]", 1);
+    const char *r = ir_arena_strdup(v->a, out);
+    free(out);
+    return r;
+}
+
+static const char *stmt_text(vw *v, const ir_stmt *s) {
+    ir_arena *a = v->a;
+    switch (s->kind) {
+    case IR_INPUT:
+    case IR_CONST:
+    case IR_ALLOC:
+        return ir_arena_printf(a, "%s %s %s",
+                               s->kind == IR_INPUT   ? "input"
+                               : s->kind == IR_CONST ? "const"
+                                                     : "alloc",
+                               s->name.name, type_text(v, &s->type));
+    case IR_ALIAS: {
+        const char *t = s->has_type ? type_text(v, &s->type) : NULL;
+        if (s->has_offset)
+            return ir_arena_printf(a, "alias %s = %s%s%s offset=%" PRIu64,
+                                   s->name.name, s->old.name, t ? " " : "",
+                                   t ? t : "", s->offset);
+        return ir_arena_printf(a, "alias %s = %s%s%s", s->name.name,
+                               s->old.name, t ? " " : "", t ? t : "");
+    }
+    case IR_CALL: {
+        char *out = NULL;
+        size_t len = 0, cap = 0;
+        const char *pre = "call ";
+        buf_put(&out, &len, &cap, pre, strlen(pre));
+        buf_put(&out, &len, &cap, s->name.name, strlen(s->name.name));
+        buf_put(&out, &len, &cap, "(", 1);
+        for (uint32_t i = 0; i < s->nargs; i++) {
+            if (i)
+                buf_put(&out, &len, &cap, ", ", 2);
+            const ir_arg *g = &s->args[i];
+            if (g->kind == IR_ARG_STRING) {
+                buf_put(&out, &len, &cap, "\"", 1);
+                buf_escape(&out, &len, &cap, g->sval ? g->sval : "", true);
+                buf_put(&out, &len, &cap, "\"", 1);
+            } else {
+                buf_escape(&out, &len, &cap, g->text ? g->text : "", true);
+            }
+        }
+        buf_put(&out, &len, &cap, ")", 1);
+        if (s->has_stream) {
+            char tmp[40];
+            int k = snprintf(tmp, sizeof tmp, " stream=%" PRIu64, s->stream);
+            buf_put(&out, &len, &cap, tmp, (size_t)k);
+        }
+        const char *r = ir_arena_strdup(a, out);
+        free(out);
+        return r;
+    }
+    case IR_FREE:
+    case IR_OUTPUT: {
+        char *out = NULL;
+        size_t len = 0, cap = 0;
+        const char *kw = s->kind == IR_FREE ? "free" : "output";
+        buf_put(&out, &len, &cap, kw, strlen(kw));
+        for (uint32_t i = 0; i < s->nnames; i++) {
+            buf_put(&out, &len, &cap, " ", 1);
+            buf_put(&out, &len, &cap, s->names[i].name,
+                    strlen(s->names[i].name));
+        }
+        const char *r = ir_arena_strdup(a, out);
+        free(out);
+        return r;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Input hash: FNV-1a 64 of the canonical IR text (ir_print). */
+
+static uint64_t fnv1a(const char *s, size_t n) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3u;
+    }
+    return h;
+}
+
+static const char *input_hash(vw *v) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    uint64_t h = 0;
+    if (f) {
+        ir_print(f, v->prog);
+        fclose(f);
+        h = fnv1a(text ? text : "", text ? len : 0);
+    }
+    free(text);
+    return ir_arena_printf(v->a, "%016" PRIx64, h);
+}
+
+static const char *base_name(const char *path) {
+    if (!path)
+        return "<input>";
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* ------------------------------------------------------------------ */
+/* Naming. */
+
+static void name_kernels(vw *v) {
+    const ir_program *p = v->prog;
+    v->kname = ir_arena_array(v->a, p->nkernels, sizeof *v->kname);
+    /* Kernel names that stay are taken first, so renamed ones and every
+     * generated identifier avoid them. */
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        if (!kernel_name_reserved(v, p->kernels[k].name)) {
+            v->kname[k] = p->kernels[k].name;
+            set_add(v, &v->ids, v->kname[k]);
+        }
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        if (!v->kname[k])
+            v->kname[k] = set_unique(
+                v, &v->ids,
+                ir_arena_printf(v->a, "%s_k_%s", v->M, p->kernels[k].name));
+}
+
+static void name_fixed(vw *v) {
+    /* API names are fixed by the contract; kernels were renamed away. */
+    static const char *const api[] = {
+        "inputs",     "consts", "outputs", "pools", "run",
+        "run_static", "ctx",    "init",    "fini",
+    };
+    for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
+        set_add(v, &v->ids, ir_arena_printf(v->a, "%s_%s", v->M, api[i]));
+    static const char *const rt[] = {"alloc_from_pool", "pw_pool", "pw_rt_fail",
+                                     "pw_comm_alloc", "pw_comm_free"};
+    for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++)
+        set_add(v, &v->ids, rt[i]);
+    v->p_in = set_unique(v, &v->ids, "in");
+    v->p_c = set_unique(v, &v->ids, "c");
+    v->p_out = set_unique(v, &v->ids, "out");
+    v->p_p = set_unique(v, &v->ids, "p");
+    v->p_ctx = set_unique(v, &v->ids, "ctx");
+    v->p_stream = set_unique(v, &v->ids, "stream");
+    v->rc = set_unique(v, &v->ids, "rc");
+    v->pools_var = set_unique(v, &v->ids, "pools");
+    v->copy_fn =
+        set_unique(v, &v->ids, ir_arena_printf(v->a, "%s_copy_bytes", v->M));
+    v->check_macro =
+        set_unique(v, &v->ids, ir_arena_printf(v->a, "%s_CHECK", v->M));
+}
+
+/* ------------------------------------------------------------------ */
+/* Pools and storages. */
+
+static int32_t output_value_at(const vw *v, uint32_t i) {
+    const ir_program *p = v->prog;
+    return p->stmts[p->output_stmt].name_values[i];
+}
+
+static void plan_pools(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    uint32_t ns = pl->nstorages;
+    v->spool = ir_arena_array(v->a, ns + 1, sizeof *v->spool);
+    v->home_value = ir_arena_array(v->a, ns + 1, sizeof *v->home_value);
+    v->salign = ir_arena_array(v->a, ns + 1, sizeof *v->salign);
+    for (uint32_t s = 0; s < ns; s++) {
+        v->home_value[s] = -1;
+        v->spool[s] = pl->storages[s].pool;
+    }
+    /* Caller-owned outputs: the first output naming the whole storage. */
+    if (p->output_stmt >= 0) {
+        const ir_stmt *os = &p->stmts[p->output_stmt];
+        for (uint32_t i = 0; i < os->nnames; i++) {
+            int32_t val = output_value_at(v, i);
+            if (val < 0)
+                continue;
+            int32_t s = pl->storage_of_value[val];
+            if (s < 0 || pl->storages[s].pool >= 0 || v->home_value[s] >= 0)
+                continue;
+            const ir_value *iv = &p->values[val];
+            if (iv->byte_offset == 0 && iv->bytes == pl->storages[s].size)
+                v->home_value[s] = val;
+        }
+    }
+    uint32_t nsyn = 0;
+    for (uint32_t s = 0; s < ns; s++)
+        if (v->spool[s] < 0 && v->home_value[s] < 0)
+            nsyn++;
+    uint32_t np = pl->npools + nsyn;
+    v->npools = np;
+    v->pool_name = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_local = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_upper = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_size = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_align = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_plan = ir_arena_array(v->a, np + 1, sizeof(int32_t));
+    v->pool_storage = ir_arena_array(v->a, np + 1, sizeof(int32_t));
+    cg_nameset fields = {NULL}, stems = {NULL};
+    for (uint32_t i = 0; i < pl->npools; i++) {
+        const plan_pool *pp = &pl->pools[i];
+        v->pool_name[i] = set_unique(v, &fields, field_base(v, pp->name));
+        v->pool_size[i] = pp->size;
+        v->pool_align[i] = pp->align ? pp->align : 1;
+        v->pool_plan[i] = (int32_t)i;
+        v->pool_storage[i] = -1;
+    }
+    uint64_t dalign = pl->opts.align ? pl->opts.align : (v->cuda ? 256 : 64);
+    uint32_t k = pl->npools;
+    for (uint32_t s = 0; s < ns; s++) {
+        if (v->spool[s] >= 0 || v->home_value[s] >= 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        v->pool_name[k] = set_unique(v, &fields, field_base(v, iv->name));
+        v->pool_size[k] = st->size;
+        uint64_t al = iv->align > dalign ? iv->align : dalign;
+        v->pool_align[k] = al;
+        v->pool_plan[k] = -1;
+        v->pool_storage[k] = (int32_t)s;
+        v->spool[s] = (int32_t)k;
+        k++;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        v->pool_upper[i] = set_unique(v, &stems, upper(v, v->pool_name[i]));
+        v->pool_local[i] = set_unique(
+            v, &v->ids, ir_arena_printf(v->a, "pool_%s", v->pool_name[i]));
+    }
+    set_clear(&fields);
+    set_clear(&stems);
+
+    v->off_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    v->size_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    v->align_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    cg_nameset bufs = {NULL};
+    for (uint32_t s = 0; s < ns; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        const char *stem = set_unique(v, &bufs, upper(v, iv->name));
+        v->off_macro[s] = ir_arena_printf(v->a, "%s_BUF_%s_OFFSET", v->M, stem);
+        v->size_macro[s] = ir_arena_printf(v->a, "%s_BUF_%s_SIZE", v->M, stem);
+        v->align_macro[s] =
+            ir_arena_printf(v->a, "%s_BUF_%s_ALIGN", v->M, stem);
+        uint64_t pa = v->pool_align[v->spool[s]];
+        v->salign[s] = iv->align > pa ? iv->align : pa;
+    }
+    set_clear(&bufs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels: parameter types from signatures and call sites. */
+
+enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
+
+static void plan_kernels(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t nk = p->nkernels;
+    v->knparams = ir_arena_array(v->a, nk + 1, sizeof(uint32_t));
+    v->kptype = ir_arena_array(v->a, nk + 1, sizeof(char **));
+    v->kconst = ir_arena_array(v->a, nk + 1, sizeof(bool *));
+    v->kvoid = ir_arena_array(v->a, nk + 1, sizeof(bool *));
+    v->kernel_of_stmt = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        v->kernel_of_stmt[i] = -1;
+    /* map calls to kernels by name (kernels are few; linear per name via
+     * a temporary hash keyed by name) */
+    typedef struct kn {
+        const char *name;
+        uint32_t k;
+        UT_hash_handle hh;
+    } kn;
+    kn *map = NULL;
+    for (uint32_t k = 0; k < nk; k++) {
+        kn *e = ir_arena_alloc(v->a, sizeof *e);
+        e->name = p->kernels[k].name;
+        e->k = k;
+        HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
+        const ir_kernel *kk = &p->kernels[k];
+        uint32_t n = kk->sig_stmt >= 0 ? p->stmts[kk->sig_stmt].nmodes
+                                       : p->stmts[kk->first_call].nargs;
+        v->knparams[k] = n;
+    }
+    uint32_t **kinds = ir_arena_array(v->a, nk + 1, sizeof(uint32_t *));
+    int32_t **dt = ir_arena_array(v->a, nk + 1, sizeof(int32_t *));
+    for (uint32_t k = 0; k < nk; k++) {
+        kinds[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(uint32_t));
+        dt[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(int32_t));
+        for (uint32_t j = 0; j < v->knparams[k]; j++)
+            dt[k][j] = -1;
+    }
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind != IR_CALL)
+            continue;
+        kn *e = NULL;
+        HASH_FIND_STR(map, s->name.name, e);
+        if (!e)
+            continue;
+        v->kernel_of_stmt[i] = (int32_t)e->k;
+        if (s->nargs != v->knparams[e->k]) {
+            verror(v, s->loc,
+                   "kernel '%s' is called with %" PRIu32
+                   " arguments here and %" PRIu32 " elsewhere",
+                   s->name.name, s->nargs, v->knparams[e->k]);
+            continue;
+        }
+        for (uint32_t j = 0; j < s->nargs; j++) {
+            const ir_arg *g = &s->args[j];
+            uint32_t kind = g->kind == IR_ARG_BUFFER  ? K_BUF
+                            : g->kind == IR_ARG_INT   ? K_INT
+                            : g->kind == IR_ARG_FLOAT ? K_FLOAT
+                                                      : K_STR;
+            uint32_t prev = kinds[e->k][j];
+            uint32_t all = prev | kind;
+            bool bad = ((all & K_BUF) && (all & ~(uint32_t)K_BUF)) ||
+                       ((all & K_STR) && (all & ~(uint32_t)K_STR));
+            if (bad && !((prev | kind) == prev)) {
+                verror(v, g->loc,
+                       "argument %" PRIu32 " of kernel '%s' has different "
+                       "kinds at different calls (buffer, number, string)",
+                       j + 1, s->name.name);
+                continue;
+            }
+            kinds[e->k][j] = all;
+            if (kind == K_BUF && g->value >= 0) {
+                int32_t d = (int32_t)p->values[g->value].dtype;
+                if (dt[e->k][j] == -1)
+                    dt[e->k][j] = d;
+                else if (dt[e->k][j] != d)
+                    dt[e->k][j] = -2; /* disagree: void * */
+            }
+        }
+    }
+    HASH_CLEAR(hh, map);
+    for (uint32_t k = 0; k < nk; k++) {
+        const ir_kernel *kk = &p->kernels[k];
+        uint32_t n = v->knparams[k];
+        v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));
+        v->kconst[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
+        v->kvoid[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
+        for (uint32_t j = 0; j < n; j++) {
+            ir_mode m = IR_MODE_INOUT;
+            if (kk->sig_stmt >= 0)
+                m = p->stmts[kk->sig_stmt].modes[j];
+            uint32_t kind = kinds[k][j];
+            if (kind & K_BUF || (kind == K_NONE && m != IR_MODE_SCALAR)) {
+                bool c = m == IR_MODE_IN;
+                bool vd = dt[k][j] < 0;
+                const char *t = vd ? "void" : ctype_of((ir_dtype)dt[k][j]);
+                v->kconst[k][j] = c;
+                v->kvoid[k][j] = vd;
+                v->kptype[k][j] =
+                    ir_arena_printf(v->a, "%s%s *", c ? "const " : "", t);
+            } else if (kind & K_STR) {
+                v->kptype[k][j] = "const char *";
+            } else if (kind & K_FLOAT) {
+                v->kptype[k][j] = "double";
+            } else {
+                v->kptype[k][j] = "int64_t";
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Values: locals and their declarations. */
+
+static const char *ptr_type(const vw *v, int32_t val) {
+    const ir_value *iv = &v->prog->values[val];
+    return ir_arena_printf(v->a, "%s%s *", v->is_const[val] ? "const " : "",
+                           ctype_of(iv->dtype));
+}
+
+static const char *decl_of(const vw *v, int32_t val) {
+    return ir_arena_printf(v->a, "%s%s", ptr_type(v, val), v->local[val]);
+}
+
+static void plan_values(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t nv = p->nvalues;
+    v->local = ir_arena_array(v->a, nv + 1, sizeof(char *));
+    v->used = ir_arena_array(v->a, nv + 1, sizeof(bool));
+    v->is_const = ir_arena_array(v->a, nv + 1, sizeof(bool));
+    for (uint32_t i = 0; i < nv; i++) {
+        const ir_value *iv = &p->values[i];
+        v->local[i] =
+            set_unique(v, &v->ids, ir_arena_printf(v->a, "b_%s", iv->name));
+        const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
+        v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
+    }
+    /* A local is used when a call, an alias or an output copy reads it. */
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind == IR_CALL) {
+            for (uint32_t j = 0; j < s->nargs; j++)
+                if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
+                    v->used[s->args[j].value] = true;
+        }
+    }
+    for (uint32_t i = 0; i < nv; i++) {
+        const ir_value *iv = &p->values[i];
+        if (iv->kind == IR_VAL_ALIAS && iv->root >= 0)
+            v->used[iv->root] = true;
+    }
+}
+
+/* The expression of an alias: its root's local, offset and cast. */
+static const char *alias_expr(const vw *v, int32_t val) {
+    const ir_value *iv = &v->prog->values[val];
+    int32_t r = iv->root;
+    const ir_value *rv = &v->prog->values[r];
+    bool c = v->is_const[val];
+    if (iv->byte_offset == 0 && iv->dtype == rv->dtype)
+        return v->local[r];
+    if (iv->byte_offset == 0)
+        return ir_arena_printf(v->a, "(%s)(%svoid *)%s", ptr_type(v, val),
+                               c ? "const " : "", v->local[r]);
+    return ir_arena_printf(
+        v->a, "(%s)(%svoid *)((%sunsigned char *)%s + %" PRIu64 ")",
+        ptr_type(v, val), c ? "const " : "", c ? "const " : "", v->local[r],
+        iv->byte_offset);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON sections. */
+
+static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
+    const ir_program *p = v->prog;
+    uint32_t a = start < p->nstmts ? p->stmts[start].loc.line : 0;
+    uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
+    return ir_arena_printf(v->a, "%" PRIu32 "-%" PRIu32, a, b);
+}
+
+static json_t *pools_json(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < v->npools; i++) {
+        json_t *o = json_object();
+        int32_t pi = v->pool_plan[i];
+        const plan_pool *pp = pi >= 0 ? &pl->pools[pi] : NULL;
+        sets(o, "name", v->pool_name[i]);
+        sets(o, "field", v->pool_name[i]);
+        sets(o, "local", v->pool_local[i]);
+        const char *U = v->pool_upper[i];
+        sets(o, "size_macro",
+             ir_arena_printf(v->a, "%s_POOL_%s_SIZE", v->M, U));
+        sets(o, "align_macro",
+             ir_arena_printf(v->a, "%s_POOL_%s_ALIGN", v->M, U));
+        sets(o, "attr_macro",
+             ir_arena_printf(v->a, "%s_POOL_%s_ATTR", v->M, U));
+        sets(o, "static_name",
+             ir_arena_printf(v->a, "%s_pool_%s", v->M, v->pool_name[i]));
+        set(o, "size", ju64(v->pool_size[i]));
+        set(o, "align", ju64(v->pool_align[i]));
+        set(o, "lower_bound", ju64(pp ? pp->lower_bound : v->pool_size[i]));
+        set(o, "naive_size", ju64(pp ? pp->naive_size : v->pool_size[i]));
+        set(o, "has_capacity", json_boolean(pp && pp->has_capacity));
+        set(o, "capacity",
+            pp && pp->has_capacity ? ju64(pp->capacity) : json_null());
+        char dev[24];
+        ir_device d =
+            pp ? pp->device
+               : p->values[pl->storages[v->pool_storage[i]].value].device;
+        sets(o, "device", ir_device_str(d, dev, sizeof dev));
+        const char *space =
+            pp ? pp->space
+               : p->values[pl->storages[v->pool_storage[i]].value].space;
+        set(o, "space", space ? jstr(space) : json_null());
+        const char *comm = pp ? pp->comm : NULL;
+        const char *group = pp ? pp->group : NULL;
+        set(o, "is_comm", json_boolean(comm != NULL));
+        set(o, "comm", comm ? jstr(comm) : json_null());
+        set(o, "group", group ? jstr(group) : json_null());
+        sets(o, "comm_str", comm ? c_string(v, comm, false) : "NULL");
+        sets(o, "group_str", group ? c_string(v, group, false) : "NULL");
+        set(o, "outputs", json_boolean(pp && pp->outputs));
+        set(o, "synthetic", json_boolean(pp == NULL));
+        sets(o, "name_str", c_string(v, v->pool_name[i], false));
+
+        /* the comment table */
+        size_t wname = strlen("buffer"), woff = strlen("offset"),
+               wsize = strlen("size");
+        json_t *rows = json_array();
+        uint32_t cnt = 0;
+        for (uint32_t s = 0; s < pl->nstorages; s++) {
+            if (v->spool[s] != (int32_t)i)
+                continue;
+            const plan_storage *st = &pl->storages[s];
+            size_t n = strlen(p->values[st->value].name);
+            char tmp[32];
+            size_t lo =
+                (size_t)snprintf(tmp, sizeof tmp, "%" PRIu64, st->offset);
+            size_t ls = (size_t)snprintf(tmp, sizeof tmp, "%" PRIu64, st->size);
+            wname = n > wname ? n : wname;
+            woff = lo > woff ? lo : woff;
+            wsize = ls > wsize ? ls : wsize;
+            cnt++;
+        }
+        sets(o, "table_header",
+             ir_arena_printf(v->a, "%-*s %*s %*s  live (IR lines)", (int)wname,
+                             "buffer", (int)woff, "offset", (int)wsize,
+                             "size"));
+        json_t *bufs = json_array();
+        for (uint32_t s = 0; s < pl->nstorages; s++) {
+            if (v->spool[s] != (int32_t)i)
+                continue;
+            const plan_storage *st = &pl->storages[s];
+            const char *nm = p->values[st->value].name;
+            const char *live = live_text(v, st->start, st->end);
+            json_t *r = json_object();
+            sets(r, "row",
+                 ir_arena_printf(v->a, "%-*s %*" PRIu64 " %*" PRIu64 "  %s",
+                                 (int)wname, nm, (int)woff, st->offset,
+                                 (int)wsize, st->size, live));
+            json_array_append_new(rows, r);
+            json_t *b = json_object();
+            sets(b, "name", nm);
+            set(b, "offset", ju64(st->offset));
+            set(b, "size", ju64(st->size));
+            sets(b, "live", live);
+            json_array_append_new(bufs, b);
+        }
+        set(o, "table", rows);
+        set(o, "buffers", bufs);
+        set(o, "nbuffers", json_integer(cnt));
+        set(o, "last", json_boolean(i + 1 == v->npools));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *buffers_json(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        if (v->spool[s] >= 0)
+            n++;
+    uint32_t k = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        int32_t pi = v->spool[s];
+        json_t *o = json_object();
+        sets(o, "name", iv->name);
+        sets(o, "local", v->local[st->value]);
+        sets(o, "dtype", ir_dtype_name(iv->dtype));
+        sets(o, "ctype", ctype_of(iv->dtype));
+        sets(o, "pool", v->pool_name[pi]);
+        sets(o, "pool_local", v->pool_local[pi]);
+        sets(o, "pool_size_macro",
+             ir_arena_printf(v->a, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]));
+        set(o, "offset", ju64(st->offset));
+        set(o, "size", ju64(st->size));
+        set(o, "align", ju64(v->salign[s]));
+        sets(o, "offset_macro", v->off_macro[s]);
+        sets(o, "size_macro", v->size_macro[s]);
+        sets(o, "align_macro", v->align_macro[s]);
+        sets(o, "assert_id",
+             ir_arena_printf(v->a, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+        set(o, "start", json_integer(st->start));
+        set(o, "end", json_integer(st->end));
+        sets(o, "live", live_text(v, st->start, st->end));
+        set(o, "is_output", json_boolean(st->is_output));
+        set(o, "last", json_boolean(k + 1 == n));
+        json_array_append_new(arr, o);
+        k++;
+    }
+    return arr;
+}
+
+/* inputs, consts or outputs */
+static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    cg_nameset fields = {NULL}, stems = {NULL};
+    if (kind == IR_OUTPUT) {
+        if (p->output_stmt >= 0) {
+            const ir_stmt *os = &p->stmts[p->output_stmt];
+            for (uint32_t i = 0; i < os->nnames; i++) {
+                int32_t val = output_value_at(v, i);
+                const ir_value *iv = &p->values[val];
+                json_t *o = json_object();
+                sets(o, "name", iv->name);
+                sets(o, "field",
+                     set_unique(v, &fields, field_base(v, iv->name)));
+                sets(o, "ctype", ctype_of(iv->dtype));
+                sets(o, "dtype", ir_dtype_name(iv->dtype));
+                sets(
+                    o, "size_macro",
+                    ir_arena_printf(v->a, "%s_%s_%s_SIZE", v->M, macro_kind,
+                                    set_unique(v, &stems, upper(v, iv->name))));
+                set(o, "bytes", ju64(iv->bytes));
+                set(o, "copied", json_boolean(v->out_copy[i]));
+                set(o, "last", json_boolean(i + 1 == os->nnames));
+                json_array_append_new(arr, o);
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < p->nstmts; i++) {
+            const ir_stmt *s = &p->stmts[i];
+            if (s->kind != kind || s->value < 0)
+                continue;
+            const ir_value *iv = &p->values[s->value];
+            json_t *o = json_object();
+            sets(o, "name", iv->name);
+            sets(o, "field", set_unique(v, &fields, field_base(v, iv->name)));
+            sets(o, "ctype", ctype_of(iv->dtype));
+            sets(o, "dtype", ir_dtype_name(iv->dtype));
+            sets(o, "size_macro",
+                 ir_arena_printf(v->a, "%s_%s_%s_SIZE", v->M, macro_kind,
+                                 set_unique(v, &stems, upper(v, iv->name))));
+            set(o, "bytes", ju64(iv->bytes));
+            json_array_append_new(arr, o);
+        }
+        size_t n = json_array_size(arr);
+        for (size_t i = 0; i < n; i++)
+            set(json_array_get(arr, i), "last", json_boolean(i + 1 == n));
+    }
+    set_clear(&fields);
+    set_clear(&stems);
+    return arr;
+}
+
+static json_t *kernels_json(vw *v) {
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        json_t *o = json_object();
+        sets(o, "name", p->kernels[k].name);
+        sets(o, "c_name", v->kname[k]);
+        set(o, "renamed",
+            json_boolean(strcmp(v->kname[k], p->kernels[k].name) != 0));
+        set(o, "has_signature", json_boolean(p->kernels[k].sig_stmt >= 0));
+        sets(o, "return", v->kernel_status ? "int" : "void");
+        json_t *params = json_array();
+        char *decl = NULL;
+        size_t len = 0, cap = 0;
+        buf_put(&decl, &len, &cap, "", 0);
+        uint32_t n = v->knparams[k];
+        for (uint32_t j = 0; j < n; j++) {
+            json_t *q = json_object();
+            ir_mode m = IR_MODE_INOUT;
+            if (p->kernels[k].sig_stmt >= 0)
+                m = p->stmts[p->kernels[k].sig_stmt].modes[j];
+            sets(q, "ctype", v->kptype[k][j]);
+            sets(q, "mode",
+                 m == IR_MODE_IN      ? "in"
+                 : m == IR_MODE_OUT   ? "out"
+                 : m == IR_MODE_INOUT ? "inout"
+                                      : "scalar");
+            set(q, "last", json_boolean(j + 1 == n));
+            json_array_append_new(params, q);
+            if (j)
+                buf_put(&decl, &len, &cap, ", ", 2);
+            buf_put(&decl, &len, &cap, v->kptype[k][j],
+                    strlen(v->kptype[k][j]));
+        }
+        set(o, "params", params);
+        set(o, "nparams", json_integer(n));
+        sets(o, "params_decl", n ? decl : "void");
+        sets(o, "params_decl_stream",
+             ir_arena_printf(v->a, "%s%scudaStream_t", decl, n ? ", " : ""));
+        free(decl);
+        set(o, "last", json_boolean(k + 1 == p->nkernels));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements and events. */
+
+static const char *const cg_event_kinds[] = {
+    "bind", "reuse", "alloc", "alloc_output", "alias",
+    "call", "del",   "death", "output",       "wait",
+};
+
+/* An event: one object member per kind, false except `kind` (so that a
+ * strict template may test any kind). */
+static json_t *event(const char *kind) {
+    json_t *e = json_object();
+    for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
+         i++)
+        set(e, cg_event_kinds[i], json_false());
+    set(e, kind, json_object());
+    sets(e, "kind", kind);
+    return e;
+}
+
+static json_t *ev_body(json_t *e, const char *kind) {
+    json_t *b = json_object_get(e, kind);
+    return json_is_object(b) ? b : NULL;
+}
+
+typedef struct stream_state {
+    /* per storage (or per value for caller memory): stream last used on,
+     * -1 = the caller's stream, -2 = untouched */
+    int64_t *last;
+    uint32_t nevents;
+    /* streams used, sorted ascending (dense flags up to max) */
+} stream_state;
+
+static const char *stream_expr(const vw *v, int64_t st) {
+    if (st < 0)
+        return v->p_stream;
+    return ir_arena_printf(v->a, "%s->stream_%" PRId64, v->p_ctx, st);
+}
+
+static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
+                          json_t *events) {
+    const ir_program *p = v->prog;
+    int32_t k = v->kernel_of_stmt[s->index];
+    json_t *e = event("call");
+    json_t *b = ev_body(e, "call");
+    sets(b, "kernel", s->name.name);
+    sets(b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    set(b, "status", json_boolean(v->kernel_status));
+    set(b, "has_stream", json_boolean(s->has_stream));
+    set(b, "stream", s->has_stream ? ju64(s->stream) : json_null());
+    int64_t my = s->has_stream ? (int64_t)s->stream : -1;
+    const char *sx = stream_expr(v, my);
+    sets(b, "stream_expr", sx);
+
+    char *args = NULL;
+    size_t len = 0, cap = 0;
+    buf_put(&args, &len, &cap, "", 0);
+    json_t *arr = json_array();
+    bool ok = k >= 0 && s->nargs == v->knparams[k];
+    for (uint32_t j = 0; j < s->nargs; j++) {
+        const ir_arg *g = &s->args[j];
+        json_t *q = json_object();
+        const char *ex = g->text ? g->text : "";
+        const char *ptype = ok ? v->kptype[k][j] : "";
+        ir_mode m = IR_MODE_INOUT;
+        if (k >= 0 && p->kernels[k].sig_stmt >= 0 && ok)
+            m = p->stmts[p->kernels[k].sig_stmt].modes[j];
+        if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
+            int32_t val = g->value;
+            const ir_value *iv = &p->values[val];
+            ex = v->local[val];
+            if (ok && v->is_const[val] && !v->kconst[k][j])
+                ex = ir_arena_printf(v->a, "(%s)%s", ptype, ex);
+            sets(q, "kind", "buffer");
+            sets(q, "buffer", iv->name);
+            sets(q, "dtype", ir_dtype_name(iv->dtype));
+            set(q, "bytes", ju64(iv->bytes));
+            set(q, "elements", ju64(iv->elements));
+            /* cross-stream ordering (CUDA) */
+            int32_t sid = v->pl->storage_of_value[val];
+            int32_t key = sid >= 0 ? sid
+                                   : (int32_t)v->pl->nstorages +
+                                         (iv->root >= 0 ? iv->root : val);
+            int64_t prev = ss->last[key];
+            if (prev != -2 && prev != my) {
+                json_t *w = event("wait");
+                json_t *wb = ev_body(w, "wait");
+                sets(wb, "event",
+                     ir_arena_printf(v->a, "%s->events[%" PRIu32 "]", v->p_ctx,
+                                     ss->nevents));
+                set(wb, "index", json_integer(ss->nevents));
+                sets(wb, "from", stream_expr(v, prev));
+                sets(wb, "to", sx);
+                sets(wb, "buffer", iv->name);
+                json_array_append_new(events, w);
+                ss->nevents++;
+                /* every storage last used on `prev` is now ordered too */
+            }
+            ss->last[key] = my;
+        } else if (g->kind == IR_ARG_STRING) {
+            ex = c_string(v, g->sval ? g->sval : "", false);
+            sets(q, "kind", "string");
+        } else if (g->kind == IR_ARG_INT) {
+            sets(q, "kind", "int");
+        } else {
+            sets(q, "kind", "float");
+        }
+        sets(q, "expr", ex);
+        sets(q, "ctype", ptype);
+        sets(q, "mode",
+             g->kind != IR_ARG_BUFFER ? "scalar"
+             : m == IR_MODE_IN        ? "in"
+             : m == IR_MODE_OUT       ? "out"
+                                      : "inout");
+        set(q, "last", json_boolean(j + 1 == s->nargs));
+        json_array_append_new(arr, q);
+        if (j)
+            buf_put(&args, &len, &cap, ", ", 2);
+        buf_put(&args, &len, &cap, ex, strlen(ex));
+    }
+    set(b, "args", arr);
+    sets(b, "args_text", args);
+    const char *cn = k >= 0 ? v->kname[k] : s->name.name;
+    sets(b, "expr", ir_arena_printf(v->a, "%s(%s)", cn, args));
+    sets(b, "expr_stream",
+         ir_arena_printf(v->a, "%s(%s%s%s)", cn, args, s->nargs ? ", " : "",
+                         sx));
+    free(args);
+    return e;
+}
+
+static void death_event(vw *v, json_t *events, int32_t s) {
+    const plan_storage *st = &v->pl->storages[s];
+    int32_t pi = v->spool[s];
+    if (pi < 0)
+        return;
+    json_t *e = event("death");
+    json_t *b = ev_body(e, "death");
+    const char *nm = v->prog->values[st->value].name;
+    sets(b, "name", nm);
+    sets(b, "name_str", c_string(v, nm, false));
+    sets(b, "pool_local", v->pool_local[pi]);
+    sets(b, "offset_macro", v->off_macro[s]);
+    sets(b, "size_macro", v->size_macro[s]);
+    json_array_append_new(events, e);
+}
+
+static json_t *statements_json(vw *v) {
+    const ir_program *p = v->prog;
+    const plan *pl = v->pl;
+    json_t *arr = json_array();
+    stream_state ss = {NULL, 0};
+    uint32_t nkeys = pl->nstorages + p->nvalues;
+    ss.last = ir_arena_array(v->a, nkeys + 1, sizeof(int64_t));
+    for (uint32_t i = 0; i < nkeys; i++)
+        ss.last[i] = -2;
+    /* deaths by statement */
+    int32_t *death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    int32_t *death_next =
+        ir_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        death_head[i] = -1;
+    for (uint32_t s = pl->nstorages; s-- > 0;) {
+        int32_t at = pl->storages[s].dies_at;
+        death_next[s] = -1;
+        if (at >= 0 && (uint32_t)at < p->nstmts) {
+            death_next[s] = death_head[at];
+            death_head[at] = (int32_t)s;
+        }
+    }
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        json_t *o = json_object();
+        json_t *events = json_array();
+        set(o, "index", json_integer(i));
+        set(o, "line", json_integer(s->loc.line));
+        const char *txt = stmt_text(v, s);
+        set(o, "emit", json_boolean(txt != NULL));
+        sets(o, "ir", txt ? txt : "");
+        sets(o, "comment",
+             txt ? ir_arena_printf(v->a, "/* line %" PRIu32 ": %s */",
+                                   s->loc.line, txt)
+                 : "");
+        switch (s->kind) {
+        case IR_INPUT:
+        case IR_CONST: {
+            if (s->value < 0)
+                break;
+            json_t *e = event("bind");
+            json_t *b = ev_body(e, "bind");
+            sets(b, "name", p->values[s->value].name);
+            sets(b, "local", v->local[s->value]);
+            sets(b, "decl", decl_of(v, s->value));
+            /* the struct field: find it by position among inputs/consts */
+            sets(b, "expr", "");
+            set(b, "unused", json_boolean(!v->used[s->value]));
+            json_array_append_new(events, e);
+            break;
+        }
+        case IR_ALLOC: {
+            int32_t val = s->value;
+            if (val < 0)
+                break;
+            int32_t sid = pl->storage_of_value[val];
+            if (sid < 0)
+                break;
+            const plan_storage *st = &pl->storages[sid];
+            if (v->spool[sid] < 0) {
+                json_t *e = event("alloc_output");
+                json_t *b = ev_body(e, "alloc_output");
+                int32_t hv = v->home_value[sid];
+                sets(b, "name", p->values[val].name);
+                sets(b, "output", p->values[hv].name);
+                sets(b, "local", v->local[val]);
+                sets(b, "decl", decl_of(v, val));
+                sets(b, "ptr_type", ptr_type(v, val));
+                sets(b, "field", ""); /* filled in later */
+                set(b, "same_type",
+                    json_boolean(p->values[hv].dtype == p->values[val].dtype));
+                set(b, "unused", json_boolean(!v->used[val]));
+                set(b, "home_value", json_integer(hv));
+                json_array_append_new(events, e);
+                break;
+            }
+            int32_t pi = v->spool[sid];
+            if (st->reuse_of >= 0) {
+                const plan_storage *old = &pl->storages[st->reuse_of];
+                json_t *e = event("reuse");
+                json_t *b = ev_body(e, "reuse");
+                const char *nn = p->values[val].name;
+                const char *on = p->values[old->value].name;
+                sets(b, "new", nn);
+                sets(b, "old", on);
+                sets(b, "pool", v->pool_name[pi]);
+                set(b, "offset", ju64(st->offset));
+                sets(b, "comment",
+                     ir_arena_printf(v->a,
+                                     "/* reuse: %s takes %s's bytes at "
+                                     "%s+%" PRIu64 " */",
+                                     nn, on, v->pool_name[pi], st->offset));
+                json_array_append_new(events, e);
+            }
+            json_t *e = event("alloc");
+            json_t *b = ev_body(e, "alloc");
+            sets(b, "name", p->values[val].name);
+            sets(b, "name_str", c_string(v, p->values[val].name, false));
+            sets(b, "local", v->local[val]);
+            sets(b, "decl", decl_of(v, val));
+            sets(b, "ptr_type", ptr_type(v, val));
+            sets(b, "pool", v->pool_name[pi]);
+            sets(b, "pool_local", v->pool_local[pi]);
+            sets(b, "offset_macro", v->off_macro[sid]);
+            sets(b, "size_macro", v->size_macro[sid]);
+            set(b, "offset", ju64(st->offset));
+            set(b, "size", ju64(st->size));
+            set(b, "unused", json_boolean(!v->used[val]));
+            json_array_append_new(events, e);
+            break;
+        }
+        case IR_ALIAS: {
+            int32_t val = s->value;
+            if (val < 0)
+                break;
+            json_t *e = event("alias");
+            json_t *b = ev_body(e, "alias");
+            sets(b, "new", s->name.name);
+            sets(b, "old", s->old.name);
+            sets(b, "comment",
+                 ir_arena_printf(v->a, "/* alias: %s = %s */", s->name.name,
+                                 s->old.name));
+            sets(b, "local", v->local[val]);
+            sets(b, "decl", decl_of(v, val));
+            sets(b, "expr", alias_expr(v, val));
+            set(b, "unused", json_boolean(!v->used[val]));
+            json_array_append_new(events, e);
+            break;
+        }
+        case IR_CALL:
+            json_array_append_new(events, call_event(v, s, &ss, events));
+            break;
+        case IR_FREE:
+            for (uint32_t j = 0; j < s->nnames; j++) {
+                json_t *e = event("del");
+                json_t *b = ev_body(e, "del");
+                sets(b, "name", s->names[j].name);
+                sets(b, "comment",
+                     ir_arena_printf(v->a, "/* del %s */", s->names[j].name));
+                json_array_append_new(events, e);
+            }
+            break;
+        case IR_OUTPUT:
+            for (uint32_t j = 0; j < s->nnames; j++) {
+                int32_t val = output_value_at(v, j);
+                json_t *e = event("output");
+                json_t *b = ev_body(e, "output");
+                sets(b, "name", s->names[j].name);
+                sets(b, "src", v->local[val]);
+                set(b, "copied", json_boolean(v->out_copy[j]));
+                sets(b, "dst", ""); /* filled in later */
+                sets(b, "size_macro", "");
+                json_array_append_new(events, e);
+            }
+            break;
+        default:
+            break;
+        }
+        for (int32_t d = death_head[i]; d >= 0; d = death_next[d])
+            death_event(v, events, d);
+        set(o, "events", events);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* Fills the struct-field expressions of bind/alloc_output/output events
+ * once the field names are known. */
+static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
+                        json_t *outputs) {
+    const ir_program *p = v->prog;
+    size_t ii = 0, ci = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        json_t *events = json_object_get(json_array_get(stmts, i), "events");
+        if ((s->kind == IR_INPUT || s->kind == IR_CONST) && s->value >= 0) {
+            json_t *io = s->kind == IR_INPUT ? json_array_get(inputs, ii++)
+                                             : json_array_get(consts, ci++);
+            json_t *b = ev_body(json_array_get(events, 0), "bind");
+            const char *field = json_string_value(json_object_get(io, "field"));
+            sets(b, "field", field);
+            sets(b, "expr",
+                 ir_arena_printf(v->a, "%s->%s",
+                                 s->kind == IR_INPUT ? v->p_in : v->p_c,
+                                 field));
+        }
+        size_t n = json_array_size(events);
+        for (size_t j = 0; j < n; j++) {
+            json_t *e = json_array_get(events, j);
+            json_t *b;
+            if ((b = ev_body(e, "alloc_output")) != NULL) {
+                int32_t hv = (int32_t)json_integer_value(
+                    json_object_get(b, "home_value"));
+                json_object_del(b, "home_value");
+                /* position of hv among outputs */
+                const ir_stmt *os = &p->stmts[p->output_stmt];
+                for (uint32_t k = 0; k < os->nnames; k++) {
+                    if (output_value_at(v, k) != hv)
+                        continue;
+                    const char *field = json_string_value(
+                        json_object_get(json_array_get(outputs, k), "field"));
+                    const char *ex =
+                        ir_arena_printf(v->a, "%s->%s", v->p_out, field);
+                    sets(b, "field", field);
+                    if (!json_is_true(json_object_get(b, "same_type")))
+                        ex = ir_arena_printf(
+                            v->a, "(%s)(void *)%s",
+                            json_string_value(json_object_get(b, "ptr_type")),
+                            ex);
+                    sets(b, "expr", ex);
+                    break;
+                }
+            } else if ((b = ev_body(e, "output")) != NULL) {
+                json_t *oo = json_array_get(outputs, j);
+                const char *field =
+                    json_string_value(json_object_get(oo, "field"));
+                sets(b, "dst",
+                     ir_arena_printf(v->a, "%s->%s", v->p_out, field));
+                sets(b, "size_macro",
+                     json_string_value(json_object_get(oo, "size_macro")));
+            }
+        }
+    }
+}
+
+static void plan_outputs(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
+    v->out_copy = ir_arena_array(v->a, n + 1, sizeof(bool));
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t val = output_value_at(v, i);
+        int32_t s = v->pl->storage_of_value[val];
+        v->out_copy[i] = !(s >= 0 && v->home_value[s] == val);
+        v->used[val] = v->used[val] || v->out_copy[i];
+    }
+}
+
+static json_t *streams_json(vw *v) {
+    const ir_program *p = v->prog;
+    /* distinct stream numbers, ascending */
+    uint64_t *ids = ir_arena_array(v->a, p->nstmts + 1, sizeof(uint64_t));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind != IR_CALL || !s->has_stream)
+            continue;
+        bool seen = false;
+        for (uint32_t j = 0; j < n && !seen; j++)
+            seen = ids[j] == s->stream;
+        if (!seen) {
+            uint32_t j = n++;
+            while (j > 0 && ids[j - 1] > s->stream) {
+                ids[j] = ids[j - 1];
+                j--;
+            }
+            ids[j] = s->stream;
+        }
+    }
+    json_t *arr = json_array();
+    for (uint32_t j = 0; j < n; j++) {
+        json_t *o = json_object();
+        set(o, "index", ju64(ids[j]));
+        sets(o, "field", ir_arena_printf(v->a, "stream_%" PRIu64, ids[j]));
+        sets(o, "expr", stream_expr(v, (int64_t)ids[j]));
+        set(o, "event_index", json_integer(j));
+        set(o, "last", json_boolean(j + 1 == n));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* ------------------------------------------------------------------ */
+
+json_t *cg_build_view_opts(const plan *pl, const char *target,
+                           const cg_view_options *o, ir_diag *d) {
+    if (!pl || !pl->prog || !target)
+        return NULL;
+    bool cuda;
+    if (strcmp(target, "c") == 0)
+        cuda = false;
+    else if (strcmp(target, "cuda") == 0)
+        cuda = true;
+    else {
+        fprintf(stderr, "planwrap: error: unknown target '%s' (c, cuda)\n",
+                target);
+        return NULL;
+    }
+    vw v;
+    memset(&v, 0, sizeof v);
+    v.pl = pl;
+    v.prog = pl->prog;
+    v.a = ir_arena_new();
+    v.cuda = cuda;
+    v.kernel_status = o && o->kernel_status;
+    v.d = d;
+    v.M = v.prog->model ? v.prog->model : "model";
+
+    name_kernels(&v);
+    name_fixed(&v);
+    plan_pools(&v);
+    plan_kernels(&v);
+    plan_values(&v);
+    plan_outputs(&v);
+    json_t *root = NULL;
+    if (v.errors == 0) {
+        const char *M = v.M;
+        root = json_object();
+        sets(root, "planwrap_version", PLANWRAP_VERSION);
+        sets(root, "target", target);
+        sets(root, "model", M);
+        sets(root, "model_upper", upper(&v, M));
+        sets(root, "source", base_name(v.prog->filename));
+        sets(root, "input_hash", input_hash(&v));
+        sets(root, "algo", plan_algo_name(pl->opts.algo));
+        sets(root, "memory_pool", plan_memory_pool_name(pl->opts.memory_pool));
+        set(root, "kernel_status", json_boolean(v.kernel_status));
+        sets(root, "kernel_return", v.kernel_status ? "int" : "void");
+        sets(root, "header", ir_arena_printf(v.a, "%s.h", M));
+        sets(root, "kernels_header", ir_arena_printf(v.a, "%s_kernels.h", M));
+        sets(root, "source_file",
+             ir_arena_printf(v.a, "%s.%s", M, cuda ? "cu" : "c"));
+
+        json_t *names = json_object();
+        sets(names, "inputs_t", ir_arena_printf(v.a, "%s_inputs", M));
+        sets(names, "consts_t", ir_arena_printf(v.a, "%s_consts", M));
+        sets(names, "outputs_t", ir_arena_printf(v.a, "%s_outputs", M));
+        sets(names, "pools_t", ir_arena_printf(v.a, "%s_pools", M));
+        sets(names, "ctx_t", ir_arena_printf(v.a, "%s_ctx", M));
+        sets(names, "run", ir_arena_printf(v.a, "%s_run", M));
+        sets(names, "run_static", ir_arena_printf(v.a, "%s_run_static", M));
+        sets(names, "init", ir_arena_printf(v.a, "%s_init", M));
+        sets(names, "fini", ir_arena_printf(v.a, "%s_fini", M));
+        sets(names, "no_static_macro",
+             ir_arena_printf(v.a, "%s_NO_STATIC_POOLS", M));
+        sets(names, "assert_macro",
+             ir_arena_printf(v.a, "%s_STATIC_ASSERT", M));
+        sets(names, "header_guard",
+             ir_arena_printf(v.a, "PLANWRAP_%s_H", upper(&v, M)));
+        sets(names, "kernels_guard",
+             ir_arena_printf(v.a, "PLANWRAP_%s_KERNELS_H", upper(&v, M)));
+        sets(names, "check_macro", v.check_macro);
+        sets(names, "copy_fn", v.copy_fn);
+        sets(names, "in", v.p_in);
+        sets(names, "c", v.p_c);
+        sets(names, "out", v.p_out);
+        sets(names, "p", v.p_p);
+        sets(names, "ctx", v.p_ctx);
+        sets(names, "stream", v.p_stream);
+        sets(names, "rc", v.rc);
+        sets(names, "pools_var", v.pools_var);
+        sets(names, "end_label", "end");
+        set(root, "names", names);
+
+        json_t *pools = pools_json(&v);
+        json_t *inputs = io_json(&v, IR_INPUT, "INPUT");
+        json_t *consts = io_json(&v, IR_CONST, "CONST");
+        json_t *outputs = io_json(&v, IR_OUTPUT, "OUTPUT");
+        json_t *stmts = statements_json(&v);
+        fill_fields(&v, stmts, inputs, consts, outputs);
+        bool any_copy = false;
+        for (size_t i = 0; i < json_array_size(outputs); i++)
+            any_copy = any_copy || json_is_true(json_object_get(
+                                       json_array_get(outputs, i), "copied"));
+        set(root, "has_pools", json_boolean(json_array_size(pools) > 0));
+        set(root, "has_inputs", json_boolean(json_array_size(inputs) > 0));
+        set(root, "has_consts", json_boolean(json_array_size(consts) > 0));
+        set(root, "has_outputs", json_boolean(json_array_size(outputs) > 0));
+        set(root, "has_copies", json_boolean(any_copy));
+        set(root, "pools", pools);
+        set(root, "buffers", buffers_json(&v));
+        set(root, "inputs", inputs);
+        set(root, "consts", consts);
+        set(root, "outputs", outputs);
+        set(root, "kernels", kernels_json(&v));
+        json_t *streams = streams_json(&v);
+        set(root, "has_streams", json_boolean(json_array_size(streams) > 0));
+        set(root, "streams", streams);
+        /* events of the cross-stream waits */
+        uint32_t nev = 0;
+        for (size_t i = 0; i < json_array_size(stmts); i++) {
+            json_t *evs = json_object_get(json_array_get(stmts, i), "events");
+            for (size_t j = 0; j < json_array_size(evs); j++)
+                if (ev_body(json_array_get(evs, j), "wait"))
+                    nev++;
+        }
+        set(root, "nevents", json_integer(nev));
+        set(root, "has_events", json_boolean(nev > 0));
+        set(root, "statements", stmts);
+    }
+    set_clear(&v.ids);
+    set_clear(&v.macros);
+    ir_arena_free(v.a);
+    return root;
+}
 
 json_t *cg_build_view(const plan *pl, const char *target) {
-    (void)pl;
-    (void)target;
-    return NULL;
+    return cg_build_view_opts(pl, target, NULL, NULL);
 }
