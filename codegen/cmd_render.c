@@ -1,11 +1,210 @@
-/* codegen/cmd_render.c - `planwrap render` (placeholder until implemented). */
+/*
+ * codegen/cmd_render.c - `planwrap render TEMPLATE --data DATA.json`: a
+ * general mustache renderer with spec semantics by default, for trying
+ * templates (and overrides of the built-in ones) by hand.
+ */
 #include "codegen/codegen.h"
+#include "templates/mustache.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void render_usage(FILE *out) {
+    fputs("usage: planwrap render TEMPLATE --data DATA.json [options]\n"
+          "\n"
+          "Renders the mustache template TEMPLATE (a file, `-` for standard\n"
+          "input, or builtin:NAME for a built-in template) against the JSON\n"
+          "value in DATA.json.  Spec semantics unless told otherwise.\n"
+          "\n"
+          "options:\n"
+          "  -d, --data FILE      the JSON data (required; `-` is stdin)\n"
+          "  -p, --partials DIR   look partials and parents up as\n"
+          "                       DIR/NAME.mustache, then among the "
+          "built-ins\n"
+          "  -s, --strict         an unknown name or partial is an error\n"
+          "  -n, --no-escape      do not HTML-escape {{name}}\n"
+          "      --max-depth N    nesting limit for sections and partials\n"
+          "  -o, --output FILE    write here (default `-`: stdout); "
+          "written\n"
+          "                       atomically, and not at all on error\n"
+          "      --list           list the built-in templates and exit\n"
+          "  -h, --help           show this help\n"
+          "\n"
+          "exit status: 0 ok, 1 bad template or data, 2 bad usage.\n",
+          out);
+}
+
+static char *read_input(const char *path, size_t *len) {
+    if (strcmp(path, "-") != 0)
+        return mst_read_file(path, len);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, stdin);
+        if (n + 1 < cap)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            return NULL;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
 
 int cg_cmd_render(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "planwrap: error: 'render' is not implemented yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"data", required_argument, NULL, 'd'},
+        {"partials", required_argument, NULL, 'p'},
+        {"strict", no_argument, NULL, 's'},
+        {"no-escape", no_argument, NULL, 'n'},
+        {"max-depth", required_argument, NULL, 'D'},
+        {"output", required_argument, NULL, 'o'},
+        {"list", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *data_path = NULL, *dir = NULL, *out_path = "-";
+    mst_options opts = {0};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":d:p:snD:o:h", longopts, NULL)) !=
+           -1) {
+        switch (c) {
+        case 'd':
+            data_path = optarg;
+            break;
+        case 'p':
+            dir = optarg;
+            break;
+        case 's':
+            opts.strict = true;
+            break;
+        case 'n':
+            opts.no_escape = true;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case 'D': {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || v == 0 || v > UINT_MAX ||
+                optarg[0] == '-') {
+                fprintf(stderr,
+                        "planwrap: error: --max-depth wants a positive "
+                        "integer, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            opts.max_depth = (unsigned)v;
+            break;
+        }
+        case 'l':
+            for (size_t i = 0; mst_builtin_name(i); i++)
+                printf("%s\n", mst_builtin_name(i));
+            return 0;
+        case 'h':
+            render_usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                    argv[optind - 1]);
+            fputs("Run 'planwrap render --help' for usage.\n", stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1 || !data_path) {
+        fprintf(stderr, "planwrap: error: %s\n",
+                optind >= argc      ? "render needs a TEMPLATE"
+                : optind < argc - 1 ? "render takes one TEMPLATE"
+                                    : "render needs --data DATA.json");
+        fputs("Run 'planwrap render --help' for usage.\n", stderr);
+        return 2;
+    }
+    const char *tpath = argv[optind];
+    if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0) {
+        fputs("planwrap: error: TEMPLATE and DATA cannot both be stdin\n",
+              stderr);
+        return 2;
+    }
+
+    /* The template. */
+    size_t tlen = 0;
+    char *text = NULL;
+    if (strncmp(tpath, "builtin:", 8) == 0) {
+        const char *b = mst_builtin(tpath + 8, &tlen);
+        if (!b) {
+            fprintf(stderr, "planwrap: error: no built-in template '%s'\n",
+                    tpath + 8);
+            return 1;
+        }
+        text = malloc(tlen + 1);
+        if (text)
+            memcpy(text, b, tlen + 1);
+    } else {
+        text = read_input(tpath, &tlen);
+        if (!text) {
+            fprintf(stderr, "planwrap: error: cannot read %s: %s\n", tpath,
+                    strerror(errno));
+            return 1;
+        }
+    }
+    if (!text) {
+        fputs("planwrap: error: out of memory\n", stderr);
+        return 1;
+    }
+
+    /* The data. */
+    json_error_t jerr;
+    json_t *data = strcmp(data_path, "-") == 0
+                       ? json_loadf(stdin, JSON_DECODE_ANY, &jerr)
+                       : json_load_file(data_path, JSON_DECODE_ANY, &jerr);
+    if (!data) {
+        if (jerr.line > 0)
+            fprintf(stderr, "%s:%d:%d: error: %s\n", data_path, jerr.line,
+                    jerr.column, jerr.text);
+        else
+            fprintf(stderr, "planwrap: error: %s: %s\n", data_path, jerr.text);
+        free(text);
+        return 1;
+    }
+
+    mst_error err;
+    char msg[1024];
+    int status = 1;
+    mst_template *t = mst_compile(tpath, text, tlen, &err);
+    free(text);
+    if (!t) {
+        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        json_decref(data);
+        return 1;
+    }
+    mst_loader loader = mst_dir_loader(dir, true);
+    char *out = NULL;
+    size_t outlen = 0;
+    if (mst_render(t, data, &loader, &opts, &out, &outlen, &err) != 0)
+        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+    else if (cg_write_file_atomic(out_path, out, outlen))
+        status = 0;
+    free(out);
+    mst_template_free(t);
+    json_decref(data);
+    return status;
 }

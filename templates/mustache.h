@@ -67,4 +67,16 @@ const char *mst_builtin(const char *name, size_t *len);
  * non-NULL) and then among the built-ins.  `dir` must outlive it. */
 mst_loader mst_dir_loader(const char *dir, bool with_builtins);
 
+/* The name of built-in template number i (in sorted order), or NULL when
+ * i is past the end: lists the built-ins. */
+const char *mst_builtin_name(size_t i);
+
+/* Reads a whole file (binary).  Returns a malloc'ed, NUL-terminated buffer
+ * with *len set, or NULL (errno set) when it cannot be read. */
+char *mst_read_file(const char *path, size_t *len);
+
+/* With mst_dir_loader(dir, true), the name "builtin:NAME" always loads the
+ * built-in NAME, so that DIR/NAME.mustache can override NAME and still
+ * extend the original with {{<builtin:NAME}}...{{/builtin:NAME}}. */
+
 #endif /* PLANWRAP_MUSTACHE_H */
