@@ -409,19 +409,17 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
             bool is_buf = arg->kind == IR_ARG_BUFFER;
             if (m == IR_MODE_SCALAR && is_buf) {
                 ir_cerr(C, arg->loc,
-                        "argument %u of '%s' must be a literal: the "
-                        "signature declares it 'scalar', but '%s' is a "
-                        "buffer",
+                        "argument %u of '%s' must be a literal (the signature "
+                        "declares it 'scalar') but '%s' is a buffer",
                         (unsigned)(i + 1), st->name.name, arg->text);
                 ir_cnote(C, sig->mode_locs[i], "declared 'scalar' here");
                 continue;
             }
             if (m != IR_MODE_SCALAR && !is_buf) {
                 ir_cerr(C, arg->loc,
-                        "argument %u of '%s' must be a buffer: the signature "
-                        "declares it '%s', but %s is a literal",
-                        (unsigned)(i + 1), st->name.name, ir_mode_name(m),
-                        arg->kind == IR_ARG_STRING ? "a string" : arg->text);
+                        "argument %u of '%s' must be a buffer (the signature "
+                        "declares it '%s') but a literal was given",
+                        (unsigned)(i + 1), st->name.name, ir_mode_name(m));
                 ir_cnote(C, sig->mode_locs[i], "declared '%s' here",
                          ir_mode_name(m));
                 continue;

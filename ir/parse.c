@@ -220,6 +220,7 @@ static void ir_lex_number(ir_parser *P, ir_token *t) {
         while (j < n && (ir_is_id_char((unsigned char)s[j]) || s[j] == '.'))
             j++;
         t->len = j - P->pos;
+        t->kind = TK_INT;
         char buf[64];
         ir_perr(P, t->col, "invalid number %s",
                 ir_tok_desc(t, buf, sizeof buf));
@@ -859,8 +860,9 @@ static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
         return false;
     if (st->has_stride && st->nstrides != st->type.ndim) {
         ir_perr(P, st->stride_loc.col,
-                "stride has %u entries but the type has %u dimensions",
-                (unsigned)st->nstrides, (unsigned)st->type.ndim);
+                "stride has %u entr%s but the type has %u dimension%s",
+                (unsigned)st->nstrides, st->nstrides == 1 ? "y" : "ies",
+                (unsigned)st->type.ndim, st->type.ndim == 1 ? "" : "s");
         return false;
     }
     return true;
