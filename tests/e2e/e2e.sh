@@ -1,0 +1,149 @@
+#!/bin/sh
+# e2e.sh PLANWRAP VIEW_PREP SRC_ROOT WORK_DIR MODEL.pw [GEN_OPTION...]
+#
+# End-to-end differential test of one model.  Renders test kernels and a
+# driver from the model's plan view (planwrap plan --emit view, then
+# e2e_view_prep, then planwrap render test_kernels.c.mustache and
+# test_main.c.mustache), generates C wrappers with every algorithm
+# (E2E_ALGOS, default "naive reuse tree bestfit search"), builds each one
+# with the lifetime tracker and runtime checks off and on, runs them, and
+# requires every output to be byte-equal to the naive plan's (without the
+# tracker).  The test kernels fill what each call writes from a hash of
+# everything it reads and of its index, so a wrong reuse, an overlap or a
+# stale read changes the outputs.
+#
+# With E2E_NEGATIVE=1 it also proves that it can fail: it moves every
+# planned buffer of the naive plan to offset 0 and requires the tracked
+# build to abort and the untracked build to give other outputs.
+#
+# CC (default cc) builds the generated code: -std=c11 -O1 -Werror.
+set -eu
+
+if [ $# -lt 5 ]; then
+    echo "usage: e2e.sh PLANWRAP VIEW_PREP SRC_ROOT WORK_DIR MODEL.pw [GEN_OPTION...]" >&2
+    exit 2
+fi
+pw=$1
+prep=$2
+root=$3
+work=$4
+model=$5
+shift 5
+algos=${E2E_ALGOS:-naive reuse tree bestfit search}
+cc=${CC:-cc}
+cflags="-std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L"
+here=$root/tests/e2e
+name=$(basename "$model" .pw)
+
+fail() {
+    echo "FAIL ($name): $*" >&2
+    exit 1
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+
+# 1. the view and the rendered test kernels and driver
+"$pw" plan --emit view "$@" "$model" >"$work/view.json" ||
+    fail "planwrap plan --emit view"
+"$prep" "$work/view.json" >"$work/view_e2e.json" || fail "e2e_view_prep"
+for t in kernels main; do
+    "$pw" render --strict --no-escape --data "$work/view_e2e.json" \
+        -o "$work/$t.c" "$here/test_$t.c.mustache" ||
+        fail "planwrap render test_$t.c.mustache"
+done
+
+# 2. the runtime, with and without tracker and checks
+mkdir -p "$work/rt0" "$work/rt1"
+for src in "$root"/runtime/*.c; do
+    b=$(basename "$src" .c)
+    # shellcheck disable=SC2086
+    $cc $cflags -I "$root/runtime" -c "$src" -o "$work/rt0/$b.o"
+    # shellcheck disable=SC2086
+    $cc $cflags -DPW_RT_TRACK -DPW_RT_CHECKS -I "$root/runtime" -c "$src" \
+        -o "$work/rt1/$b.o"
+done
+# shellcheck disable=SC2086
+$cc $cflags -c "$here/harness.c" -o "$work/harness.o"
+
+# 3. one wrapper per algorithm
+build() { # build DIR TAG TRACKFLAGS RT
+    d=$1
+    # shellcheck disable=SC2086
+    $cc $cflags $3 -I "$d" -I "$root/runtime" -c "$d/$name.c" \
+        -o "$d/model_$2.o" || return 1
+    $cc "$d/model_$2.o" "$d/main.o" "$work/kernels.o" "$work/harness.o" \
+        "$work/$4"/*.o -o "$d/run_$2" || return 1
+}
+
+gen_opts="$*"
+ref=""
+for algo in $algos; do
+    # shellcheck disable=SC2086
+    set -- $gen_opts
+    d=$work/$algo
+    "$pw" gen --target c --algo "$algo" "$@" -o "$d" "$model" ||
+        fail "planwrap gen --algo $algo"
+    # shellcheck disable=SC2086
+    $cc $cflags -I "$d" -I "$root/runtime" -I "$here" -c "$work/main.c" \
+        -o "$d/main.o" || fail "compile the driver for $algo"
+    if [ ! -f "$work/kernels.o" ]; then
+        # shellcheck disable=SC2086
+        $cc $cflags -I "$d" -I "$root/runtime" -I "$here" \
+            -c "$work/kernels.c" -o "$work/kernels.o" ||
+            fail "compile the test kernels"
+        kh=$d/${name}_kernels.h
+    elif ! cmp -s "$kh" "$d/${name}_kernels.h"; then
+        fail "$algo: ${name}_kernels.h differs from the first algorithm's"
+    fi
+    for track in 0 1; do
+        tf=""
+        [ $track -eq 1 ] && tf="-DPW_RT_TRACK -DPW_RT_CHECKS"
+        build "$d" "t$track" "$tf" "rt$track" || fail "build $algo (track=$track)"
+        "$d/run_t$track" "$d/out_t$track.bin" >"$d/run_t$track.txt" 2>&1 || {
+            cat "$d/run_t$track.txt" >&2
+            fail "run $algo (track=$track)"
+        }
+        if [ -z "$ref" ]; then
+            ref=$d/out_t$track.bin
+            echo "reference: $algo track=$track: $(cat "$d/run_t$track.txt")"
+        elif cmp -s "$ref" "$d/out_t$track.bin"; then
+            echo "ok: $algo track=$track"
+        else
+            fail "$algo (track=$track): outputs differ from the reference"
+        fi
+    done
+done
+
+# 4. the test can fail: every buffer at offset 0 must be caught
+if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
+    set -- $gen_opts
+    d=$work/broken
+    mkdir -p "$d"
+    "$pw" gen --target c --algo naive "$@" -o "$d" "$model" ||
+        fail "planwrap gen (broken)"
+    sed 's/^#define \([A-Za-z0-9_]*_BUF_[A-Za-z0-9_]*_OFFSET\) [0-9]*u$/#define \1 0u/' \
+        "$d/$name.h" >"$d/$name.h.new"
+    mv "$d/$name.h.new" "$d/$name.h"
+    cmp -s "$d/$name.h" "$work/naive/$name.h" &&
+        fail "negative test: no offset macro to break"
+    # shellcheck disable=SC2086
+    $cc $cflags -I "$d" -I "$root/runtime" -I "$here" -c "$work/main.c" \
+        -o "$d/main.o"
+    build "$d" t1 "-DPW_RT_TRACK -DPW_RT_CHECKS" rt1 || fail "build broken t1"
+    build "$d" t0 "" rt0 || fail "build broken t0"
+    if "$d/run_t1" "$d/out_t1.bin" >"$d/run_t1.txt" 2>&1; then
+        fail "negative test: the tracker did not catch overlapping buffers"
+    fi
+    grep -q "overlaps live buffer" "$d/run_t1.txt" ||
+        fail "negative test: no overlap message: $(cat "$d/run_t1.txt")"
+    echo "ok: negative: the tracker caught it: $(grep -m1 overlaps "$d/run_t1.txt")"
+    if "$d/run_t0" "$d/out_t0.bin" >"$d/run_t0.txt" 2>&1; then
+        cmp -s "$ref" "$d/out_t0.bin" &&
+            fail "negative test: overlapping buffers gave the same outputs"
+        echo "ok: negative: without the tracker, the outputs differ"
+    else
+        echo "ok: negative: without the tracker: $(head -n1 "$d/run_t0.txt")"
+    fi
+fi
+echo "PASS: $name ($algos)"
