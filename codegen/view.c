@@ -70,6 +70,10 @@ typedef struct vw {
     bool **kvoid;         /* parameter is a void pointer */
     int32_t *kernel_of_stmt;
 
+    /* streams: distinct stream= numbers, ascending */
+    uint64_t *stream_ids;
+    uint32_t nstreams;
+
     /* parameters and fixed names */
     const char *p_in, *p_c, *p_out, *p_p, *p_ctx, *p_stream, *rc, *copy_fn;
     const char *pools_var, *check_macro;
@@ -204,8 +208,24 @@ static bool kernel_name_reserved(const vw *v, const char *n) {
     if (strncmp(n, "pw_", 3) == 0 || strncmp(n, "PW_", 3) == 0 ||
         strncmp(n, "__", 2) == 0 || (n[0] == '_' && n[1] >= 'A' && n[1] <= 'Z'))
         return true;
-    if (strncmp(n, v->M, strlen(v->M)) == 0 && n[strlen(v->M)] == '_')
-        return true; /* the generated API's name space */
+    size_t ml = strlen(v->M);
+    if (strncmp(n, v->M, ml) == 0 && n[ml] == '_') {
+        /* the generated API and file-scope names: M_run, M_POOL_..., */
+        static const char *const api[] = {
+            "inputs",     "consts",  "outputs", "pools", "run",
+            "run_static", "ctx",     "init",    "fini",  "copy_bytes",
+            "pool_",      "buffer_", "k_",
+        };
+        const char *rest = n + ml + 1;
+        if (*rest >= 'A' && *rest <= 'Z')
+            return true; /* macros */
+        for (size_t i = 0; i < sizeof api / sizeof api[0]; i++) {
+            size_t al = strlen(api[i]);
+            if (api[i][al - 1] == '_' ? strncmp(rest, api[i], al) == 0
+                                      : strcmp(rest, api[i]) == 0)
+                return true;
+        }
+    }
     if (v->cuda && (strncmp(n, "cuda", 4) == 0 || strncmp(n, "cu", 2) == 0 ||
                     strncmp(n, "CU", 2) == 0 || strncmp(n, "nccl", 4) == 0))
         return true;
@@ -1064,10 +1084,24 @@ typedef struct stream_state {
     /* streams used, sorted ascending (dense flags up to max) */
 } stream_state;
 
+static uint32_t stream_slot(const vw *v, uint64_t st) {
+    uint32_t lo = 0, hi = v->nstreams;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->stream_ids[mid] < st)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The CUDA stream of calls with stream=st (st < 0: the caller's). */
 static const char *stream_expr(const vw *v, int64_t st) {
     if (st < 0)
         return v->p_stream;
-    return ir_arena_printf(v->a, "%s->stream_%" PRId64, v->p_ctx, st);
+    return ir_arena_printf(v->a, "%s->streams[%" PRIu32 "]", v->p_ctx,
+                           stream_slot(v, (uint64_t)st));
 }
 
 static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
@@ -1286,6 +1320,8 @@ static json_t *statements_json(vw *v) {
             sets(b, "size_macro", v->size_macro[sid]);
             set(b, "offset", ju64(st->offset));
             set(b, "size", ju64(st->size));
+            if (st->reuse_of >= 0)
+                ss.last[sid] = ss.last[st->reuse_of];
             set(b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
             break;
@@ -1416,9 +1452,9 @@ static void plan_outputs(vw *v) {
     }
 }
 
-static json_t *streams_json(vw *v) {
+/* Distinct stream numbers of the calls, ascending. */
+static void view_streams(vw *v) {
     const ir_program *p = v->prog;
-    /* distinct stream numbers, ascending */
     uint64_t *ids = ir_arena_array(v->a, p->nstmts + 1, sizeof(uint64_t));
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->nstmts; i++) {
@@ -1437,11 +1473,18 @@ static json_t *streams_json(vw *v) {
             ids[j] = s->stream;
         }
     }
+    v->stream_ids = ids;
+    v->nstreams = n;
+}
+
+static json_t *streams_json(vw *v) {
+    const uint64_t *ids = v->stream_ids;
+    uint32_t n = v->nstreams;
     json_t *arr = json_array();
     for (uint32_t j = 0; j < n; j++) {
         json_t *o = json_object();
         set(o, "index", ju64(ids[j]));
-        sets(o, "field", ir_arena_printf(v->a, "stream_%" PRIu64, ids[j]));
+        set(o, "slot", json_integer(j));
         sets(o, "expr", stream_expr(v, (int64_t)ids[j]));
         set(o, "event_index", json_integer(j));
         set(o, "last", json_boolean(j + 1 == n));
@@ -1482,6 +1525,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     plan_kernels(&v);
     plan_values(&v);
     plan_outputs(&v);
+    view_streams(&v);
     json_t *root = NULL;
     if (v.errors == 0) {
         const char *M = v.M;
@@ -1556,6 +1600,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         json_t *streams = streams_json(&v);
         set(root, "has_streams", json_boolean(json_array_size(streams) > 0));
         set(root, "streams", streams);
+        set(root, "nstreams", json_integer(v.nstreams));
         /* events of the cross-stream waits */
         uint32_t nev = 0;
         for (size_t i = 0; i < json_array_size(stmts); i++) {

@@ -196,4 +196,19 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
  * aliases inside their storage, comm isolation). */
 bool plan_verify(const plan *pl, char *err, size_t errlen);
 
+/* ------------------------------------------------------------------ */
+/* Additions (planner engineer). */
+
+/* Inductor's AllocationTree with its list of pools (planner/tree.c), for
+ * the conformance cases: outputs (is_output may be NULL) are placed
+ * first as Inductor's `memory_pool` mode `mode` does, then the other
+ * buffers, first fit over the pools, only the last one growing.  Fills
+ * offsets[i] (inside its sub-pool), subpool[i] (UINT32_MAX for zero-size
+ * buffers), subpool_size[0..*nsubpools) (Inductor's unrounded pool
+ * sizes; arrays of n entries).  Returns 0 or -1 (out of memory). */
+int plan_tree_pools(const plan_problem *pb, const bool *is_output,
+                    plan_memory_pool mode, uint64_t *offsets,
+                    uint32_t *subpool, uint64_t *subpool_size,
+                    uint32_t *nsubpools);
+
 #endif /* PLANWRAP_PLANNER_H */

@@ -1,0 +1,360 @@
+/*
+ * tests/codegen/test_view.c - the plan view (docs/view.md): kernel
+ * prototypes, identifier mangling, events per statement, literals and
+ * errors, on small programs through the real parser, checker and planner.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "codegen/codegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    ir_arena *a;
+    ir_diag *d;
+    json_t *view;
+} fixture;
+
+/* Parses, checks and plans `text`, then builds the view (NULL on error).
+ * Diagnostics go to a memory stream so that tests stay quiet. */
+static json_t *build(fixture *f, const char *text, const char *target,
+                     bool kernel_status, const char *memory_pool) {
+    f->a = ir_arena_new();
+    f->d = ir_diag_new(stderr, 0);
+    ir_diag_set_source(f->d, "t.pw", text, strlen(text));
+    ir_program *p = ir_parse(f->a, "t.pw", text, strlen(text), f->d);
+    assert_non_null(p);
+    assert_true(ir_check(p, f->d));
+    plan_options o;
+    plan_options_init(&o);
+    if (memory_pool)
+        assert_true(plan_memory_pool_parse(memory_pool, &o.memory_pool));
+    plan *pl = plan_program(f->a, p, &o, f->d);
+    assert_non_null(pl);
+    cg_view_options vo = {.kernel_status = kernel_status};
+    f->view = cg_build_view_opts(pl, target, &vo, f->d);
+    return f->view;
+}
+
+static void done(fixture *f) {
+    json_decref(f->view);
+    ir_diag_free(f->d);
+    ir_arena_free(f->a);
+}
+
+static const char *str(json_t *o, const char *key) {
+    json_t *s = json_object_get(o, key);
+    assert_true(json_is_string(s));
+    return json_string_value(s);
+}
+
+/* The kernel named `name` in the view. */
+static json_t *kernel(json_t *view, const char *name) {
+    json_t *ks = json_object_get(view, "kernels");
+    for (size_t i = 0; i < json_array_size(ks); i++)
+        if (strcmp(str(json_array_get(ks, i), "name"), name) == 0)
+            return json_array_get(ks, i);
+    fail_msg("no kernel %s", name);
+    return NULL;
+}
+
+/* The events of the statement on IR line `line`. */
+static json_t *events_at(json_t *view, int line) {
+    json_t *ss = json_object_get(view, "statements");
+    for (size_t i = 0; i < json_array_size(ss); i++) {
+        json_t *s = json_array_get(ss, i);
+        if (json_integer_value(json_object_get(s, "line")) == line)
+            return json_object_get(s, "events");
+    }
+    fail_msg("no statement on line %d", line);
+    return NULL;
+}
+
+static const char *kind_of(json_t *ev) {
+    return str(ev, "kind");
+}
+
+static void test_prototypes(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "kernel conv(in, in, out, scalar)\n"
+                      "input x f32[4]\n"
+                      "const w f32[4]\n"
+                      "alloc y f32[4]\n"
+                      "call conv(x, w, y, 3)\n"
+                      "alloc z i32[4]\n"
+                      "call mix(y, 2, \"s\")\n"
+                      "call mix(z, 2.5, \"t\")\n"
+                      "call nop()\n"
+                      "free x w z\n"
+                      "output y\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    json_t *k = kernel(v, "conv");
+    assert_string_equal(str(k, "params_decl"),
+                        "const float *, const float *, float *, int64_t");
+    assert_string_equal(str(k, "return"), "void");
+    json_t *params = json_object_get(k, "params");
+    assert_int_equal(json_array_size(params), 4);
+    assert_false(
+        json_is_true(json_object_get(json_array_get(params, 2), "last")));
+    assert_true(
+        json_is_true(json_object_get(json_array_get(params, 3), "last")));
+    /* no signature: buffers inout; f32 vs i32 disagree; int and float
+     * literals make a double */
+    assert_string_equal(str(kernel(v, "mix"), "params_decl"),
+                        "void *, double, const char *");
+    assert_string_equal(str(kernel(v, "nop"), "params_decl"), "void");
+    assert_string_equal(str(kernel(v, "nop"), "params_decl_stream"),
+                        "cudaStream_t");
+    /* call expressions: inputs bound const, literals as spelled */
+    json_t *ev = events_at(v, 6);
+    json_t *call = json_object_get(json_array_get(ev, 0), "call");
+    assert_non_null(call);
+    assert_string_equal(str(call, "expr"), "conv(b_x, b_w, b_y, 3)");
+    json_t *args = json_object_get(call, "args");
+    assert_string_equal(str(json_array_get(args, 0), "mode"), "in");
+    assert_string_equal(str(json_array_get(args, 2), "mode"), "out");
+    assert_string_equal(str(json_array_get(args, 2), "ctype"), "float *");
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(args, 2), "bytes")),
+        16);
+    assert_string_equal(str(json_array_get(args, 3), "kind"), "int");
+    call = json_object_get(json_array_get(events_at(v, 8), 0), "call");
+    assert_string_equal(str(call, "expr"), "mix(b_y, 2, \"s\")");
+    done(&f);
+}
+
+static void test_kernel_status(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f, "model m\nalloc y f32[4]\ncall k(y)\noutput y\n", "c",
+                      true, NULL);
+    assert_non_null(v);
+    assert_string_equal(str(kernel(v, "k"), "return"), "int");
+    json_t *call = json_object_get(json_array_get(events_at(v, 3), 0), "call");
+    assert_true(json_is_true(json_object_get(call, "status")));
+    done(&f);
+}
+
+static void test_names(void **state) {
+    (void)state;
+    fixture f;
+    /* buffer `add` vs kernel `add`; kernel `exp` (C library) and `m_run`
+     * (the API) renamed; kernel `b_x` pushes the local of x aside; kernel
+     * `in` pushes the parameter aside. */
+    json_t *v = build(&f,
+                      "model m\n"
+                      "input x f32[4]\n"
+                      "alloc add f32[4]\n"
+                      "call add(x, add)\n"
+                      "call exp(add)\n"
+                      "call m_run(add)\n"
+                      "call b_x(add)\n"
+                      "call in(add)\n"
+                      "free x\n"
+                      "output add\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    assert_string_equal(str(kernel(v, "add"), "c_name"), "add");
+    assert_string_equal(str(kernel(v, "exp"), "c_name"), "m_k_exp");
+    assert_true(json_is_true(json_object_get(kernel(v, "exp"), "renamed")));
+    assert_string_equal(str(kernel(v, "m_run"), "c_name"), "m_k_m_run");
+    assert_string_equal(str(kernel(v, "b_x"), "c_name"), "b_x");
+    json_t *names = json_object_get(v, "names");
+    assert_string_equal(str(names, "in"), "in_2");
+    assert_string_equal(str(names, "run"), "m_run");
+    json_t *call = json_object_get(json_array_get(events_at(v, 4), 0), "call");
+    assert_string_equal(str(call, "expr"), "add((float *)b_x_2, b_add)");
+    /* struct fields keep the IR names */
+    json_t *in0 = json_array_get(json_object_get(v, "inputs"), 0);
+    assert_string_equal(str(in0, "field"), "x");
+    assert_string_equal(str(in0, "size_macro"), "m_INPUT_X_SIZE");
+    done(&f);
+}
+
+static void test_events(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"                     /* 1 */
+                      "input x f32[16]\n"             /* 2 */
+                      "alloc a f32[16]\n"             /* 3 */
+                      "call k(x, a)\n"                /* 4 */
+                      "alloc b f32[16]\n"             /* 5 */
+                      "call k(a, b)\n"                /* 6 */
+                      "alias v = b i32[4] offset=4\n" /* 7 */
+                      "free a x\n"                    /* 8 */
+                      "alloc c f32[16]\n"             /* 9 */
+                      "call k(v, c)\n"                /* 10 */
+                      "free b v\n"                    /* 11 */
+                      "output c\n",                   /* 12 */
+                      "c", false, NULL);
+    assert_non_null(v);
+    /* input: bound from the inputs struct */
+    json_t *bind = json_object_get(json_array_get(events_at(v, 2), 0), "bind");
+    assert_string_equal(str(bind, "decl"), "const float *b_x");
+    assert_string_equal(str(bind, "expr"), "in->x");
+    /* a pooled alloc */
+    json_t *alloc =
+        json_object_get(json_array_get(events_at(v, 3), 0), "alloc");
+    assert_non_null(alloc);
+    assert_string_equal(str(alloc, "offset_macro"), "m_BUF_A_OFFSET");
+    assert_string_equal(str(alloc, "ptr_type"), "float *");
+    /* a reinterpreting view: 4 i32 elements = 16 bytes into b */
+    json_t *alias =
+        json_object_get(json_array_get(events_at(v, 7), 0), "alias");
+    assert_string_equal(str(alias, "comment"), "/* alias: v = b */");
+    assert_string_equal(str(alias, "expr"),
+                        "(int32_t *)(void *)((unsigned char *)b_b + 16)");
+    /* free a x: two del lines, then a's storage dies (x is caller's) */
+    json_t *ev = events_at(v, 8);
+    assert_int_equal(json_array_size(ev), 3);
+    assert_string_equal(kind_of(json_array_get(ev, 0)), "del");
+    assert_string_equal(
+        str(json_object_get(json_array_get(ev, 0), "del"), "comment"),
+        "/* del a */");
+    assert_string_equal(kind_of(json_array_get(ev, 1)), "del");
+    assert_string_equal(kind_of(json_array_get(ev, 2)), "death");
+    assert_string_equal(
+        str(json_object_get(json_array_get(ev, 2), "death"), "name"), "a");
+    /* c is the caller's output: no pool, no reuse */
+    ev = events_at(v, 9);
+    assert_int_equal(json_array_size(ev), 1);
+    json_t *ao = json_object_get(json_array_get(ev, 0), "alloc_output");
+    assert_non_null(ao);
+    assert_string_equal(str(ao, "expr"), "out->c");
+    /* free b v: b dies with its last name */
+    ev = events_at(v, 11);
+    assert_int_equal(json_array_size(ev), 3);
+    assert_string_equal(kind_of(json_array_get(ev, 2)), "death");
+    done(&f);
+}
+
+static void test_reuse(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "alloc a f32[16]\n"
+                      "call init(a)\n"
+                      "alloc b f32[16]\n"
+                      "call k(a, b)\n"
+                      "free a\n"
+                      "alloc c f32[16]\n"
+                      "call k(b, c)\n"
+                      "free b\n"
+                      "alloc d f32[16]\n"
+                      "call k(c, d)\n"
+                      "free c\n"
+                      "output d\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    /* c lands on a's bytes (the only dead storage) */
+    json_t *ev = events_at(v, 7);
+    assert_int_equal(json_array_size(ev), 2);
+    json_t *r = json_object_get(json_array_get(ev, 0), "reuse");
+    assert_non_null(r);
+    assert_string_equal(str(r, "old"), "a");
+    char want[128];
+    snprintf(want, sizeof want, "/* reuse: c takes a's bytes at %s+%lld */",
+             str(r, "pool"),
+             (long long)json_integer_value(json_object_get(r, "offset")));
+    assert_string_equal(str(r, "comment"), want);
+    done(&f);
+}
+
+static void test_strings(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\nalloc y u8[4]\n"
+                      "call k(y, \"a\\\"b\\\\c\\n*/?\?=\")\noutput y\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    json_t *call = json_object_get(json_array_get(events_at(v, 3), 0), "call");
+    assert_string_equal(str(call, "expr"),
+                        "k(b_y, \"a\\\"b\\\\c\\n*/\\?\\?=\")");
+    /* the comment cannot be closed by the string */
+    json_t *ss = json_object_get(v, "statements");
+    const char *c = str(json_array_get(ss, 2), "comment");
+    assert_ptr_equal(strstr(c, "*/"), c + strlen(c) - 2);
+    done(&f);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    fixture f;
+    /* arity differs between calls of a kernel without signature */
+    assert_null(build(&f,
+                      "model m\nalloc y f32[4]\ncall k(y)\ncall k(y, y)\n"
+                      "output y\n",
+                      "c", false, NULL));
+    assert_int_equal(ir_diag_errors(f.d), 1);
+    done(&f);
+    /* a buffer and a literal at the same position */
+    assert_null(build(&f,
+                      "model m\nalloc y f32[4]\ncall k(y, y)\ncall k(y, 1)\n"
+                      "output y\n",
+                      "c", false, NULL));
+    done(&f);
+    /* an unknown target */
+    assert_null(build(&f, "model m\nalloc y f32[4]\ncall k(y)\noutput y\n",
+                      "fortran", false, NULL));
+    done(&f);
+}
+
+static void test_streams(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "device cuda:0\n"
+                      "alloc a f32[4]\n"
+                      "call k(a) stream=3\n"
+                      "alloc b f32[4]\n"
+                      "call k(b) stream=1\n"
+                      "call j(a, b)\n"
+                      "free a b\n"
+                      "alloc y f32[4]\n"
+                      "call k(y)\n"
+                      "output y\n",
+                      "cuda", false, NULL);
+    assert_non_null(v);
+    json_t *st = json_object_get(v, "streams");
+    assert_int_equal(json_array_size(st), 2);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(st, 0), "index")), 1);
+    /* j (caller's stream) reads a (stream 3) and b (stream 1): 2 waits */
+    json_t *ev = events_at(v, 7);
+    assert_int_equal(json_array_size(ev), 3);
+    json_t *w = json_object_get(json_array_get(ev, 0), "wait");
+    assert_non_null(w);
+    assert_string_equal(str(w, "from"), "ctx->streams[1]");
+    assert_string_equal(str(w, "to"), "stream");
+    json_t *call = json_object_get(json_array_get(ev, 2), "call");
+    assert_string_equal(str(call, "expr_stream"), "j(b_a, b_b, stream)");
+    assert_int_equal(json_integer_value(json_object_get(v, "nevents")), 2);
+    call = json_object_get(json_array_get(events_at(v, 4), 0), "call");
+    assert_string_equal(str(call, "expr_stream"), "k(b_a, ctx->streams[1])");
+    done(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prototypes), cmocka_unit_test(test_kernel_status),
+        cmocka_unit_test(test_names),      cmocka_unit_test(test_events),
+        cmocka_unit_test(test_reuse),      cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_streams),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
