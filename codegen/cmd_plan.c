@@ -1,11 +1,541 @@
-/* codegen/cmd_plan.c - `planwrap plan` (placeholder until implemented). */
+/*
+ * codegen/cmd_plan.c - `planwrap plan`: plan memory and print the plan.
+ *
+ *   planwrap plan [options] FILE.pw
+ *   planwrap plan --csv [options] FILE.csv      (minimalloc instances)
+ *
+ * The whole output is built in memory and written atomically (-o FILE,
+ * default stdout): nothing is written when there is an error.
+ */
 #include "codegen/codegen.h"
 
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum cg_emit {
+    CG_EMIT_SUMMARY,
+    CG_EMIT_JSON,
+    CG_EMIT_LINES,
+    CG_EMIT_VIEW,
+} cg_emit;
+
+static void cg_plan_usage(FILE *out) {
+    fprintf(out,
+            "usage: planwrap plan [options] FILE.pw\n"
+            "       planwrap plan --csv [options] FILE.csv\n"
+            "\n"
+            "Plans the memory of a checked IR v1 program (or of a minimalloc\n"
+            "CSV instance, `id,lower,upper,size`) and prints the plan.  FILE\n"
+            "`-` is standard input.  Exit status: 0 ok, 1 invalid input, 2\n"
+            "bad usage.\n"
+            "\n"
+            "options:\n"
+            "  --emit E             summary (default): per pool its size, "
+            "lower bound,\n"
+            "                       ratio, naive size and buffer count;\n"
+            "                       plan-json: pools and buffers as JSON;\n"
+            "                       lines: each statement with its events;\n"
+            "                       view: the plan view that templates see\n"
+            "  --csv                FILE is a minimalloc CSV instance\n"
+            "  -o, --output OUT     write to OUT (default `-`, stdout)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "planning options:\n"
+            "%s",
+            cg_plan_options_help);
+}
+
+static bool cg_parse_emit(const char *s, cg_emit *e) {
+    static const char *const names[] = {"summary", "plan-json", "lines",
+                                        "view"};
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *e = (cg_emit)i;
+            return true;
+        }
+    return false;
+}
+
+/* The model name of a CSV instance: its file name without directory and
+ * extension. */
+static char *cg_csv_model(const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (strcmp(path, "-") == 0)
+        b = "stdin";
+    size_t n = strlen(b);
+    if (n > 4 && strcmp(b + n - 4, ".csv") == 0)
+        n -= 4;
+    char *m = malloc(n + 1);
+    if (m) {
+        memcpy(m, b, n);
+        m[n] = '\0';
+    }
+    return m;
+}
+
+static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
+    if (lb == 0)
+        fprintf(f, "%s", size == 0 ? "1.000" : "inf");
+    else
+        fprintf(f, "%.3f", (double)size / (double)lb);
+}
+
+static int cg_run_algo(const plan_problem *pb, const plan_options *o,
+                       uint64_t *off, uint64_t *size, bool *time_hit) {
+    switch (o->algo) {
+    case PLAN_NAIVE:
+        return plan_naive(pb, off, size);
+    case PLAN_REUSE:
+        return plan_reuse(pb, off, size);
+    case PLAN_TREE:
+        return plan_tree(pb, off, size);
+    case PLAN_BESTFIT:
+        return plan_bestfit(pb, off, size);
+    case PLAN_SEARCH: {
+        plan_search_stats st;
+        memset(&st, 0, sizeof st);
+        int rc = plan_search(pb, &o->search, off, size, &st);
+        *time_hit = st.time_limit_hit;
+        return rc;
+    }
+    }
+    return -1;
+}
+
+/* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
+static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
+                       char **out, size_t *outlen) {
+    if (emit == CG_EMIT_LINES || emit == CG_EMIT_VIEW) {
+        fprintf(stderr,
+                "planwrap: error: --emit %s needs an IR program, not "
+                "a CSV instance\n",
+                emit == CG_EMIT_LINES ? "lines" : "view");
+        return 2;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (!ir_read_file(path, &text, &len, stderr))
+        return 1;
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    plan_problem pb;
+    int status = 1;
+    char *model = NULL;
+    uint64_t *off = NULL, *noff = NULL;
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    if (!plan_read_csv(a, shown, text, len, &pb, d))
+        goto done;
+    if (o->align)
+        pb.align = o->align;
+    off = calloc((size_t)pb.n + 1, sizeof *off);
+    noff = calloc((size_t)pb.n + 1, sizeof *noff);
+    model = cg_csv_model(path);
+    uint64_t size = 0, naive = 0;
+    bool time_hit = false;
+    if (!off || !noff || !model || cg_run_algo(&pb, o, off, &size, &time_hit) ||
+        plan_naive(&pb, noff, &naive)) {
+        fprintf(stderr, "planwrap: error: out of memory\n");
+        goto done;
+    }
+    bool verify = o->verify;
+#ifdef PW_DEBUG_VERIFY
+    verify = true;
+#endif
+    if (verify) {
+        char err[512];
+        if (!plan_verify_problem(&pb, off, size, err, sizeof err)) {
+            fprintf(stderr,
+                    "planwrap: error: internal error: the plan does not "
+                    "verify: %s\n",
+                    err);
+            goto done;
+        }
+    }
+    uint64_t lb = plan_lower_bound(&pb);
+    if (emit == CG_EMIT_SUMMARY) {
+        FILE *f = open_memstream(out, outlen);
+        if (!f)
+            goto done;
+        fprintf(f, "model %s: algorithm %s, 1 pool\n", model,
+                plan_algo_name(o->algo));
+        fprintf(f,
+                "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
+                size, lb);
+        cg_ratio(f, size, lb);
+        fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffers\n", naive, pb.n);
+        if (time_hit)
+            fprintf(f, "note: the search stopped at its time limit\n");
+        fclose(f);
+    } else {
+        json_t *root = json_object();
+        json_object_set_new(root, "model", json_string(model));
+        json_object_set_new(root, "algorithm",
+                            json_string(plan_algo_name(o->algo)));
+        json_t *pools = json_array(), *pool = json_object();
+        json_object_set_new(pool, "name", json_string("pool0"));
+        json_object_set_new(pool, "device", json_string("cpu"));
+        json_object_set_new(pool, "space", json_string("default"));
+        json_object_set_new(pool, "comm", json_null());
+        json_object_set_new(pool, "group", json_null());
+        json_object_set_new(pool, "align", json_integer((json_int_t)pb.align));
+        json_object_set_new(pool, "size", json_integer((json_int_t)size));
+        json_object_set_new(pool, "lower_bound", json_integer((json_int_t)lb));
+        json_object_set_new(pool, "naive_size",
+                            json_integer((json_int_t)naive));
+        json_array_append_new(pools, pool);
+        json_object_set_new(root, "pools", pools);
+        json_t *bufs = json_array();
+        for (uint32_t i = 0; i < pb.n; i++) {
+            json_t *b = json_object();
+            json_object_set_new(b, "name", json_string(pb.names[i]));
+            json_object_set_new(b, "pool", json_string("pool0"));
+            json_object_set_new(b, "offset", json_integer((json_int_t)off[i]));
+            json_object_set_new(b, "size",
+                                json_integer((json_int_t)pb.bufs[i].size));
+            json_object_set_new(b, "start",
+                                json_integer((json_int_t)pb.bufs[i].start));
+            json_object_set_new(b, "end",
+                                json_integer((json_int_t)pb.bufs[i].end));
+            json_array_append_new(bufs, b);
+        }
+        json_object_set_new(root, "buffers", bufs);
+        char *s = json_dumps(root, JSON_INDENT(2));
+        json_decref(root);
+        if (!s)
+            goto done;
+        *outlen = strlen(s) + 1;
+        *out = malloc(*outlen + 1);
+        if (*out) {
+            memcpy(*out, s, *outlen - 1);
+            (*out)[*outlen - 1] = '\n';
+            (*out)[*outlen] = '\0';
+        }
+        free(s);
+        if (!*out)
+            goto done;
+    }
+    status = 0;
+done:
+    free(model);
+    free(off);
+    free(noff);
+    free(text);
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
+}
+
+static const char *cg_space(const char *s) {
+    return s ? s : "default";
+}
+
+static void cg_emit_summary(FILE *f, const plan *pl) {
+    const ir_program *p = pl->prog;
+    uint32_t unpooled = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        unpooled += pl->storages[s].pool < 0;
+    fprintf(f, "model %s: algorithm %s, memory pool %s, %" PRIu32 " pool%s\n",
+            p->model ? p->model : "?", plan_algo_name(pl->opts.algo),
+            plan_memory_pool_name(pl->opts.memory_pool), pl->npools,
+            pl->npools == 1 ? "" : "s");
+    uint64_t total = 0, total_lb = 0, total_naive = 0;
+    for (uint32_t i = 0; i < pl->npools; i++) {
+        const plan_pool *pool = &pl->pools[i];
+        fprintf(f, "pool %s: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
+                pool->name, pool->size, pool->lower_bound);
+        cg_ratio(f, pool->size, pool->lower_bound);
+        fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s",
+                pool->naive_size, pool->nstorages,
+                pool->nstorages == 1 ? "" : "s");
+        if (pool->has_capacity)
+            fprintf(f, ", capacity %" PRIu64, pool->capacity);
+        fputc('\n', f);
+        total += pool->size;
+        total_lb += pool->lower_bound;
+        total_naive += pool->naive_size;
+    }
+    if (pl->npools > 1) {
+        fprintf(f, "total: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
+                total, total_lb);
+        cg_ratio(f, total, total_lb);
+        fprintf(f, ", naive %" PRIu64 "\n", total_naive);
+    }
+    if (unpooled)
+        fprintf(f, "not pooled: %" PRIu32 " storage%s (%s)\n", unpooled,
+                unpooled == 1 ? "" : "s",
+                pl->opts.memory_pool == PLAN_MP_NONE ? "own allocations"
+                                                     : "caller-owned outputs");
+    if (pl->search_time_limit_hit)
+        fprintf(f, "note: the search stopped at its time limit\n");
+}
+
+static json_t *cg_json_nullable(const char *s) {
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *cg_emit_json(const plan *pl) {
+    const ir_program *p = pl->prog;
+    char dev[32];
+    json_t *root = json_object();
+    json_object_set_new(root, "model", json_string(p->model ? p->model : ""));
+    json_object_set_new(root, "algorithm",
+                        json_string(plan_algo_name(pl->opts.algo)));
+    json_object_set_new(
+        root, "memory_pool",
+        json_string(plan_memory_pool_name(pl->opts.memory_pool)));
+    json_t *pools = json_array();
+    for (uint32_t i = 0; i < pl->npools; i++) {
+        const plan_pool *pool = &pl->pools[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(pool->name));
+        json_object_set_new(
+            o, "device",
+            json_string(ir_device_str(pool->device, dev, sizeof dev)));
+        json_object_set_new(o, "space", json_string(cg_space(pool->space)));
+        json_object_set_new(o, "comm", cg_json_nullable(pool->comm));
+        json_object_set_new(o, "group", cg_json_nullable(pool->group));
+        json_object_set_new(o, "align", json_integer((json_int_t)pool->align));
+        json_object_set_new(o, "size", json_integer((json_int_t)pool->size));
+        json_object_set_new(o, "lower_bound",
+                            json_integer((json_int_t)pool->lower_bound));
+        json_object_set_new(o, "naive_size",
+                            json_integer((json_int_t)pool->naive_size));
+        json_object_set_new(o, "outputs", json_boolean(pool->outputs));
+        if (pool->has_capacity)
+            json_object_set_new(o, "capacity",
+                                json_integer((json_int_t)pool->capacity));
+        json_array_append_new(pools, o);
+    }
+    json_object_set_new(root, "pools", pools);
+    json_t *bufs = json_array();
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        const plan_storage *st = &pl->storages[s];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(p->values[st->value].name));
+        if (st->pool >= 0) {
+            json_object_set_new(o, "pool",
+                                json_string(pl->pools[st->pool].name));
+            json_object_set_new(o, "offset",
+                                json_integer((json_int_t)st->offset));
+        } else {
+            json_object_set_new(o, "pool", json_null());
+            json_object_set_new(o, "offset", json_null());
+        }
+        json_object_set_new(o, "size", json_integer((json_int_t)st->size));
+        json_object_set_new(o, "start", json_integer((json_int_t)st->start));
+        json_object_set_new(o, "end", json_integer((json_int_t)st->end));
+        json_object_set_new(o, "output", json_boolean(st->is_output));
+        json_object_set_new(
+            o, "reuse_of",
+            st->reuse_of >= 0
+                ? json_string(p->values[pl->storages[st->reuse_of].value].name)
+                : json_null());
+        json_array_append_new(bufs, o);
+    }
+    json_object_set_new(root, "buffers", bufs);
+    return root;
+}
+
+static const char *const cg_kw[] = {"model", "device", "space", "kernel",
+                                    "input", "const",  "alloc", "alias",
+                                    "call",  "free",   "output"};
+
+static void cg_emit_lines(FILE *f, const plan *pl) {
+    const ir_program *p = pl->prog;
+    int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
+    if (!alloc_storage)
+        return;
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        alloc_storage[i] = -1;
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        alloc_storage[pl->storages[s].start] = (int32_t)s;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *st = &p->stmts[i];
+        fprintf(f, "%" PRIu32 ": %s", i, cg_kw[st->kind]);
+        switch (st->kind) {
+        case IR_CALL:
+            fprintf(f, " %s(", st->name.name);
+            for (uint32_t k = 0; k < st->nargs; k++)
+                fprintf(f, "%s%s", k ? ", " : "", st->args[k].text);
+            fputc(')', f);
+            if (st->has_stream)
+                fprintf(f, " stream=%" PRIu64, st->stream);
+            break;
+        case IR_FREE:
+        case IR_OUTPUT:
+            for (uint32_t k = 0; k < st->nnames; k++)
+                fprintf(f, " %s", st->names[k].name);
+            break;
+        case IR_ALIAS:
+            fprintf(f, " %s = %s", st->name.name, st->old.name);
+            break;
+        case IR_DEVICE: {
+            char dev[32];
+            fprintf(f, " %s", ir_device_str(st->device, dev, sizeof dev));
+            break;
+        }
+        default:
+            if (st->name.name)
+                fprintf(f, " %s", st->name.name);
+            break;
+        }
+        const char *sep = "  # ";
+        if (st->kind == IR_ALLOC && alloc_storage[i] >= 0) {
+            const plan_storage *s = &pl->storages[alloc_storage[i]];
+            if (s->pool >= 0) {
+                const char *pn = pl->pools[s->pool].name;
+                fprintf(f, "%salloc_from_pool(%s, %" PRIu64 ")", sep, pn,
+                        s->offset);
+                if (s->reuse_of >= 0)
+                    fprintf(f, "; reuse: %s takes %s's bytes at %s+%" PRIu64,
+                            st->name.name,
+                            p->values[pl->storages[s->reuse_of].value].name, pn,
+                            s->offset);
+            } else if (s->is_output && pl->opts.memory_pool != PLAN_MP_NONE) {
+                fprintf(f, "%scaller-owned output", sep);
+            } else {
+                fprintf(f, "%sown allocation", sep);
+            }
+        } else if (st->kind == IR_ALIAS) {
+            fprintf(f, "%salias: %s = %s", sep, st->name.name, st->old.name);
+        } else if (st->kind == IR_FREE) {
+            for (uint32_t k = 0; k < st->nnames; k++) {
+                fprintf(f, "%sdel %s", sep, st->names[k].name);
+                sep = "; ";
+            }
+        }
+        fputc('\n', f);
+    }
+    free(alloc_storage);
+}
+
+static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
+                      char **out, size_t *outlen) {
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    int status = 1;
+    ir_program *p = ir_load(a, path, d);
+    if (!p)
+        goto done;
+    plan *pl = plan_program(a, p, o, d);
+    if (!pl)
+        goto done;
+    if (emit == CG_EMIT_SUMMARY || emit == CG_EMIT_LINES) {
+        FILE *f = open_memstream(out, outlen);
+        if (!f)
+            goto done;
+        if (emit == CG_EMIT_SUMMARY)
+            cg_emit_summary(f, pl);
+        else
+            cg_emit_lines(f, pl);
+        fclose(f);
+    } else {
+        json_t *root =
+            emit == CG_EMIT_JSON ? cg_emit_json(pl) : cg_build_view(pl, "c");
+        if (!root) {
+            fprintf(stderr, "planwrap: error: the plan view is not "
+                            "available (cg_build_view returned nothing)\n");
+            goto done;
+        }
+        char *s = json_dumps(root, JSON_INDENT(2));
+        json_decref(root);
+        if (!s)
+            goto done;
+        size_t n = strlen(s);
+        *out = malloc(n + 2);
+        if (*out) {
+            memcpy(*out, s, n);
+            (*out)[n] = '\n';
+            (*out)[n + 1] = '\0';
+            *outlen = n + 1;
+        }
+        free(s);
+        if (!*out)
+            goto done;
+    }
+    status = 0;
+done:
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
+}
 
 int cg_cmd_plan(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "planwrap: error: 'plan' is not implemented yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"emit", required_argument, NULL, 'e'},
+        {"csv", no_argument, NULL, 'c'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {"algo", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"align", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"memory-pool", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},
+        {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL},
+        {NULL, 0, NULL, 0},
+    };
+    plan_options po;
+    plan_options_init(&po);
+    cg_emit emit = CG_EMIT_SUMMARY;
+    bool csv = false;
+    const char *outpath = "-";
+    optind = 1;
+    opterr = 0;
+    int c, li = -1;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        switch (c) {
+        case 'e':
+            if (!cg_parse_emit(optarg, &emit)) {
+                fprintf(stderr,
+                        "planwrap: error: invalid value '%s' for --emit: "
+                        "expected summary, plan-json, lines or view\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'c':
+            csv = true;
+            break;
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'h':
+            cg_plan_usage(stdout);
+            return 0;
+        case CG_PLAN_OPT_VAL:
+            if (cg_plan_option(&po, longopts[li].name, optarg) != 0)
+                return 2;
+            break;
+        case ':':
+            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
+                    argv[optind - 1]);
+            fputs("Run 'planwrap plan --help' for usage.\n", stderr);
+            return 2;
+        default:
+            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                    argv[optind - 1]);
+            fputs("Run 'planwrap plan --help' for usage.\n", stderr);
+            return 2;
+        }
+        li = -1;
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "planwrap: error: plan needs exactly one FILE\n");
+        fputs("Run 'planwrap plan --help' for usage.\n", stderr);
+        return 2;
+    }
+    char *out = NULL;
+    size_t outlen = 0;
+    int status = csv ? cg_plan_csv(argv[optind], &po, emit, &out, &outlen)
+                     : cg_plan_ir(argv[optind], &po, emit, &out, &outlen);
+    if (status == 0 && !cg_write_file_atomic(outpath, out ? out : "", outlen))
+        status = 1;
+    free(out);
+    return status;
 }

@@ -1,0 +1,313 @@
+/*
+ * planner/problem.c - the neutral problem: shared helpers, the lower
+ * bound, the naive plan and the colour-class driver used by every
+ * algorithm.
+ */
+#include "planner/plan_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t plan_align_up(uint64_t v, uint64_t a) {
+    if (a <= 1)
+        return v;
+    uint64_t r = v & (a - 1);
+    if (r == 0)
+        return v;
+    if (v > UINT64_MAX - (a - r))
+        return UINT64_MAX & ~(a - 1);
+    return v + (a - r);
+}
+
+uint64_t plan_buf_align(const plan_problem *pb, const plan_buf *b) {
+    uint64_t a = pb->align ? pb->align : 1;
+    return b->align > a ? b->align : a;
+}
+
+/* ---- stable merge sort of indices ---- */
+
+static void plan_msort(uint32_t *a, uint32_t *tmp, uint32_t n, plan_cmp_fn cmp,
+                       const void *ctx) {
+    if (n < 2)
+        return;
+    if (n <= 16) {
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t v = a[i], j = i;
+            while (j > 0 && cmp(ctx, a[j - 1], v) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+        return;
+    }
+    uint32_t h = n / 2;
+    plan_msort(a, tmp, h, cmp, ctx);
+    plan_msort(a + h, tmp, n - h, cmp, ctx);
+    if (cmp(ctx, a[h - 1], a[h]) <= 0)
+        return;
+    memcpy(tmp, a, h * sizeof *a);
+    uint32_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        a[k++] = cmp(ctx, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
+    while (i < h)
+        a[k++] = tmp[i++];
+}
+
+int plan_sort_idx(uint32_t *idx, uint32_t n, plan_cmp_fn cmp, const void *ctx) {
+    if (n < 2)
+        return 0;
+    uint32_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    plan_msort(idx, tmp, n, cmp, ctx);
+    free(tmp);
+    return 0;
+}
+
+/* ---- segment tree: range add, range max ---- */
+
+int plan_segtree_init(plan_segtree *t, uint32_t n) {
+    t->n = n ? n : 1;
+    t->mx = calloc(4 * (size_t)t->n, sizeof *t->mx);
+    t->tag = calloc(4 * (size_t)t->n, sizeof *t->tag);
+    if (!t->mx || !t->tag) {
+        plan_segtree_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+void plan_segtree_free(plan_segtree *t) {
+    free(t->mx);
+    free(t->tag);
+    t->mx = t->tag = NULL;
+}
+
+static void plan_st_add(plan_segtree *t, size_t node, uint32_t lo, uint32_t hi,
+                        uint32_t l, uint32_t r, int64_t v) {
+    if (r < lo || hi < l)
+        return;
+    if (l <= lo && hi <= r) {
+        t->mx[node] += v;
+        t->tag[node] += v;
+        return;
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    plan_st_add(t, 2 * node, lo, mid, l, r, v);
+    plan_st_add(t, 2 * node + 1, mid + 1, hi, l, r, v);
+    int64_t a = t->mx[2 * node], b = t->mx[2 * node + 1];
+    t->mx[node] = (a > b ? a : b) + t->tag[node];
+}
+
+void plan_segtree_add(plan_segtree *t, uint32_t l, uint32_t r, int64_t v) {
+    if (l > r)
+        return;
+    plan_st_add(t, 1, 0, t->n - 1, l, r, v);
+}
+
+static int64_t plan_st_max(const plan_segtree *t, size_t node, uint32_t lo,
+                           uint32_t hi, uint32_t l, uint32_t r) {
+    if (l <= lo && hi <= r)
+        return t->mx[node];
+    uint32_t mid = lo + (hi - lo) / 2;
+    int64_t best = INT64_MIN;
+    if (l <= mid) {
+        int64_t a = plan_st_max(t, 2 * node, lo, mid, l, r);
+        best = a > best ? a : best;
+    }
+    if (r > mid) {
+        int64_t b = plan_st_max(t, 2 * node + 1, mid + 1, hi, l, r);
+        best = b > best ? b : best;
+    }
+    return best + t->tag[node];
+}
+
+int64_t plan_segtree_max(const plan_segtree *t, uint32_t l, uint32_t r) {
+    if (l > r)
+        return INT64_MIN;
+    return plan_st_max(t, 1, 0, t->n - 1, l, r);
+}
+
+/* ---- time axis ---- */
+
+static int plan_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint32_t plan_time_axis(const plan_problem *pb, uint32_t **out) {
+    uint32_t *ax = malloc(((size_t)pb->n * 2 + 1) * sizeof *ax);
+    if (!ax)
+        return UINT32_MAX;
+    size_t k = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        ax[k++] = pb->bufs[i].start;
+        ax[k++] = pb->bufs[i].end;
+    }
+    qsort(ax, k, sizeof *ax, plan_cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (m == 0 || ax[m - 1] != ax[i])
+            ax[m++] = ax[i];
+    *out = ax;
+    return (uint32_t)m;
+}
+
+uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (axis[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- lower bound ---- */
+
+/*
+ * Max over time of the live bytes: a difference array over the compressed
+ * time axis.  Each size is rounded up to the pool alignment (a buffer's
+ * own larger alignment does not add a padding that a neighbour must
+ * respect, so it is not counted).  O(n log n).
+ */
+uint64_t plan_lower_bound(const plan_problem *pb) {
+    uint32_t *axis = NULL;
+    uint32_t m = plan_time_axis(pb, &axis);
+    if (m == UINT32_MAX)
+        return 0;
+    uint64_t *delta = calloc((size_t)m + 1, sizeof *delta);
+    uint64_t *minus = calloc((size_t)m + 1, sizeof *minus);
+    uint64_t best = 0;
+    if (delta && minus) {
+        uint64_t a = pb->align ? pb->align : 1;
+        for (uint32_t i = 0; i < pb->n; i++) {
+            const plan_buf *b = &pb->bufs[i];
+            if (b->size == 0)
+                continue;
+            uint64_t s = plan_align_up(b->size, a);
+            delta[plan_time_index(axis, m, b->start)] += s;
+            minus[plan_time_index(axis, m, b->end) + 1] += s;
+        }
+        uint64_t cur = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            cur = cur + delta[i] - minus[i];
+            if (cur > best)
+                best = cur;
+        }
+    }
+    free(delta);
+    free(minus);
+    free(axis);
+    return plan_align_up(best, pb->align ? pb->align : 1);
+}
+
+/* ---- naive ---- */
+
+/*
+ * Every storage at its own offset, in order: the upper bound, and the
+ * debugging mode that keeps every intermediate intact.  O(n).
+ */
+static int plan_naive_core(const plan_problem *pb, uint64_t *offsets,
+                           uint64_t *size) {
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (b->size == 0) {
+            offsets[i] = 0;
+            continue;
+        }
+        offsets[i] = plan_align_up(top, plan_buf_align(pb, b));
+        top = offsets[i] + b->size;
+    }
+    *size = plan_align_up(top, pb->align ? pb->align : 1);
+    return 0;
+}
+
+int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
+    return plan_naive_core(pb, offsets, size);
+}
+
+/* ---- colour classes ---- */
+
+typedef struct plan_class_ctx {
+    const plan_buf *bufs;
+} plan_class_ctx;
+
+/* Class order: colour -1, colours ascending, then -2 (one class each). */
+static int plan_cmp_class(const void *ctx, uint32_t a, uint32_t b) {
+    const plan_buf *bufs = ((const plan_class_ctx *)ctx)->bufs;
+    int32_t ca = bufs[a].color, cb = bufs[b].color;
+    int64_t ka = ca == -2 ? INT64_MAX : ca;
+    int64_t kb = cb == -2 ? INT64_MAX : cb;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
+                     uint64_t *size) {
+    bool single = true, seen = false;
+    int32_t first = -1;
+    for (uint32_t i = 0; i < pb->n && single; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (b->size == 0)
+            continue;
+        if (!seen) {
+            first = b->color;
+            seen = true;
+        }
+        if (b->color == -2 || b->color != first)
+            single = false;
+    }
+    if (single)
+        return fn(pb, offsets, size);
+
+    uint32_t n = pb->n;
+    uint32_t *idx = malloc((size_t)n * sizeof *idx);
+    plan_buf *sub = malloc((size_t)n * sizeof *sub);
+    uint64_t *soff = malloc((size_t)n * sizeof *soff);
+    int rc = -1;
+    if (!idx || !sub || !soff)
+        goto out;
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = i;
+    plan_class_ctx ctx = {pb->bufs};
+    if (plan_sort_idx(idx, n, plan_cmp_class, &ctx) != 0)
+        goto out;
+    uint64_t base = 0;
+    uint64_t pa = pb->align ? pb->align : 1;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t j = i + 1;
+        int32_t c = pb->bufs[idx[i]].color;
+        if (c != -2)
+            while (j < n && pb->bufs[idx[j]].color == c)
+                j++;
+        uint64_t amax = pa;
+        for (uint32_t k = i; k < j; k++) {
+            sub[k - i] = pb->bufs[idx[k]];
+            sub[k - i].color = -1;
+            if (sub[k - i].align > amax)
+                amax = sub[k - i].align;
+        }
+        plan_problem sp = {j - i, sub, pb->align, NULL};
+        uint64_t ssize = 0;
+        if (fn(&sp, soff, &ssize) != 0)
+            goto out;
+        base = plan_align_up(base, amax);
+        for (uint32_t k = i; k < j; k++)
+            offsets[idx[k]] = sub[k - i].size ? base + soff[k - i] : 0;
+        base += ssize;
+        i = j;
+    }
+    *size = plan_align_up(base, pa);
+    rc = 0;
+out:
+    free(idx);
+    free(sub);
+    free(soff);
+    return rc;
+}

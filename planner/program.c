@@ -1,0 +1,497 @@
+/*
+ * planner/program.c - planning a checked program (layer 2).
+ *
+ * 1. Storages: one per `alloc`.  A storage lives from its alloc statement
+ *    to the statement that frees its last name (its own or any alias,
+ *    transitively: ir_check resolves every alias to its root); a storage
+ *    with a name never freed, or holding an output, lives to the last
+ *    statement.  Zero-size storages take no space (offset 0).
+ * 2. Pools: one per (device, space, comm, group), in order of first
+ *    appearance, named `pool_DEVICE[_SPACE][_COMM_GROUP][_outputs]` (a
+ *    numeric suffix keeps them unique).  The memory-pool mode decides
+ *    where outputs go: `intermediates` leaves them to the caller (pool -1),
+ *    `outputs` gives them pools of their own, `combined` pools them with
+ *    the intermediates, `none` pools nothing.
+ * 3. Streams: when isolating, each storage gets the colour of the one
+ *    stream whose calls touch it (calls without stream= run on stream 0),
+ *    or -2 when several streams touch it; storages of different colours
+ *    never share bytes.
+ * 4. One algorithm run per pool, the capacity check of named spaces, the
+ *    reuse_of event of every storage, and the verifier (always in debug
+ *    builds).
+ */
+#include "planner/plan_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* FNV-1a over the fields of a reuse key. */
+static uint64_t pp_fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t pp_fnv_str(uint64_t h, const char *s) {
+    if (!s)
+        return pp_fnv(h, "\xff", 1);
+    return pp_fnv(h, s, strlen(s) + 1);
+}
+
+static bool pp_streq(const char *a, const char *b) {
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static bool pp_same_dev(ir_device a, ir_device b) {
+    return a.kind == b.kind && a.index == b.index;
+}
+
+/* Appends a C-identifier-safe copy of s to buf. */
+static void pp_cat_ident(char *buf, size_t len, const char *s) {
+    size_t k = strlen(buf);
+    for (; *s && k + 1 < len; s++)
+        buf[k++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                           (*s >= '0' && *s <= '9') || *s == '_'
+                       ? *s
+                       : '_';
+    buf[k] = '\0';
+}
+
+static int32_t pp_find_pool(plan *pl, uint32_t npools, ir_device dev,
+                            const char *space, const char *comm,
+                            const char *group, bool outputs) {
+    for (uint32_t i = 0; i < npools; i++) {
+        const plan_pool *p = &pl->pools[i];
+        if (pp_same_dev(p->device, dev) && pp_streq(p->space, space) &&
+            pp_streq(p->comm, comm) && pp_streq(p->group, group) &&
+            p->outputs == outputs)
+            return (int32_t)i;
+    }
+    return -1;
+}
+
+static void pp_name_pool(ir_arena *a, plan *pl, uint32_t i) {
+    plan_pool *p = &pl->pools[i];
+    char buf[1200];
+    snprintf(buf, sizeof buf, "pool_%s",
+             p->device.kind == IR_DEV_CPU ? "cpu" : "cuda");
+    if (p->device.kind == IR_DEV_CUDA) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, sizeof buf - k, "%" PRIu32, p->device.index);
+    }
+    if (p->space) {
+        pp_cat_ident(buf, sizeof buf, "_");
+        pp_cat_ident(buf, sizeof buf, p->space);
+    }
+    if (p->comm) {
+        pp_cat_ident(buf, sizeof buf, "_");
+        pp_cat_ident(buf, sizeof buf, p->comm);
+        pp_cat_ident(buf, sizeof buf, "_");
+        pp_cat_ident(buf, sizeof buf, p->group ? p->group : "");
+    }
+    if (p->outputs)
+        pp_cat_ident(buf, sizeof buf, "_outputs");
+    const char *name = ir_arena_strdup(a, buf);
+    for (unsigned k = 2;; k++) {
+        bool clash = false;
+        for (uint32_t j = 0; j < i && !clash; j++)
+            clash = strcmp(pl->pools[j].name, name) == 0;
+        if (!clash)
+            break;
+        name = ir_arena_printf(a, "%s_%u", buf, k);
+    }
+    p->name = name;
+}
+
+/* Stream colour of each storage: the one stream whose calls touch it
+ * (stream= absent = stream 0), -2 when several, -1 when none. */
+static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
+                      int32_t *color) {
+    uint64_t *streams = calloc((size_t)p->nstmts + 1, sizeof *streams);
+    uint32_t nstreams = 0;
+    if (!streams)
+        abort();
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *st = &p->stmts[i];
+        if (st->kind != IR_CALL)
+            continue;
+        uint64_t sv = st->has_stream ? st->stream : 0;
+        int32_t c = -1;
+        for (uint32_t k = 0; k < nstreams; k++)
+            if (streams[k] == sv)
+                c = (int32_t)k;
+        if (c < 0) {
+            streams[nstreams] = sv;
+            c = (int32_t)nstreams++;
+        }
+        for (uint32_t k = 0; k < st->nargs; k++) {
+            int32_t v = st->args[k].value;
+            if (st->args[k].kind != IR_ARG_BUFFER || v < 0)
+                continue;
+            int32_t s = storage_of_value[v];
+            if (s < 0)
+                continue;
+            if (color[s] == -1)
+                color[s] = c;
+            else if (color[s] != c)
+                color[s] = -2;
+        }
+    }
+    free(streams);
+}
+
+/* Runs the chosen algorithm on one pool's problem. */
+static int pp_run(const plan_problem *pb, const plan_options *o,
+                  uint64_t capacity, uint64_t *off, uint64_t *size,
+                  bool *time_hit) {
+    switch (o->algo) {
+    case PLAN_NAIVE:
+        return plan_naive(pb, off, size);
+    case PLAN_REUSE:
+        return plan_reuse(pb, off, size);
+    case PLAN_TREE:
+        return plan_tree(pb, off, size);
+    case PLAN_BESTFIT:
+        return plan_bestfit(pb, off, size);
+    case PLAN_SEARCH: {
+        plan_search_opts so = o->search;
+        if (capacity && (so.capacity == 0 || capacity < so.capacity))
+            so.capacity = capacity;
+        plan_search_stats st;
+        memset(&st, 0, sizeof st);
+        int rc = plan_search(pb, &so, off, size, &st);
+        if (st.time_limit_hit)
+            *time_hit = true;
+        return rc;
+    }
+    }
+    return -1;
+}
+
+plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
+                   ir_diag *d) {
+    plan *pl = ir_arena_alloc(a, sizeof *pl);
+    pl->prog = p;
+    pl->opts = *o;
+#ifdef PW_DEBUG_VERIFY
+    pl->opts.verify = true;
+#endif
+    uint32_t last = p->nstmts ? p->nstmts - 1 : 0;
+    pl->storage_of_value = ir_arena_array(a, p->nvalues + 1, sizeof(int32_t));
+    uint32_t ns = 0;
+    for (uint32_t v = 0; v < p->nvalues; v++)
+        if (p->values[v].kind == IR_VAL_ALLOC)
+            ns++;
+    pl->storages = ir_arena_array(a, ns + 1, sizeof *pl->storages);
+    pl->nstorages = ns;
+    int32_t *sid = ir_arena_array(a, p->nvalues + 1, sizeof *sid);
+    bool *never_freed = ir_arena_array(a, ns + 1, sizeof *never_freed);
+    ns = 0;
+    for (uint32_t v = 0; v < p->nvalues; v++) {
+        sid[v] = -1;
+        if (p->values[v].kind != IR_VAL_ALLOC)
+            continue;
+        plan_storage *s = &pl->storages[ns];
+        s->value = (int32_t)v;
+        s->pool = -1;
+        s->size = p->values[v].bytes;
+        s->start = p->values[v].def;
+        s->dies_at = -1;
+        s->reuse_of = -1;
+        sid[v] = (int32_t)ns++;
+    }
+    /* liveness over every name of each storage */
+    for (uint32_t v = 0; v < p->nvalues; v++) {
+        const ir_value *val = &p->values[v];
+        int32_t root = val->root;
+        int32_t s = root >= 0 ? sid[root] : -1;
+        pl->storage_of_value[v] = s;
+        if (s < 0)
+            continue;
+        plan_storage *st = &pl->storages[s];
+        if (val->output_index >= 0)
+            st->is_output = true;
+        if (val->freed_at < 0)
+            never_freed[s] = true;
+        else if (val->freed_at > st->dies_at)
+            st->dies_at = val->freed_at;
+    }
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        plan_storage *st = &pl->storages[s];
+        if (never_freed[s] || st->is_output)
+            st->dies_at = -1;
+        st->end = st->dies_at >= 0 ? (uint32_t)st->dies_at : last;
+        if (st->end < st->start)
+            st->end = st->start;
+    }
+
+    /* streams */
+    bool isolate = o->streams == PLAN_STREAMS_ISOLATE ||
+                   (o->streams == PLAN_STREAMS_AUTO && p->has_streams);
+    int32_t *color = ir_arena_array(a, pl->nstorages + 1, sizeof *color);
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        color[s] = -1;
+    if (isolate)
+        pp_colors(p, pl->storage_of_value, color);
+
+    /* pools */
+    pl->pools = ir_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
+    uint32_t np = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        plan_storage *st = &pl->storages[s];
+        const ir_value *val = &p->values[st->value];
+        bool outputs = false;
+        if (o->memory_pool == PLAN_MP_NONE)
+            continue;
+        if (st->is_output) {
+            if (o->memory_pool == PLAN_MP_INTERMEDIATES)
+                continue;
+            outputs = o->memory_pool == PLAN_MP_OUTPUTS;
+        }
+        int32_t pi = pp_find_pool(pl, np, val->device, val->space, val->comm,
+                                  val->group, outputs);
+        if (pi < 0) {
+            plan_pool *pool = &pl->pools[np];
+            pool->device = val->device;
+            pool->space = val->space;
+            pool->comm = val->comm;
+            pool->group = val->group;
+            pool->outputs = outputs;
+            pool->align = o->align                          ? o->align
+                          : val->device.kind == IR_DEV_CUDA ? 256
+                                                            : 64;
+            for (uint32_t k = 0; val->space && k < p->nspaces; k++)
+                if (strcmp(p->spaces[k].name, val->space) == 0 &&
+                    p->spaces[k].has_capacity) {
+                    pool->has_capacity = true;
+                    pool->capacity = p->spaces[k].capacity;
+                }
+            pp_name_pool(a, pl, np);
+            pi = (int32_t)np++;
+        }
+        st->pool = pi;
+        pl->pools[pi].nstorages++;
+    }
+    pl->npools = np;
+
+    /* one problem per pool */
+    bool ok = true;
+    for (uint32_t pi = 0; pi < np && ok; pi++) {
+        plan_pool *pool = &pl->pools[pi];
+        plan_problem pb;
+        memset(&pb, 0, sizeof pb);
+        pb.align = pool->align;
+        pb.bufs = ir_arena_array(a, pool->nstorages + 1, sizeof *pb.bufs);
+        pb.names = ir_arena_array(a, pool->nstorages + 1, sizeof *pb.names);
+        uint32_t *members =
+            ir_arena_array(a, pool->nstorages + 1, sizeof *members);
+        for (uint32_t s = 0; s < pl->nstorages; s++) {
+            plan_storage *st = &pl->storages[s];
+            if (st->pool != (int32_t)pi)
+                continue;
+            const ir_value *val = &p->values[st->value];
+            plan_buf *b = &pb.bufs[pb.n];
+            b->size = st->size;
+            b->align = val->align > pool->align ? val->align : pool->align;
+            b->start = st->start;
+            b->end = st->end;
+            b->color = color[s];
+            uint64_t h = UINT64_C(0xcbf29ce484222325);
+            h = pp_fnv(h, &val->device.kind, sizeof val->device.kind);
+            h = pp_fnv(h, &val->device.index, sizeof val->device.index);
+            h = pp_fnv(h, &val->dtype, sizeof val->dtype);
+            h = pp_fnv(h, &val->elements, sizeof val->elements);
+            h = pp_fnv_str(h, val->comm);
+            h = pp_fnv_str(h, val->group);
+            h = pp_fnv(h, &color[s], sizeof color[s]);
+            b->reuse_key = h;
+            pb.names[pb.n] = val->name;
+            members[pb.n++] = s;
+        }
+        uint64_t *off = ir_arena_array(a, pb.n + 1, sizeof *off);
+        uint64_t size = 0;
+        if (pp_run(&pb, o, pool->has_capacity ? pool->capacity : 0, off, &size,
+                   &pl->search_time_limit_hit) != 0) {
+            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
+                           "out of memory while planning pool %s", pool->name);
+            ok = false;
+            break;
+        }
+        uint64_t *noff = ir_arena_array(a, pb.n + 1, sizeof *noff);
+        pool->size = size;
+        pool->lower_bound = plan_lower_bound(&pb);
+        if (plan_naive(&pb, noff, &pool->naive_size) != 0)
+            pool->naive_size = 0;
+        for (uint32_t k = 0; k < pb.n; k++)
+            pl->storages[members[k]].offset = off[k];
+        if (pool->has_capacity && pool->size > pool->capacity) {
+            const ir_space *sp = NULL;
+            for (uint32_t k = 0; k < p->nspaces; k++)
+                if (strcmp(p->spaces[k].name, pool->space) == 0)
+                    sp = &p->spaces[k];
+            const ir_stmt *sst = sp ? &p->stmts[sp->stmt] : NULL;
+            ir_diag_report(d, IR_SEV_ERROR, sst ? sst->loc.line : 0,
+                           sst ? sst->loc.col : 0,
+                           "space '%s' is too small: pool %s needs %" PRIu64
+                           " bytes (algorithm %s; lower bound %" PRIu64
+                           " bytes) but the capacity is %" PRIu64 " bytes",
+                           pool->space, pool->name, pool->size,
+                           plan_algo_name(o->algo), pool->lower_bound,
+                           pool->capacity);
+            ok = false;
+        }
+    }
+    if (!ok)
+        return NULL;
+
+    /* reuse_of: the dead storage of the same pool overlapping the bytes
+     * that died last (lowest offset, then lowest id, on ties).  O(n^2)
+     * per pool. */
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        plan_storage *st = &pl->storages[s];
+        if (st->pool < 0 || st->size == 0)
+            continue;
+        int32_t best = -1;
+        for (uint32_t t = 0; t < pl->nstorages; t++) {
+            const plan_storage *u = &pl->storages[t];
+            if (u->pool != st->pool || u->size == 0 || u->dies_at < 0 ||
+                (uint32_t)u->dies_at >= st->start)
+                continue;
+            if (u->offset >= st->offset + st->size ||
+                st->offset >= u->offset + u->size)
+                continue;
+            if (best < 0) {
+                best = (int32_t)t;
+                continue;
+            }
+            const plan_storage *b = &pl->storages[best];
+            if (u->dies_at > b->dies_at ||
+                (u->dies_at == b->dies_at && u->offset < b->offset))
+                best = (int32_t)t;
+        }
+        st->reuse_of = best;
+    }
+
+    if (pl->opts.verify) {
+        char err[512];
+        if (!plan_verify(pl, err, sizeof err)) {
+            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
+                           "internal error: the plan does not verify: %s", err);
+            return NULL;
+        }
+    }
+    return pl;
+}
+
+static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
+                              size_t errlen);
+
+bool plan_verify(const plan *pl, char *err, size_t errlen) {
+    const ir_program *p = pl->prog;
+    int32_t *color = malloc(((size_t)pl->nstorages + 1) * sizeof *color);
+    if (!color) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        color[s] = -1;
+    if (pl->opts.streams == PLAN_STREAMS_ISOLATE ||
+        (pl->opts.streams == PLAN_STREAMS_AUTO && p->has_streams))
+        pp_colors(p, pl->storage_of_value, color);
+    bool res = plan_verify_pools(pl, color, err, errlen);
+    free(color);
+    return res;
+}
+
+static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
+                              size_t errlen) {
+    const ir_program *p = pl->prog;
+    /* every pool on its own */
+    for (uint32_t pi = 0; pi < pl->npools; pi++) {
+        const plan_pool *pool = &pl->pools[pi];
+        uint32_t n = 0;
+        for (uint32_t s = 0; s < pl->nstorages; s++)
+            n += pl->storages[s].pool == (int32_t)pi;
+        plan_buf *bufs = calloc((size_t)n + 1, sizeof *bufs);
+        uint64_t *off = calloc((size_t)n + 1, sizeof *off);
+        const char **names = calloc((size_t)n + 1, sizeof *names);
+        if (!bufs || !off || !names) {
+            free(bufs);
+            free(off);
+            free(names);
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+        uint32_t k = 0;
+        bool ok = true;
+        for (uint32_t s = 0; s < pl->nstorages && ok; s++) {
+            const plan_storage *st = &pl->storages[s];
+            if (st->pool != (int32_t)pi)
+                continue;
+            const ir_value *v = &p->values[st->value];
+            if (!pp_same_dev(v->device, pool->device) ||
+                !pp_streq(v->space, pool->space) ||
+                !pp_streq(v->comm, pool->comm) ||
+                !pp_streq(v->group, pool->group)) {
+                snprintf(err, errlen,
+                         "storage %s is in pool %s of another device, space "
+                         "or communication group",
+                         v->name, pool->name);
+                ok = false;
+                break;
+            }
+            if (st->is_output &&
+                pl->opts.memory_pool == PLAN_MP_INTERMEDIATES) {
+                snprintf(err, errlen, "output %s is pooled", v->name);
+                ok = false;
+                break;
+            }
+            bufs[k].size = st->size;
+            bufs[k].align = v->align > pool->align ? v->align : pool->align;
+            bufs[k].start = st->start;
+            bufs[k].end = st->end;
+            bufs[k].color = color[s];
+            off[k] = st->offset;
+            names[k] = v->name;
+            k++;
+        }
+        if (ok) {
+            plan_problem pb = {k, bufs, pool->align, names};
+            char sub[400];
+            if (!plan_verify_problem(&pb, off, pool->size, sub, sizeof sub)) {
+                snprintf(err, errlen, "pool %s: %s", pool->name, sub);
+                ok = false;
+            }
+        }
+        free(bufs);
+        free(off);
+        free(names);
+        if (!ok)
+            return false;
+    }
+    /* aliases inside their storage */
+    for (uint32_t v = 0; v < p->nvalues; v++) {
+        const ir_value *val = &p->values[v];
+        int32_t s = pl->storage_of_value[v];
+        if (val->kind != IR_VAL_ALIAS || s < 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        if (val->byte_offset > st->size ||
+            val->bytes > st->size - val->byte_offset) {
+            snprintf(err, errlen,
+                     "alias %s (bytes %" PRIu64 "..%" PRIu64
+                     ") is outside its storage of %" PRIu64 " bytes",
+                     val->name, val->byte_offset, val->byte_offset + val->bytes,
+                     st->size);
+            return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,282 @@
+/*
+ * planner/verify.c - the independent verifier of a one-pool plan.
+ *
+ * Written apart from the algorithms and sharing no code with them: it
+ * proves that every offset is aligned, every buffer lies inside the pool,
+ * no two buffers live at the same statement share a byte, and buffers of
+ * different stream colours (or of colour -2) never share a byte.
+ *
+ * Time conflicts, O(n log n): visit the buffers by increasing offset; a
+ * segment tree over the (compressed) time axis keeps, per statement, the
+ * highest end address of the buffers visited so far.  A buffer is in
+ * conflict exactly when the max over its live interval exceeds its own
+ * offset.  Colour conflicts: one sweep over addresses keeping the two
+ * highest end addresses of distinct colour classes.
+ */
+#include "planner/planner.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vf_ctx {
+    const plan_problem *pb;
+    const uint64_t *off;
+} vf_ctx;
+
+static vf_ctx vf_sort_ctx; /* qsort has no context argument */
+
+static int vf_cmp_offset(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t ox = vf_sort_ctx.off[x], oy = vf_sort_ctx.off[y];
+    if (ox != oy)
+        return ox < oy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int vf_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void vf_err(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void vf_err(char *err, size_t len, const char *fmt, ...) {
+    if (!err || len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *vf_name(const plan_problem *pb, uint32_t i, char *buf,
+                           size_t len) {
+    if (pb->names && pb->names[i])
+        return pb->names[i];
+    snprintf(buf, len, "#%" PRIu32, i);
+    return buf;
+}
+
+/* Segment tree with "chmax on a range" and "max over a range". */
+typedef struct vf_tree {
+    uint32_t n;
+    uint64_t *mx, *tag;
+} vf_tree;
+
+static void vf_update(vf_tree *t, size_t node, uint32_t lo, uint32_t hi,
+                      uint32_t l, uint32_t r, uint64_t v) {
+    if (r < lo || hi < l)
+        return;
+    if (v > t->mx[node])
+        t->mx[node] = v;
+    if (l <= lo && hi <= r) {
+        if (v > t->tag[node])
+            t->tag[node] = v;
+        return;
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    vf_update(t, 2 * node, lo, mid, l, r, v);
+    vf_update(t, 2 * node + 1, mid + 1, hi, l, r, v);
+}
+
+static uint64_t vf_query(const vf_tree *t, size_t node, uint32_t lo,
+                         uint32_t hi, uint32_t l, uint32_t r) {
+    if (r < lo || hi < l)
+        return 0;
+    if (l <= lo && hi <= r)
+        return t->mx[node];
+    uint32_t mid = lo + (hi - lo) / 2;
+    uint64_t a = vf_query(t, 2 * node, lo, mid, l, r);
+    uint64_t b = vf_query(t, 2 * node + 1, mid + 1, hi, l, r);
+    uint64_t m = a > b ? a : b;
+    return m > t->tag[node] ? m : t->tag[node];
+}
+
+static uint32_t vf_index(const uint32_t *ax, uint32_t n, uint32_t t) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ax[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Colour class key: -1 is compatible with every class but -2; each -2
+ * buffer is a class of its own. */
+static int64_t vf_class(const plan_buf *b, uint32_t i) {
+    return b->color == -2 ? -3 - (int64_t)i : b->color;
+}
+
+bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
+                         uint64_t size, char *err, size_t errlen) {
+    char n1[24], n2[24];
+    uint64_t pa = pb->align ? pb->align : 1;
+    if (pa & (pa - 1)) {
+        vf_err(err, errlen, "pool alignment %" PRIu64 " is not a power of two",
+               pa);
+        return false;
+    }
+    if (size % pa != 0) {
+        vf_err(err, errlen,
+               "pool size %" PRIu64 " is not a multiple of its alignment "
+               "%" PRIu64,
+               size, pa);
+        return false;
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        uint64_t a = b->align > pa ? b->align : pa;
+        if (b->start > b->end) {
+            vf_err(err, errlen,
+                   "buffer %s: start %" PRIu32 " after end %" PRIu32,
+                   vf_name(pb, i, n1, sizeof n1), b->start, b->end);
+            return false;
+        }
+        if (b->size == 0)
+            continue;
+        m++;
+        if (offsets[i] % a != 0) {
+            vf_err(err, errlen,
+                   "buffer %s: offset %" PRIu64
+                   " is not a multiple of %" PRIu64,
+                   vf_name(pb, i, n1, sizeof n1), offsets[i], a);
+            return false;
+        }
+        if (offsets[i] > size || b->size > size - offsets[i]) {
+            vf_err(err, errlen,
+                   "buffer %s: bytes [%" PRIu64 ", %" PRIu64
+                   ") outside the pool of %" PRIu64 " bytes",
+                   vf_name(pb, i, n1, sizeof n1), offsets[i],
+                   offsets[i] + b->size, size);
+            return false;
+        }
+    }
+    if (m == 0)
+        return true;
+
+    bool ok = false;
+    uint32_t *idx = malloc((size_t)m * sizeof *idx);
+    uint32_t *ax = malloc((size_t)m * 2 * sizeof *ax);
+    vf_tree t = {0, NULL, NULL};
+    if (!idx || !ax) {
+        vf_err(err, errlen, "out of memory");
+        goto out;
+    }
+    uint32_t k = 0, na = 0;
+    for (uint32_t i = 0; i < pb->n; i++)
+        if (pb->bufs[i].size) {
+            idx[k++] = i;
+            ax[na++] = pb->bufs[i].start;
+            ax[na++] = pb->bufs[i].end;
+        }
+    qsort(ax, na, sizeof *ax, vf_cmp_u32);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < na; i++)
+        if (u == 0 || ax[u - 1] != ax[i])
+            ax[u++] = ax[i];
+    vf_sort_ctx.pb = pb;
+    vf_sort_ctx.off = offsets;
+    qsort(idx, m, sizeof *idx, vf_cmp_offset);
+
+    t.n = u;
+    t.mx = calloc(4 * (size_t)u, sizeof *t.mx);
+    t.tag = calloc(4 * (size_t)u, sizeof *t.tag);
+    if (!t.mx || !t.tag) {
+        vf_err(err, errlen, "out of memory");
+        goto out;
+    }
+    /* Time conflicts.  Ends are stored +1 so that 0 means "nothing". */
+    for (uint32_t i = 0; i < m; i++) {
+        const plan_buf *b = &pb->bufs[idx[i]];
+        uint32_t l = vf_index(ax, u, b->start), r = vf_index(ax, u, b->end);
+        uint64_t hi = vf_query(&t, 1, 0, u - 1, l, r);
+        if (hi != 0 && hi - 1 > offsets[idx[i]]) {
+            /* find the culprit for the message (linear, error path only) */
+            uint32_t c = idx[i];
+            for (uint32_t j = 0; j < i; j++) {
+                const plan_buf *o = &pb->bufs[idx[j]];
+                if (o->start <= b->end && b->start <= o->end &&
+                    offsets[idx[j]] + o->size > offsets[idx[i]]) {
+                    c = idx[j];
+                    break;
+                }
+            }
+            vf_err(err, errlen,
+                   "buffers %s and %s are live at the same time and share "
+                   "bytes at offset %" PRIu64,
+                   vf_name(pb, c, n1, sizeof n1),
+                   vf_name(pb, idx[i], n2, sizeof n2), offsets[idx[i]]);
+            goto out;
+        }
+        vf_update(&t, 1, 0, u - 1, l, r, offsets[idx[i]] + b->size + 1);
+    }
+    /* Colour conflicts: the highest end so far of two distinct classes,
+     * and separately the highest ends of colour -1 and colour -2. */
+    {
+        uint64_t e1 = 0, e2 = 0, em1 = 0, em2 = 0;
+        int64_t c1 = 0;
+        uint32_t w1 = 0, w2 = 0, wm1 = 0, wm2 = 0;
+        bool h1 = false, h2 = false;
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t bi = idx[i];
+            const plan_buf *b = &pb->bufs[bi];
+            uint64_t o = offsets[bi], end = o + b->size;
+            int32_t who = -1;
+            if (b->color == -1) {
+                if (em2 > o)
+                    who = (int32_t)wm2;
+            } else {
+                int64_t c = vf_class(b, bi);
+                if (h1 && c1 != c && e1 > o)
+                    who = (int32_t)w1;
+                else if (h1 && c1 == c && h2 && e2 > o)
+                    who = (int32_t)w2;
+                if (b->color == -2 && em1 > o)
+                    who = (int32_t)wm1;
+                /* keep (e1,c1) the highest, (e2,c2) the highest of
+                 * another class */
+                if (!h1) {
+                    e1 = end, c1 = c, w1 = bi, h1 = true;
+                } else if (c == c1) {
+                    if (end > e1)
+                        e1 = end, w1 = bi;
+                } else if (end > e1) {
+                    e2 = e1, w2 = w1, h2 = true;
+                    e1 = end, c1 = c, w1 = bi;
+                } else if (!h2 || end > e2) {
+                    e2 = end, w2 = bi, h2 = true;
+                }
+            }
+            if (who >= 0) {
+                vf_err(err, errlen,
+                       "buffers %s and %s are on different streams and "
+                       "share bytes at offset %" PRIu64,
+                       vf_name(pb, (uint32_t)who, n1, sizeof n1),
+                       vf_name(pb, bi, n2, sizeof n2), o);
+                goto out;
+            }
+            if (b->color == -1 && end > em1) {
+                em1 = end;
+                wm1 = bi;
+            }
+            if (b->color == -2 && end > em2) {
+                em2 = end;
+                wm2 = bi;
+            }
+        }
+    }
+    ok = true;
+out:
+    free(idx);
+    free(ax);
+    free(t.mx);
+    free(t.tag);
+    return ok;
+}
