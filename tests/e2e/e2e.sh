@@ -16,7 +16,12 @@
 # planned buffer of the naive plan to offset 0 and requires the tracked
 # build to abort and the untracked build to give other outputs.
 #
-# CC (default cc) builds the generated code: -std=c11 -O1 -Werror.
+# With E2E_KERNEL_STATUS=1 the wrappers are generated with --kernel-status
+# and a kernel that returns non-zero at call 1 must stop every run there.
+#
+# The options after MODEL.pw go to both `planwrap plan` and `planwrap gen`.
+# CC (default cc) builds the generated code: -std=c11 -O0 (fast to
+# compile; the runs are short) -Wall -Wextra -Werror -pedantic -Wcast-align.
 set -eu
 
 if [ $# -lt 5 ]; then
@@ -31,7 +36,7 @@ model=$5
 shift 5
 algos=${E2E_ALGOS:-naive reuse tree bestfit search}
 cc=${CC:-cc}
-cflags="-std=c11 -O1 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L"
+cflags="-std=c11 -O0 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L"
 here=$root/tests/e2e
 name=$(basename "$model" .pw)
 
@@ -46,7 +51,13 @@ mkdir -p "$work"
 # 1. the view and the rendered test kernels and driver
 "$pw" plan --emit view "$@" "$model" >"$work/view.json" ||
     fail "planwrap plan --emit view"
-"$prep" "$work/view.json" >"$work/view_e2e.json" || fail "e2e_view_prep"
+ks=""
+gen_extra=""
+if [ "${E2E_KERNEL_STATUS:-0}" = 1 ]; then
+    ks=--kernel-status
+    gen_extra=--kernel-status
+fi
+"$prep" $ks "$work/view.json" >"$work/view_e2e.json" || fail "e2e_view_prep"
 for t in kernels main; do
     "$pw" render --strict --no-escape --data "$work/view_e2e.json" \
         -o "$work/$t.c" "$here/test_$t.c.mustache" ||
@@ -82,7 +93,7 @@ for algo in $algos; do
     # shellcheck disable=SC2086
     set -- $gen_opts
     d=$work/$algo
-    "$pw" gen --target c --algo "$algo" "$@" -o "$d" "$model" ||
+    "$pw" gen --target c --algo "$algo" $gen_extra "$@" -o "$d" "$model" ||
         fail "planwrap gen --algo $algo"
     # shellcheck disable=SC2086
     $cc $cflags -I "$d" -I "$root/runtime" -I "$here" -c "$work/main.c" \
@@ -115,12 +126,23 @@ for algo in $algos; do
     done
 done
 
-# 4. the test can fail: every buffer at offset 0 must be caught
+# 4. --kernel-status: a non-zero status stops the run at once
+if [ -n "$ks" ]; then
+    for bin in "$d/run_t0" "$d/run_t1"; do
+        PWT_FAIL_AT=1 "$bin" "$work/unused.bin" >"$work/status.txt" 2>&1 || {
+            cat "$work/status.txt" >&2
+            fail "kernel status: $bin did not stop at call 1"
+        }
+        echo "ok: $(basename "$bin"): $(cat "$work/status.txt")"
+    done
+fi
+
+# 5. the test can fail: every buffer at offset 0 must be caught
 if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
     set -- $gen_opts
     d=$work/broken
     mkdir -p "$d"
-    "$pw" gen --target c --algo naive "$@" -o "$d" "$model" ||
+    "$pw" gen --target c --algo naive $gen_extra "$@" -o "$d" "$model" ||
         fail "planwrap gen (broken)"
     sed 's/^#define \([A-Za-z0-9_]*_BUF_[A-Za-z0-9_]*_OFFSET\) [0-9]*u$/#define \1 0u/' \
         "$d/$name.h" >"$d/$name.h.new"

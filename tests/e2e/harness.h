@@ -22,7 +22,8 @@ typedef struct pwt_arg {
     size_t nbytes;      /* byte size of the buffer at this call */
     const char *buffer; /* IR name */
     const char *root;   /* IR name of the storage it names (aliases) */
-    int read;           /* hashed: its storage holds data at this call */
+    int read;           /* hashed: 0 no (fresh storage), 1 all bytes, 2 samples:
+                           the PWT_SAMPLE bytes at each end (consts) */
 } pwt_arg;
 
 typedef struct pwt_call {
@@ -39,13 +40,22 @@ extern const size_t pwt_ncalls;
  * arguments are left out).  Exits with status 3 after a message when the
  * call does not match the next entry of pwt_calls, or when an argument it
  * writes overlaps another argument of a different storage (a plan that
- * lets a kernel's output overwrite its input). */
-void pwt_kernel(const char *kernel, void *const *bufs, size_t nbufs);
+ * lets a kernel's output overwrite its input).  Returns 0, or PWT_STATUS
+ * when the environment variable PWT_FAIL_AT names this call's index (for
+ * the --kernel-status tests: the run must stop there). */
+#define PWT_STATUS 42
+int pwt_kernel(const char *kernel, void *const *bufs, size_t nbufs);
 
 /* Starts a new run: the next pwt_kernel call is call 0. */
 void pwt_reset(void);
 /* Number of calls seen since the last reset. */
 size_t pwt_calls_seen(void);
+
+#define PWT_SAMPLE 4096
+
+/* Fills the bytes pwt_kernel samples of an argument of `n` bytes (both
+ * ends, PWT_SAMPLE bytes each) from `seed`; the rest is left as is. */
+void pwt_fill_sampled(void *p, size_t n, uint64_t seed);
 
 /* Fills `n` bytes at `p` deterministically from `seed`. */
 void pwt_fill(void *p, size_t n, uint64_t seed);

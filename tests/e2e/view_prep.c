@@ -11,13 +11,18 @@
  *    names, through alias events; e2e_read: 1 when that storage holds
  *    data, from the caller or an earlier call, 0 when it is fresh, so
  *    that what an `inout` argument held before its first write is not
- *    hashed: garbage would differ between plans), e2e_nbufs,
+ *    hashed: garbage would differ between plans; 2 for a const as long
+ *    as no call wrote it: caller memory that no plan touches, hashed by
+ *    samples so that 500 MB of weights cost nothing), e2e_nbufs,
  *    e2e_has_bufs;
  *  - e2e_ncalls.
  *
- * Exits 1 with a message on bad input.
+ * With --kernel-status the view is changed as `planwrap gen
+ * --kernel-status` builds it (kernels return int), which `planwrap plan`
+ * has no option for.  Exits 1 with a message on bad input.
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +37,16 @@ static const char *mode_enum(const char *mode) {
     if (mode != NULL && strcmp(mode, "out") == 0)
         return "PWT_OUT";
     return "PWT_INOUT";
+}
+
+static void set_kernel_status(json_t *view) {
+    size_t i;
+    json_t *k;
+    json_object_set_new(view, "kernel_status", json_true());
+    json_object_set_new(view, "kernel_return", json_string("int"));
+    json_array_foreach(json_object_get(view, "kernels"), i, k) {
+        json_object_set_new(k, "return", json_string("int"));
+    }
 }
 
 static void prep_kernels(json_t *view) {
@@ -61,6 +76,14 @@ static int prep_calls(json_t *view) {
     json_t *calls = json_array();
     json_t *roots = json_object();
     json_t *written = json_object(); /* roots holding data */
+    json_t *consts = json_object();  /* names of consts */
+    size_t ci;
+    json_t *co;
+    json_array_foreach(json_object_get(view, "consts"), ci, co) {
+        const char *cn = json_string_value(json_object_get(co, "name"));
+        if (cn)
+            json_object_set_new(consts, cn, json_true());
+    }
     size_t i, j, a;
     json_t *st, *ev, *arg;
     json_array_foreach(json_object_get(view, "statements"), i, st) {
@@ -70,7 +93,10 @@ static int prep_calls(json_t *view) {
                 const char *bn =
                     json_string_value(json_object_get(bind, "name"));
                 if (bn)
-                    json_object_set_new(written, bn, json_true());
+                    json_object_set_new(written, bn,
+                                        json_object_get(consts, bn)
+                                            ? json_string("const")
+                                            : json_true());
             }
             json_t *alias = json_object_get(ev, "alias");
             if (json_is_object(alias)) {
@@ -110,9 +136,11 @@ static int prep_calls(json_t *view) {
                 json_object_set_new(b, "e2e_root", json_string(root));
                 /* read only what holds data: a fresh buffer passed as
                  * inout (no kernel signature) is not read */
-                json_object_set_new(
-                    b, "e2e_read",
-                    json_integer(json_object_get(written, root) != NULL));
+                json_t *w = json_object_get(written, root);
+                json_object_set_new(b, "e2e_read",
+                                    json_integer(w == NULL           ? 0
+                                                 : json_is_string(w) ? 2
+                                                                     : 1));
                 if (mode == NULL || strcmp(mode, "in") != 0)
                     json_object_set_new(written, root, json_true());
                 json_object_set_new(b, "e2e_last", json_false());
@@ -130,6 +158,7 @@ static int prep_calls(json_t *view) {
                 json_decref(calls);
                 json_decref(roots);
                 json_decref(written);
+                json_decref(consts);
                 return -1;
             }
             json_array_append_new(calls, c);
@@ -137,6 +166,7 @@ static int prep_calls(json_t *view) {
     }
     json_decref(roots);
     json_decref(written);
+    json_decref(consts);
     json_object_set_new(view, "e2e_ncalls",
                         json_integer((json_int_t)json_array_size(calls)));
     json_object_set_new(view, "e2e_calls", calls);
@@ -145,14 +175,16 @@ static int prep_calls(json_t *view) {
 
 int main(int argc, char **argv) {
     json_error_t err;
-    if (argc != 2) {
-        fprintf(stderr, "usage: e2e_view_prep VIEW.json\n");
+    bool kernel_status = argc == 3 && strcmp(argv[1], "--kernel-status") == 0;
+    if (argc != 2 && !kernel_status) {
+        fprintf(stderr, "usage: e2e_view_prep [--kernel-status] VIEW.json\n");
         return 2;
     }
-    json_t *view = json_load_file(argv[1], 0, &err);
+    const char *path = argv[argc - 1];
+    json_t *view = json_load_file(path, 0, &err);
     if (view == NULL) {
-        fprintf(stderr, "e2e_view_prep: error: %s:%d:%d: %s\n", argv[1],
-                err.line, err.column, err.text);
+        fprintf(stderr, "e2e_view_prep: error: %s:%d:%d: %s\n", path, err.line,
+                err.column, err.text);
         return 1;
     }
     if (!json_is_object(view) ||
@@ -161,6 +193,8 @@ int main(int argc, char **argv) {
         json_decref(view);
         return fail("not a plan view (no kernels or statements)");
     }
+    if (kernel_status) /* as `planwrap gen --kernel-status` sees it */
+        set_kernel_status(view);
     prep_kernels(view);
     if (prep_calls(view) != 0) {
         json_decref(view);
