@@ -396,7 +396,7 @@ static int tokenize(compiler *c) {
             if (bad) {
                 set_error(c->err, c->name, tline, tcol,
                           "bad set-delimiter tag: expected two delimiters "
-                          "without spaces or '=' (like {{=<% %>=}})");
+                          "without spaces or '=' (like {{=<%% %%>=}})");
                 return -1;
             }
             otag = o;
@@ -662,6 +662,7 @@ typedef struct level {
     size_t margin_len;
     mst_part *pieces; /* pending text run */
     size_t npieces, pcap;
+    uint32_t pline, pcol; /* where the run starts */
 } level;
 
 static mst_node *level_add(level *l) {
@@ -694,6 +695,8 @@ static void flush_text(compiler *c, level *l) {
     n->kind = N_TEXT;
     n->s = s;
     n->n = total;
+    n->line = l->pline;
+    n->col = l->pcol;
 }
 
 static void add_piece(level *l, const char *s, size_t n) {
@@ -772,6 +775,10 @@ static int build(compiler *c, mst_template *t) {
                 } else {
                     strip_margin(&s, &n, l->margin, l->margin_len);
                 }
+            }
+            if (l->npieces == 0) {
+                l->pline = k->line;
+                l->pcol = k->col;
             }
             add_piece(l, s, n);
             continue;
@@ -1335,7 +1342,7 @@ static int block(rctx *r, const mst_template *t, const mst_node *n) {
 
 static int render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
                         size_t count) {
-    r->steps += count;
+    r->steps += count + 1;
     if (r->steps > r->max_steps)
         return rfail(r, t, count ? ns : NULL,
                      "rendering takes more than %llu steps",
@@ -1382,7 +1389,10 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
         opts && opts->max_depth ? opts->max_depth : MST_DEFAULT_MAX_DEPTH;
     r.max_out =
         opts && opts->max_output ? opts->max_output : MST_DEFAULT_MAX_OUTPUT;
-    r.max_steps = (uint64_t)r.max_out * 16 + 1000000;
+    /* Work limit: bounds templates that loop without output. */
+    r.max_steps = (uint64_t)r.max_out * 2 + ((uint64_t)1 << 20);
+    if (r.max_steps > ((uint64_t)1 << 30))
+        r.max_steps = (uint64_t)1 << 30;
     r.need_indent = true;
     push_ctx(&r, data ? data : json_null());
     int rc = out_reserve(&r, t, NULL, 0);

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/templates/cli_errors.sh PLANWRAP - `planwrap render` on bad input
+# and bad usage: exit status, the exact diagnostic, and no output file.
+set -u
+pw=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# check NAME WANT_STATUS WANT_STDERR_LINE CMD...
+check() {
+    name=$1 want=$2 msg=$3
+    shift 3
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL $name: exit $got, want $want"; cat "$tmp/stderr"
+        fails=$((fails + 1)); return
+    fi
+    if [ -n "$msg" ] && ! grep -qxF -- "$msg" "$tmp/stderr"; then
+        echo "FAIL $name: stderr lacks: $msg"; cat "$tmp/stderr"
+        fails=$((fails + 1)); return
+    fi
+    echo "ok   $name"
+}
+
+printf '{"x": "a < b && &y", "people": [{"name": "Ada", "last": false}, {"name": "Linus", "last": true}]}' >"$tmp/d.json"
+printf '{"x": 1,\n  "y": }' >"$tmp/bad.json"
+printf 'line\n  {{#x}}\n' >"$tmp/unclosed.mustache"
+printf '{{x}}|{{nope}}\n' >"$tmp/t.mustache"
+printf '{{#people}}\nHello, {{name}}{{^last}},{{/last}}\n{{/people}}\n' >"$tmp/greet.mustache"
+mkdir "$tmp/p"
+printf '[{{x}}]' >"$tmp/p/part.mustache"
+printf 'a{{>part}}b\n' >"$tmp/usep.mustache"
+
+check help 0 "" "$pw" render --help
+grep -q "usage: planwrap render" "$tmp/stdout" || { echo "FAIL help text"; fails=$((fails + 1)); }
+check no-args 2 "planwrap: error: render needs a TEMPLATE" "$pw" render
+check no-data 2 "planwrap: error: render needs --data DATA.json" "$pw" render "$tmp/t.mustache"
+check two-templates 2 "planwrap: error: render takes one TEMPLATE" "$pw" render a b --data "$tmp/d.json"
+check bad-option 2 "planwrap: error: unknown option '--frobnicate'" "$pw" render --frobnicate
+check missing-value 2 "planwrap: error: option '--data' needs a value" "$pw" render "$tmp/t.mustache" --data
+check bad-depth 2 "planwrap: error: --max-depth wants a positive integer, not 'x'" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth x
+check bad-json 1 "$tmp/bad.json:2:8: error: unexpected token near '}'" \
+    "$pw" render "$tmp/t.mustache" --data "$tmp/bad.json" -o "$tmp/out1"
+check unclosed 1 "$tmp/unclosed.mustache:2:3: error: unclosed section {{#x}}" \
+    "$pw" render "$tmp/unclosed.mustache" --data "$tmp/d.json" -o "$tmp/out2"
+check strict 1 "$tmp/t.mustache:1:7: error: unknown name 'nope'" \
+    "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --strict -o "$tmp/out3"
+check no-template 1 "" "$pw" render "$tmp/none.mustache" --data "$tmp/d.json" -o "$tmp/out4"
+for f in out1 out2 out3 out4; do
+    if [ -e "$tmp/$f" ]; then echo "FAIL: $f written on error"; fails=$((fails + 1)); fi
+done
+
+# successful renders, output checked byte for byte
+check escape 0 "" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" -o "$tmp/o5"
+printf 'a &lt; b &amp;&amp; &amp;y|\n' | cmp -s - "$tmp/o5" || { echo "FAIL escape output"; fails=$((fails + 1)); }
+check no-escape 0 "" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --no-escape -o "$tmp/o6"
+printf 'a < b && &y|\n' | cmp -s - "$tmp/o6" || { echo "FAIL no-escape output"; fails=$((fails + 1)); }
+check greet 0 "" "$pw" render "$tmp/greet.mustache" --data "$tmp/d.json"
+printf 'Hello, Ada,\nHello, Linus\n' | cmp -s - "$tmp/stdout" || { echo "FAIL greet output"; fails=$((fails + 1)); }
+check partials 0 "" "$pw" render "$tmp/usep.mustache" --data "$tmp/d.json" --partials "$tmp/p" --no-escape
+printf 'a[a < b && &y]b\n' | cmp -s - "$tmp/stdout" || { echo "FAIL partials output"; fails=$((fails + 1)); }
+check stdin 0 "" sh -c "printf '{{x}}!' | '$pw' render - --data '$tmp/d.json' -n"
+printf 'a < b && &y!' | cmp -s - "$tmp/stdout" || { echo "FAIL stdin output"; fails=$((fails + 1)); }
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]

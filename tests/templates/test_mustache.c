@@ -1,0 +1,411 @@
+/*
+ * tests/templates/test_mustache.c - unit tests of the mustache engine
+ * beyond the spec: options (strict, no-escape, limits), error locations,
+ * overrides of built-ins, robustness (size, nesting, recursion, bytes).
+ */
+#include "templates/mustache.h"
+#include "tests/templates/spec_util.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Renders `tpl` with `data` (JSON text) and partials (JSON object text or
+ * NULL).  Returns the output (caller frees) or NULL with *err filled. */
+static char *render_ex(const char *tpl, size_t tlen, const char *data,
+                       const char *partials, const mst_options *o,
+                       size_t *outlen, mst_error *err) {
+    json_error_t jerr;
+    json_t *d = json_loads(data, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    assert_non_null(d);
+    json_t *p = partials ? json_loads(partials, 0, &jerr) : NULL;
+    mst_loader ld = {spec_load_json, p};
+    char *out = NULL;
+    memset(err, 0, sizeof *err);
+    mst_template *t = mst_compile("t", tpl, tlen, err);
+    if (t) {
+        if (mst_render(t, d, &ld, o, &out, outlen, err) != 0)
+            assert_null(out);
+        mst_template_free(t);
+    }
+    json_decref(d);
+    json_decref(p);
+    return out;
+}
+
+static char *render(const char *tpl, const char *data, const char *partials,
+                    const mst_options *o, mst_error *err) {
+    size_t len;
+    return render_ex(tpl, strlen(tpl), data, partials, o, &len, err);
+}
+
+static void expect(const char *tpl, const char *data, const char *partials,
+                   const mst_options *o, const char *want) {
+    mst_error err;
+    char *out = render(tpl, data, partials, o, &err);
+    if (!out) {
+        char buf[1024];
+        fail_msg("%s", mst_error_format(&err, buf, sizeof buf));
+    }
+    assert_string_equal(out, want);
+    free(out);
+}
+
+/* Expects an error formatted exactly as `want`. */
+static void expect_error(const char *tpl, const char *data,
+                         const char *partials, const mst_options *o,
+                         const char *want) {
+    mst_error err;
+    char *out = render(tpl, data, partials, o, &err);
+    if (out) {
+        fail_msg("expected an error, got \"%s\"", out);
+        free(out);
+    }
+    char buf[1024];
+    assert_string_equal(mst_error_format(&err, buf, sizeof buf), want);
+}
+
+static void test_no_escape(void **state) {
+    (void)state;
+    const char *data = "{\"e\": \"a < b && &x > \\\"q\\\"\"}";
+    mst_options o = {0};
+    expect("{{e}}", data, NULL, &o,
+           "a &lt; b &amp;&amp; &amp;x &gt; &quot;q&quot;");
+    expect("{{{e}}}|{{&e}}", data, NULL, &o,
+           "a < b && &x > \"q\"|a < b && &x > \"q\"");
+    o.no_escape = true;
+    expect("{{e}}", data, NULL, &o, "a < b && &x > \"q\"");
+}
+
+static void test_numbers(void **state) {
+    (void)state;
+    expect("{{a}} {{b}} {{c}} {{d}} {{e}} {{f}} {{g}} {{h}}",
+           "{\"a\": 85, \"b\": 1.21, \"c\": 1e100, \"d\": -7, \"e\": 0.1, "
+           "\"f\": 1.0, \"g\": 9007199254740993, \"h\": 2.5e-7}",
+           NULL, NULL, "85 1.21 1e+100 -7 0.1 1 9007199254740993 2.5e-07");
+    expect("{{t}} {{f}} [{{n}}]", "{\"t\": true, \"f\": false, \"n\": null}",
+           NULL, NULL, "true false []");
+}
+
+static void test_strict(void **state) {
+    (void)state;
+    mst_options o = {.strict = true};
+    expect_error("ok\n  {{nope}}", "{}", NULL, &o,
+                 "t:2:3: error: unknown name 'nope'");
+    expect_error("{{a.b}}", "{\"a\": {}}", NULL, &o,
+                 "t:1:1: error: unknown name 'a.b'");
+    expect_error("{{#s}}x{{/s}}", "{}", NULL, &o,
+                 "t:1:1: error: unknown name 's'");
+    expect_error("x{{>p}}", "{}", "{}", &o,
+                 "t:1:2: error: unknown partial 'p'");
+    expect_error("{{>p}}", "{}", "{\"p\": \"\\n {{q}}\"}", &o,
+                 "p:2:2: error: unknown name 'q'");
+    expect_error("{{o}}", "{\"o\": {}}", NULL, &o,
+                 "t:1:1: error: cannot interpolate 'o': it is an object");
+    /* present values are fine, even null and false */
+    expect("[{{n}}]{{^f}}no{{/f}}{{#a}}{{.}}{{/a}}",
+           "{\"n\": null, \"f\": false, \"a\": [1, 2]}", NULL, &o, "[]no12");
+    /* the same templates are lenient without strict */
+    expect("[{{nope}}{{>p}}]", "{}", "{}", NULL, "[]");
+}
+
+static void test_error_locations(void **state) {
+    (void)state;
+    expect_error("a\n  {{#s}}\nb", "{}", NULL, NULL,
+                 "t:2:3: error: unclosed section {{#s}}");
+    expect_error("{{#a}}\n{{^b}}{{/a}}", "{}", NULL, NULL,
+                 "t:2:7: error: closing tag {{/a}} does not match {{^b}} "
+                 "opened at line 2, column 1");
+    expect_error("x {{/a}}", "{}", NULL, NULL,
+                 "t:1:3: error: closing tag {{/a}} without an open section");
+    expect_error("a\nb {{name", "{}", NULL, NULL,
+                 "t:2:3: error: unclosed tag: missing '}}'");
+    expect_error("{{{x}}", "{}", NULL, NULL,
+                 "t:1:1: error: unclosed tag: missing '}}}'");
+    expect_error("{{=<% %>=}}\n<%x}}", "{}", NULL, NULL,
+                 "t:2:1: error: unclosed tag: missing '%>'");
+    expect_error("{{= <% =}}", "{}", NULL, NULL,
+                 "t:1:1: error: bad set-delimiter tag: expected two "
+                 "delimiters without spaces or '=' (like {{=<% %>=}})");
+    expect_error("{{=<% %>", "{}", NULL, NULL,
+                 "t:1:1: error: unclosed set-delimiter tag: missing '=}}'");
+    expect_error("{{ }}", "{}", NULL, NULL, "t:1:1: error: empty tag");
+    expect_error("{{#}}{{/}}", "{}", NULL, NULL, "t:1:1: error: empty tag");
+    expect_error("{{a b}}", "{}", NULL, NULL,
+                 "t:1:1: error: bad tag name 'a b': contains whitespace");
+    expect_error("{{a..b}}", "{}", NULL, NULL,
+                 "t:1:1: error: bad name 'a..b': empty part in a dotted name");
+    /* an error in a partial names the partial */
+    expect_error("{{>p}}", "{}", "{\"p\": \"ok\\n{{#x}}\"}", NULL,
+                 "p:2:1: error: unclosed section {{#x}}");
+    /* multi-line comments count lines */
+    expect_error("{{!\n\n}} {{/z}}", "{}", NULL, NULL,
+                 "t:3:4: error: closing tag {{/z}} without an open section");
+}
+
+static void test_render_many(void **state) {
+    (void)state;
+    mst_error err;
+    mst_template *t = mst_compile("t", "{{#xs}}{{.}},{{/xs}}", 20, &err);
+    assert_non_null(t);
+    json_t *d = json_pack("{s:[i,i,i]}", "xs", 1, 2, 3);
+    for (int i = 0; i < 3; i++) {
+        char *out;
+        size_t len;
+        assert_int_equal(mst_render(t, d, NULL, NULL, &out, &len, &err), 0);
+        assert_string_equal(out, "1,2,3,");
+        assert_int_equal(len, 6);
+        free(out);
+    }
+    json_decref(d);
+    mst_template_free(t);
+}
+
+/* ~10 MB of template: many lines with tags, compiled and rendered. */
+static void test_big_template(void **state) {
+    (void)state;
+    const char *line = "int v{{i}} = {{#on}}1{{/on}}{{^on}}0{{/on}};\n";
+    size_t ll = strlen(line), n = 10 * 1024 * 1024 / ll + 1;
+    char *tpl = malloc(n * ll + 1);
+    assert_non_null(tpl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(tpl + i * ll, line, ll);
+    tpl[n * ll] = '\0';
+    mst_error err;
+    size_t len;
+    char *out = render_ex(tpl, n * ll, "{\"i\": 7, \"on\": true}", NULL, NULL,
+                          &len, &err);
+    assert_non_null(out);
+    assert_int_equal(len, n * strlen("int v7 = 1;\n"));
+    assert_memory_equal(out, "int v7 = 1;\nint v7 = 1;\n", 24);
+    free(out);
+    free(tpl);
+}
+
+static char *nested(size_t depth, const char *open, const char *mid,
+                    const char *close) {
+    size_t ol = strlen(open), ml = strlen(mid), cl = strlen(close);
+    char *s = malloc(depth * (ol + cl) + ml + 1), *p = s;
+    assert_non_null(s);
+    for (size_t i = 0; i < depth; i++, p += ol)
+        memcpy(p, open, ol);
+    memcpy(p, mid, ml);
+    p += ml;
+    for (size_t i = 0; i < depth; i++, p += cl)
+        memcpy(p, close, cl);
+    *p = '\0';
+    return s;
+}
+
+static void test_deep_sections(void **state) {
+    (void)state;
+    char *tpl = nested(10000, "{{#a}}", "x", "{{/a}}");
+    expect(tpl, "{\"a\": true}", NULL, NULL, "x");
+    free(tpl);
+    /* deeper than the limit: a clear error, at the innermost section */
+    mst_options o = {.max_depth = 100};
+    tpl = nested(101, "{{#a}}", "x", "{{/a}}");
+    expect_error(tpl, "{\"a\": true}", NULL, &o,
+                 "t:1:601: error: nesting deeper than 100 (sections, "
+                 "partials and blocks)");
+    free(tpl);
+    /* unclosed deep nesting fails at compile time */
+    tpl = nested(20000, "{{^a}}", "", "");
+    expect_error(tpl, "{}", NULL, NULL,
+                 "t:1:119995: error: unclosed section {{^a}}");
+    free(tpl);
+}
+
+static void test_partial_recursion(void **state) {
+    (void)state;
+    /* 1,000 levels of data-driven recursion render correctly */
+    json_t *d = json_object(), *cur = d;
+    for (int i = 0; i < 1000; i++) {
+        json_t *k = json_object();
+        json_object_set_new(cur, "n", k);
+        cur = k;
+    }
+    /* the innermost level must say so: a missing "n" would be found
+     * further down the context stack */
+    json_object_set_new(cur, "n", json_false());
+    char *data = json_dumps(d, 0);
+    json_decref(d);
+    char *want = nested(1000, "<", "", ">");
+    expect("{{>node}}", data, "{\"node\": \"{{#n}}<{{>node}}>{{/n}}\"}", NULL,
+           want);
+    free(want);
+    free(data);
+    /* endless recursion stops at the depth limit */
+    mst_options o = {.max_depth = 1000};
+    expect_error("{{>self}}", "{}", "{\"self\": \"a{{>self}}\"}", &o,
+                 "self:1:2: error: nesting deeper than 1000 (sections, "
+                 "partials and blocks)");
+    /* exponential recursion stops at the depth limit too */
+    expect_error("{{>p}}", "{}", "{\"p\": \"{{>p}}{{>p}}\"}", &o,
+                 "p:1:1: error: nesting deeper than 1000 (sections, "
+                 "partials and blocks)");
+}
+
+/* Runaway loops stop at the output limit, or at the work limit when they
+ * print nothing. */
+static void test_limits(void **state) {
+    (void)state;
+    json_t *l = json_array();
+    for (int i = 0; i < 100; i++)
+        json_array_append_new(l, json_integer(i));
+    json_t *d = json_pack("{s:o}", "l", l);
+    char *data = json_dumps(d, 0);
+    json_decref(d);
+    mst_options o = {.max_output = 1 << 20};
+    expect_error("{{#l}}{{#l}}{{#l}}{{#l}}x{{/l}}{{/l}}{{/l}}{{/l}}", data,
+                 NULL, &o,
+                 "t:1:25: error: output larger than the limit of 1048576 "
+                 "bytes");
+    mst_error err;
+    char *out = render("{{#l}}{{#l}}{{#l}}{{#l}}{{/l}}{{/l}}{{/l}}{{/l}}", data,
+                       NULL, &o, &err);
+    assert_null(out);
+    assert_non_null(strstr(err.text, "steps"));
+    /* within the limits the same data renders */
+    expect("{{#l}}{{#l}}{{/l}}{{/l}}.", data, NULL, &o, ".");
+    free(data);
+}
+
+static void test_bytes(void **state) {
+    (void)state;
+    /* invalid UTF-8 and NUL bytes in text pass through byte for byte */
+    const char tpl[] = "\xff\xfe{{x}}\0mid\xc3{{#t}}\0{{/t}}";
+    size_t tl = sizeof tpl - 1, len;
+    mst_error err;
+    char *out = render_ex(tpl, tl, "{\"x\": \"a\\u0000b\", \"t\": true}", NULL,
+                          NULL, &len, &err);
+    assert_non_null(out);
+    const char want[] = "\xff\xfe"
+                        "a\0b\0mid\xc3\0";
+    assert_int_equal(len, sizeof want - 1);
+    assert_memory_equal(out, want, len);
+    free(out);
+    /* a NUL inside a tag name is just an unknown name */
+    const char t2[] = "[{{a\0b}}]";
+    out = render_ex(t2, sizeof t2 - 1, "{\"a\": 1}", NULL, NULL, &len, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "[]");
+    free(out);
+    mst_options o = {.strict = true};
+    out = render_ex(t2, sizeof t2 - 1, "{\"a\": 1}", NULL, &o, &len, &err);
+    assert_null(out);
+    assert_int_equal(err.col, 2);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* DIR/NAME.mustache overrides a built-in, and can extend the original. */
+static void test_override_builtin(void **state) {
+    (void)state;
+    char dir[] = "/tmp/pw-mst-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/base.mustache", dir);
+    write_text(path, "<{{$head}}H{{/head}}|{{$body}}B{{/body}}>");
+    snprintf(path, sizeof path, "%s/page.mustache", dir);
+    write_text(path, "{{<base}}{{$body}}mine{{/body}}{{/base}}");
+    mst_loader ld = mst_dir_loader(dir, true);
+    mst_error err;
+    size_t len;
+    char *out;
+    mst_template *t = mst_compile("t", "{{>page}}", 9, &err);
+    assert_non_null(t);
+    assert_int_equal(mst_render(t, NULL, &ld, NULL, &out, &len, &err), 0);
+    assert_string_equal(out, "<H|mine>");
+    free(out);
+    mst_template_free(t);
+
+    const char *b = mst_builtin_name(0);
+    if (b) {
+        /* DIR/B.mustache wins over the built-in B and extends it */
+        size_t blen;
+        const char *btext = mst_builtin(b, &blen);
+        assert_non_null(btext);
+        t = mst_compile(b, btext, blen, &err);
+        assert_non_null(t);
+        char *direct;
+        assert_int_equal(mst_render(t, NULL, &ld, NULL, &direct, &len, &err),
+                         0);
+        mst_template_free(t);
+        snprintf(path, sizeof path, "%s/%s.mustache", dir, b);
+        char *slash = strrchr(path, '/');
+        *slash = '\0';
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+        assert_int_equal(system(cmd), 0);
+        *slash = '/';
+        char text[700];
+        snprintf(text, sizeof text, "[{{<builtin:%s}}{{/builtin:%s}}]", b, b);
+        write_text(path, text);
+        snprintf(text, sizeof text, "{{>%s}}", b);
+        t = mst_compile("t", text, strlen(text), &err);
+        assert_non_null(t);
+        assert_int_equal(mst_render(t, NULL, &ld, NULL, &out, &len, &err), 0);
+        assert_int_equal(len, strlen(direct) + 2);
+        assert_int_equal(out[0], '[');
+        assert_memory_equal(out + 1, direct, len - 2);
+        assert_int_equal(out[len - 1], ']');
+        free(out);
+        free(direct);
+        /* without built-ins, builtin:B is unknown */
+        mst_loader plain = mst_dir_loader(dir, false);
+        assert_int_equal(mst_render(t, NULL, &plain, NULL, &out, &len, &err),
+                         0);
+        assert_string_equal(out, "[]");
+        free(out);
+        mst_template_free(t);
+    }
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    assert_int_equal(system(path), 0);
+}
+
+/* The generated table is sorted, and every entry is found by name. */
+static void test_builtin_table(void **state) {
+    (void)state;
+    const char *prev = NULL, *name;
+    for (size_t i = 0; (name = mst_builtin_name(i)) != NULL; i++) {
+        size_t len = 0;
+        const char *text = mst_builtin(name, &len);
+        assert_non_null(text);
+        assert_int_equal(text[len], '\0');
+        if (prev)
+            assert_true(strcmp(prev, name) < 0);
+        prev = name;
+    }
+    assert_null(mst_builtin("no/such/template", NULL));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_escape),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_error_locations),
+        cmocka_unit_test(test_render_many),
+        cmocka_unit_test(test_big_template),
+        cmocka_unit_test(test_deep_sections),
+        cmocka_unit_test(test_partial_recursion),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_override_builtin),
+        cmocka_unit_test(test_builtin_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
