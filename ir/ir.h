@@ -63,7 +63,8 @@ void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
 void ir_diag_report(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
-                     const char *fmt, va_list ap);
+                     const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 unsigned ir_diag_errors(const ir_diag *d);
 unsigned ir_diag_warnings(const ir_diag *d);
 
