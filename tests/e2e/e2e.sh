@@ -19,6 +19,9 @@
 # With E2E_KERNEL_STATUS=1 the wrappers are generated with --kernel-status
 # and a kernel that returns non-zero at call 1 must stop every run there.
 #
+# E2E_SAN adds sanitizer flags (e.g. -fsanitize=address,undefined) to
+# the compilation and link of the generated code, kernels and driver.
+#
 # The options after MODEL.pw go to both `planwrap plan` and `planwrap gen`.
 # CC (default cc) builds the generated code: -std=c11 -O0 (fast to
 # compile; the runs are short) -Wall -Wextra -Werror -pedantic -Wcast-align.
@@ -36,7 +39,7 @@ model=$5
 shift 5
 algos=${E2E_ALGOS:-naive reuse tree bestfit search}
 cc=${CC:-cc}
-cflags="-std=c11 -O0 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L"
+cflags="-std=c11 -O0 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L ${E2E_SAN:-}"
 here=$root/tests/e2e
 name=$(basename "$model" .pw)
 
@@ -83,7 +86,8 @@ build() { # build DIR TAG TRACKFLAGS RT
     # shellcheck disable=SC2086
     $cc $cflags $3 -I "$d" -I "$root/runtime" -c "$d/$name.c" \
         -o "$d/model_$2.o" || return 1
-    $cc "$d/model_$2.o" "$d/main.o" "$work/kernels.o" "$work/harness.o" \
+    # shellcheck disable=SC2086
+    $cc ${E2E_SAN:-} "$d/model_$2.o" "$d/main.o" "$work/kernels.o" "$work/harness.o" \
         "$work/$4"/*.o -o "$d/run_$2" || return 1
 }
 
