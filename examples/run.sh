@@ -39,7 +39,18 @@ step "plan: $("$pw" --version) on examples/lenet.pw"
 step "generate C: default algorithm and --algo naive"
 "$pw" gen --target c -o "$out/planned" "$model"
 "$pw" gen --target c --algo naive -o "$out/naive" "$model"
-ls "$out/planned" "$out/naive"
+for d in planned naive; do
+    echo "build/example/$d:" $(cd "$out/$d" && ls)
+done
+
+step "the planned pool (header of build/example/planned/lenet.c)"
+sed -n '/^ \* pool /,/^ \*\//p' "$out/planned/lenet.c" | sed '$d'
+step "its reuse lines"
+if grep -q 'reuse:' "$out/planned/lenet.c"; then
+    grep 'reuse:' "$out/planned/lenet.c" | sed 's/^ *//'
+else
+    echo "(none)"
+fi
 
 build() { # build NAME GENDIR EXTRA_FLAGS
     # shellcheck disable=SC2086
