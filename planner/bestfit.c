@@ -17,8 +17,12 @@
  * Orderings tried (ties broken by start, then buffer order): size
  * descending; lifetime descending; area (size x lifetime) descending;
  * contention (the highest live bytes during the buffer's life)
- * descending; start ascending.  The smallest pool wins (the first
- * ordering on ties), so the result is deterministic.
+ * descending; start ascending.  Three more passes (start, size and
+ * contention orders) are two-sided: a buffer that cannot go at offset 0
+ * goes as high as it fits under the lower bound, which makes chains
+ * alternate between the bottom and the top of the pool and reach the
+ * lower bound.  The smallest pool wins (the first pass on ties), so the
+ * result is deterministic.
  */
 #include "planner/plan_internal.h"
 
@@ -135,8 +139,37 @@ static void bf_set(bf_ctx *c, uint32_t p, int64_t v) {
     }
 }
 
-/* One greedy pass in `order`; returns the pool top or UINT64_MAX on oom. */
-static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off) {
+/* The highest aligned offset x with x + size <= cap that is free of the
+ * (sorted) conflicts, or UINT64_MAX when there is none. */
+static uint64_t bf_top_fit(const bf_ctx *c, uint64_t size, uint64_t a,
+                           uint64_t cap) {
+    if (size > cap)
+        return UINT64_MAX;
+    uint64_t best = UINT64_MAX, covered = 0;
+    for (size_t j = 0; j <= c->niv; j++) {
+        uint64_t g0 = covered;
+        uint64_t g1 = j < c->niv ? c->iv[j].lo : UINT64_MAX;
+        if (g1 > cap)
+            g1 = cap;
+        if (g1 >= g0 + size) {
+            uint64_t x = (g1 - size) & ~(a - 1);
+            if (x >= g0)
+                best = x;
+        }
+        if (j < c->niv && c->iv[j].hi > covered)
+            covered = c->iv[j].hi;
+        if (covered >= cap)
+            break;
+    }
+    return best;
+}
+
+/* One greedy pass in `order`; returns the pool top or UINT64_MAX on oom.
+ * With `cap` non-zero the pass is two-sided: a buffer whose lowest gap is
+ * not at offset 0 goes as high as it fits under `cap` (the lower bound),
+ * so that chains alternate between the bottom and the top of the pool. */
+static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
+                        uint64_t cap) {
     for (size_t i = 0; i < 2 * (size_t)c->sz; i++)
         c->tree[i] = -1;
     uint64_t top = 0;
@@ -154,6 +187,11 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off) {
             if (c->iv[j].hi > cand)
                 cand = plan_align_up(c->iv[j].hi, a);
         }
+        if (cap && cand != 0) {
+            uint64_t t = bf_top_fit(c, bb->size, a, cap);
+            if (t != UINT64_MAX)
+                cand = t;
+        }
         off[b] = cand;
         if (cand + bb->size > top)
             top = cand + bb->size;
@@ -163,6 +201,7 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off) {
 }
 
 #define BF_ORDERS 5
+#define BF_PASSES 8
 
 static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
                              uint64_t *size) {
@@ -219,14 +258,40 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         live[plan_time_index(axis, na, b->start)] += (int64_t)b->size;
         live[plan_time_index(axis, na, b->end) + 1] -= (int64_t)b->size;
     }
-    int64_t cur = 0;
+    int64_t cur = 0, peak = 0;
     for (uint32_t i = 0; i < na; i++) {
         cur += live[i];
+        if (cur > peak)
+            peak = cur;
         plan_segtree_add(&st, i, i, cur);
     }
+    /* the lower bound (sizes rounded to the pool alignment), the cap of
+     * the two-sided passes */
+    uint64_t pa = pb->align ? pb->align : 1, lb = 0;
+    {
+        memset(live, 0, ((size_t)na + 1) * sizeof *live);
+        for (uint32_t p = 0; p < c.m; p++) {
+            const plan_buf *b = &bf[c.ids[p]];
+            int64_t sz = (int64_t)plan_align_up(b->size, pa);
+            live[plan_time_index(axis, na, b->start)] += sz;
+            live[plan_time_index(axis, na, b->end) + 1] -= sz;
+        }
+        int64_t run = 0;
+        for (uint32_t i = 0; i < na; i++) {
+            run += live[i];
+            if ((uint64_t)run > lb)
+                lb = (uint64_t)run;
+        }
+        lb = plan_align_up(lb, pa);
+    }
+    (void)peak;
 
     uint64_t best = UINT64_MAX;
-    for (int o = 0; o < BF_ORDERS; o++) {
+    for (int pass = 0; pass < BF_PASSES; pass++) {
+        /* passes 0..4: the orderings, lowest gap; 5..7: start, size and
+         * contention orderings, two-sided under the lower bound */
+        int o = pass < BF_ORDERS ? pass : pass == 5 ? 4 : pass == 6 ? 0 : 3;
+        uint64_t cap = pass < BF_ORDERS ? 0 : lb;
         for (uint32_t p = 0; p < c.m; p++) {
             uint32_t i = c.ids[p];
             const plan_buf *b = &bf[i];
@@ -263,7 +328,7 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         qsort(keys, c.m, sizeof *keys, bf_cmp_key);
         for (uint32_t p = 0; p < c.m; p++)
             order[p] = keys[p].idx;
-        uint64_t top = bf_pass(&c, order, off);
+        uint64_t top = bf_pass(&c, order, off, cap);
         if (top == UINT64_MAX)
             goto out;
         if (top < best) {

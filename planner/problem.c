@@ -304,6 +304,14 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
         i = j;
     }
     *size = plan_align_up(base, pa);
+    /* Stacking classes pads between them: never do worse than naive,
+     * which satisfies every colour constraint. */
+    uint64_t nsize = 0;
+    plan_naive_core(pb, soff, &nsize);
+    if (nsize < *size) {
+        memcpy(offsets, soff, (size_t)n * sizeof *offsets);
+        *size = nsize;
+    }
     rc = 0;
 out:
     free(idx);

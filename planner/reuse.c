@@ -20,7 +20,7 @@
  * within one statement are pushed in buffer order, not in string order.
  *
  * Every chain of reuses is one "slot"; slots are laid out one after the
- * other in order of creation.  O(n log n + candidates scanned * log n).
+ * other in buffer order.  O(n log n + candidates scanned * log n).
  */
 #include "planner/plan_internal.h"
 
@@ -85,11 +85,12 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     uint64_t *slot_size = malloc((size_t)n * sizeof *slot_size);
     uint64_t *slot_align = malloc((size_t)n * sizeof *slot_align);
     uint64_t *slot_off = malloc((size_t)n * sizeof *slot_off);
+    uint32_t *slot_creator = malloc((size_t)n * sizeof *slot_creator);
     uint64_t *ax = malloc(((size_t)n * 2 + 1) * sizeof *ax);
     int64_t *mem = NULL;
     plan_segtree st = {0, NULL, NULL};
     if (!bykey || !keyid || !kbase || !klen || !stack || !bystart || !byend ||
-        !slot || !slot_size || !slot_align || !slot_off || !ax)
+        !slot || !slot_size || !slot_align || !slot_off || !slot_creator || !ax)
         goto out;
     ru_ctx ctx = {bf};
     for (uint32_t i = 0; i < n; i++)
@@ -181,11 +182,18 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
             slot[b] = nslots;
             slot_size[nslots] = bf[b].size;
             slot_align[nslots] = need_align;
+            slot_creator[nslots] = b;
             nslots++;
         }
     }
+    /* Lay the slots out in the order of their first buffer's index (the
+     * naive order), so that the pool is never larger than the naive one:
+     * each slot is one of naive's buffers, at an offset no higher. */
     uint64_t top = 0;
-    for (uint32_t s = 0; s < nslots; s++) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = slot[i];
+        if (s == UINT32_MAX || slot_creator[s] != i)
+            continue;
         slot_off[s] = plan_align_up(top, slot_align[s]);
         top = slot_off[s] + slot_size[s];
     }
@@ -205,6 +213,7 @@ out:
     free(slot_size);
     free(slot_align);
     free(slot_off);
+    free(slot_creator);
     free(ax);
     free(mem);
     plan_segtree_free(&st);

@@ -1,0 +1,103 @@
+/*
+ * tests/planner/test_csv.c - plan_read_csv: conversion of minimalloc rows
+ * and every error (message and FILE:LINE:COL).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "planner/planner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads `text` and returns the diagnostics printed (malloc'ed). */
+static char *read_csv(const char *text, size_t len, bool *ok, plan_problem *pb,
+                      ir_arena *a) {
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    ir_diag *d = ir_diag_new(f, 0);
+    *ok = plan_read_csv(a, "t.csv", text, len, pb, d);
+    ir_diag_free(d);
+    fclose(f);
+    return buf;
+}
+
+static void test_valid(void **st) {
+    (void)st;
+    const char *t = "id,lower,upper,size\r\n7,0,3,100\n\nb,2,4,0\n";
+    ir_arena *a = ir_arena_new();
+    plan_problem pb;
+    bool ok;
+    char *msg = read_csv(t, strlen(t), &ok, &pb, a);
+    assert_true(ok);
+    assert_string_equal(msg, "");
+    assert_int_equal(pb.n, 2);
+    assert_string_equal(pb.names[0], "7");
+    assert_int_equal(pb.bufs[0].start, 0);
+    assert_int_equal(pb.bufs[0].end, 2); /* [0,3) -> [0,2] */
+    assert_int_equal(pb.bufs[0].size, 100);
+    assert_int_equal(pb.bufs[1].size, 0);
+    assert_int_equal(pb.align, 1);
+    free(msg);
+    ir_arena_free(a);
+}
+
+typedef struct bad_case {
+    const char *text;
+    size_t len;
+    const char *where; /* "t.csv:LINE:COL: error: " prefix */
+    const char *what;  /* substring of the message */
+} bad_case;
+
+static void test_errors(void **st) {
+    (void)st;
+    static const bad_case cases[] = {
+        {"", 0, "t.csv:1:1: error: ", "empty file"},
+        {"id,lower,upper\n", 15, "t.csv:1:15: error: ", "bad header"},
+        {"id,lower,upper,size\n1,0,x,4\n", 0,
+         "t.csv:2:5: error: ", "bad upper"},
+        {"id,lower,upper,size\n1,5,5,4\n", 0,
+         "t.csv:2:3: error: ", "lower 5 is not below upper 5"},
+        {"id,lower,upper,size\n1,0,5,4\n1,1,2,3\n", 0,
+         "t.csv:3:1: error: ", "duplicate id '1' (first on line 2)"},
+        {"id,lower,upper,size\n1,0,5\n", 0, "t.csv:2:6: error: ", "fewer"},
+        {"id,lower,upper,size\n1,0,5,4,4\n", 0, "t.csv:2:8: error: ", "more"},
+        {"id,lower,upper,size\n1,0,5,99999999999999999999\n", 0,
+         "t.csv:2:7: error: ", "bad size"},
+        {"id,lower,upper,size\n1,0,4294967296,1\n", 0,
+         "t.csv:2:5: error: ", "bad upper"},
+        {"id,lower,upper,size\n,0,5,1\n", 0, "t.csv:2:1: error: ", "empty id"},
+        {"id,lower,upper,size\n1,0\0,5,1\n", 28,
+         "t.csv:2:4: error: ", "NUL byte"},
+        {"id,lower,upper,size\n1,-1,5,1\n", 0,
+         "t.csv:2:3: error: ", "bad lower"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const bad_case *c = &cases[i];
+        size_t len = c->len ? c->len : strlen(c->text);
+        if (i == 0)
+            len = 0;
+        ir_arena *a = ir_arena_new();
+        plan_problem pb;
+        bool ok;
+        char *msg = read_csv(c->text, len, &ok, &pb, a);
+        if (ok || strncmp(msg, c->where, strlen(c->where)) != 0 ||
+            !strstr(msg, c->what))
+            fail_msg("case %zu: ok=%d, got:\n%s", i, ok, msg);
+        free(msg);
+        ir_arena_free(a);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,414 @@
+/*
+ * tests/planner/test_program.c - planning checked programs: liveness with
+ * alias forwarding, outputs, zero-size storages, pools and their names,
+ * alignment, memory-pool modes, streams, space capacity, reuse_of, and
+ * property tests on seeded random programs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "plan_test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loaded {
+    ir_arena *a;
+    ir_program *p;
+    char *diag;
+    size_t dlen;
+    const char *text;
+} loaded;
+
+static ir_program *load(loaded *l, const char *text) {
+    l->a = ir_arena_new();
+    l->diag = NULL;
+    FILE *f = open_memstream(&l->diag, &l->dlen);
+    ir_diag *d = ir_diag_new(f, 0);
+    size_t len = strlen(text);
+    char *copy = ir_arena_strndup(l->a, text, len);
+    l->text = copy;
+    ir_diag_set_source(d, "t.pw", copy, len);
+    l->p = ir_parse(l->a, "t.pw", copy, len, d);
+    if (l->p && !ir_check(l->p, d))
+        l->p = NULL;
+    ir_diag_free(d);
+    fclose(f);
+    if (!l->p)
+        fail_msg("program does not check:\n%s", l->diag);
+    return l->p;
+}
+
+static plan *plan_it(loaded *l, const plan_options *o, char **msg) {
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    ir_diag *d = ir_diag_new(f, 0);
+    ir_diag_set_source(d, "t.pw", l->text, strlen(l->text));
+    plan *pl = plan_program(l->a, l->p, o, d);
+    ir_diag_free(d);
+    fclose(f);
+    if (msg)
+        *msg = buf;
+    else
+        free(buf);
+    return pl;
+}
+
+static void unload(loaded *l) {
+    free(l->diag);
+    ir_arena_free(l->a);
+}
+
+static const plan_storage *storage(const plan *pl, const char *name) {
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        if (strcmp(pl->prog->values[pl->storages[s].value].name, name) == 0)
+            return &pl->storages[s];
+    fail_msg("no storage %s", name);
+    return NULL;
+}
+
+static const char alias_prog[] = "model m\n"         /* 0 */
+                                 "input x f32[4]\n"  /* 1 */
+                                 "alloc a f32[16]\n" /* 2 */
+                                 "call k(x, a)\n"    /* 3 */
+                                 "alias b = a\n"     /* 4 */
+                                 "free a\n"          /* 5 */
+                                 "alloc c f32[16]\n" /* 6 */
+                                 "call k(b, c)\n"    /* 7 */
+                                 "free b\n"          /* 8 */
+                                 "alloc d f32[16]\n" /* 9 */
+                                 "call k(c, d)\n"    /* 10 */
+                                 "free c x\n"        /* 11 */
+                                 "output d\n";       /* 12 */
+
+static void test_alias_forwarding(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, alias_prog);
+    plan_options o;
+    plan_options_init(&o);
+    o.memory_pool = PLAN_MP_COMBINED;
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *c = storage(pl, "c"),
+                       *d = storage(pl, "d");
+    assert_int_equal(pl->nstorages, 3);
+    assert_int_equal(a->start, 2);
+    assert_int_equal(a->end, 8); /* dies with its alias b */
+    assert_int_equal(a->dies_at, 8);
+    assert_int_equal(c->end, 11);
+    assert_int_equal(d->end, 12);
+    assert_int_equal(d->dies_at, -1);
+    assert_true(d->is_output);
+    assert_int_not_equal(a->offset, c->offset);
+    assert_int_equal(d->offset, a->offset); /* a is dead at 9 */
+    assert_int_equal(d->reuse_of, (int32_t)(a - pl->storages));
+    assert_int_equal(c->reuse_of, -1);
+    assert_int_equal(pl->npools, 1);
+    assert_string_equal(pl->pools[0].name, "pool_cpu");
+    assert_int_equal(pl->pools[0].align, 64);
+    assert_int_equal(pl->pools[0].size, 128);
+    assert_int_equal(pl->pools[0].lower_bound, 128);
+    assert_int_equal(pl->pools[0].naive_size, 192);
+    assert_true(plan_verify(pl, NULL, 0));
+    /* the value -> storage map goes through the alias */
+    assert_int_equal(pl->storage_of_value[ir_find_value(l.p, "b")],
+                     (int32_t)(a - pl->storages));
+    assert_int_equal(pl->storage_of_value[ir_find_value(l.p, "x")], -1);
+
+    /* default mode: the output is caller-owned */
+    plan_options_init(&o);
+    pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    assert_int_equal(storage(pl, "d")->pool, -1);
+    assert_int_equal(pl->pools[0].nstorages, 2);
+    /* outputs mode: a pool of its own */
+    o.memory_pool = PLAN_MP_OUTPUTS;
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->npools, 2);
+    assert_string_equal(pl->pools[1].name, "pool_cpu_outputs");
+    assert_true(pl->pools[1].outputs);
+    assert_int_equal(storage(pl, "d")->pool, 1);
+    /* none: nothing pooled */
+    o.memory_pool = PLAN_MP_NONE;
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->npools, 0);
+    assert_int_equal(storage(pl, "a")->pool, -1);
+    unload(&l);
+}
+
+static void test_never_freed_and_zero_size(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[16]\n"
+             "call k(a)\n"
+             "alloc z f32[0]\n"
+             "call k(z)\n"
+             "free z\n"
+             "alloc b f32[16]\n"
+             "call k(b)\n"
+             "free b\n"
+             "alloc c f32[16]\n"
+             "call k(c)\n"
+             "free c\n");
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *b = storage(pl, "b"),
+                       *c = storage(pl, "c"), *z = storage(pl, "z");
+    assert_int_equal(a->end, l.p->nstmts - 1);
+    assert_int_equal(a->dies_at, -1);
+    assert_int_equal(z->size, 0);
+    assert_int_equal(z->offset, 0);
+    assert_int_not_equal(a->offset, b->offset);
+    assert_int_equal(b->offset, c->offset);
+    assert_int_equal(pl->pools[0].size, 128);
+    unload(&l);
+}
+
+static void test_pools_devices_comm_align(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[10]\n"
+             "alloc g f32[16] device=cuda:0\n"
+             "alloc h u8[3] device=cuda:0 align=1024\n"
+             "alloc c0 f32[16] device=cuda:0 comm=symm group=tp0\n"
+             "alloc c1 f32[16] device=cuda:0 comm=symm group=tp1\n"
+             "call k(a, g, h, c0, c1)\n"
+             "free a g h c0 c1\n");
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    assert_int_equal(pl->npools, 4);
+    assert_string_equal(pl->pools[0].name, "pool_cpu");
+    assert_string_equal(pl->pools[1].name, "pool_cuda0");
+    assert_string_equal(pl->pools[2].name, "pool_cuda0_symm_tp0");
+    assert_string_equal(pl->pools[3].name, "pool_cuda0_symm_tp1");
+    assert_int_equal(pl->pools[0].align, 64);
+    assert_int_equal(pl->pools[1].align, 256);
+    assert_string_equal(pl->pools[2].comm, "symm");
+    assert_string_equal(pl->pools[2].group, "tp0");
+    assert_int_equal(storage(pl, "h")->offset % 1024, 0);
+    assert_int_equal(pl->pools[1].size % 256, 0);
+    assert_int_equal(pl->pools[0].size, 64);
+    o.align = 16;
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->pools[0].align, 16);
+    assert_int_equal(pl->pools[0].size, 48);
+    unload(&l);
+}
+
+static const char stream_prog[] = "model m\n"
+                                  "alloc a f32[16]\n"
+                                  "call k(a) stream=1\n"
+                                  "free a\n"
+                                  "alloc b f32[16]\n"
+                                  "call k(b) stream=2\n"
+                                  "free b\n"
+                                  "alloc c f32[16]\n"
+                                  "call k(c) stream=2\n"
+                                  "free c\n"
+                                  "alloc d f32[16]\n"
+                                  "call k(d) stream=1\n"
+                                  "call k(d) stream=2\n"
+                                  "free d\n"
+                                  "alloc e f32[16]\n"
+                                  "call k(e) stream=1\n"
+                                  "free e\n";
+
+static void test_streams(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, stream_prog);
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_it(&l, &o, NULL); /* auto: isolate */
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *b = storage(pl, "b"),
+                       *c = storage(pl, "c"), *d = storage(pl, "d"),
+                       *e = storage(pl, "e");
+    assert_int_not_equal(a->offset, b->offset);
+    assert_int_equal(b->offset, c->offset);     /* same stream */
+    assert_int_equal(a->offset, e->offset);     /* same stream */
+    assert_int_not_equal(d->offset, a->offset); /* several streams */
+    assert_int_not_equal(d->offset, b->offset);
+    assert_int_equal(pl->pools[0].size, 192);
+    assert_true(plan_verify(pl, NULL, 0));
+    o.streams = PLAN_STREAMS_SHARE;
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->pools[0].size, 64);
+    unload(&l);
+}
+
+static void test_capacity_error(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "space sram capacity=100\n"
+             "alloc a f32[16] space=sram\n"
+             "alloc b f32[16] space=sram\n"
+             "call k(a, b)\n"
+             "free a b\n");
+    plan_options o;
+    plan_options_init(&o);
+    char *msg = NULL;
+    plan *pl = plan_it(&l, &o, &msg);
+    assert_null(pl);
+    if (!strstr(msg, "t.pw:2:1: error: space 'sram' is too small") ||
+        !strstr(msg, "needs 128 bytes") || !strstr(msg, "capacity is 100"))
+        fail_msg("unexpected message:\n%s", msg);
+    free(msg);
+    unload(&l);
+}
+
+/* ---- random programs ---- */
+
+static char *random_program(uint64_t *s, bool streams) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "model r\ninput x f32[8]\n");
+    enum { MAXV = 64 };
+    char names[MAXV][16];
+    int comm[MAXV];
+    int live[MAXV];
+    int nv = 0, nalloc = 0;
+    uint32_t steps = 10 + (uint32_t)pt_below(s, 60);
+    for (uint32_t i = 0; i < steps; i++) {
+        uint64_t op = pt_below(s, 10);
+        int nl = 0;
+        for (int v = 0; v < nv; v++)
+            nl += live[v];
+        if ((op < 4 || nl == 0) && nv < MAXV) {
+            snprintf(names[nv], sizeof names[nv], "b%d", nalloc++);
+            uint64_t kind = pt_below(s, 8);
+            static const char *const types[] = {"f32", "u8", "f16", "i64"};
+            fprintf(f, "alloc %s %s[%llu]", names[nv], types[pt_below(s, 4)],
+                    (unsigned long long)pt_below(s, 300));
+            comm[nv] = 0;
+            if (kind == 0) {
+                fprintf(f, " comm=symm group=g%d", (int)pt_below(s, 2));
+                comm[nv] = 1;
+            } else if (kind == 1) {
+                fprintf(f, " align=512");
+            }
+            fputc('\n', f);
+            live[nv++] = 1;
+        } else if (op < 5 && nv < MAXV) {
+            int k = (int)pt_below(s, (uint64_t)nl), v = 0;
+            for (v = 0; v < nv; v++)
+                if (live[v] && k-- == 0)
+                    break;
+            snprintf(names[nv], sizeof names[nv], "v%d", nalloc++);
+            fprintf(f, "alias %s = %s\n", names[nv], names[v]);
+            comm[nv] = comm[v];
+            live[nv++] = 1;
+        } else if (op < 8) {
+            fprintf(f, "call k(x");
+            for (int v = 0; v < nv; v++)
+                if (live[v] && pt_below(s, 3) == 0)
+                    fprintf(f, ", %s", names[v]);
+            fputc(')', f);
+            if (streams && pt_below(s, 2))
+                fprintf(f, " stream=%d", (int)pt_below(s, 3));
+            fputc('\n', f);
+        } else {
+            int k = (int)pt_below(s, (uint64_t)nl), v = 0;
+            for (v = 0; v < nv; v++)
+                if (live[v] && k-- == 0)
+                    break;
+            fprintf(f, "free %s\n", names[v]);
+            live[v] = 0;
+        }
+    }
+    int first = 1;
+    for (int v = 0; v < nv; v++)
+        if (live[v] && !comm[v] && pt_below(s, 2)) {
+            fprintf(f, "%s%s", first ? "output " : " ", names[v]);
+            first = 0;
+        }
+    if (!first)
+        fputc('\n', f);
+    fclose(f);
+    return text;
+}
+
+static void test_random_programs(void **st) {
+    (void)st;
+    static const plan_algo algos[] = {PLAN_NAIVE, PLAN_REUSE, PLAN_TREE,
+                                      PLAN_BESTFIT};
+    for (uint64_t iter = 0; iter < 150; iter++) {
+        uint64_t seed = 5000 + iter, s = seed;
+        char *text = random_program(&s, iter % 2 == 0);
+        loaded l;
+        load(&l, text);
+        for (int a = 0; a < 4; a++)
+            for (int m = 0; m < 4; m++) {
+                plan_options o;
+                plan_options_init(&o);
+                o.algo = algos[a];
+                o.memory_pool = (plan_memory_pool)m;
+                o.verify = true;
+                char *msg = NULL;
+                plan *pl = plan_it(&l, &o, &msg);
+                if (!pl)
+                    fail_msg("seed %llu algo %d mode %d: %s\n%s",
+                             (unsigned long long)seed, a, m, msg, text);
+                free(msg);
+                char err[512];
+                if (!plan_verify(pl, err, sizeof err))
+                    fail_msg("seed %llu: %s", (unsigned long long)seed, err);
+                for (uint32_t p = 0; p < pl->npools; p++) {
+                    const plan_pool *pool = &pl->pools[p];
+                    /* tree follows Inductor: it may exceed naive */
+                    if (pool->size < pool->lower_bound ||
+                        (algos[a] != PLAN_TREE &&
+                         pool->size > pool->naive_size))
+                        fail_msg("seed %llu algo %d mode %d pool %s: size "
+                                 "%llu lb %llu naive %llu",
+                                 (unsigned long long)seed, a, m, pool->name,
+                                 (unsigned long long)pool->size,
+                                 (unsigned long long)pool->lower_bound,
+                                 (unsigned long long)pool->naive_size);
+                }
+                /* comm storages only in their own pools */
+                for (uint32_t k = 0; k < pl->nstorages; k++) {
+                    const plan_storage *sg = &pl->storages[k];
+                    const ir_value *v = &l.p->values[sg->value];
+                    if (sg->pool >= 0) {
+                        const plan_pool *pool = &pl->pools[sg->pool];
+                        assert_true((v->comm == NULL) == (pool->comm == NULL));
+                    }
+                }
+                plan *pl2 = plan_it(&l, &o, NULL);
+                for (uint32_t k = 0; k < pl->nstorages; k++)
+                    if (pl->storages[k].offset != pl2->storages[k].offset ||
+                        pl->storages[k].pool != pl2->storages[k].pool)
+                        fail_msg("seed %llu: not deterministic",
+                                 (unsigned long long)seed);
+            }
+        unload(&l);
+        free(text);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alias_forwarding),
+        cmocka_unit_test(test_never_freed_and_zero_size),
+        cmocka_unit_test(test_pools_devices_comm_align),
+        cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_capacity_error),
+        cmocka_unit_test(test_random_programs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
