@@ -378,17 +378,60 @@ static const char *type_text(vw *v, const ir_type *t) {
     return r;
 }
 
+/* The buffer attributes of a statement, each preceded by a space. */
+static const char *attrs_text(vw *v, const ir_stmt *s) {
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    char tmp[64];
+    buf_put(&out, &len, &cap, "", 0);
+    if (s->has_device && s->kind != IR_DEVICE) {
+        char dev[24];
+        int k = snprintf(tmp, sizeof tmp, " device=%s",
+                         ir_device_str(s->device, dev, sizeof dev));
+        buf_put(&out, &len, &cap, tmp, (size_t)k);
+    }
+    if (s->space.name) {
+        buf_put(&out, &len, &cap, " space=", 7);
+        buf_put(&out, &len, &cap, s->space.name, strlen(s->space.name));
+    }
+    if (s->has_stride) {
+        buf_put(&out, &len, &cap, " stride=[", 9);
+        for (uint32_t i = 0; i < s->nstrides; i++) {
+            int k = snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "",
+                             s->strides[i]);
+            buf_put(&out, &len, &cap, tmp, (size_t)k);
+        }
+        buf_put(&out, &len, &cap, "]", 1);
+    }
+    if (s->align) {
+        int k = snprintf(tmp, sizeof tmp, " align=%" PRIu64, s->align);
+        buf_put(&out, &len, &cap, tmp, (size_t)k);
+    }
+    if (s->comm.name) {
+        buf_put(&out, &len, &cap, " comm=", 6);
+        buf_put(&out, &len, &cap, s->comm.name, strlen(s->comm.name));
+    }
+    if (s->group.name) {
+        buf_put(&out, &len, &cap, " group=", 7);
+        buf_put(&out, &len, &cap, s->group.name, strlen(s->group.name));
+    }
+    const char *r = ir_arena_strdup(v->a, out);
+    free(out);
+    return r;
+}
+
 static const char *stmt_text(vw *v, const ir_stmt *s) {
     ir_arena *a = v->a;
     switch (s->kind) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
-        return ir_arena_printf(a, "%s %s %s",
+        return ir_arena_printf(a, "%s %s %s%s",
                                s->kind == IR_INPUT   ? "input"
                                : s->kind == IR_CONST ? "const"
                                                      : "alloc",
-                               s->name.name, type_text(v, &s->type));
+                               s->name.name, type_text(v, &s->type),
+                               attrs_text(v, s));
     case IR_ALIAS: {
         const char *t = s->has_type ? type_text(v, &s->type) : NULL;
         if (s->has_offset)
@@ -1076,12 +1119,17 @@ static json_t *ev_body(json_t *e, const char *kind) {
     return json_is_object(b) ? b : NULL;
 }
 
+/* Cross-stream ordering (CUDA).  Streams are numbered by bit: 0 is the
+ * caller's stream, SLOT+1 a context stream.  Per storage (or per root
+ * value for caller memory): the stream of the last write and the streams
+ * that read since.  A call waits for the last writer on another stream
+ * before reading, and for every other stream that touched the storage
+ * since its last write before writing. */
 typedef struct stream_state {
-    /* per storage (or per value for caller memory): stream last used on,
-     * -1 = the caller's stream, -2 = untouched */
-    int64_t *last;
+    int32_t *writer;   /* bit of the last writer, -1 = none */
+    uint64_t *readers; /* bits of the streams that read since */
     uint32_t nevents;
-    /* streams used, sorted ascending (dense flags up to max) */
+    bool off; /* more streams than bits: no tracking (reported) */
 } stream_state;
 
 static uint32_t stream_slot(const vw *v, uint64_t st) {
@@ -1104,6 +1152,16 @@ static const char *stream_expr(const vw *v, int64_t st) {
                            stream_slot(v, (uint64_t)st));
 }
 
+/* The key of a buffer's memory in stream_state: its storage, or for
+ * caller memory its root value after the storages. */
+static int32_t stream_key(const vw *v, int32_t val) {
+    int32_t sid = v->pl->storage_of_value[val];
+    if (sid >= 0)
+        return sid;
+    int32_t r = v->prog->values[val].root;
+    return (int32_t)v->pl->nstorages + (r >= 0 ? r : val);
+}
+
 static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
                           json_t *events) {
     const ir_program *p = v->prog;
@@ -1124,6 +1182,9 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     buf_put(&args, &len, &cap, "", 0);
     json_t *arr = json_array();
     bool ok = k >= 0 && s->nargs == v->knparams[k];
+    int32_t mybit = my < 0 ? 0 : (int32_t)stream_slot(v, (uint64_t)my) + 1;
+    uint64_t need = 0;
+    const char *why[64] = {NULL};
     for (uint32_t j = 0; j < s->nargs; j++) {
         const ir_arg *g = &s->args[j];
         json_t *q = json_object();
@@ -1143,27 +1204,19 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             sets(q, "dtype", ir_dtype_name(iv->dtype));
             set(q, "bytes", ju64(iv->bytes));
             set(q, "elements", ju64(iv->elements));
-            /* cross-stream ordering (CUDA) */
-            int32_t sid = v->pl->storage_of_value[val];
-            int32_t key = sid >= 0 ? sid
-                                   : (int32_t)v->pl->nstorages +
-                                         (iv->root >= 0 ? iv->root : val);
-            int64_t prev = ss->last[key];
-            if (prev != -2 && prev != my) {
-                json_t *w = event("wait");
-                json_t *wb = ev_body(w, "wait");
-                sets(wb, "event",
-                     ir_arena_printf(v->a, "%s->events[%" PRIu32 "]", v->p_ctx,
-                                     ss->nevents));
-                set(wb, "index", json_integer(ss->nevents));
-                sets(wb, "from", stream_expr(v, prev));
-                sets(wb, "to", sx);
-                sets(wb, "buffer", iv->name);
-                json_array_append_new(events, w);
-                ss->nevents++;
-                /* every storage last used on `prev` is now ordered too */
+            /* cross-stream ordering (CUDA): what this call waits for */
+            int32_t key = stream_key(v, val);
+            uint64_t before = need;
+            if (!ss->off) {
+                int32_t w = ss->writer[key];
+                if (w >= 0 && w != mybit)
+                    need |= (uint64_t)1 << w;
+                if (m != IR_MODE_IN)
+                    need |= ss->readers[key] & ~((uint64_t)1 << mybit);
             }
-            ss->last[key] = my;
+            for (uint32_t bit = 0; bit < 64; bit++)
+                if (((need & ~before) >> bit) & 1)
+                    why[bit] = iv->name;
         } else if (g->kind == IR_ARG_STRING) {
             ex = c_string(v, g->sval ? g->sval : "", false);
             sets(q, "kind", "string");
@@ -1184,6 +1237,39 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         if (j)
             buf_put(&args, &len, &cap, ", ", 2);
         buf_put(&args, &len, &cap, ex, strlen(ex));
+    }
+    /* one wait per stream this call depends on, in stream order */
+    for (uint32_t bit = 0; bit < 64; bit++) {
+        if (!((need >> bit) & 1))
+            continue;
+        json_t *w = event("wait");
+        json_t *wb = ev_body(w, "wait");
+        sets(wb, "event",
+             ir_arena_printf(v->a, "%s->events[%" PRIu32 "]", v->p_ctx,
+                             ss->nevents));
+        set(wb, "index", json_integer(ss->nevents));
+        sets(wb, "from",
+             stream_expr(v, bit == 0 ? -1 : (int64_t)v->stream_ids[bit - 1]));
+        sets(wb, "to", sx);
+        sets(wb, "buffer", why[bit]);
+        json_array_append_new(events, w);
+        ss->nevents++;
+    }
+    /* then the state after the call */
+    for (uint32_t j = 0; j < s->nargs && !ss->off; j++) {
+        const ir_arg *g = &s->args[j];
+        if (g->kind != IR_ARG_BUFFER || g->value < 0)
+            continue;
+        ir_mode m = IR_MODE_INOUT;
+        if (k >= 0 && p->kernels[k].sig_stmt >= 0 && ok)
+            m = p->stmts[p->kernels[k].sig_stmt].modes[j];
+        int32_t key = stream_key(v, g->value);
+        if (m == IR_MODE_IN) {
+            ss->readers[key] |= (uint64_t)1 << mybit;
+        } else {
+            ss->writer[key] = mybit;
+            ss->readers[key] = 0;
+        }
     }
     set(b, "args", arr);
     sets(b, "args_text", args);
@@ -1216,11 +1302,12 @@ static json_t *statements_json(vw *v) {
     const ir_program *p = v->prog;
     const plan *pl = v->pl;
     json_t *arr = json_array();
-    stream_state ss = {NULL, 0};
+    stream_state ss = {NULL, NULL, 0, v->nstreams > 63};
     uint32_t nkeys = pl->nstorages + p->nvalues;
-    ss.last = ir_arena_array(v->a, nkeys + 1, sizeof(int64_t));
+    ss.writer = ir_arena_array(v->a, nkeys + 1, sizeof(int32_t));
+    ss.readers = ir_arena_array(v->a, nkeys + 1, sizeof(uint64_t));
     for (uint32_t i = 0; i < nkeys; i++)
-        ss.last[i] = -2;
+        ss.writer[i] = -1;
     /* deaths by statement */
     int32_t *death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
     int32_t *death_next =
@@ -1320,8 +1407,10 @@ static json_t *statements_json(vw *v) {
             sets(b, "size_macro", v->size_macro[sid]);
             set(b, "offset", ju64(st->offset));
             set(b, "size", ju64(st->size));
-            if (st->reuse_of >= 0)
-                ss.last[sid] = ss.last[st->reuse_of];
+            if (st->reuse_of >= 0) { /* its bytes' history */
+                ss.writer[sid] = ss.writer[st->reuse_of];
+                ss.readers[sid] = ss.readers[st->reuse_of];
+            }
             set(b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
             break;
@@ -1526,6 +1615,10 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     plan_values(&v);
     plan_outputs(&v);
     view_streams(&v);
+    if (cuda && v.nstreams > 63) {
+        ir_loc none = {0, 0};
+        verror(&v, none, "more than 63 distinct stream= numbers");
+    }
     json_t *root = NULL;
     if (v.errors == 0) {
         const char *M = v.M;

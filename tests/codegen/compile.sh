@@ -1,22 +1,27 @@
 #!/bin/sh
-# compile.sh PLANWRAP ROOT - every generated C file compiles clean with gcc
-# and clang (those found), -std=c99 and -std=c11, -Wall -Wextra -Werror
-# -pedantic -Wcast-align, with the runtime's checks and tracker off and on
-# and without static pools; every generated .cu compiles with `nvcc -c`
-# when nvcc is found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin).
+# compile.sh PLANWRAP ROOT TARGET
+#   TARGET c:    every generated C file compiles clean with gcc and clang
+#                (those found), -std=c99 and -std=c11, -Wall -Wextra -Werror
+#                -pedantic -Wcast-align; with the runtime's checks and
+#                tracker off and on, and without static pools.
+#   TARGET cuda: every generated .cu compiles with `nvcc -c` when nvcc is
+#                found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin); skipped
+#                with a message otherwise.
+# Models: tests/data/models/*.pw and tests/codegen/models/*.pw, plus the
+# small ones with --kernel-status, every memory-pool mode and algorithm.
 set -u
 pw=$1
 root=$2
+target=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+count=0
 
 ccs=""
 for cc in gcc clang; do
     command -v "$cc" >/dev/null 2>&1 && ccs="$ccs $cc"
 done
-[ -n "$ccs" ] || { echo "compile: no C compiler found"; exit 1; }
-
 nvcc=""
 if command -v nvcc >/dev/null 2>&1; then
     nvcc=nvcc
@@ -25,77 +30,84 @@ elif [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
 elif [ -x /usr/local/cuda/bin/nvcc ]; then
     nvcc=/usr/local/cuda/bin/nvcc
 fi
+if [ "$target" = c ] && [ -z "$ccs" ]; then
+    echo "compile: no C compiler (gcc, clang) found"
+    exit 1
+fi
+if [ "$target" = cuda ] && [ -z "$nvcc" ]; then
+    echo "compile: SKIPPED: nvcc not found (PATH, \$CUDA_HOME/bin," \
+        "/usr/local/cuda/bin)"
+    exit 0
+fi
 
-# gen_c NAME MODEL [planwrap options...]
-gen_c() {
-    name=$1 model=$2
-    shift 2
-    d=$tmp/c/$name
-    if ! "$pw" gen "$model" --target c -o "$d" "$@"; then
-        echo "FAIL: planwrap gen $model $* (target c)"
-        fail=1
-        return
-    fi
-    m=$(basename "$model" .pw)
-    for cc in $ccs; do
-        for std in c99 c11; do
-            for defs in "" "-DPW_RT_CHECKS -DPW_RT_TRACK" \
-                "-D${m}_NO_STATIC_POOLS"; do
-                # shellcheck disable=SC2086
-                if ! $cc -std=$std -Wall -Wextra -Werror -pedantic \
-                    -Wcast-align $defs -I"$d" -I"$root/runtime" \
-                    -c "$d/$m.c" -o "$tmp/x.o" 2>"$tmp/err"; then
-                    echo "FAIL: $cc -std=$std $defs $name ($*)"
-                    head -20 "$tmp/err"
-                    fail=1
-                fi
-            done
-        done
-    done
-}
-
-gen_cuda() {
-    name=$1 model=$2
-    shift 2
-    d=$tmp/cuda/$name
-    if ! "$pw" gen "$model" --target cuda -o "$d" "$@"; then
-        echo "FAIL: planwrap gen $model $* (target cuda)"
-        fail=1
-        return
-    fi
-    [ -n "$nvcc" ] || return
-    m=$(basename "$model" .pw)
-    if ! "$nvcc" -c -I"$d" -I"$root/runtime" "$d/$m.cu" -o "$tmp/x.o" \
-        2>"$tmp/err"; then
-        echo "FAIL: nvcc $name ($*)"
+# cc_one CC STD DEFS DIR MODEL
+cc_one() {
+    # shellcheck disable=SC2086
+    if ! $1 -std=$2 -Wall -Wextra -Werror -pedantic -Wcast-align $3 \
+        -I"$4" -I"$root/runtime" -c "$4/$5.c" -o "$tmp/x.o" 2>"$tmp/err"
+    then
+        echo "FAIL: $1 -std=$2 $3 $4/$5.c"
         head -20 "$tmp/err"
         fail=1
     fi
+    count=$((count + 1))
 }
 
-n=0
-for model in "$root"/tests/data/models/*.pw "$root"/tests/codegen/models/*.pw; do
+# gen NAME MODEL FULL [planwrap options...]: FULL=1 compiles every
+# configuration, FULL=0 two of them.
+gen() {
+    name=$1 model=$2 full=$3
+    shift 3
+    d=$tmp/$name
+    if ! "$pw" gen "$model" --target "$target" -o "$d" "$@"; then
+        echo "FAIL: planwrap gen $model --target $target $*"
+        fail=1
+        return
+    fi
     m=$(basename "$model" .pw)
-    gen_c "$m" "$model"
-    gen_cuda "$m" "$model"
-    n=$((n + 1))
+    if [ "$target" = cuda ]; then
+        if ! "$nvcc" -c -I"$d" -I"$root/runtime" "$d/$m.cu" -o "$tmp/x.o" \
+            2>"$tmp/err"; then
+            echo "FAIL: nvcc -c $d/$m.cu ($*)"
+            head -20 "$tmp/err"
+            fail=1
+        fi
+        count=$((count + 1))
+        return
+    fi
+    if [ "$full" = 1 ]; then
+        for cc in $ccs; do
+            for std in c99 c11; do
+                cc_one "$cc" $std "" "$d" "$m"
+                cc_one "$cc" $std "-DPW_RT_CHECKS -DPW_RT_TRACK" "$d" "$m"
+                cc_one "$cc" $std "-D${m}_NO_STATIC_POOLS" "$d" "$m"
+            done
+        done
+    else
+        first=${ccs# }
+        first=${first%% *}
+        last=${ccs##* }
+        cc_one "$first" c99 "" "$d" "$m"
+        cc_one "$last" c11 "-DPW_RT_CHECKS -DPW_RT_TRACK" "$d" "$m"
+    fi
+}
+
+for model in "$root"/tests/data/models/*.pw "$root"/tests/codegen/models/*.pw; do
+    gen "$(basename "$model" .pw)" "$model" 1
 done
-# Options that change the generated code, on the small examples.
 for model in "$root"/tests/codegen/models/*.pw; do
     m=$(basename "$model" .pw)
-    gen_c "$m-status" "$model" --kernel-status
-    gen_cuda "$m-status" "$model" --kernel-status
-    for mp in none outputs combined; do
-        gen_c "$m-$mp" "$model" --memory-pool "$mp"
-        gen_cuda "$m-$mp" "$model" --memory-pool "$mp"
-    done
-    for algo in naive reuse tree search; do
-        gen_c "$m-$algo" "$model" --algo "$algo"
-    done
+    gen "$m-status" "$model" 0 --kernel-status
+    if [ "$target" = c ] || [ "$m" = views ]; then
+        for mp in none outputs combined; do
+            gen "$m-$mp" "$model" 0 --memory-pool "$mp"
+        done
+    fi
+    if [ "$target" = c ]; then
+        for algo in naive reuse tree search; do
+            gen "$m-$algo" "$model" 0 --algo "$algo"
+        done
+    fi
 done
-if [ -z "$nvcc" ]; then
-    echo "compile: nvcc not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin):" \
-        "CUDA output generated but not compiled"
-fi
-[ $fail -eq 0 ] && echo "compile: $n models, all generated files compile"
+[ $fail -eq 0 ] && echo "compile ($target): $count compilations, all clean"
 exit $fail

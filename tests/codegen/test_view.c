@@ -334,18 +334,52 @@ static void test_streams(void **state) {
     assert_int_equal(json_array_size(st), 2);
     assert_int_equal(
         json_integer_value(json_object_get(json_array_get(st, 0), "index")), 1);
-    /* j (caller's stream) reads a (stream 3) and b (stream 1): 2 waits */
+    /* j (caller's stream) uses a (written on stream 3, slot 1) and b
+     * (stream 1, slot 0): 2 waits, in stream order */
     json_t *ev = events_at(v, 7);
     assert_int_equal(json_array_size(ev), 3);
     json_t *w = json_object_get(json_array_get(ev, 0), "wait");
     assert_non_null(w);
-    assert_string_equal(str(w, "from"), "ctx->streams[1]");
+    assert_string_equal(str(w, "from"), "ctx->streams[0]");
     assert_string_equal(str(w, "to"), "stream");
+    assert_string_equal(str(w, "buffer"), "b");
+    w = json_object_get(json_array_get(ev, 1), "wait");
+    assert_string_equal(str(w, "from"), "ctx->streams[1]");
+    assert_string_equal(str(w, "buffer"), "a");
     json_t *call = json_object_get(json_array_get(ev, 2), "call");
     assert_string_equal(str(call, "expr_stream"), "j(b_a, b_b, stream)");
     assert_int_equal(json_integer_value(json_object_get(v, "nevents")), 2);
     call = json_object_get(json_array_get(events_at(v, 4), 0), "call");
     assert_string_equal(str(call, "expr_stream"), "k(b_a, ctx->streams[1])");
+    done(&f);
+
+    /* reads on two streams need no order; a write after them waits for
+     * both readers */
+    v = build(&f,
+              "model m\n"               /* 1 */
+              "device cuda:0\n"         /* 2 */
+              "kernel r(in, out)\n"     /* 3 */
+              "input x f32[4]\n"        /* 4 */
+              "alloc a f32[4]\n"        /* 5 */
+              "call r(x, a) stream=1\n" /* 6 */
+              "alloc b f32[4]\n"        /* 7 */
+              "call r(x, b) stream=2\n" /* 8 */
+              "call w(x)\n"             /* 9 */
+              "free x\n"                /* 10 */
+              "call s(a, b)\n"          /* 11 */
+              "free a\n"                /* 12 */
+              "output b\n",             /* 13 */
+              "cuda", false, NULL);
+    assert_non_null(v);
+    assert_int_equal(json_array_size(events_at(v, 8)), 1);
+    ev = events_at(v, 9);
+    assert_int_equal(json_array_size(ev), 3);
+    assert_string_equal(
+        str(json_object_get(json_array_get(ev, 0), "wait"), "from"),
+        "ctx->streams[0]");
+    assert_string_equal(
+        str(json_object_get(json_array_get(ev, 1), "wait"), "from"),
+        "ctx->streams[1]");
     done(&f);
 }
 
