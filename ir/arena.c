@@ -57,26 +57,33 @@ void *ir_arena_alloc(ir_arena *a, size_t size) {
         size_t csize = need > IR_ARENA_CHUNK / 4 ? need : IR_ARENA_CHUNK;
         if (csize > SIZE_MAX - sizeof(ir_chunk))
             ir_oom();
-        ir_chunk *n = malloc(sizeof(ir_chunk) + csize);
+        /* calloc: a big block comes zeroed from fresh pages, untouched
+         * until used. */
+        ir_chunk *n = calloc(1, sizeof(ir_chunk) + csize);
         if (!n)
             ir_oom();
         n->size = csize;
         n->used = 0;
-        if (c && csize == need && c->size - c->used >= 256) {
-            /* A big block: keep the current chunk on top for small ones. */
-            n->next = c->next;
-            c->next = n;
+        if (csize == need) {
+            /* A big block of its own, already zero: keep the current
+             * chunk on top for small requests. */
             n->used = need;
-            memset(n->data, 0, need);
+            if (c) {
+                n->next = c->next;
+                c->next = n;
+            } else {
+                n->next = NULL;
+                a->head = n;
+            }
             return n->data;
         }
         n->next = c;
         a->head = n;
         c = n;
     }
+    /* Chunks come zeroed from calloc and are never reused: no memset. */
     void *p = c->data + c->used;
     c->used += need;
-    memset(p, 0, need);
     return p;
 }
 

@@ -13,35 +13,32 @@
  * is still defined (as a "poisoned" value) so that later uses of it do not
  * cascade into further errors.
  */
-#include "ir/hash.h"
+#include "ir/intern.h"
 #include "ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ir_name_ent {
-    const char *name;
-    int32_t id;
-    UT_hash_handle hh;
-} ir_name_ent;
+/* Names are interned (ir/intern.h): the state of a name in a namespace
+ * is an ir_slot in its record.  Buffers: `first` is the first statement
+ * defining the name, `id` its value once the main pass has reached that
+ * statement (-1 before).  Kernels: `first` is the first signature (-1 if
+ * none), `id` the ir_kernel once called.  Spaces: `id` is the ir_space. */
+typedef ir_slot ir_name_ent;
 
 typedef struct ir_checker {
     ir_program *p;
     ir_diag *d;
     unsigned errors;
-    ir_name_ent *values;  /* buffer name -> value id */
-    ir_name_ent *sigs;    /* kernel name -> signature statement */
-    ir_name_ent *kernels; /* kernel name -> ir_kernel index */
-    ir_name_ent *spaces;  /* space name -> ir_space index */
-    ir_name_ent *aliases; /* alias name -> first alias statement (cycles) */
-    uint32_t *live;       /* per root value: names alive */
-    ir_loc *free_loc;     /* per value: where its name was freed */
-    ir_loc *out_loc;      /* per value: where it was output */
-    bool *poisoned;       /* per value: its definition had an error */
-    bool *root_output;    /* per root value: some name of it is an output */
-    bool *in_cycle;       /* per statement: alias part of a cycle */
-    bool *cycle_head;     /* per statement: first alias of a cycle */
-    ir_device device;     /* current default device */
+    uint32_t gen;      /* this run's generation, for lazy slot resets */
+    uint32_t *live;    /* per root value: names alive */
+    ir_loc *free_loc;  /* per value: where its name was freed */
+    ir_loc *out_loc;   /* per value: where it was output */
+    bool *poisoned;    /* per value: its definition had an error */
+    bool *root_output; /* per root value: some name of it is an output */
+    bool *in_cycle;    /* per statement: alias part of a cycle */
+    bool *cycle_head;  /* per statement: first alias of a cycle */
+    ir_device device;  /* current default device */
     int32_t model_stmt;
 } ir_checker;
 
@@ -73,18 +70,57 @@ static void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-static ir_name_ent *ir_lookup(ir_name_ent *table, const char *name) {
-    ir_name_ent *e = NULL;
-    HASH_FIND(hh, table, name, strlen(name), e);
+/* The slot of `name` in namespace `ns`, reset on first use in this run. */
+static ir_slot *ir_slot_of(const ir_checker *C, int ns, const char *name) {
+    ir_name_rec *r = ir_name_rec_of(name);
+    if (r->gen != C->gen) {
+        r->gen = C->gen;
+        for (int k = 0; k < IR_NS_COUNT; k++)
+            r->ns[k].id = r->ns[k].first = -1;
+    }
+    return &r->ns[ns];
+}
+
+/* The slot of a name when it is known in `ns`, else NULL. */
+static ir_slot *ir_lookup(const ir_checker *C, int ns, const char *name) {
+    ir_slot *e = ir_slot_of(C, ns, name);
+    return e->id < 0 && e->first < 0 ? NULL : e;
+}
+
+static ir_slot *ir_insert(const ir_checker *C, int ns, const char *name,
+                          int32_t id, int32_t first) {
+    ir_slot *e = ir_slot_of(C, ns, name);
+    e->id = id;
+    e->first = first;
     return e;
 }
 
-static void ir_insert(ir_checker *C, ir_name_ent **table, const char *name,
-                      int32_t id) {
-    ir_name_ent *e = ir_arena_alloc(C->p->arena, sizeof *e);
-    e->name = name;
-    e->id = id;
-    HASH_ADD_KEYPTR(hh, *table, e->name, strlen(e->name), e);
+/* Makes every name of a program not made by ir_parse point into name
+ * records, as ir_parse does. */
+static void ir_intern_program(ir_program *p) {
+    ir_name_rec *t = NULL;
+    ir_arena *a = p->arena;
+#define IR_INTERN(s)                                                           \
+    do {                                                                       \
+        if (s)                                                                 \
+            (s) = ir_intern(a, &t, (s), strlen(s));                            \
+    } while (0)
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        ir_stmt *st = &p->stmts[i];
+        IR_INTERN(st->name.name);
+        IR_INTERN(st->space.name);
+        IR_INTERN(st->comm.name);
+        IR_INTERN(st->group.name);
+        IR_INTERN(st->old.name);
+        for (uint32_t k = 0; k < st->nargs; k++)
+            if (st->args[k].kind == IR_ARG_BUFFER)
+                IR_INTERN(st->args[k].text);
+        for (uint32_t k = 0; k < st->nnames; k++)
+            IR_INTERN(st->names[k].name);
+    }
+#undef IR_INTERN
+    ir_intern_free(&t);
+    p->names_interned = true;
 }
 
 static const char *ir_mode_name(ir_mode m) {
@@ -163,8 +199,8 @@ static bool ir_streq(const char *a, const char *b) {
  * after free.  `what` completes "use of" / "... after free" messages.
  * Returns the value id, or -1 after an error. */
 static int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
-    ir_name_ent *e = ir_lookup(C->values, id->name);
-    if (!e) {
+    ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
+    if (!e || e->id < 0) {
         ir_cerr(C, id->loc, "%s undefined name '%s'", what, id->name);
         return -1;
     }
@@ -181,11 +217,10 @@ static int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
  * new value, or NULL when the name was already defined. */
 static ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
     ir_program *p = C->p;
-    ir_name_ent *e = ir_lookup(C->values, st->name.name);
-    if (e) {
+    ir_name_ent *e = ir_slot_of(C, IR_NS_VALUE, st->name.name);
+    if (e->first != (int32_t)st->index) {
         ir_cerr(C, st->name.loc, "redefinition of '%s'", st->name.name);
-        ir_cnote(C, p->stmts[p->values[e->id].def].name.loc,
-                 "previously defined here");
+        ir_cnote(C, p->stmts[e->first].name.loc, "previously defined here");
         return NULL;
     }
     int32_t id = (int32_t)p->nvalues++;
@@ -199,7 +234,7 @@ static ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
     v->output_index = -1;
     v->storage_end = -1;
     st->value = id;
-    ir_insert(C, &C->values, v->name, id);
+    e->id = id;
     return v;
 }
 
@@ -221,7 +256,7 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     v->group = st->group.name;
     v->align = st->align;
     if (st->space.name) {
-        if (!ir_lookup(C->spaces, st->space.name)) {
+        if (!ir_lookup(C, IR_NS_SPACE, st->space.name)) {
             ir_cerr(C, st->space.loc, "undeclared memory space '%s'",
                     st->space.name);
             C->poisoned[id] = true;
@@ -267,8 +302,8 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
     if (C->in_cycle[st->index]) {
         C->poisoned[id] = true;
     } else {
-        ir_name_ent *e = ir_lookup(C->values, st->old.name);
-        if (!e || e->id == id) {
+        ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->old.name);
+        if (!e || e->id < 0 || e->id == id) {
             ir_cerr(C, st->old.loc, "alias of undefined name '%s'",
                     st->old.name);
         } else if (p->values[e->id].freed_at >= 0) {
@@ -379,18 +414,17 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
     if (st->has_stream)
         p->has_streams = true;
-    ir_name_ent *ke = ir_lookup(C->kernels, st->name.name);
-    if (!ke) {
+    ir_name_ent *ke = ir_lookup(C, IR_NS_KERNEL, st->name.name);
+    if (!ke)
+        ke = ir_insert(C, IR_NS_KERNEL, st->name.name, -1, -1);
+    if (ke->id < 0) {
         ir_kernel *k = &p->kernels[p->nkernels];
         k->name = st->name.name;
-        ir_name_ent *se = ir_lookup(C->sigs, st->name.name);
-        k->sig_stmt = se ? se->id : -1;
+        k->sig_stmt = ke->first;
         k->first_call = st->index;
-        ir_insert(C, &C->kernels, k->name, (int32_t)p->nkernels);
-        p->nkernels++;
+        ke->id = (int32_t)p->nkernels++;
     }
-    ir_name_ent *se = ir_lookup(C->sigs, st->name.name);
-    const ir_stmt *sig = se ? &p->stmts[se->id] : NULL;
+    const ir_stmt *sig = ke->first >= 0 ? &p->stmts[ke->first] : NULL;
     bool arity_ok = true;
     if (sig && sig->nmodes != st->nargs) {
         ir_cerr(
@@ -438,8 +472,8 @@ static void ir_check_free(ir_checker *C, ir_stmt *st) {
     for (uint32_t i = 0; i < st->nnames; i++) {
         const ir_ident *id = &st->names[i];
         st->name_values[i] = -1;
-        ir_name_ent *e = ir_lookup(C->values, id->name);
-        if (!e) {
+        ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
+        if (!e || e->id < 0) {
             ir_cerr(C, id->loc, "free of undefined name '%s'", id->name);
             continue;
         }
@@ -471,8 +505,8 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
     p->output_stmt = (int32_t)st->index;
     for (uint32_t i = 0; i < st->nnames; i++) {
         const ir_ident *id = &st->names[i];
-        ir_name_ent *e = ir_lookup(C->values, id->name);
-        if (!e) {
+        ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
+        if (!e || e->id < 0) {
             ir_cerr(C, id->loc, "output of undefined name '%s'", id->name);
             continue;
         }
@@ -509,17 +543,17 @@ static void ir_collect_signatures(ir_checker *C) {
     ir_program *p = C->p;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
-        if (st->kind == IR_KERNEL && !ir_lookup(C->sigs, st->name.name))
-            ir_insert(C, &C->sigs, st->name.name, (int32_t)i);
+        if (st->kind == IR_KERNEL && !ir_lookup(C, IR_NS_KERNEL, st->name.name))
+            ir_insert(C, IR_NS_KERNEL, st->name.name, -1, (int32_t)i);
     }
 }
 
 static void ir_check_signature(ir_checker *C, ir_stmt *st) {
-    ir_name_ent *e = ir_lookup(C->sigs, st->name.name);
-    if (e->id != (int32_t)st->index) {
+    ir_name_ent *e = ir_lookup(C, IR_NS_KERNEL, st->name.name);
+    if (e->first != (int32_t)st->index) {
         ir_cerr(C, st->name.loc, "redefinition of kernel signature '%s'",
                 st->name.name);
-        ir_cnote(C, C->p->stmts[e->id].name.loc, "previously defined here");
+        ir_cnote(C, C->p->stmts[e->first].name.loc, "previously defined here");
     }
 }
 
@@ -531,33 +565,42 @@ static void ir_check_signature(ir_checker *C, ir_stmt *st) {
  * not report their OLD names as undefined. */
 static int32_t ir_alias_next(ir_checker *C, int32_t s) {
     const ir_program *p = C->p;
-    ir_name_ent *e = ir_lookup(C->aliases, p->stmts[s].old.name);
-    if (!e || p->stmts[e->id].kind != IR_ALIAS)
+    ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, p->stmts[s].old.name);
+    if (!e || p->stmts[e->first].kind != IR_ALIAS)
         return -1;
-    return e->id;
+    return e->first;
 }
 
-static void ir_find_alias_cycles(ir_checker *C) {
+/* Enters every buffer name with its first definition, then finds the
+ * alias cycles. */
+static void ir_collect_names(ir_checker *C) {
     ir_program *p = C->p;
     bool any = false;
+    /* colour: 0 unvisited, else the number of the walk that visited it;
+     * aliases that are not the first definition of their name are left
+     * out (UINT32_MAX). */
+    uint32_t *colour = ir_xcalloc(p->nstmts, sizeof *colour);
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
-        if (st->kind == IR_ALIAS)
-            any = true;
         if (st->kind != IR_INPUT && st->kind != IR_CONST &&
             st->kind != IR_ALLOC && st->kind != IR_ALIAS)
             continue;
-        if (!ir_lookup(C->aliases, st->name.name))
-            ir_insert(C, &C->aliases, st->name.name, (int32_t)i);
+        ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->name.name);
+        if (!e)
+            e = ir_insert(C, IR_NS_VALUE, st->name.name, -1, (int32_t)i);
+        if (st->kind == IR_ALIAS) {
+            any = true;
+            if (e->first != (int32_t)i)
+                colour[i] = UINT32_MAX;
+        }
     }
-    if (!any)
+    if (!any) {
+        free(colour);
         return;
-    /* colour: 0 unvisited, else the number of the walk that visited it */
-    uint32_t *colour = ir_xcalloc(p->nstmts, sizeof *colour);
+    }
     uint32_t walk = 0;
     for (uint32_t i = 0; i < p->nstmts; i++) {
-        if (p->stmts[i].kind != IR_ALIAS || colour[i] ||
-            ir_lookup(C->aliases, p->stmts[i].name.name)->id != (int32_t)i)
+        if (p->stmts[i].kind != IR_ALIAS || colour[i])
             continue;
         walk++;
         int32_t cur = (int32_t)i;
@@ -596,7 +639,7 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
         C->device = st->device;
         break;
     case IR_SPACE: {
-        ir_name_ent *e = ir_lookup(C->spaces, st->name.name);
+        ir_name_ent *e = ir_lookup(C, IR_NS_SPACE, st->name.name);
         if (e) {
             ir_cerr(C, st->name.loc, "redefinition of memory space '%s'",
                     st->name.name);
@@ -609,7 +652,7 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
         s->has_capacity = st->has_capacity;
         s->capacity = st->capacity;
         s->stmt = st->index;
-        ir_insert(C, &C->spaces, s->name, (int32_t)p->nspaces);
+        ir_insert(C, IR_NS_SPACE, s->name, (int32_t)p->nspaces, -1);
         p->nspaces++;
         break;
     }
@@ -673,6 +716,9 @@ bool ir_check(ir_program *p, ir_diag *d) {
     C.p = p;
     C.d = d;
     C.model_stmt = -1;
+    if (!p->names_interned)
+        ir_intern_program(p);
+    C.gen = ++p->check_gen;
     C.device.kind = IR_DEV_CPU;
     uint32_t nv = 0, ns = 0, nk = 0;
     for (uint32_t i = 0; i < p->nstmts; i++) {
@@ -708,17 +754,12 @@ bool ir_check(ir_program *p, ir_diag *d) {
                     "missing 'model NAME' statement (it must come first)");
     }
     ir_collect_signatures(&C);
-    ir_find_alias_cycles(&C);
+    ir_collect_names(&C);
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
     if (C.errors == 0)
         ir_warn_leaks(&C);
 
-    HASH_CLEAR(hh, C.values);
-    HASH_CLEAR(hh, C.sigs);
-    HASH_CLEAR(hh, C.kernels);
-    HASH_CLEAR(hh, C.spaces);
-    HASH_CLEAR(hh, C.aliases);
     free(C.live);
     free(C.free_loc);
     free(C.out_loc);

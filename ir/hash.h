@@ -13,7 +13,7 @@
 #define HASH_FUNCTION HASH_FNV
 #define uthash_fatal(msg)                                                      \
     do {                                                                       \
-        fputs("planwrap: fatal: out of memory (hash table)\n", stderr);       \
+        fputs("planwrap: fatal: out of memory (hash table)\n", stderr);        \
         abort();                                                               \
     } while (0)
 #include <uthash.h>

@@ -152,14 +152,16 @@ typedef enum ir_arg_kind {
 
 typedef struct ir_arg {
     ir_arg_kind kind;
+    int32_t value; /* after ir_check: value id of a buffer arg, else -1 */
     ir_loc loc;
     const char *text; /* buffer name, or the literal as spelled in the source */
     int64_t ival;     /* IR_ARG_INT */
     double fval;      /* IR_ARG_FLOAT */
     const char *sval; /* IR_ARG_STRING: decoded, NUL-terminated */
-    int32_t value;    /* after ir_check: value id of a buffer arg, else -1 */
 } ir_arg;
 
+/* Fields are grouped by size to keep the struct small (one per line of
+ * input: 280 bytes); the comment of each says which statement uses it. */
 typedef struct ir_stmt {
     ir_stmt_kind kind;
     uint32_t index; /* 0-based position among statements: the time axis */
@@ -168,55 +170,60 @@ typedef struct ir_stmt {
     /* model/space/kernel/input/const/alloc NAME; alias NEW; call KERNEL */
     ir_ident name;
 
+    /* input/const/alloc TYPE, and alias TYPE when has_type */
+    ir_type type;
+
     /* device statement, or the device= attribute when has_device */
-    bool has_device;
     ir_device device;
     ir_loc device_loc;
 
-    /* input/const/alloc TYPE, and alias TYPE when has_type */
-    bool has_type;
-    ir_type type;
-
     /* buffer attributes */
-    ir_ident space; /* space=NAME */
-    bool has_stride;
-    uint32_t nstrides;
-    uint64_t *strides;
+    ir_ident space;    /* space=NAME */
+    ir_ident comm;     /* comm=TYPE */
+    ir_ident group;    /* group=NAME */
+    uint64_t *strides; /* stride=[...] when has_stride: nstrides entries */
+    uint64_t align;    /* align=BYTES, 0 when absent */
     ir_loc stride_loc;
-    uint64_t align; /* align=BYTES, 0 when absent */
     ir_loc align_loc;
-    ir_ident comm;  /* comm=TYPE */
-    ir_ident group; /* group=NAME */
 
-    /* space NAME capacity=BYTES */
-    bool has_capacity;
+    /* space NAME capacity=BYTES, when has_capacity */
     uint64_t capacity;
 
     /* alias NEW = OLD [TYPE] [offset=ELEMENTS] */
     ir_ident old;
-    bool has_offset;
-    uint64_t offset; /* in elements of the alias's TYPE (or OLD's dtype) */
+    uint64_t offset; /* in elements of the alias's TYPE (or OLD's dtype),
+                        when has_offset */
     ir_loc offset_loc;
 
-    /* call KERNEL(args) [stream=N] */
-    uint32_t nargs;
-    ir_arg *args;
-    bool has_stream;
-    uint64_t stream;
+    /* call KERNEL(args) [stream=N] (stream when has_stream) */
     ir_loc stream_loc;
+    uint64_t stream;
+    ir_arg *args; /* nargs entries */
 
     /* kernel NAME(modes) */
-    uint32_t nmodes;
-    ir_mode *modes;
-    ir_loc *mode_locs;
+    ir_mode *modes;    /* nmodes entries */
+    ir_loc *mode_locs; /* nmodes entries */
 
     /* free/output NAME... */
-    uint32_t nnames;
-    ir_ident *names;
+    ir_ident *names; /* nnames entries */
 
     /* after ir_check */
-    int32_t value;        /* value defined by input/const/alloc/alias, else -1 */
     int32_t *name_values; /* free/output: value id of each name */
+    int32_t value; /* value defined by input/const/alloc/alias, else -1 */
+
+    /* sizes of the arrays above */
+    uint32_t nstrides;
+    uint32_t nargs;
+    uint32_t nmodes;
+    uint32_t nnames;
+
+    /* optional parts present */
+    bool has_device;
+    bool has_type;
+    bool has_stride;
+    bool has_capacity;
+    bool has_offset;
+    bool has_stream;
 } ir_stmt;
 
 typedef enum ir_value_kind {
@@ -267,7 +274,7 @@ typedef struct ir_space {
 /* A kernel called by the program, in order of first appearance. */
 typedef struct ir_kernel {
     const char *name;
-    int32_t sig_stmt;   /* index of its `kernel` statement, -1 if none */
+    int32_t sig_stmt;    /* index of its `kernel` statement, -1 if none */
     uint32_t first_call; /* statement index of the first call */
 } ir_kernel;
 
@@ -287,6 +294,12 @@ typedef struct ir_program {
     ir_kernel *kernels;
     int32_t output_stmt; /* index of the output statement, -1 */
     bool has_streams;    /* some call carries stream= */
+
+    /* Internal to the ir module: every name of the statements points into
+     * a name record of ir/intern.h (ir_parse sets this; ir_check interns
+     * the names of a program built otherwise). */
+    bool names_interned;
+    uint32_t check_gen; /* ir_check runs on this program */
 } ir_program;
 
 /* ------------------------------------------------------------------ */

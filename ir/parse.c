@@ -9,6 +9,12 @@
  * the next line.  Each parse function names its rule of the grammar in
  * docs/ir.md.  Every token records its line and column (1-based, bytes).
  */
+/* Interning tables answer "not there yet" for every new name: a Bloom
+ * filter (2^22 bits) spares most of those the walk of a hash chain.  The
+ * tables are created and freed only in this file (the filter changes
+ * uthash's table layout). */
+#define HASH_BLOOM 22
+#include "ir/intern.h"
 #include "ir/ir.h"
 
 #include <errno.h>
@@ -96,6 +102,10 @@ typedef struct ir_parser {
     size_t slen, scap;
     uint64_t *nums;
     size_t nnums, cnums;
+    ir_name_rec *names; /* interning table */
+    /* The names seen last, by hash: names are mostly used a few lines
+     * after their definition, so most lookups stop here. */
+    ir_name_rec *recent[1024];
 } ir_parser;
 
 static void *ir_xrealloc(void *p, size_t n) {
@@ -388,8 +398,8 @@ static const ir_token *ir_peek(ir_parser *P) {
 }
 
 static bool ir_tok_is(const ir_token *t, const char *word) {
-    return t->kind == TK_IDENT && strlen(word) == t->len &&
-           memcmp(t->s, word, t->len) == 0;
+    return t->kind == TK_IDENT && t->s[0] == word[0] &&
+           strlen(word) == t->len && memcmp(t->s, word, t->len) == 0;
 }
 
 static ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t) {
@@ -429,11 +439,35 @@ static const char *const ir_c_keywords[] = {
 };
 
 static bool ir_is_c_keyword(const char *s, size_t n) {
+    /* C11 keywords are 2 to 14 bytes and start with a lowercase letter
+     * or '_': most names are rejected without a comparison. */
+    if (n < 2 || n > 14 || !((s[0] >= 'a' && s[0] <= 'w') || s[0] == '_'))
+        return false;
     for (size_t i = 0; i < sizeof ir_c_keywords / sizeof ir_c_keywords[0]; i++)
-        if (strlen(ir_c_keywords[i]) == n &&
+        if (ir_c_keywords[i][0] == s[0] && strlen(ir_c_keywords[i]) == n &&
             memcmp(ir_c_keywords[i], s, n) == 0)
             return true;
     return false;
+}
+
+void ir_intern_free(ir_name_rec **table) {
+    HASH_CLEAR(hh, *table);
+}
+
+const char *ir_intern(ir_arena *a, ir_name_rec **table, const char *s,
+                      size_t n) {
+    ir_name_rec *r = NULL;
+    HASH_FIND(hh, *table, s, n, r);
+    if (r)
+        return r->name;
+    r = ir_arena_alloc(a, sizeof *r + n + 1);
+    r->len = (uint32_t)n;
+    memcpy(r->name, s, n);
+    r->name[n] = '\0';
+    for (int k = 0; k < IR_NS_COUNT; k++)
+        r->ns[k].id = r->ns[k].first = -1;
+    HASH_ADD(hh, *table, name[0], n, r);
+    return r->name;
 }
 
 /* NAME = letter { letter | digit } ;  at most 255 bytes, not a C keyword. */
@@ -452,7 +486,16 @@ static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
                 (int)t->len, t->s);
         return false;
     }
-    out->name = ir_arena_strndup(P->a, t->s, t->len);
+    unsigned h;
+    HASH_VALUE(t->s, t->len, h);
+    ir_name_rec **slot = &P->recent[h & 1023u];
+    ir_name_rec *r = *slot;
+    if (r && r->len == t->len && memcmp(r->name, t->s, t->len) == 0) {
+        out->name = r->name;
+    } else {
+        out->name = ir_intern(P->a, &P->names, t->s, t->len);
+        *slot = ir_name_rec_of(out->name);
+    }
     out->loc = ir_tok_loc(P, t);
     ir_next(P);
     return true;
@@ -1181,6 +1224,7 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     }
     free(P.sbuf);
     free(P.nums);
+    ir_intern_free(&P.names);
     if (P.errors)
         return NULL;
     ir_program *p = ir_arena_alloc(a, sizeof *p);
@@ -1189,6 +1233,7 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     p->nstmts = P.nstmts;
     p->stmts = P.stmts;
     p->output_stmt = -1;
+    p->names_interned = true;
     for (uint32_t k = 0; k < P.nstmts; k++)
         if (P.stmts[k].kind == IR_MODEL && !p->model)
             p->model = P.stmts[k].name.name;

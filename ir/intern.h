@@ -1,0 +1,48 @@
+/*
+ * ir/intern.h - private to the ir module: interned names.
+ *
+ * The parser stores every NAME once, in a record allocated in the arena;
+ * equal names share one pointer.  The checker reaches a name's record from
+ * the name pointer in O(1) (no hash lookup) and keeps its per-namespace
+ * state there.  Records are valid while the arena lives; the hash table
+ * used to find them while interning is temporary.
+ */
+#ifndef PLANWRAP_IR_INTERN_H
+#define PLANWRAP_IR_INTERN_H
+
+#include "ir/hash.h"
+#include "ir/ir.h"
+
+#include <stddef.h>
+
+/* Namespaces of a name's checker state. */
+enum { IR_NS_VALUE, IR_NS_KERNEL, IR_NS_SPACE, IR_NS_COUNT };
+
+/* Checker state of a name in one namespace (-1 = none). */
+typedef struct ir_slot {
+    int32_t id;    /* value / ir_kernel / ir_space index */
+    int32_t first; /* first defining statement / first signature */
+} ir_slot;
+
+typedef struct ir_name_rec {
+    UT_hash_handle hh;
+    uint32_t gen; /* checker run that last reset `ns` */
+    ir_slot ns[IR_NS_COUNT];
+    uint32_t len; /* strlen(name) */
+    char name[];  /* NUL-terminated */
+} ir_name_rec;
+
+/* Returns the interned copy of s[0..n), adding it to *table (records in
+ * `a`).  Free the table with ir_intern_free when done (not HASH_CLEAR:
+ * the table is built with options private to ir/parse.c). */
+const char *ir_intern(ir_arena *a, ir_name_rec **table, const char *s,
+                      size_t n);
+/* Frees the table (not the records) and sets *table to NULL. */
+void ir_intern_free(ir_name_rec **table);
+
+/* The record of an interned name. */
+static inline ir_name_rec *ir_name_rec_of(const char *name) {
+    return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
+}
+
+#endif /* PLANWRAP_IR_INTERN_H */
