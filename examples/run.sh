@@ -40,6 +40,7 @@ step "generate C: default algorithm and --algo naive"
 "$pw" gen --target c -o "$out/planned" "$model"
 "$pw" gen --target c --algo naive -o "$out/naive" "$model"
 for d in planned naive; do
+    # shellcheck disable=SC2046 # one word per file, on one line
     echo "build/example/$d:" $(cd "$out/$d" && ls)
 done
 

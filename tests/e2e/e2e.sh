@@ -1,5 +1,5 @@
 #!/bin/sh
-# e2e.sh PLANWRAP VIEW_PREP SRC_ROOT WORK_DIR MODEL.pw [GEN_OPTION...]
+# e2e.sh PLANWRAP VIEW_PREP SRC_ROOT WORK_DIR MODEL.pw [OPTION...]
 #
 # End-to-end differential test of one model.  Renders test kernels and a
 # driver from the model's plan view (planwrap plan --emit view, then
@@ -38,6 +38,13 @@ work=$4
 model=$5
 shift 5
 algos=${E2E_ALGOS:-naive reuse tree bestfit search}
+case $algos in
+naive*) ;; # the reference: its first build
+*)
+    echo "e2e.sh: E2E_ALGOS must start with naive (the reference)" >&2
+    exit 2
+    ;;
+esac
 cc=${CC:-cc}
 cflags="-std=c11 -O0 -Wall -Wextra -Werror -pedantic -Wcast-align -D_POSIX_C_SOURCE=200809L ${E2E_SAN:-}"
 here=$root/tests/e2e
@@ -143,6 +150,7 @@ fi
 
 # 5. the test can fail: every buffer at offset 0 must be caught
 if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
     set -- $gen_opts
     d=$work/broken
     mkdir -p "$d"
