@@ -59,6 +59,15 @@ static void grow(void **p, size_t *cap, size_t need, size_t sz) {
     *cap = nc;
 }
 
+#if defined(__GNUC__)
+#define MST_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MST_PRINTF(f, a)
+#endif
+
+static void set_error(mst_error *e, const char *source, uint32_t line,
+                      uint32_t col, const char *fmt, ...) MST_PRINTF(5, 6);
+
 static void set_error(mst_error *e, const char *source, uint32_t line,
                       uint32_t col, const char *fmt, ...) {
     if (!e)
@@ -170,7 +179,17 @@ enum {
 typedef struct mst_part {
     const char *s;
     size_t n;
+    uint64_t h; /* key_hash(s, n) */
 } mst_part;
+
+/* The signature of a key in the render-time object index: its first 8
+ * bytes (zero-padded).  Keys of up to 8 bytes compare by signature and
+ * length alone. */
+static uint64_t key_hash(const char *s, size_t n) {
+    uint64_t h = 0;
+    memcpy(&h, s, n < 8 ? n : 8);
+    return h;
+}
 
 typedef struct mst_node mst_node;
 struct mst_node {
@@ -736,6 +755,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
             }
             n->parts[k].s = t->s + start;
             n->parts[k].n = i - start;
+            n->parts[k].h = key_hash(n->parts[k].s, n->parts[k].n);
             k++;
             start = i + 1;
         }
@@ -970,7 +990,7 @@ typedef struct rctx {
     char *out;
     size_t len, cap;
     /* context stack */
-    json_t **stack;
+    struct frame *stack;
     size_t sp, scap;
     /* indentation: ind[ind_start, ind_len) */
     char *ind;
@@ -980,7 +1000,40 @@ typedef struct rctx {
     ov_frame *ov;
     size_t nov, ovcap;
     pcache *cache;
+    /* A small direct-mapped cache of (object, key) -> value for the
+     * parts after the first of dotted names ({{names.x}}). */
+    struct dcache {
+        const json_t *o;
+        const mst_part *p;
+        json_t *v;
+    } dc[256];
 } rctx;
+
+/* Objects with more keys than this are searched with json_object_getn. */
+#define MST_INDEX_MAX_KEYS 16u
+
+/* A key of a context object: its signature, the key and the value. */
+typedef struct okey {
+    uint64_t h;
+    const char *k;
+    size_t kl;
+    json_t *v;
+} okey;
+
+/* A context stack entry.  The keys of an object are listed the first
+ * time a name is looked up in it, into a buffer owned by the stack slot
+ * (reused by the next push at that depth), so that a lookup, hit or miss,
+ * is a short scan of hot memory instead of a jansson string hash. */
+typedef struct frame {
+    json_t *v;
+    bool built;
+    uint32_t n; /* keys in buf; > MAX: not listed (large object) */
+    okey *buf;
+    size_t cap;
+} frame;
+
+static int rfail(rctx *r, const mst_template *t, const mst_node *n,
+                 const char *fmt, ...) MST_PRINTF(4, 5);
 
 static int rfail(rctx *r, const mst_template *t, const mst_node *n,
                  const char *fmt, ...) {
@@ -1093,21 +1146,63 @@ static size_t fmt_real(double d, char *buf, size_t size) {
     return len > 0 ? (size_t)len : 0;
 }
 
+static bool key_eq(const okey *k, const mst_part *p) {
+    return k->h == p->h && k->kl == p->n &&
+           (p->n <= 8 || memcmp(k->k + 8, p->s + 8, p->n - 8) == 0);
+}
+
+static json_t *frame_get(frame *f, const mst_part *p) {
+    if (!json_is_object(f->v))
+        return NULL;
+    if (!f->built) {
+        f->built = true;
+        size_t size = json_object_size(f->v);
+        if (size > MST_INDEX_MAX_KEYS) {
+            f->n = MST_INDEX_MAX_KEYS + 1;
+        } else {
+            grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
+            f->n = 0;
+            for (void *it = json_object_iter(f->v); it;
+                 it = json_object_iter_next(f->v, it)) {
+                okey *k = &f->buf[f->n++];
+                k->k = json_object_iter_key(it);
+                k->kl = json_object_iter_key_len(it);
+                k->h = key_hash(k->k, k->kl);
+                k->v = json_object_iter_value(it);
+            }
+        }
+    }
+    if (f->n > MST_INDEX_MAX_KEYS)
+        return json_object_getn(f->v, p->s, p->n);
+    for (uint32_t i = 0; i < f->n; i++)
+        if (key_eq(&f->buf[i], p))
+            return f->buf[i].v;
+    return NULL;
+}
+
+static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
+    if (!json_is_object(o))
+        return NULL;
+    uintptr_t h = ((uintptr_t)o >> 4) * 31u + ((uintptr_t)p >> 3);
+    struct dcache *c = &r->dc[h & 255u];
+    if (c->o == o && c->p == p)
+        return c->v;
+    c->o = o;
+    c->p = p;
+    c->v = json_object_getn(o, p->s, p->n);
+    return c->v;
+}
+
 /* Looks a name up on the context stack; NULL when missing. */
 static json_t *lookup(rctx *r, const mst_node *n) {
     if (n->nparts == 0)
-        return r->stack[r->sp - 1];
+        return r->stack[r->sp - 1].v;
     json_t *v = NULL;
-    for (size_t i = r->sp; i-- > 0;) {
-        json_t *o = r->stack[i];
-        if (json_is_object(o) &&
-            (v = json_object_getn(o, n->parts[0].s, n->parts[0].n)) != NULL)
+    for (size_t i = r->sp; i-- > 0;)
+        if ((v = frame_get(&r->stack[i], &n->parts[0])) != NULL)
             break;
-    }
     for (uint32_t k = 1; v && k < n->nparts; k++)
-        v = json_is_object(v)
-                ? json_object_getn(v, n->parts[k].s, n->parts[k].n)
-                : NULL;
+        v = member(r, v, &n->parts[k]);
     return v;
 }
 
@@ -1120,8 +1215,14 @@ static bool truthy(const json_t *v) {
 }
 
 static int push_ctx(rctx *r, json_t *v) {
-    grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
-    r->stack[r->sp++] = v;
+    if (r->sp == r->scap) {
+        size_t old = r->scap;
+        grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
+        memset(r->stack + old, 0, (r->scap - old) * sizeof *r->stack);
+    }
+    frame *f = &r->stack[r->sp++];
+    f->v = v;
+    f->built = false;
     return 0;
 }
 
@@ -1145,9 +1246,17 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
                                json_string_length(v));
         return put(r, t, n, json_string_value(v), json_string_length(v));
     case JSON_INTEGER: {
-        int k = snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT,
-                         json_integer_value(v));
-        return put(r, t, n, buf, (size_t)k);
+        json_int_t x = json_integer_value(v);
+        unsigned long long u =
+            x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+        char *e = buf + sizeof buf, *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (x < 0)
+            *--p = '-';
+        return put(r, t, n, p, (size_t)(e - p));
     }
     case JSON_REAL:
         return put(r, t, n, buf, fmt_real(json_real_value(v), buf, sizeof buf));
@@ -1405,6 +1514,8 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
         free(e->name);
         free(e);
     }
+    for (size_t i = 0; i < r.scap; i++)
+        free(r.stack[i].buf);
     free(r.stack);
     free(r.ind);
     free(r.ov);
