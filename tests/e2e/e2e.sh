@@ -14,7 +14,9 @@
 #
 # With E2E_NEGATIVE=1 it also proves that it can fail: it moves every
 # planned buffer of the naive plan to offset 0 and requires the tracked
-# build to abort and the untracked build to give other outputs.
+# build to abort and the untracked build to fail or give other outputs;
+# and it moves a storage death before the storage's last read and requires
+# the tracked build (whose poison the read sees) to give other outputs.
 #
 # With E2E_KERNEL_STATUS=1 the wrappers are generated with --kernel-status
 # and a kernel that returns non-zero at call 1 must stop every run there.
@@ -179,5 +181,32 @@ if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
     else
         echo "ok: negative: without the tracker: $(head -n1 "$d/run_t0.txt")"
     fi
+fi
+# 6. the tracker's poison shows a stale read: the first storage death of
+# the naive wrapper moves before the call just before it (its last user,
+# which then reads poisoned bytes): the tracked build's outputs must change
+if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
+    d=$work/stale
+    mkdir -p "$d"
+    cp "$work/naive/$name.h" "$work/naive/${name}_kernels.h" "$d/"
+    awk '
+        { line[NR] = $0 }
+        /^ *\/\* line [0-9]+: call / { if (!death) call = NR }
+        /PW_TRACK_DEATH\(/ { if (!death) death = NR }
+        END {
+            for (i = 1; i <= NR; i++) {
+                if (i == call && death) print line[death]
+                if (i != death) print line[i]
+            }
+        }' "$work/naive/$name.c" >"$d/$name.c"
+    cmp -s "$d/$name.c" "$work/naive/$name.c" &&
+        fail "stale-read test: no storage death to move"
+    cp "$work/naive/main.o" "$d/main.o"
+    build "$d" t1 "-DPW_RT_TRACK -DPW_RT_CHECKS" rt1 || fail "build stale t1"
+    if "$d/run_t1" "$d/out_t1.bin" >"$d/run_t1.txt" 2>&1 &&
+        cmp -s "$ref" "$d/out_t1.bin"; then
+        fail "stale-read test: reading a dead storage gave the same outputs"
+    fi
+    echo "ok: negative: a read after the storage's death changes the outputs"
 fi
 echo "PASS: $name ($algos)"
