@@ -929,7 +929,7 @@ static bool ir_parse_alias(ir_parser *P, ir_stmt *st) {
 }
 
 /* call_stmt = "call" NAME "(" [ arg { "," arg } ] ")" [ "stream" "=" INT ] ;
- * arg = NAME | [ "-" ] INT | FLOAT | STRING ; */
+ * arg = NAME | [ "-" ] ( INT | FLOAT ) | STRING ; */
 static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
     if (!ir_parse_name(P, &st->name, "a kernel name"))
         return false;

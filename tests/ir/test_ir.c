@@ -767,6 +767,71 @@ static void test_real_models(void **state) {
     }
 }
 
+/* A program built without the parser (names not interned, equal names
+ * in different strings) checks the same; checking twice gives the same. */
+static void test_check_hand_built_program(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
+    ir_program *p = ir_arena_alloc(a, sizeof *p);
+    p->arena = a;
+    p->filename = "hand.pw";
+    p->nstmts = 4;
+    p->stmts = ir_arena_array(a, 4, sizeof *p->stmts);
+    ir_stmt *st = p->stmts;
+    for (uint32_t i = 0; i < 4; i++) {
+        st[i].index = i;
+        st[i].loc.line = i + 1;
+        st[i].loc.col = 1;
+        st[i].value = -1;
+    }
+    st[0].kind = IR_MODEL;
+    st[0].name.name = ir_arena_strdup(a, "hand");
+    st[1].kind = IR_ALLOC;
+    st[1].name.name = ir_arena_strdup(a, "buf");
+    st[1].has_type = true;
+    st[1].type.dtype = IR_F32;
+    st[1].type.ndim = 1;
+    st[1].type.dims = ir_arena_array(a, 1, sizeof(uint64_t));
+    st[1].type.dims[0] = 8;
+    st[2].kind = IR_CALL;
+    st[2].name.name = ir_arena_strdup(a, "k");
+    st[2].nargs = 1;
+    st[2].args = ir_arena_array(a, 1, sizeof *st[2].args);
+    st[2].args[0].kind = IR_ARG_BUFFER;
+    st[2].args[0].text = ir_arena_strdup(a, "buf");
+    st[3].kind = IR_FREE;
+    st[3].nnames = 1;
+    st[3].names = ir_arena_array(a, 1, sizeof *st[3].names);
+    st[3].names[0].name = ir_arena_strdup(a, "buf");
+    st[3].names[0].loc.line = 4;
+    st[3].names[0].loc.col = 6;
+    p->model = st[0].name.name;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    ir_diag *d = ir_diag_new(mem, 0);
+    ir_diag_set_source(d, "hand.pw", NULL, 0);
+    for (int run = 0; run < 2; run++) {
+        assert_true(ir_check(p, d));
+        assert_int_equal(p->nvalues, 1);
+        assert_int_equal(p->values[0].bytes, 32);
+        assert_int_equal(p->values[0].freed_at, 3);
+        assert_int_equal(p->values[0].storage_end, 3);
+        assert_int_equal(st[2].args[0].value, 0);
+        assert_int_equal(p->nkernels, 1);
+    }
+    /* A double free added afterwards is found by a third run. */
+    st[2].kind = IR_FREE;
+    st[2].nnames = 1;
+    st[2].names = st[3].names;
+    assert_false(ir_check(p, d));
+    fclose(mem);
+    assert_non_null(strstr(out, "hand.pw:4:6: error: double free of 'buf'"));
+    ir_diag_free(d);
+    free(out);
+    ir_arena_free(a);
+}
+
 static void test_read_file_errors(void **state) {
     (void)state;
     char *out = NULL, *text = NULL;
@@ -808,6 +873,7 @@ int main(void) {
         cmocka_unit_test(test_print_canonical),
         cmocka_unit_test(test_design_examples),
         cmocka_unit_test(test_real_models),
+        cmocka_unit_test(test_check_hand_built_program),
         cmocka_unit_test(test_read_file_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
