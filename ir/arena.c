@@ -97,7 +97,8 @@ char *ir_arena_strndup(ir_arena *a, const char *s, size_t n) {
     if (n == SIZE_MAX)
         ir_oom();
     char *p = ir_arena_alloc(a, n + 1);
-    memcpy(p, s, n);
+    if (n)
+        memcpy(p, s, n);
     p[n] = '\0';
     return p;
 }

@@ -975,7 +975,9 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
             } else if (t->kind == TK_STRING) {
                 arg.kind = IR_ARG_STRING;
                 arg.text = ir_arena_strndup(P->a, t->s, t->len);
-                arg.sval = ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen);
+                arg.sval =
+                    t->slen ? ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen)
+                            : ir_arena_strdup(P->a, "");
                 ir_next(P);
             } else {
                 ir_expected(P, "an argument (a buffer name, a number or a "

@@ -735,6 +735,7 @@ static void test_design_examples(void **state) {
                  "free x v\n");
     assert_valid("model m\nalloc a f32[4] stride=[2] align=16\nfree a\n");
     assert_valid("model m\nalloc a f32[4] comm=symm group=tp0\nfree a\n");
+    assert_valid("model m\ncall k(\"\")\n"); /* empty string first */
     assert_valid("model m\ninput x f32[1]\ncall k(x, 1, 0.5, 1e-3, -2.0, "
                  "\"s\") stream=1\nfree x\n");
 }
