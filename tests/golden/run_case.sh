@@ -6,8 +6,8 @@
 # case folder (standard input from CASE_DIR/stdin when it exists, else
 # empty), then compares standard output, standard error and the exit status
 # with expected.stdout, expected.stderr and expected.status (a missing file
-# means empty output / status 0), and, when CASE_DIR/expected/ exists, the
-# files written under @OUT@ with it, recursively.  In the actual output the
+# means empty output / status 0), and the files written under @OUT@ with
+# CASE_DIR/expected/, recursively (no expected/: nothing may be written).  In the actual output the
 # case folder's and the output folder's paths are written back as @DIR@ and
 # @OUT@, so expected files hold no absolute path.
 #
@@ -71,8 +71,8 @@ if [ "${PW_UPDATE_GOLDEN:-0}" = 1 ]; then
     else
         rm -f "$dir/expected.status"
     fi
-    if [ -d "$dir/expected" ] || [ -n "$(ls -A "$out")" ]; then
-        rm -rf "$dir/expected"
+    rm -rf "$dir/expected"
+    if [ -n "$(ls -A "$out")" ]; then
         cp -R "$out" "$dir/expected"
     fi
     echo "golden: updated $dir"
@@ -101,6 +101,10 @@ if [ -d "$dir/expected" ]; then
         cat "$tmp/tree.diff"
         fail=1
     fi
+elif [ -n "$(ls -A "$out")" ]; then
+    echo "golden: files were written under @OUT@ but there is no expected/:"
+    ls -A "$out"
+    fail=1
 fi
 if [ "$fail" -ne 0 ]; then
     echo "golden: FAILED $dir"
