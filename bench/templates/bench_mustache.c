@@ -9,11 +9,15 @@
  *     source, kernel prototypes, partials) compiled and rendered for a
  *     10,000-kernel view; figure: ms for compile + render (target < 100).
  *
- * Each figure is the best of several runs, in CPU time.  Output is checked for
- * size and determinism so that the benchmark cannot silently measure nothing.
+ * Each figure is the best of several runs, in CPU time.  For reference the
+ * throughput is also measured on a view small enough to stay in cache:
+ * the difference is the cost of reading jansson's scattered heap blocks. Output
+ * is checked for size and determinism so that the benchmark cannot silently
+ * measure nothing.
  */
 #include "templates/mustache.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,8 +223,8 @@ static int render_once(const mst_template *t, json_t *view,
     return 0;
 }
 
-static int bench_throughput(int runs) {
-    json_t *view = make_view(50000);
+static int bench_throughput(int runs, int statements, bool main_figure) {
+    json_t *view = make_view(statements);
     mst_error err;
     mst_template *t =
         mst_compile("wrapper", wrapper_tpl, sizeof wrapper_tpl - 1, &err);
@@ -249,14 +253,20 @@ static int bench_throughput(int runs) {
             free(out);
         }
     }
-    if (first_len < 10u * 1000 * 1000) {
+    if (first_len < (size_t)statements * 200) {
         fprintf(stderr, "bench: output too small (%zu bytes)\n", first_len);
         return 1;
     }
     double mbs = (double)first_len / best / 1e6;
-    printf("render throughput: %.1f MB/s (%.1f MB in %.1f ms, 50,000 "
-           "statements; target >= 200 MB/s, ratio %.2f)\n",
-           mbs, (double)first_len / 1e6, best * 1e3, mbs / 200.0);
+    if (main_figure)
+        printf("render throughput: %.1f MB/s (%.1f MB in %.1f ms, %d "
+               "statements; target >= 200 MB/s, ratio %.2f)\n",
+               mbs, (double)first_len / 1e6, best * 1e3, statements,
+               mbs / 200.0);
+    else
+        printf("  for reference, a cache-resident view of %d statements: "
+               "%.1f MB/s\n",
+               statements, mbs);
     free(first);
     mst_template_free(t);
     json_decref(view);
@@ -302,5 +312,6 @@ int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 5;
     if (runs < 1)
         runs = 1;
-    return bench_throughput(runs) || bench_set(runs);
+    return bench_throughput(runs, 50000, true) ||
+           bench_throughput(runs * 20, 500, false) || bench_set(runs);
 }
