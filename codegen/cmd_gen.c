@@ -147,6 +147,7 @@ int cg_cmd_gen(int argc, char **argv) {
     char **names = NULL, **contents = NULL;
     size_t *lens = NULL;
     bool have_files = false;
+    bool arena_on = false;
 
     ir_program *prog = ir_load(a, path, d);
     if (!prog)
@@ -154,6 +155,8 @@ int cg_cmd_gen(int argc, char **argv) {
     plan *pl = plan_program(a, prog, &po, d);
     if (!pl)
         goto done;
+    cg_json_arena_begin();
+    arena_on = true;
     view = cg_build_view_opts(pl, target, &vo, d);
     if (!view)
         goto done;
@@ -198,7 +201,12 @@ int cg_cmd_gen(int argc, char **argv) {
 done:
     if (have_files)
         cg_free_files(nfiles, names, contents, lens);
-    json_decref(view);
+    /* In the arena, json_decref would walk a million values to free
+     * nothing: the arena is released in one call instead. */
+    if (arena_on)
+        cg_json_arena_end();
+    else
+        json_decref(view);
     ir_diag_free(d);
     ir_arena_free(a);
     return status;

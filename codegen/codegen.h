@@ -78,3 +78,10 @@ bool cg_render_target(json_t *view, const char *target, const char *tdir,
                       size_t **lens);
 void cg_free_files(size_t nfiles, char **names, char **contents,
                    size_t *lens);
+
+/* Between begin and end, every jansson value is carved out of a bump
+ * arena and json_decref frees nothing; end releases it all.  For one
+ * large, short-lived view (`gen`): no json value may outlive end.  Not
+ * thread-safe (jansson's allocator is process-wide). */
+void cg_json_arena_begin(void);
+void cg_json_arena_end(void);

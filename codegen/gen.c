@@ -31,6 +31,57 @@ static const cg_tfile cg_cuda_files[] = {
     {"cuda/model.cu", ".cu"},
 };
 
+/* ------------------------------------------------------------------ */
+/* A bump allocator for jansson: a large view is a million small values,
+ * and malloc/free of each one dominates `gen` (glibc consolidates its
+ * fast bins at every large request).  Values are carved out of 1 MiB
+ * chunks; jansson's free is a no-op; cg_json_arena_end releases every
+ * chunk at once. */
+
+typedef struct cg_chunk {
+    struct cg_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+} cg_chunk;
+
+static cg_chunk *cg_chunks;
+
+#define CG_CHUNK_SIZE ((size_t)1 << 20)
+
+static void *cg_arena_malloc(size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if (!cg_chunks || cg_chunks->size - cg_chunks->used < n) {
+        size_t size = n > CG_CHUNK_SIZE ? n : CG_CHUNK_SIZE;
+        cg_chunk *c = malloc(sizeof *c + size);
+        if (!c)
+            return NULL; /* jansson reports the failure */
+        c->size = size;
+        c->used = 0;
+        c->next = cg_chunks;
+        cg_chunks = c;
+    }
+    void *p = cg_chunks->data + cg_chunks->used;
+    cg_chunks->used += n;
+    return p;
+}
+
+static void cg_arena_free(void *p) {
+    (void)p;
+}
+
+void cg_json_arena_begin(void) {
+    json_set_alloc_funcs(cg_arena_malloc, cg_arena_free);
+}
+
+void cg_json_arena_end(void) {
+    json_set_alloc_funcs(malloc, free);
+    while (cg_chunks) {
+        cg_chunk *n = cg_chunks->next;
+        free(cg_chunks);
+        cg_chunks = n;
+    }
+}
+
 void cg_free_files(size_t nfiles, char **names, char **contents, size_t *lens) {
     for (size_t i = 0; i < nfiles; i++) {
         if (names)

@@ -280,8 +280,10 @@ static const char *ctype_of(ir_dtype t) {
     }
 }
 
+/* Strings of the view are ASCII (IR names, escaped literals), so the
+ * UTF-8 validation of json_string is skipped; a NULL is "". */
 static json_t *jstr(const char *s) {
-    return json_string(s ? s : "");
+    return s ? json_string_nocheck(s) : json_string_nocheck("");
 }
 
 static json_t *ju64(uint64_t x) {
@@ -289,7 +291,7 @@ static json_t *ju64(uint64_t x) {
 }
 
 static void set(json_t *o, const char *k, json_t *val) {
-    json_object_set_new(o, k, val);
+    json_object_set_new_nocheck(o, k, val);
 }
 
 static void sets(json_t *o, const char *k, const char *s) {
@@ -1102,15 +1104,13 @@ static const char *const cg_event_kinds[] = {
     "call", "del",   "death", "output",       "wait",
 };
 
-/* An event: one object member per kind, false except `kind` (so that a
- * strict template may test any kind). */
+/* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
+ * KIND: false for every kind, so that a strict template may test any kind
+ * inside any event (the lookup falls through to the root). */
 static json_t *event(const char *kind) {
     json_t *e = json_object();
-    for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
-         i++)
-        set(e, cg_event_kinds[i], json_false());
-    set(e, kind, json_object());
     sets(e, "kind", kind);
+    set(e, kind, json_object());
     return e;
 }
 
@@ -1203,7 +1203,6 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             sets(q, "buffer", iv->name);
             sets(q, "dtype", ir_dtype_name(iv->dtype));
             set(q, "bytes", ju64(iv->bytes));
-            set(q, "elements", ju64(iv->elements));
             /* cross-stream ordering (CUDA): what this call waits for */
             int32_t key = stream_key(v, val);
             uint64_t before = need;
@@ -1272,7 +1271,6 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         }
     }
     set(b, "args", arr);
-    sets(b, "args_text", args);
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     sets(b, "expr", ir_arena_printf(v->a, "%s(%s)", cn, args));
     sets(b, "expr_stream",
@@ -1627,7 +1625,8 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         sets(root, "target", target);
         sets(root, "model", M);
         sets(root, "model_upper", upper(&v, M));
-        sets(root, "source", base_name(v.prog->filename));
+        json_t *src = json_string(base_name(v.prog->filename));
+        set(root, "source", src ? src : jstr("input")); /* not UTF-8 */
         sets(root, "input_hash", input_hash(&v));
         sets(root, "algo", plan_algo_name(pl->opts.algo));
         sets(root, "memory_pool", plan_memory_pool_name(pl->opts.memory_pool));
@@ -1704,6 +1703,9 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         }
         set(root, "nevents", json_integer(nev));
         set(root, "has_events", json_boolean(nev > 0));
+        for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
+             i++)
+            set(root, cg_event_kinds[i], json_false());
         set(root, "statements", stmts);
     }
     set_clear(&v.ids);
