@@ -32,9 +32,8 @@ struct pw_nccl_reg {
 };
 static struct pw_nccl_reg pw_nccl_regs[PW_NCCL_MAX_REGS];
 
-extern "C" int pw_comm_default_alloc(void **ptr, size_t size,
-                                     const char *comm, const char *group,
-                                     void *user) {
+extern "C" int pw_comm_default_alloc(void **ptr, size_t size, const char *comm,
+                                     const char *group, void *user) {
     (void)user;
     *ptr = NULL;
     int slot = -1;
@@ -117,9 +116,8 @@ extern "C" int pw_comm_default_free(void *ptr, size_t size, const char *comm,
 
 #else /* !PW_WITH_NCCL */
 
-extern "C" int pw_comm_default_alloc(void **ptr, size_t size,
-                                     const char *comm, const char *group,
-                                     void *user) {
+extern "C" int pw_comm_default_alloc(void **ptr, size_t size, const char *comm,
+                                     const char *group, void *user) {
     (void)user;
     *ptr = NULL;
     cudaError_t e = cudaMalloc(ptr, size == 0 ? 1 : size);
@@ -142,8 +140,7 @@ extern "C" int pw_comm_default_free(void *ptr, size_t size, const char *comm,
         return 0;
     cudaError_t e = cudaFree(ptr);
     if (e != cudaSuccess) {
-        fprintf(stderr,
-                "planwrap runtime: cudaFree for comm=%s group=%s: %s\n",
+        fprintf(stderr, "planwrap runtime: cudaFree for comm=%s group=%s: %s\n",
                 comm, group, cudaGetErrorString(e));
         return -1;
     }
