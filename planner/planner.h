@@ -100,6 +100,17 @@ typedef struct plan_search_stats {
 int plan_search(const plan_problem *pb, const plan_search_opts *o,
                 uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 
+/* One line (no newline) describing a plan_search outcome for a pool of
+ * `size` bytes, for the CLI: "fits in C bytes: N bytes (lower bound L,
+ * optimal, S steps)", "does not fit: smallest found N bytes, lower bound
+ * L, capacity C, searched S steps (proved infeasible|budget exhausted|
+ * time limit hit)", or in minimisation "N bytes (best-fit B, lower bound
+ * L, optimal|budget exhausted|..., S steps)".  snprintf semantics:
+ * returns the length it needed. */
+size_t plan_search_describe(char *buf, size_t len, uint64_t size,
+                            const plan_search_opts *o,
+                            const plan_search_stats *st);
+
 /* Independent verifier: offsets aligned, no two conflicting buffers
  * sharing a byte, all inside `size`.  Returns true when the plan is valid;
  * otherwise writes a one-line reason into err (if non-NULL). */

@@ -1,0 +1,424 @@
+/*
+ * tests/search/test_search.c - the search planner (plan_search).
+ *
+ * Small random instances are solved by an exhaustive backtracking over
+ * offsets written here (no canonical-solution reasoning, its own conflict
+ * rule), so the optimum it finds is independent of the planner.  Every
+ * result goes through plan_verify_problem.  Seeds are printed.
+ */
+#include "planner/planner.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* ---------------------------------------------------------------- */
+/* A deterministic generator (xorshift64*). */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+
+static uint32_t rnd_in(uint32_t lo, uint32_t hi) { /* [lo, hi] */
+    return lo + (uint32_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---------------------------------------------------------------- */
+/* The brute force. */
+
+static bool bf_conflict(const plan_buf *a, const plan_buf *b) {
+    if (a->size == 0 || b->size == 0)
+        return false;
+    if (a->start <= b->end && b->start <= a->end)
+        return true;
+    if (a->color == -2 || b->color == -2)
+        return true;
+    return a->color != b->color;
+}
+
+static uint64_t bf_align(const plan_problem *pb, uint32_t i) {
+    uint64_t a = pb->bufs[i].align ? pb->bufs[i].align : 1;
+    uint64_t A = pb->align ? pb->align : 1;
+    return a > A ? a : A;
+}
+
+typedef struct bf {
+    const plan_problem *pb;
+    uint64_t off[16];
+    uint64_t best; /* smallest pool found (a multiple of pb->align) */
+} bf;
+
+static uint64_t pool_of(const plan_problem *pb, uint64_t top) {
+    uint64_t A = pb->align ? pb->align : 1;
+    return (top + A - 1) / A * A;
+}
+
+/* Tries every aligned offset of buffer i below the best pool so far. */
+static void bf_rec(bf *b, uint32_t i, uint64_t top) {
+    const plan_problem *pb = b->pb;
+    if (pool_of(pb, top) >= b->best)
+        return;
+    if (i == pb->n) {
+        b->best = pool_of(pb, top);
+        return;
+    }
+    const plan_buf *x = &pb->bufs[i];
+    if (x->size == 0) {
+        b->off[i] = 0;
+        bf_rec(b, i + 1, top);
+        return;
+    }
+    uint64_t a = bf_align(pb, i);
+    for (uint64_t o = 0; pool_of(pb, o + x->size) < b->best; o += a) {
+        bool ok = true;
+        for (uint32_t j = 0; j < i && ok; j++)
+            if (bf_conflict(x, &pb->bufs[j]) &&
+                o < b->off[j] + pb->bufs[j].size && b->off[j] < o + x->size)
+                ok = false;
+        if (!ok)
+            continue;
+        b->off[i] = o;
+        bf_rec(b, i + 1, top > o + x->size ? top : o + x->size);
+    }
+}
+
+static uint64_t brute_force(const plan_problem *pb, uint64_t upper) {
+    bf b;
+    memset(&b, 0, sizeof b);
+    b.pb = pb;
+    b.best = upper + 1;
+    bf_rec(&b, 0, 0);
+    return b.best;
+}
+
+/* ---------------------------------------------------------------- */
+/* Helpers. */
+
+static void gen(plan_problem *pb, plan_buf *bufs, uint32_t n, bool colours,
+                bool aligns) {
+    pb->n = n;
+    pb->bufs = bufs;
+    pb->align = aligns && rnd() % 2 ? 2 : 1;
+    pb->names = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = rnd_in(0, 6);
+        bufs[i].start = s;
+        bufs[i].end = s + rnd_in(0, 4);
+        bufs[i].size = rnd() % 10 == 0 ? 0 : rnd_in(1, 5);
+        bufs[i].align = aligns ? (uint64_t)1 << rnd_in(0, 2) : 1;
+        bufs[i].reuse_key = 0;
+        bufs[i].color = -1;
+        if (colours) {
+            uint32_t c = rnd_in(0, 9);
+            bufs[i].color = c < 6 ? -1 : c < 8 ? 0 : c < 9 ? 1 : -2;
+        }
+    }
+}
+
+static void expect_valid(const plan_problem *pb, const uint64_t *off,
+                         uint64_t size) {
+    char err[256] = "";
+    bool ok = plan_verify_problem(pb, off, size, err, sizeof err);
+    if (!ok)
+        fail_msg("invalid plan: %s", err);
+    uint64_t A = pb->align ? pb->align : 1;
+    assert_int_equal(size % A, 0);
+}
+
+static uint64_t bestfit_size(const plan_problem *pb) {
+    uint64_t *off = calloc(pb->n + 1, sizeof *off), size = 0;
+    assert_non_null(off);
+    assert_int_equal(plan_bestfit(pb, off, &size), 0);
+    free(off);
+    return size;
+}
+
+/* ---------------------------------------------------------------- */
+/* Tests. */
+
+/* Minimisation reaches the brute-force optimum and says it is optimal. */
+static void test_optimum_small(void **state) {
+    (void)state;
+    static const struct {
+        bool colours, aligns;
+    } kinds[] = {{false, false}, {false, true}, {true, false}, {true, true}};
+    for (uint32_t kind = 0; kind < 4; kind++) {
+        for (uint64_t seed = 1; seed <= 60; seed++) {
+            rng_state = seed * 7919 + kind;
+            plan_buf bufs[9];
+            plan_problem pb;
+            uint32_t n = rnd_in(3, 8);
+            gen(&pb, bufs, n, kinds[kind].colours, kinds[kind].aligns);
+            uint64_t off[9], size = 0;
+            plan_search_opts o = {.budget = 200000};
+            plan_search_stats st;
+            assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+            expect_valid(&pb, off, size);
+            uint64_t opt = brute_force(&pb, size);
+            uint64_t bfit = bestfit_size(&pb);
+            if (size > bfit)
+                fail_msg("kind %u seed %llu: %llu worse than bestfit %llu",
+                         kind, (unsigned long long)seed,
+                         (unsigned long long)size, (unsigned long long)bfit);
+            assert_true(st.lower_bound <= opt);
+            /* one class: exact; several: the classes are stacked, which
+             * is optimal without alignment (see docs/search.md) */
+            if (!kinds[kind].aligns || !kinds[kind].colours) {
+                if (size != opt)
+                    fail_msg("kind %u seed %llu (n=%u): search %llu, "
+                             "optimum %llu",
+                             kind, (unsigned long long)seed, n,
+                             (unsigned long long)size, (unsigned long long)opt);
+            }
+            if (!kinds[kind].colours)
+                assert_true(st.optimal);
+            assert_false(st.budget_hit);
+        }
+    }
+}
+
+/* Capacity mode: below the optimum is proved infeasible, with a lower
+ * bound above the capacity; at the optimum it fits. */
+static void test_capacity(void **state) {
+    (void)state;
+    uint32_t gaps = 0;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        rng_state = seed * 104729;
+        plan_buf bufs[9];
+        plan_problem pb;
+        gen(&pb, bufs, rnd_in(4, 8), false, seed % 2 == 0);
+        uint64_t off[9], size = 0;
+        uint64_t opt = brute_force(&pb, UINT64_MAX - 1);
+        uint64_t L = plan_lower_bound(&pb);
+        plan_search_opts o = {.budget = 200000, .capacity = opt};
+        plan_search_stats st;
+        assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+        expect_valid(&pb, off, size);
+        assert_true(st.fits);
+        assert_false(st.infeasible);
+        assert_true(size <= opt);
+        if (opt <= L || opt == 0)
+            continue;
+        gaps++; /* the optimum is above the lower bound */
+        print_message("seed %llu: optimum %llu > lower bound %llu:",
+                      (unsigned long long)seed, (unsigned long long)opt,
+                      (unsigned long long)L);
+        for (uint32_t i = 0; i < pb.n; i++)
+            print_message(" [%u,%u]x%llu/%llu", bufs[i].start, bufs[i].end,
+                          (unsigned long long)bufs[i].size,
+                          (unsigned long long)bf_align(&pb, i));
+        print_message("\n");
+        o.capacity = opt - 1;
+        assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+        expect_valid(&pb, off, size);
+        if (st.fits || !st.infeasible)
+            fail_msg("seed %llu: capacity %llu below optimum %llu not "
+                     "proved infeasible",
+                     (unsigned long long)seed, (unsigned long long)o.capacity,
+                     (unsigned long long)opt);
+        assert_true(st.lower_bound > o.capacity);
+        assert_true(st.lower_bound <= opt);
+        assert_true(size >= opt);
+        char msg[256];
+        plan_search_describe(msg, sizeof msg, size, &o, &st);
+        assert_non_null(strstr(msg, "does not fit"));
+        assert_non_null(strstr(msg, "proved infeasible"));
+    }
+    assert_true(gaps >= 5); /* the interesting case was exercised */
+}
+
+/* A fixed instance whose optimum (11) is above its lower bound (10): the
+ * two 5-byte buffers live at statement 6 need 2-byte alignment, so the
+ * upper one starts at 6, not 5. */
+static void test_capacity_fixed(void **state) {
+    (void)state;
+    plan_buf bufs[] = {
+        {.size = 5, .align = 2, .start = 6, .end = 6, .color = -1},
+        {.size = 4, .align = 1, .start = 2, .end = 4, .color = -1},
+        {.size = 5, .align = 2, .start = 2, .end = 6, .color = -1},
+        {.size = 2, .align = 2, .start = 1, .end = 1, .color = -1},
+    };
+    plan_problem pb = {4, bufs, 1, NULL};
+    uint64_t off[4], size = 0;
+    assert_int_equal(brute_force(&pb, 100), 11);
+    assert_int_equal(plan_lower_bound(&pb), 10);
+    plan_search_opts o = {.capacity = 10};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.infeasible);
+    assert_false(st.fits);
+    assert_false(st.budget_hit);
+    assert_int_equal(st.lower_bound, 11);
+    assert_int_equal(size, 11);
+    char msg[256], want[256];
+    plan_search_describe(msg, sizeof msg, size, &o, &st);
+    snprintf(want, sizeof want,
+             "does not fit: smallest found 11 bytes, lower bound 11, "
+             "capacity 10, searched %llu steps (proved infeasible)",
+             (unsigned long long)st.steps);
+    assert_string_equal(msg, want);
+
+    /* capacity 11 fits, and 11 is optimal */
+    o.capacity = 11;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.fits);
+    assert_int_equal(size, 11);
+
+    /* minimisation proves it */
+    plan_search_opts m = {0};
+    assert_int_equal(plan_search(&pb, &m, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_int_equal(size, 11);
+    assert_true(st.optimal);
+    assert_int_equal(st.lower_bound, 11);
+}
+
+/* Same input and budget: the same bytes; across budgets too. */
+static void test_determinism(void **state) {
+    (void)state;
+    enum { N = 60 };
+    plan_buf bufs[N];
+    rng_state = 42;
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t s = rnd_in(0, 40);
+        bufs[i] = (plan_buf){.size = rnd_in(1, 64) * 16,
+                             .align = 16,
+                             .start = s,
+                             .end = s + rnd_in(0, 12),
+                             .color = -1};
+    }
+    plan_problem pb = {N, bufs, 16, NULL};
+    static const uint64_t budgets[] = {1, 50, 1000, 20000};
+    uint64_t prev = UINT64_MAX;
+    for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+        uint64_t off1[N], off2[N], s1 = 0, s2 = 0;
+        plan_search_opts o = {.budget = budgets[b]};
+        plan_search_stats st1, st2;
+        assert_int_equal(plan_search(&pb, &o, off1, &s1, &st1), 0);
+        assert_int_equal(plan_search(&pb, &o, off2, &s2, &st2), 0);
+        expect_valid(&pb, off1, s1);
+        assert_int_equal(s1, s2);
+        assert_memory_equal(off1, off2, sizeof off1);
+        assert_int_equal(st1.steps, st2.steps);
+        assert_true(st1.steps <= budgets[b]);
+        assert_true(s1 <= st1.start_size);
+        assert_true(s1 >= st1.lower_bound);
+        print_message("budget %llu: %llu bytes (best-fit %llu, lower bound "
+                      "%llu, %llu steps)\n",
+                      (unsigned long long)budgets[b], (unsigned long long)s1,
+                      (unsigned long long)st1.start_size,
+                      (unsigned long long)st1.lower_bound,
+                      (unsigned long long)st1.steps);
+        if (prev != UINT64_MAX)
+            assert_true(s1 <= prev || !st1.optimal);
+        prev = s1;
+    }
+}
+
+/* A MiniMalloc instance in capacity mode: a perfect packing exists. */
+static void test_minimalloc_f(void **state) {
+    (void)state;
+    const char *path = PW_SOURCE_DIR "/bench/data/minimalloc/F.1048576.csv";
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *text = malloc(1 << 20);
+    assert_non_null(text);
+    size_t len = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 10);
+    plan_problem pb;
+    assert_true(plan_read_csv(a, path, text, len, &pb, d));
+    uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    plan_search_opts o = {.capacity = 1048576};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.fits);
+    assert_true(st.optimal);
+    assert_int_equal(size, 1048576);
+    assert_int_equal(st.lower_bound, 1048576);
+    assert_true(st.start_size > 1048576);
+    char msg[256];
+    plan_search_describe(msg, sizeof msg, size, &o, &st);
+    assert_non_null(strstr(msg, "fits in 1048576 bytes"));
+    assert_non_null(strstr(msg, "optimal"));
+    free(off);
+    free(text);
+    ir_diag_free(d);
+    ir_arena_free(a);
+}
+
+/* Large inputs fall back gracefully; a tiny budget keeps best-fit. */
+static void test_large_and_edges(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off), size = 0;
+    assert_non_null(bufs);
+    assert_non_null(off);
+    rng_state = 7;
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t s = rnd_in(0, N);
+        bufs[i] = (plan_buf){.size = rnd_in(1, 1000),
+                             .align = 1,
+                             .start = s,
+                             .end = s + rnd_in(0, 50),
+                             .color = -1};
+    }
+    plan_problem pb = {N, bufs, 8, NULL};
+    plan_search_opts o = {.budget = 20000};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(size <= st.start_size);
+    assert_true(st.steps <= 20000);
+
+    /* budget 1: still a valid plan, no worse than best-fit */
+    pb.n = 300;
+    o.budget = 1;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(size <= st.start_size);
+
+    /* empty problem and all zero-size */
+    pb.n = 0;
+    assert_int_equal(plan_search(&pb, NULL, off, &size, &st), 0);
+    assert_int_equal(size, 0);
+    for (uint32_t i = 0; i < 5; i++)
+        bufs[i].size = 0;
+    pb.n = 5;
+    assert_int_equal(plan_search(&pb, NULL, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_int_equal(size, 0);
+    assert_true(st.optimal);
+    free(bufs);
+    free(off);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]); /* e.g. test_capacity* */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_optimum_small),
+        cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_capacity_fixed),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_minimalloc_f),
+        cmocka_unit_test(test_large_and_edges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
