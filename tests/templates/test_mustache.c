@@ -116,6 +116,31 @@ static void test_strict(void **state) {
     expect("[{{nope}}{{>p}}]", "{}", "{}", NULL, "[]");
 }
 
+static void test_dynamic_and_builtin_names(void **state) {
+    (void)state;
+    mst_options o = {.strict = true};
+    expect_error("{{>*d}}", "{}", "{}", &o,
+                 "t:1:1: error: dynamic partial name 'd' is unknown");
+    expect_error("x\n {{>*d}}", "{\"d\": 1}", "{}", &o,
+                 "t:2:2: error: dynamic partial name 'd' is not a string");
+    expect("{{>*d}}|{{>*e}}", "{\"d\": \"p\", \"e\": 1}", "{\"p\": \"P\"}",
+           NULL, "P|");
+    /* builtin:NAME outside a directory loader is just an unknown name */
+    expect("[{{>builtin:no/such}}]", "{}", "{}", NULL, "[]");
+}
+
+/* Standalone partials with \r\n line ends keep them, indented. */
+static void test_crlf_indentation(void **state) {
+    (void)state;
+    expect("a\r\n  {{>p}}\r\nb", "{\"v\": \"1\\r\\n2\"}",
+           "{\"p\": \"x\\r\\n{{v}}\\r\\ny\\r\\n\"}", NULL,
+           "a\r\n  x\r\n  1\r\n2\r\n  y\r\nb");
+    /* nested standalone partials add up their indentation */
+    expect("  {{>p}}\n", "{}",
+           "{\"p\": \"p\\n  {{>q}}\\n\", \"q\": \"q1\\nq2\\n\"}", NULL,
+           "  p\n    q1\n    q2\n");
+}
+
 static void test_error_locations(void **state) {
     (void)state;
     expect_error("a\n  {{#s}}\nb", "{}", NULL, NULL,
@@ -397,6 +422,8 @@ int main(void) {
         cmocka_unit_test(test_no_escape),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_dynamic_and_builtin_names),
+        cmocka_unit_test(test_crlf_indentation),
         cmocka_unit_test(test_error_locations),
         cmocka_unit_test(test_render_many),
         cmocka_unit_test(test_big_template),
