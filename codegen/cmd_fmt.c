@@ -14,9 +14,9 @@ static void cg_fmt_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap fmt [options] FILE\n"
             "\n"
-            "Prints an IR v1 file in canonical form (comments and blank\n"
-            "lines are dropped).  FILE `-` is standard input.  Nothing is\n"
-            "written when the file has an error (exit status 1).\n"
+            "Prints an IR v1 file in canonical form (comments are kept,\n"
+            "runs of blank lines become one).  FILE `-` is standard input.\n"
+            "Nothing is written when the file has an error (exit status 1).\n"
             "\n"
             "options:\n"
             "  -o, --output OUT  write to OUT instead of standard output\n"

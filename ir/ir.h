@@ -278,6 +278,16 @@ typedef struct ir_kernel {
     uint32_t first_call; /* statement index of the first call */
 } ir_kernel;
 
+/* A comment or blank line, kept so that `fmt` can print it back; not part
+ * of the program's meaning.  In line order. */
+typedef struct ir_comment {
+    uint32_t before;  /* the statement it precedes (nstmts: the end); for a
+                         trailing comment, the statement on its line */
+    bool trailing;    /* `STATEMENT # text` */
+    const char *text; /* "# ...", trailing blanks removed; NULL: a blank
+                         line (runs of blank lines count as one) */
+} ir_comment;
+
 typedef struct ir_program {
     ir_arena *arena;
     const char *filename;
@@ -300,6 +310,10 @@ typedef struct ir_program {
      * the names of a program built otherwise). */
     bool names_interned;
     uint32_t check_gen; /* ir_check runs on this program */
+
+    /* comments and blank lines (ir_parse), printed back by ir_print */
+    uint32_t ncomments;
+    ir_comment *comments;
 } ir_program;
 
 /* ------------------------------------------------------------------ */
@@ -317,7 +331,9 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
 bool ir_check(ir_program *p, ir_diag *d);
 
 /* Prints the program in canonical form: parse(print(p)) has the same
- * meaning as p, and print is a fixed point. */
+ * meaning as p, and print is a fixed point.  Comments are kept (trailing
+ * ones after two spaces), runs of blank lines become one, blank lines at
+ * the start and the end are dropped. */
 void ir_print(FILE *out, const ir_program *p);
 
 /* Convenience: read + parse + check one file into `a`; NULL on error

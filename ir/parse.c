@@ -103,6 +103,10 @@ typedef struct ir_parser {
     uint64_t *nums;
     size_t nnums, cnums;
     ir_name_rec *names; /* interning table */
+    ir_comment *comments;
+    size_t ncomments, ccomments;
+    bool seen_content; /* a statement or comment line so far */
+    bool last_blank;   /* the previous line was blank */
     /* The names seen last, by hash: names are mostly used a few lines
      * after their definition, so most lookups stop here. */
     ir_name_rec *recent[1024];
@@ -1168,6 +1172,27 @@ static bool ir_check_line_bytes(ir_parser *P) {
     return true;
 }
 
+/* Records a comment (text, n bytes from '#') or, when text is NULL, a
+ * blank line, for the printer. */
+static void ir_add_comment(ir_parser *P, uint32_t before, bool trailing,
+                           const char *text, size_t n) {
+    if (P->ncomments == P->ccomments) {
+        P->ccomments = P->ccomments ? P->ccomments * 2 : 16;
+        P->comments =
+            ir_xrealloc(P->comments, P->ccomments * sizeof *P->comments);
+    }
+    ir_comment *c = &P->comments[P->ncomments++];
+    c->before = before;
+    c->trailing = trailing;
+    c->text = NULL;
+    if (text) {
+        while (n > 1 && (text[n - 1] == ' ' || text[n - 1] == '\t' ||
+                         text[n - 1] == '\r'))
+            n--;
+        c->text = ir_arena_strndup(P->a, text, n);
+    }
+}
+
 /* An upper bound of the number of statements: lines whose first
  * non-blank byte does not start a comment. */
 static size_t ir_count_statements(const char *text, size_t len) {
@@ -1217,8 +1242,26 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
         P.has_ahead = false;
         if (ir_check_line_bytes(&P)) {
             ir_next(&P);
-            if (P.tok.kind != TK_EOL)
+            const char *line_end = P.line + P.len;
+            if (P.tok.kind != TK_EOL) {
+                uint32_t before = P.nstmts;
                 ir_parse_statement(&P);
+                if (P.nstmts > before && P.tok.kind == TK_EOL &&
+                    P.tok.s < line_end)
+                    ir_add_comment(&P, before, true, P.tok.s,
+                                   (size_t)(line_end - P.tok.s));
+                P.seen_content = true;
+                P.last_blank = false;
+            } else if (P.tok.s < line_end) {
+                ir_add_comment(&P, P.nstmts, false, P.tok.s,
+                               (size_t)(line_end - P.tok.s));
+                P.seen_content = true;
+                P.last_blank = false;
+            } else {
+                if (P.seen_content && !P.last_blank)
+                    ir_add_comment(&P, P.nstmts, false, NULL, 0);
+                P.last_blank = true;
+            }
         }
         i = end + 1;
         if (!nl)
@@ -1227,8 +1270,10 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     free(P.sbuf);
     free(P.nums);
     ir_intern_free(&P.names);
-    if (P.errors)
+    if (P.errors) {
+        free(P.comments);
         return NULL;
+    }
     ir_program *p = ir_arena_alloc(a, sizeof *p);
     p->arena = a;
     p->filename = ir_arena_strdup(a, filename ? filename : "<input>");
@@ -1236,6 +1281,11 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     p->stmts = P.stmts;
     p->output_stmt = -1;
     p->names_interned = true;
+    p->ncomments = (uint32_t)P.ncomments;
+    p->comments = ir_arena_array(a, P.ncomments, sizeof *p->comments);
+    if (P.ncomments)
+        memcpy(p->comments, P.comments, P.ncomments * sizeof *P.comments);
+    free(P.comments);
     for (uint32_t k = 0; k < P.nstmts; k++)
         if (P.stmts[k].kind == IR_MODEL && !p->model)
             p->model = P.stmts[k].name.name;

@@ -5,8 +5,9 @@
  * followed by one space), single spaces elsewhere, `, ` between list
  * items inside parentheses, `,` inside brackets, attributes in a fixed
  * order, integers in decimal, floats as spelled in the source, strings
- * re-escaped.  Comments and blank lines are not part of the program and
- * are not printed.  print(parse(print(p))) == print(p).
+ * re-escaped.  Comments are printed back where they were (a trailing one
+ * two spaces after its statement), runs of blank lines as one blank line,
+ * none at the start or the end.  print(parse(print(p))) == print(p).
  */
 #include "ir/ir.h"
 
@@ -70,22 +71,21 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
     char dev[24];
     switch (st->kind) {
     case IR_MODEL:
-        fprintf(out, "model %s\n", st->name.name);
+        fprintf(out, "model %s", st->name.name);
         return;
     case IR_DEVICE:
-        fprintf(out, "device %s\n", ir_device_str(st->device, dev, sizeof dev));
+        fprintf(out, "device %s", ir_device_str(st->device, dev, sizeof dev));
         return;
     case IR_SPACE:
         fprintf(out, "space  %s", st->name.name);
         if (st->has_capacity)
             fprintf(out, " capacity=%" PRIu64, st->capacity);
-        fputc('\n', out);
         return;
     case IR_KERNEL:
         fprintf(out, "kernel %s(", st->name.name);
         for (uint32_t i = 0; i < st->nmodes; i++)
             fprintf(out, "%s%s", i ? ", " : "", ir_mode_words[st->modes[i]]);
-        fputs(")\n", out);
+        fputc(')', out);
         return;
     case IR_INPUT:
     case IR_CONST:
@@ -97,7 +97,6 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
                 st->name.name);
         ir_print_type(out, &st->type);
         ir_print_attrs(out, st);
-        fputc('\n', out);
         return;
     case IR_ALIAS:
         fprintf(out, "alias  %s = %s", st->name.name, st->old.name);
@@ -106,7 +105,6 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
             ir_print_type(out, &st->type);
         }
         ir_print_attrs(out, st);
-        fputc('\n', out);
         return;
     case IR_CALL:
         fprintf(out, "call   %s(", st->name.name);
@@ -130,19 +128,39 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
         fputc(')', out);
         if (st->has_stream)
             fprintf(out, " stream=%" PRIu64, st->stream);
-        fputc('\n', out);
         return;
     case IR_FREE:
     case IR_OUTPUT:
         fputs(st->kind == IR_FREE ? "free  " : "output", out);
         for (uint32_t i = 0; i < st->nnames; i++)
             fprintf(out, " %s", st->names[i].name);
-        fputc('\n', out);
         return;
     }
 }
 
+/* Prints the comments and blank lines that precede statement `before`
+ * (from *c on); at the end, drops a final blank line. */
+static void ir_print_comments(FILE *out, const ir_program *p, uint32_t *c,
+                              uint32_t before) {
+    while (*c < p->ncomments && p->comments[*c].before == before &&
+           !p->comments[*c].trailing) {
+        const ir_comment *k = &p->comments[(*c)++];
+        if (k->text)
+            fprintf(out, "%s\n", k->text);
+        else if (before < p->nstmts || *c < p->ncomments)
+            fputc('\n', out);
+    }
+}
+
 void ir_print(FILE *out, const ir_program *p) {
-    for (uint32_t i = 0; i < p->nstmts; i++)
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        ir_print_comments(out, p, &c, i);
         ir_print_stmt(out, &p->stmts[i]);
+        if (c < p->ncomments && p->comments[c].trailing &&
+            p->comments[c].before == i)
+            fprintf(out, "  %s", p->comments[c++].text);
+        fputc('\n', out);
+    }
+    ir_print_comments(out, p, &c, p->nstmts);
 }

@@ -674,7 +674,7 @@ static void test_print_canonical(void **state) {
                "free x y z\n");
     assert_true(f->checked);
     char *s = print_to_string(f->p);
-    assert_string_equal(s, "model m\n"
+    assert_string_equal(s, "model m  # c\n"
                            "space  s\n"
                            "input  x f32[2,2] device=cuda:1\n"
                            "alloc  y bool[] space=s align=8 comm=c group=g\n"
