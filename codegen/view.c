@@ -493,28 +493,54 @@ static const char *stmt_text(vw *v, const ir_stmt *s) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Input hash: FNV-1a 64 of the canonical IR text (ir_print). */
-
-static uint64_t fnv1a(const char *s, size_t n) {
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3u;
+static const char *canon_line(vw *v, const ir_stmt *s) {
+    const char *t = stmt_text(v, s);
+    if (t)
+        return t;
+    char dev[24];
+    switch (s->kind) {
+    case IR_MODEL:
+        return ir_arena_printf(v->a, "model %s", s->name.name);
+    case IR_DEVICE:
+        return ir_arena_printf(v->a, "device %s",
+                               ir_device_str(s->device, dev, sizeof dev));
+    case IR_SPACE:
+        return ir_arena_printf(v->a, "space %s capacity=%" PRIu64, s->name.name,
+                               s->capacity);
+    case IR_KERNEL: {
+        char *out = NULL;
+        size_t len = 0, cap = 0;
+        buf_put(&out, &len, &cap, "kernel ", 7);
+        buf_put(&out, &len, &cap, s->name.name, strlen(s->name.name));
+        for (uint32_t i = 0; i < s->nmodes; i++) {
+            const char *m = s->modes[i] == IR_MODE_IN      ? "in"
+                            : s->modes[i] == IR_MODE_OUT   ? "out"
+                            : s->modes[i] == IR_MODE_INOUT ? "inout"
+                                                           : "scalar";
+            buf_put(&out, &len, &cap, i ? ", " : "(", i ? 2 : 1);
+            buf_put(&out, &len, &cap, m, strlen(m));
+        }
+        buf_put(&out, &len, &cap, s->nmodes ? ")" : "()", s->nmodes ? 1 : 2);
+        const char *r = ir_arena_strdup(v->a, out);
+        free(out);
+        return r;
     }
-    return h;
+    default:
+        return "";
+    }
 }
 
 static const char *input_hash(vw *v) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    uint64_t h = 0;
-    if (f) {
-        ir_print(f, v->prog);
-        fclose(f);
-        h = fnv1a(text ? text : "", text ? len : 0);
+    uint64_t h = 0xcbf29ce484222325u;
+    for (uint32_t i = 0; i < v->prog->nstmts; i++) {
+        const char *t = canon_line(v, &v->prog->stmts[i]);
+        for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+            h ^= *p;
+            h *= 0x100000001b3u;
+        }
+        h ^= '\n';
+        h *= 0x100000001b3u;
     }
-    free(text);
     return ir_arena_printf(v->a, "%016" PRIx64, h);
 }
 
