@@ -7,22 +7,25 @@
  * (those whose live intervals overlap its own).  This is the family of
  * TensorFlow Lite Micro's greedy planner and XLA's heap simulator; those
  * test every placed buffer (O(n^2)).  Here the placed buffers are found
- * with an interval structure: the buffers sorted by start, and a max
- * segment tree over that order holding the end of every placed buffer;
- * the conflicts of [s, e] are the placed buffers among those starting at
- * or before e whose end is >= s, reported by descending only into
- * subtrees whose max end is >= s.  One ordering costs O(n log n + C log n)
- * where C is the number of conflicting pairs.
+ * with an interval structure: the buffers are grouped by lifetime in
+ * buckets of powers of 16 and sorted by start inside each; the conflicts
+ * of [s, e] in a bucket whose longest lifetime is L start in
+ * [s - L, e], a contiguous run (its first position precomputed once
+ * for every buffer with a monotone pointer) scanned in order.  The
+ * buffers of a bucket live at least 1/16 of its longest lifetime, so a
+ * run holds O(overlaps) buffers and one ordering costs O(n log n + C),
+ * C the number of overlapping pairs, with sequential memory access.
  *
  * Orderings tried (ties broken by start, then buffer order): size
  * descending; lifetime descending; area (size x lifetime) descending;
  * contention (the highest live bytes during the buffer's life)
- * descending; start ascending.  Three more passes (start, size and
- * contention orders) are two-sided: a buffer that cannot go at offset 0
- * goes as high as it fits under the lower bound, which makes chains
- * alternate between the bottom and the top of the pool and reach the
- * lower bound.  The smallest pool wins (the first pass on ties), so the
- * result is deterministic.
+ * descending; start ascending.  The size, contention and start orders
+ * are also tried two-sided: a buffer that cannot go at offset 0 goes as
+ * high as it fits under the lower bound, which makes chains alternate
+ * between the bottom and the top of the pool and reach the lower bound.
+ * Above 131072 buffers only three passes run (size; contention and
+ * start two-sided).  The smallest pool wins (the first pass on ties), so
+ * the result is deterministic.
  */
 #include "planner/plan_internal.h"
 
@@ -49,12 +52,66 @@ typedef struct bf_iv {
     uint64_t lo, hi;
 } bf_iv;
 
-static int bf_cmp_iv(const void *a, const void *b) {
-    const bf_iv *x = a, *y = b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    return x->hi < y->hi ? -1 : x->hi > y->hi;
+/* Sorts intervals by lo (a bottom-up merge sort with the comparison
+ * inline: the conflict lists of dense instances are long). */
+static void bf_sort_iv(bf_iv *a, bf_iv *tmp, size_t n) {
+    for (size_t i = 1; i < n && n <= 16; i++) {
+        bf_iv v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].lo > v.lo) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+    if (n <= 16)
+        return;
+    bf_iv *src = a, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = src[j].lo < src[i].lo ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        bf_iv *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
 }
+
+/* Buckets of lifetimes: bucket k holds end - start + 1 in [16^k, 16^(k+1)). */
+#define BF_BUCKETS 9
+
+static uint32_t bf_bucket(const plan_buf *b) {
+    uint64_t len = (uint64_t)b->end - b->start + 1;
+    uint32_t k = 0;
+    while (len >= 16) {
+        len /= 16;
+        k++;
+    }
+    return k;
+}
+
+/* What a conflict scan reads about a position, in one record. */
+typedef struct bf_slot {
+    uint32_t start;
+    int32_t placed; /* 0 until placed in this pass */
+    int64_t end;    /* end when placed, else -1 */
+    uint64_t off, size;
+} bf_slot;
+
+typedef struct bf_placed {
+    uint64_t off, size;
+    uint32_t start, end;
+} bf_placed;
 
 typedef struct bf_ctx {
     const plan_problem *pb;
@@ -62,81 +119,79 @@ typedef struct bf_ctx {
     uint32_t *ids;    /* position in start order -> buffer */
     uint32_t *pos;    /* buffer -> position in start order */
     uint32_t *starts; /* sorted starts */
-    uint32_t sz;      /* leaves of the segment tree (power of two) */
-    int64_t *tree;    /* max end of placed buffers, -1 = none */
-    uint32_t *stack;  /* descent stack */
-    bf_iv *iv;
+    uint32_t nbk;     /* length buckets */
+    uint32_t bk_lo[BF_BUCKETS], bk_hi[BF_BUCKETS]; /* position ranges */
+    uint32_t bk_maxlen[BF_BUCKETS];
+    uint32_t *p0;  /* per position and bucket: first candidate */
+    bf_slot *slot; /* per position, interleaved for locality */
+    bf_iv *iv, *ivtmp;
     size_t niv, capiv;
+    /* small instances: the placed buffers sorted by offset */
+    bf_placed *placed;
+    uint32_t nplaced;
 } bf_ctx;
 
-static int bf_cmp_start_idx(const void *ctx, uint32_t a, uint32_t b) {
+static int bf_cmp_start_only(const void *ctx, uint32_t a, uint32_t b) {
     const plan_buf *bf = ctx;
     if (bf[a].start != bf[b].start)
         return bf[a].start < bf[b].start ? -1 : 1;
     return a < b ? -1 : a > b;
 }
 
-/* Collects the placed buffers conflicting with buffer b into c->iv. */
-static int bf_conflicts(bf_ctx *c, const uint64_t *off, uint32_t b) {
+static int bf_cmp_start_idx(const void *ctx, uint32_t a, uint32_t b) {
+    const plan_buf *bf = ctx;
+    uint32_t ka = bf_bucket(&bf[a]), kb = bf_bucket(&bf[b]);
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    if (bf[a].start != bf[b].start)
+        return bf[a].start < bf[b].start ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static int bf_grow(bf_ctx *c) {
+    size_t cap = c->capiv ? c->capiv * 2 : 64;
+    bf_iv *ni = realloc(c->iv, cap * sizeof *ni);
+    if (!ni)
+        return -1;
+    c->iv = ni;
+    ni = realloc(c->ivtmp, cap * sizeof *ni);
+    if (!ni)
+        return -1;
+    c->ivtmp = ni;
+    c->capiv = cap;
+    return 0;
+}
+
+static int bf_report(bf_ctx *c, uint32_t p) {
+    if (c->niv == c->capiv && bf_grow(c) != 0)
+        return -1;
+    c->iv[c->niv].lo = c->slot[p].off;
+    c->iv[c->niv].hi = c->slot[p].off + c->slot[p].size;
+    c->niv++;
+    return 0;
+}
+
+/* Collects the placed buffers conflicting with buffer b into c->iv: in
+ * each lifetime bucket, the buffers starting in [s - maxlen, e] are
+ * scanned in order (the first one precomputed per buffer). */
+static int bf_conflicts(bf_ctx *c, uint32_t b) {
     const plan_buf *bb = &c->pb->bufs[b];
-    /* R = number of buffers with start <= end(b) */
-    uint32_t lo = 0, hi = c->m;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->starts[mid] <= bb->end)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    uint32_t R = lo;
-    c->niv = 0;
-    if (R == 0)
-        return 0;
     int64_t s = bb->start;
-    /* the stack holds (node, first leaf, width) triples */
-    uint32_t sp = 0;
-    c->stack[sp++] = 1;
-    c->stack[sp++] = 0;
-    c->stack[sp++] = c->sz;
-    while (sp) {
-        uint32_t width = c->stack[--sp];
-        uint32_t first = c->stack[--sp];
-        uint32_t node = c->stack[--sp];
-        if (c->tree[node] < s || first >= R)
-            continue;
-        if (width == 1) {
-            uint32_t id = c->ids[first];
-            if (c->niv == c->capiv) {
-                size_t cap = c->capiv ? c->capiv * 2 : 64;
-                bf_iv *ni = realloc(c->iv, cap * sizeof *ni);
-                if (!ni)
-                    return -1;
-                c->iv = ni;
-                c->capiv = cap;
-            }
-            c->iv[c->niv].lo = off[id];
-            c->iv[c->niv].hi = off[id] + c->pb->bufs[id].size;
-            c->niv++;
-            continue;
-        }
-        uint32_t h = width / 2;
-        c->stack[sp++] = 2 * node + 1;
-        c->stack[sp++] = first + h;
-        c->stack[sp++] = h;
-        c->stack[sp++] = 2 * node;
-        c->stack[sp++] = first;
-        c->stack[sp++] = h;
+    uint32_t e = bb->end;
+    const uint32_t *p0 = c->p0 + (size_t)c->pos[b] * c->nbk;
+    c->niv = 0;
+    for (uint32_t k = 0; k < c->nbk; k++) {
+        uint32_t hi = c->bk_hi[k];
+        for (uint32_t p = p0[k]; p < hi && c->slot[p].start <= e; p++)
+            if (c->slot[p].end >= s && bf_report(c, p) != 0)
+                return -1;
     }
     return 0;
 }
 
-static void bf_set(bf_ctx *c, uint32_t p, int64_t v) {
-    uint32_t node = p + c->sz;
-    c->tree[node] = v;
-    for (node /= 2; node; node /= 2) {
-        int64_t a = c->tree[2 * node], b = c->tree[2 * node + 1];
-        c->tree[node] = a > b ? a : b;
-    }
+static void bf_set(bf_ctx *c, uint32_t p, int64_t v, uint64_t off) {
+    c->slot[p].end = v;
+    c->slot[p].off = off;
 }
 
 /* The highest aligned offset x with x + size <= cap that is free of the
@@ -170,22 +225,53 @@ static uint64_t bf_top_fit(const bf_ctx *c, uint64_t size, uint64_t a,
  * so that chains alternate between the bottom and the top of the pool. */
 static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
                         uint64_t cap) {
-    for (size_t i = 0; i < 2 * (size_t)c->sz; i++)
-        c->tree[i] = -1;
+    for (uint32_t i = 0; i < c->m; i++)
+        c->slot[i].end = -1;
+    c->nplaced = 0;
     uint64_t top = 0;
     for (uint32_t k = 0; k < c->m; k++) {
         uint32_t b = order[k];
         const plan_buf *bb = &c->pb->bufs[b];
-        if (bf_conflicts(c, off, b) != 0)
-            return UINT64_MAX;
-        if (c->niv > 1)
-            qsort(c->iv, c->niv, sizeof *c->iv, bf_cmp_iv);
         uint64_t a = plan_buf_align(c->pb, bb), cand = 0;
-        for (size_t j = 0; j < c->niv; j++) {
-            if (cand + bb->size <= c->iv[j].lo)
-                break;
-            if (c->iv[j].hi > cand)
-                cand = plan_align_up(c->iv[j].hi, a);
+        if (c->placed) {
+            /* scan the placed buffers by offset; stop at the first gap
+             * unless the two-sided pass needs every conflict */
+            c->niv = 0;
+            for (uint32_t j = 0; j < c->nplaced; j++) {
+                const bf_placed *q = &c->placed[j];
+                if (q->start > bb->end || q->end < bb->start)
+                    continue;
+                if (cap) {
+                    if (c->niv == c->capiv && bf_grow(c) != 0)
+                        return UINT64_MAX;
+                    c->iv[c->niv].lo = q->off;
+                    c->iv[c->niv++].hi = q->off + q->size;
+                } else if (cand + bb->size <= q->off) {
+                    break;
+                }
+                if (q->off + q->size > cand)
+                    cand = plan_align_up(q->off + q->size, a);
+            }
+            if (cap) {
+                cand = 0;
+                for (size_t j = 0; j < c->niv; j++) {
+                    if (cand + bb->size <= c->iv[j].lo)
+                        break;
+                    if (c->iv[j].hi > cand)
+                        cand = plan_align_up(c->iv[j].hi, a);
+                }
+            }
+        } else {
+            if (bf_conflicts(c, b) != 0)
+                return UINT64_MAX;
+            if (c->niv > 1)
+                bf_sort_iv(c->iv, c->ivtmp, c->niv);
+            for (size_t j = 0; j < c->niv; j++) {
+                if (cand + bb->size <= c->iv[j].lo)
+                    break;
+                if (c->iv[j].hi > cand)
+                    cand = plan_align_up(c->iv[j].hi, a);
+            }
         }
         if (cap && cand != 0) {
             uint64_t t = bf_top_fit(c, bb->size, a, cap);
@@ -195,13 +281,33 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
         off[b] = cand;
         if (cand + bb->size > top)
             top = cand + bb->size;
-        bf_set(c, c->pos[b], bb->end);
+        bf_set(c, c->pos[b], bb->end, cand);
+        if (c->placed) {
+            uint32_t lo = 0, hi = c->nplaced;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (c->placed[mid].off <= cand)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            memmove(c->placed + lo + 1, c->placed + lo,
+                    (c->nplaced - lo) * sizeof *c->placed);
+            c->placed[lo].off = cand;
+            c->placed[lo].size = bb->size;
+            c->placed[lo].start = bb->start;
+            c->placed[lo].end = bb->end;
+            c->nplaced++;
+        }
     }
     return top;
 }
 
-#define BF_ORDERS 5
-#define BF_PASSES 8
+#define BF_LARGE 131072
+/* Up to this many buffers, conflicts are found by scanning the placed
+ * buffers in offset order (stopping at the first fitting gap), which
+ * beats sorting the conflicts of dense instances. */
+#define BF_SMALL 2048
 
 static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
                              uint64_t *size) {
@@ -214,7 +320,7 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     uint64_t *off = malloc(((size_t)n + 1) * sizeof *off);
     bf_key *keys = malloc(((size_t)n + 1) * sizeof *keys);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    uint32_t *axis = NULL;
+    uint32_t *axis = NULL, *byst = NULL;
     int64_t *live = NULL;
     plan_segtree st = {0, NULL, NULL};
     c.ids = malloc(((size_t)n + 1) * sizeof *c.ids);
@@ -238,13 +344,60 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         c.pos[c.ids[p]] = p;
         c.starts[p] = bf[c.ids[p]].start;
     }
-    c.sz = 1;
-    while (c.sz < c.m)
-        c.sz *= 2;
-    c.tree = malloc(2 * (size_t)c.sz * sizeof *c.tree);
-    c.stack = malloc((3 * 64 + 8) * sizeof *c.stack);
-    if (!c.tree || !c.stack)
+    for (uint32_t p = 0; p < c.m; p++) {
+        const plan_buf *b = &bf[c.ids[p]];
+        uint32_t k = bf_bucket(b);
+        if (k + 1 > c.nbk) {
+            for (uint32_t j = c.nbk; j <= k; j++)
+                c.bk_lo[j] = c.bk_hi[j] = p;
+            c.nbk = k + 1;
+        }
+        c.bk_hi[k] = p + 1;
+        uint32_t len = b->end - b->start;
+        if (len > c.bk_maxlen[k])
+            c.bk_maxlen[k] = len;
+    }
+    /* first candidate of every buffer in every bucket: a monotone
+     * pointer per bucket over the buffers in start order */
+    c.p0 = malloc((size_t)c.m * c.nbk * sizeof *c.p0);
+    byst = malloc((size_t)c.m * sizeof *byst);
+    if (!c.p0 || !byst)
         goto out;
+    memcpy(byst, c.ids, (size_t)c.m * sizeof *byst);
+    if (plan_sort_idx(byst, c.m, bf_cmp_start_only, bf) != 0)
+        goto out;
+    {
+        uint32_t ptr[BF_BUCKETS];
+        for (uint32_t k = 0; k < c.nbk; k++)
+            ptr[k] = c.bk_lo[k];
+        for (uint32_t q = 0; q < c.m; q++) {
+            uint32_t b = byst[q];
+            uint32_t *row = c.p0 + (size_t)c.pos[b] * c.nbk;
+            for (uint32_t k = 0; k < c.nbk; k++) {
+                uint64_t from = bf[b].start > c.bk_maxlen[k]
+                                    ? (uint64_t)bf[b].start - c.bk_maxlen[k]
+                                    : 0;
+                while (ptr[k] < c.bk_hi[k] && c.starts[ptr[k]] < from)
+                    ptr[k]++;
+                row[k] = ptr[k];
+            }
+        }
+    }
+    c.slot = malloc((size_t)c.m * sizeof *c.slot);
+    if (!c.slot)
+        goto out;
+    if (c.m <= BF_SMALL) {
+        c.placed = malloc((size_t)c.m * sizeof *c.placed);
+        if (!c.placed)
+            goto out;
+    }
+    for (uint32_t p = 0; p < c.m; p++) {
+        c.slot[p].start = bf[c.ids[p]].start;
+        c.slot[p].placed = 0;
+        c.slot[p].end = -1;
+        c.slot[p].off = 0;
+        c.slot[p].size = bf[c.ids[p]].size;
+    }
 
     /* contention: the highest live bytes during each buffer's life */
     uint32_t na = plan_time_axis(pb, &axis);
@@ -287,12 +440,18 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     (void)peak;
 
     uint64_t best = UINT64_MAX;
-    for (int pass = 0; pass < BF_PASSES; pass++) {
-        /* passes 0..4: the orderings, lowest gap; 5..7: start, size and
-         * contention orderings, two-sided under the lower bound */
-        int o = pass < BF_ORDERS ? pass : pass == 5 ? 4 : pass == 6 ? 0 : 3;
-        uint64_t cap = pass < BF_ORDERS ? 0 : lb;
-        for (uint32_t p = 0; p < c.m; p++) {
+    /* (ordering, two-sided) per pass; above BF_LARGE buffers, three
+     * passes keep the time near a second for 10^6 buffers */
+    static const int full[][2] = {{0, 0}, {0, 1}, {1, 0}, {2, 0},
+                                  {3, 0}, {3, 1}, {4, 0}, {4, 1}};
+    static const int large[][2] = {{0, 0}, {3, 1}, {4, 1}};
+    const int(*passes)[2] = c.m > BF_LARGE ? large : full;
+    int npasses = c.m > BF_LARGE ? 3 : 8;
+    int sorted = -1;
+    for (int pass = 0; pass < npasses; pass++) {
+        int o = passes[pass][0];
+        uint64_t cap = passes[pass][1] ? lb : 0;
+        for (uint32_t p = 0; p < c.m && o != sorted; p++) {
             uint32_t i = c.ids[p];
             const plan_buf *b = &bf[i];
             uint64_t life = (uint64_t)b->end - b->start + 1;
@@ -325,9 +484,12 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
                 break;
             }
         }
-        qsort(keys, c.m, sizeof *keys, bf_cmp_key);
-        for (uint32_t p = 0; p < c.m; p++)
-            order[p] = keys[p].idx;
+        if (o != sorted) {
+            qsort(keys, c.m, sizeof *keys, bf_cmp_key);
+            for (uint32_t p = 0; p < c.m; p++)
+                order[p] = keys[p].idx;
+            sorted = o;
+        }
         uint64_t top = bf_pass(&c, order, off, cap);
         if (top == UINT64_MAX)
             goto out;
@@ -349,9 +511,12 @@ out:
     free(c.ids);
     free(c.pos);
     free(c.starts);
-    free(c.tree);
-    free(c.stack);
+    free(c.slot);
+    free(c.p0);
+    free(byst);
     free(c.iv);
+    free(c.ivtmp);
+    free(c.placed);
     return rc;
 }
 

@@ -443,6 +443,34 @@ static void test_verifier_cross_check(void **st) {
     assert_true(invalid > 100);
 }
 
+/* Above 2048 buffers bestfit finds conflicts with its lifetime buckets
+ * instead of the offset-sorted scan: check that path too. */
+static void test_bestfit_large_random(void **st) {
+    (void)st;
+    enum { N = 4000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    for (uint64_t iter = 0; iter < 4; iter++) {
+        uint64_t seed = 9100 + iter, s = seed;
+        plan_problem pb;
+        pt_random_problem(&s, &pb, bufs, N, 200 + (uint32_t)(iter * 900),
+                          iter % 2 == 1);
+        uint64_t size, naive;
+        assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+        int slow = pt_check_slow(&pb, off, size);
+        bool v = plan_verify_problem(&pb, off, size, NULL, 0);
+        uint64_t *noff = calloc(N, sizeof *noff);
+        assert_int_equal(plan_naive(&pb, noff, &naive), 0);
+        free(noff);
+        if (!slow || !v || size < plan_lower_bound(&pb) || size > naive)
+            fail_msg("seed %llu: slow %d verify %d size %llu",
+                     (unsigned long long)seed, slow, v,
+                     (unsigned long long)size);
+    }
+    free(bufs);
+    free(off);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mp1_single),
@@ -466,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_verifier_rejects),
         cmocka_unit_test(test_random_properties),
         cmocka_unit_test(test_verifier_cross_check),
+        cmocka_unit_test(test_bestfit_large_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
