@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Names are interned (ir/intern.h): the state of a name in a namespace
  * is an ir_slot in its record.  Buffers: `first` is the first statement
@@ -777,15 +778,42 @@ int32_t ir_find_value(const ir_program *p, const char *name) {
     return -1;
 }
 
-ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
-    char *text;
-    size_t len;
-    if (!ir_read_file(path, &text, &len, stderr))
+/* Reads a regular file straight into the arena (no second copy of a big
+ * file).  NULL when that is not possible (stdin, pipes, errors, a file
+ * changing while read): the caller falls back to ir_read_file. */
+static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
+    if (strcmp(path, "-") == 0)
         return NULL;
-    /* The diagnostics quote the source: keep a copy in the arena. */
-    char *copy = ir_arena_alloc(a, len + 1);
-    memcpy(copy, text, len);
-    free(text);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size < SIZE_MAX) {
+        size_t size = (size_t)st.st_size;
+        buf = ir_arena_alloc(a, size + 1);
+        if (fread(buf, 1, size, f) != size || fgetc(f) != EOF || ferror(f))
+            buf = NULL; /* the arena keeps the block: a rare case */
+        else
+            *len = size;
+    }
+    fclose(f);
+    return buf;
+}
+
+ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
+    size_t len = 0;
+    /* The diagnostics quote the source: it lives in the arena. */
+    char *copy = ir_read_into_arena(a, path, &len);
+    if (!copy) {
+        char *text;
+        if (!ir_read_file(path, &text, &len, stderr))
+            return NULL;
+        copy = ir_arena_alloc(a, len + 1);
+        memcpy(copy, text, len);
+        free(text);
+    }
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     ir_diag_set_source(d, shown, copy, len);
     ir_program *p = ir_parse(a, shown, copy, len, d);
