@@ -10,3 +10,4 @@ if [ ! -x "$exe" ]; then
     exit 1
 fi
 "$exe" 5
+"$build/bench/templates/bench_builtin" 5
