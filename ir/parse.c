@@ -474,7 +474,8 @@ const char *ir_intern(ir_arena *a, ir_name_rec **table, const char *s,
     return r->name;
 }
 
-/* NAME = letter { letter | digit } ;  at most 255 bytes, not a C keyword. */
+/* NAME = ( letter | "_" ) { letter | digit | "_" } ;
+ * at most 255 bytes, not a C keyword. */
 static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
     const ir_token *t = &P->tok;
     if (t->kind != TK_IDENT)
@@ -505,7 +506,8 @@ static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
     return true;
 }
 
-/* A non-negative INT where `what` is expected. */
+/* INT = digit { digit } ;  non-negative, at most 63 bits (the lexer checks
+ * the range); `what` names the value in messages. */
 static bool ir_parse_uint(ir_parser *P, uint64_t *out, const char *what) {
     const ir_token *t = &P->tok;
     if (t->kind == TK_INT && t->neg) {
@@ -777,7 +779,8 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
     return true;
 }
 
-/* Requires the end of the line after a statement. */
+/* line = [ statement ] [ comment ] EOL ;  the part after a statement:
+ * nothing but a comment may follow it. */
 static bool ir_parse_eol(ir_parser *P) {
     const ir_token *t = &P->tok;
     if (t->kind == TK_EOL)
