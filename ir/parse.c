@@ -344,6 +344,17 @@ static void ir_lex(ir_parser *P, ir_token *t) {
         size_t i = P->pos;
         while (i < n && ir_is_id_char((unsigned char)s[i]))
             i++;
+        if (i < n && (unsigned char)s[i] >= 0x80) {
+            /* `dévice`: point at the character, not at a word `d` */
+            size_t l;
+            unsigned cp = ir_utf8_cp((const unsigned char *)s + i, &l);
+            ir_perr(P, (uint32_t)(i + 1),
+                    "unexpected character U+%04X in a name", cp);
+            t->kind = TK_ERROR;
+            t->len = i - P->pos;
+            P->pos = i;
+            return;
+        }
         t->kind = TK_IDENT;
         t->len = i - P->pos;
         P->pos = i;

@@ -299,6 +299,9 @@ static void test_parse_lexical_errors(void **state) {
                        "t.pw:2:16: error: unexpected character '$'");
     assert_first_error("model m\nalloc x f32[4] \xc3\xa9\n",
                        "t.pw:2:16: error: unexpected character U+00E9");
+    assert_first_error("model m\ninput x f32[4] d\xc3\xa9vice=cpu\n",
+                       "t.pw:2:17: error: unexpected character U+00E9 in a "
+                       "name");
     assert_first_error("model m\nalloc x\x01 f32[4]\n",
                        "t.pw:2:8: error: unexpected control character 0x01");
     assert_first_error("model m\ncall k(\"a\\\")\n",
