@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SEARCH_DEFAULT_BUDGET 20000000u
+#define SEARCH_DEFAULT_BUDGET 2000000u
 #define SEARCH_MAX_PART 2048u
 #define SEARCH_MAX_EDGES 4000000u
 #define NHEUR 3
@@ -82,6 +82,11 @@ typedef struct part {
     bool searchable;
 } part;
 
+typedef struct rk {
+    uint64_t k[3];
+    uint32_t id;
+} rk;
+
 /* One colour class, as a search problem with local buffer ids. */
 typedef struct sr {
     uint32_t m;
@@ -92,7 +97,10 @@ typedef struct sr {
     uint32_t *adj_beg, *adj;     /* time overlaps, CSR (searchable parts) */
     uint32_t *sec_beg, *sec_mem; /* members of each section, CSR */
     uint32_t *ranks[NHEUR];
-    const uint32_t *rank;
+    uint64_t *width; /* lifespan in statements */
+    uint64_t *rank;  /* working ranks of the current heuristic (trailed) */
+    int heur;
+    struct rk *rks; /* scratch for re-ranking */
     uint32_t npart;
     part *parts;
     uint32_t *pmem;
@@ -311,6 +319,7 @@ static int cand_cmp(const void *a, const void *b) {
 
 static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank);
+static bool rerank(sr *s, const uint32_t *mem, uint32_t len);
 
 /* After placing u (at last_off): continues on the same piece, or on the
  * independent pieces it split into. */
@@ -347,7 +356,6 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
     uint32_t nseg = q - 1;
     uint32_t *cnt = cp + ncp;
     memset(cnt, 0, ncp * sizeof *cnt);
-    uint32_t nonempty = 0;
     for (uint32_t i = 0; i < np; i++) {
         uint32_t v = s->stk[pbeg + i];
         if (s->minoff[v] == UNPLACED)
@@ -360,8 +368,7 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
             else
                 hi = mid;
         }
-        if (cnt[lo]++ == 0)
-            nonempty++;
+        cnt[lo]++;
     }
     /* prefix offsets (reuse cnt as start positions) */
     uint32_t acc = 0;
@@ -397,8 +404,9 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         start = end;
         if (len == 0)
             continue;
-        if (nonempty == 1)
-            r = dfs(s, c, mbeg, len, g0, g1, last_off, last_rank);
+        /* an independent sub-problem: its own preorder, from offset 0 */
+        if (!rerank(s, s->stk + mbeg, len))
+            r = R_OOM;
         else
             r = dfs(s, c, mbeg, len, g0, g1, 0, -1);
     }
@@ -443,7 +451,7 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         if (!grow((void **)&s->cst, &s->capcst, s->ncst + 1, sizeof *s->cst))
             return R_OOM;
         s->cst[s->ncst].off = o;
-        s->cst[s->ncst].rank = s->rank[u];
+        s->cst[s->ncst].rank = (uint32_t)s->rank[u];
         s->cst[s->ncst].id = u;
         s->ncst++;
     }
@@ -487,7 +495,11 @@ static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
         for (int h = 0; h < NHEUR; h++) {
             if (c->steps >= c->budget_end || c->timed_out)
                 return R_ABORT;
-            s->rank = s->ranks[h];
+            s->heur = h;
+            for (uint32_t i = 0; i < p->cnt; i++) {
+                uint32_t u = s->pmem[p->beg + i];
+                s->rank[u] = s->ranks[h][u];
+            }
             c->limit = c->budget_end - c->steps > node_limit
                            ? c->steps + node_limit
                            : c->budget_end;
@@ -547,11 +559,6 @@ static int attempt(sr *s, ctl *c, uint64_t cap) {
 /* ---------------------------------------------------------------- */
 /* Setting up a class. */
 
-typedef struct rk {
-    uint64_t k[3];
-    uint32_t id;
-} rk;
-
 static int rk_cmp(const void *a, const void *b) {
     const rk *x = a, *y = b;
     for (int i = 0; i < 3; i++)
@@ -571,6 +578,9 @@ static void sr_free(sr *s) {
     free(s->sec_mem);
     for (int h = 0; h < NHEUR; h++)
         free(s->ranks[h]);
+    free(s->width);
+    free(s->rank);
+    free(s->rks);
     free(s->parts);
     free(s->pmem);
     free(s->off);
@@ -721,38 +731,52 @@ static int sr_parts(sr *s) {
     return 0;
 }
 
-static int sr_ranks(sr *s, const plan_problem *pb, const uint32_t *ids) {
-    static const char *const heur[NHEUR] = {"WAT", "TAW", "TWA"};
-    rk *v = calloc((size_t)s->m + 1, sizeof *v);
-    if (!v)
+static const char *const heur_keys[NHEUR] = {"WAT", "TAW", "TWA"};
+
+/* The preorder keys of buffer i under heuristic h, from the current
+ * section totals: W lifespan, A lifespan x size, T max section total. */
+static void buf_keys(const sr *s, int h, uint32_t i, rk *out) {
+    uint64_t t = 0;
+    for (uint32_t k = s->slo[i]; k < s->shi[i]; k++)
+        if (s->total[k] > t)
+            t = s->total[k];
+    for (int j = 0; j < 3; j++) {
+        char key = heur_keys[h][j];
+        out->k[j] = key == 'W'   ? s->width[i]
+                    : key == 'A' ? sat_mul(s->width[i], s->size[i])
+                                 : t;
+    }
+    out->id = i;
+}
+
+static int sr_ranks(sr *s) {
+    s->rks = calloc((size_t)s->m + 1, sizeof *s->rks);
+    s->rank = calloc((size_t)s->m + 1, sizeof *s->rank);
+    if (!s->rks || !s->rank)
         return -1;
     for (int h = 0; h < NHEUR; h++) {
         s->ranks[h] = calloc((size_t)s->m + 1, sizeof *s->ranks[h]);
-        if (!s->ranks[h]) {
-            free(v);
+        if (!s->ranks[h])
             return -1;
-        }
-        for (uint32_t i = 0; i < s->m; i++) {
-            const plan_buf *b = &pb->bufs[ids[i]];
-            uint64_t w = (uint64_t)b->end - b->start + 1;
-            uint64_t t = 0;
-            for (uint32_t k = s->slo[i]; k < s->shi[i]; k++)
-                if (s->total[k] > t)
-                    t = s->total[k];
-            for (int j = 0; j < 3; j++) {
-                char key = heur[h][j];
-                v[i].k[j] = key == 'W'   ? w
-                            : key == 'A' ? sat_mul(w, s->size[i])
-                                         : t;
-            }
-            v[i].id = i;
-        }
-        qsort(v, s->m, sizeof *v, rk_cmp);
         for (uint32_t i = 0; i < s->m; i++)
-            s->ranks[h][v[i].id] = i;
+            buf_keys(s, h, i, &s->rks[i]);
+        qsort(s->rks, s->m, sizeof *s->rks, rk_cmp);
+        for (uint32_t i = 0; i < s->m; i++)
+            s->ranks[h][s->rks[i].id] = i;
     }
-    free(v);
     return 0;
+}
+
+/* Re-ranks the buffers mem[0..len) of a new independent piece by the
+ * current heuristic on the current section totals. */
+static bool rerank(sr *s, const uint32_t *mem, uint32_t len) {
+    for (uint32_t i = 0; i < len; i++)
+        buf_keys(s, s->heur, mem[i], &s->rks[i]);
+    qsort(s->rks, len, sizeof *s->rks, rk_cmp);
+    for (uint32_t i = 0; i < len; i++)
+        if (s->rank[s->rks[i].id] != i && !set(s, &s->rank[s->rks[i].id], i))
+            return false;
+    return true;
 }
 
 /* Builds the search problem of the buffers ids[0..m) of pb (all of size
@@ -772,6 +796,7 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     s->minoff = calloc(m1, sizeof *s->minoff);
     s->best = calloc(m1, sizeof *s->best);
     s->chg = calloc(m1, sizeof *s->chg);
+    s->width = calloc(m1, sizeof *s->width);
     uint64_t *pts = calloc(2 * m1, sizeof *pts);
     if (!s->size || !s->align || !s->slo || !s->shi || !s->off || !s->minoff ||
         !s->best || !s->chg || !pts) {
@@ -788,6 +813,7 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
         g = gcd64(g, a);
         s->best[i] = start[i];
         s->off[i] = UNPLACED;
+        s->width[i] = (uint64_t)b->end - b->start + 1;
         pts[2 * i] = b->start;
         pts[2 * i + 1] = (uint64_t)b->end + 1;
     }
@@ -829,7 +855,7 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
         s->total[k] += s->total[k - 1];
         s->cut[k] += s->cut[k - 1];
     }
-    if (sr_parts(s) != 0 || sr_ranks(s, pb, ids) != 0)
+    if (sr_parts(s) != 0 || sr_ranks(s) != 0)
         return -1;
     for (uint32_t k = 0; k < s->nsec; k++)
         s->watch[k] = s->sec_beg[k] < s->sec_beg[k + 1]
