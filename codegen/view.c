@@ -298,128 +298,159 @@ static void sets(json_t *o, const char *k, const char *s) {
     set(o, k, jstr(s));
 }
 
-/* Appends `s` to a C string literal body (or a comment when `comment`):
- * escapes quotes, backslashes, '?' (trigraphs), control and non-ASCII
- * bytes; in comments only breaks up "*" "/" pairs. */
-static void buf_escape(char **out, size_t *len, size_t *cap, const char *s,
-                       bool comment);
+/* A string builder: small strings stay in the inline buffer, so that
+ * building most view strings costs no malloc; sb_done copies the result
+ * into the view's arena. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    char inl[256];
+} sbuf;
 
-static void buf_put(char **out, size_t *len, size_t *cap, const char *s,
-                    size_t n) {
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        while (nc < *len + n + 1)
+static void sb_init(sbuf *b) {
+    b->p = b->inl;
+    b->len = 0;
+    b->cap = sizeof b->inl;
+    b->p[0] = '\0';
+}
+
+static void sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap * 2;
+        while (nc < b->len + n + 1)
             nc *= 2;
-        char *nb = realloc(*out, nc);
+        char *nb = b->p == b->inl ? malloc(nc) : realloc(b->p, nc);
         if (!nb) {
             fputs("planwrap: fatal: out of memory\n", stderr);
             abort();
         }
-        *out = nb;
-        *cap = nc;
+        if (b->p == b->inl)
+            memcpy(nb, b->inl, b->len + 1);
+        b->p = nb;
+        b->cap = nc;
     }
-    memcpy(*out + *len, s, n);
-    *len += n;
-    (*out)[*len] = '\0';
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
 }
 
-static void buf_escape(char **out, size_t *len, size_t *cap, const char *s,
-                       bool comment) {
+static void sb_puts(sbuf *b, const char *s) {
+    sb_put(b, s, strlen(s));
+}
+
+static const char *sb_done(const vw *v, sbuf *b) {
+    const char *r = ir_arena_strndup(v->a, b->p, b->len);
+    if (b->p != b->inl)
+        free(b->p);
+    sb_init(b);
+    return r;
+}
+
+/* Concatenates n strings into the arena. */
+static const char *cat(const vw *v, int n, ...) {
+    sbuf b;
+    sb_init(&b);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        sb_puts(&b, va_arg(ap, const char *));
+    va_end(ap);
+    return sb_done(v, &b);
+}
+
+/* Appends `s` to a C string literal body (or a comment when `comment`):
+ * escapes quotes, backslashes, '?' (trigraphs), control and non-ASCII
+ * bytes; in comments also breaks up the pair that would close it. */
+static void sb_escape(sbuf *b, const char *s, bool comment) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char tmp[8];
         unsigned char ch = *p;
         if (ch == '\\')
-            buf_put(out, len, cap, "\\\\", 2);
+            sb_put(b, "\\\\", 2);
         else if (ch == '"')
-            buf_put(out, len, cap, "\\\"", 2);
+            sb_put(b, "\\\"", 2);
         else if (ch == '\n')
-            buf_put(out, len, cap, "\\n", 2);
+            sb_put(b, "\\n", 2);
         else if (ch == '\t')
-            buf_put(out, len, cap, "\\t", 2);
+            sb_put(b, "\\t", 2);
         else if (ch == '?')
-            buf_put(out, len, cap, "\\?", 2);
+            sb_put(b, "\\?", 2);
         else if (ch == '*' && comment && p[1] == '/')
-            buf_put(out, len, cap, "*\\", 2);
+            sb_put(b, "*\\", 2);
         else if (ch < 0x20 || ch >= 0x7f) {
             snprintf(tmp, sizeof tmp, "\\%03o", (unsigned)ch);
-            buf_put(out, len, cap, tmp, 4);
+            sb_put(b, tmp, 4);
         } else
-            buf_put(out, len, cap, (const char *)p, 1);
+            sb_put(b, (const char *)p, 1);
     }
 }
 
 static const char *c_string(vw *v, const char *s, bool comment) {
-    char *out = NULL;
-    size_t len = 0, cap = 0;
-    buf_put(&out, &len, &cap, "\"", 1);
-    buf_escape(&out, &len, &cap, s, comment);
-    buf_put(&out, &len, &cap, "\"", 1);
-    const char *r = ir_arena_strdup(v->a, out);
-    free(out);
-    return r;
+    sbuf b;
+    sb_init(&b);
+    sb_put(&b, "\"", 1);
+    sb_escape(&b, s, comment);
+    sb_put(&b, "\"", 1);
+    return sb_done(v, &b);
 }
 
 /* ------------------------------------------------------------------ */
 /* Statement text for comments (a one-line rendering of the IR). */
 
 static const char *type_text(vw *v, const ir_type *t) {
-    char *out = NULL;
-    size_t len = 0, cap = 0;
+    sbuf out;
+    sb_init(&out);
     const char *n = ir_dtype_name(t->dtype);
-    buf_put(&out, &len, &cap, n, strlen(n));
-    buf_put(&out, &len, &cap, "[", 1);
+    sb_put(&out, n, strlen(n));
+    sb_put(&out, "[", 1);
     for (uint32_t i = 0; i < t->ndim; i++) {
         char tmp[32];
         int k =
             snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "", t->dims[i]);
-        buf_put(&out, &len, &cap, tmp, (size_t)k);
+        sb_put(&out, tmp, (size_t)k);
     }
-    buf_put(&out, &len, &cap, "]", 1);
-    const char *r = ir_arena_strdup(v->a, out);
-    free(out);
-    return r;
+    sb_put(&out, "]", 1);
+    return sb_done(v, &out);
 }
 
 /* The buffer attributes of a statement, each preceded by a space. */
 static const char *attrs_text(vw *v, const ir_stmt *s) {
-    char *out = NULL;
-    size_t len = 0, cap = 0;
+    sbuf out;
+    sb_init(&out);
     char tmp[64];
-    buf_put(&out, &len, &cap, "", 0);
+    sb_put(&out, "", 0);
     if (s->has_device && s->kind != IR_DEVICE) {
         char dev[24];
         int k = snprintf(tmp, sizeof tmp, " device=%s",
                          ir_device_str(s->device, dev, sizeof dev));
-        buf_put(&out, &len, &cap, tmp, (size_t)k);
+        sb_put(&out, tmp, (size_t)k);
     }
     if (s->space.name) {
-        buf_put(&out, &len, &cap, " space=", 7);
-        buf_put(&out, &len, &cap, s->space.name, strlen(s->space.name));
+        sb_put(&out, " space=", 7);
+        sb_put(&out, s->space.name, strlen(s->space.name));
     }
     if (s->has_stride) {
-        buf_put(&out, &len, &cap, " stride=[", 9);
+        sb_put(&out, " stride=[", 9);
         for (uint32_t i = 0; i < s->nstrides; i++) {
             int k = snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "",
                              s->strides[i]);
-            buf_put(&out, &len, &cap, tmp, (size_t)k);
+            sb_put(&out, tmp, (size_t)k);
         }
-        buf_put(&out, &len, &cap, "]", 1);
+        sb_put(&out, "]", 1);
     }
     if (s->align) {
         int k = snprintf(tmp, sizeof tmp, " align=%" PRIu64, s->align);
-        buf_put(&out, &len, &cap, tmp, (size_t)k);
+        sb_put(&out, tmp, (size_t)k);
     }
     if (s->comm.name) {
-        buf_put(&out, &len, &cap, " comm=", 6);
-        buf_put(&out, &len, &cap, s->comm.name, strlen(s->comm.name));
+        sb_put(&out, " comm=", 6);
+        sb_put(&out, s->comm.name, strlen(s->comm.name));
     }
     if (s->group.name) {
-        buf_put(&out, &len, &cap, " group=", 7);
-        buf_put(&out, &len, &cap, s->group.name, strlen(s->group.name));
+        sb_put(&out, " group=", 7);
+        sb_put(&out, s->group.name, strlen(s->group.name));
     }
-    const char *r = ir_arena_strdup(v->a, out);
-    free(out);
-    return r;
+    return sb_done(v, &out);
 }
 
 static const char *stmt_text(vw *v, const ir_stmt *s) {
@@ -444,48 +475,43 @@ static const char *stmt_text(vw *v, const ir_stmt *s) {
                                s->old.name, t ? " " : "", t ? t : "");
     }
     case IR_CALL: {
-        char *out = NULL;
-        size_t len = 0, cap = 0;
+        sbuf out;
+        sb_init(&out);
         const char *pre = "call ";
-        buf_put(&out, &len, &cap, pre, strlen(pre));
-        buf_put(&out, &len, &cap, s->name.name, strlen(s->name.name));
-        buf_put(&out, &len, &cap, "(", 1);
+        sb_put(&out, pre, strlen(pre));
+        sb_put(&out, s->name.name, strlen(s->name.name));
+        sb_put(&out, "(", 1);
         for (uint32_t i = 0; i < s->nargs; i++) {
             if (i)
-                buf_put(&out, &len, &cap, ", ", 2);
+                sb_put(&out, ", ", 2);
             const ir_arg *g = &s->args[i];
             if (g->kind == IR_ARG_STRING) {
-                buf_put(&out, &len, &cap, "\"", 1);
-                buf_escape(&out, &len, &cap, g->sval ? g->sval : "", true);
-                buf_put(&out, &len, &cap, "\"", 1);
+                sb_put(&out, "\"", 1);
+                sb_escape(&out, g->sval ? g->sval : "", true);
+                sb_put(&out, "\"", 1);
             } else {
-                buf_escape(&out, &len, &cap, g->text ? g->text : "", true);
+                sb_escape(&out, g->text ? g->text : "", true);
             }
         }
-        buf_put(&out, &len, &cap, ")", 1);
+        sb_put(&out, ")", 1);
         if (s->has_stream) {
             char tmp[40];
             int k = snprintf(tmp, sizeof tmp, " stream=%" PRIu64, s->stream);
-            buf_put(&out, &len, &cap, tmp, (size_t)k);
+            sb_put(&out, tmp, (size_t)k);
         }
-        const char *r = ir_arena_strdup(a, out);
-        free(out);
-        return r;
+        return sb_done(v, &out);
     }
     case IR_FREE:
     case IR_OUTPUT: {
-        char *out = NULL;
-        size_t len = 0, cap = 0;
+        sbuf out;
+        sb_init(&out);
         const char *kw = s->kind == IR_FREE ? "free" : "output";
-        buf_put(&out, &len, &cap, kw, strlen(kw));
+        sb_put(&out, kw, strlen(kw));
         for (uint32_t i = 0; i < s->nnames; i++) {
-            buf_put(&out, &len, &cap, " ", 1);
-            buf_put(&out, &len, &cap, s->names[i].name,
-                    strlen(s->names[i].name));
+            sb_put(&out, " ", 1);
+            sb_put(&out, s->names[i].name, strlen(s->names[i].name));
         }
-        const char *r = ir_arena_strdup(a, out);
-        free(out);
-        return r;
+        return sb_done(v, &out);
     }
     default:
         return NULL;
@@ -508,22 +534,20 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
         return ir_arena_printf(v->a, "space %s capacity=%" PRIu64, s->name.name,
                                s->capacity);
     case IR_KERNEL: {
-        char *out = NULL;
-        size_t len = 0, cap = 0;
-        buf_put(&out, &len, &cap, "kernel ", 7);
-        buf_put(&out, &len, &cap, s->name.name, strlen(s->name.name));
+        sbuf out;
+        sb_init(&out);
+        sb_put(&out, "kernel ", 7);
+        sb_put(&out, s->name.name, strlen(s->name.name));
         for (uint32_t i = 0; i < s->nmodes; i++) {
             const char *m = s->modes[i] == IR_MODE_IN      ? "in"
                             : s->modes[i] == IR_MODE_OUT   ? "out"
                             : s->modes[i] == IR_MODE_INOUT ? "inout"
                                                            : "scalar";
-            buf_put(&out, &len, &cap, i ? ", " : "(", i ? 2 : 1);
-            buf_put(&out, &len, &cap, m, strlen(m));
+            sb_put(&out, i ? ", " : "(", i ? 2 : 1);
+            sb_put(&out, m, strlen(m));
         }
-        buf_put(&out, &len, &cap, s->nmodes ? ")" : "()", s->nmodes ? 1 : 2);
-        const char *r = ir_arena_strdup(v->a, out);
-        free(out);
-        return r;
+        sb_put(&out, s->nmodes ? ")" : "()", s->nmodes ? 1 : 2);
+        return sb_done(v, &out);
     }
     default:
         return "";
@@ -817,12 +841,12 @@ static void plan_kernels(vw *v) {
 
 static const char *ptr_type(const vw *v, int32_t val) {
     const ir_value *iv = &v->prog->values[val];
-    return ir_arena_printf(v->a, "%s%s *", v->is_const[val] ? "const " : "",
-                           ctype_of(iv->dtype));
+    return cat(v, 3, v->is_const[val] ? "const " : "", ctype_of(iv->dtype),
+               " *");
 }
 
 static const char *decl_of(const vw *v, int32_t val) {
-    return ir_arena_printf(v->a, "%s%s", ptr_type(v, val), v->local[val]);
+    return cat(v, 2, ptr_type(v, val), v->local[val]);
 }
 
 static void plan_values(vw *v) {
@@ -1088,9 +1112,9 @@ static json_t *kernels_json(vw *v) {
         set(o, "has_signature", json_boolean(p->kernels[k].sig_stmt >= 0));
         sets(o, "return", v->kernel_status ? "int" : "void");
         json_t *params = json_array();
-        char *decl = NULL;
-        size_t len = 0, cap = 0;
-        buf_put(&decl, &len, &cap, "", 0);
+        sbuf decl;
+        sb_init(&decl);
+        sb_put(&decl, "", 0);
         uint32_t n = v->knparams[k];
         for (uint32_t j = 0; j < n; j++) {
             json_t *q = json_object();
@@ -1106,16 +1130,15 @@ static json_t *kernels_json(vw *v) {
             set(q, "last", json_boolean(j + 1 == n));
             json_array_append_new(params, q);
             if (j)
-                buf_put(&decl, &len, &cap, ", ", 2);
-            buf_put(&decl, &len, &cap, v->kptype[k][j],
-                    strlen(v->kptype[k][j]));
+                sb_put(&decl, ", ", 2);
+            sb_put(&decl, v->kptype[k][j], strlen(v->kptype[k][j]));
         }
         set(o, "params", params);
         set(o, "nparams", json_integer(n));
-        sets(o, "params_decl", n ? decl : "void");
+        const char *ds = sb_done(v, &decl);
+        sets(o, "params_decl", n ? ds : "void");
         sets(o, "params_decl_stream",
-             ir_arena_printf(v->a, "%s%scudaStream_t", decl, n ? ", " : ""));
-        free(decl);
+             cat(v, 3, ds, n ? ", " : "", "cudaStream_t"));
         set(o, "last", json_boolean(k + 1 == p->nkernels));
         json_array_append_new(arr, o);
     }
@@ -1203,9 +1226,9 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     const char *sx = stream_expr(v, my);
     sets(b, "stream_expr", sx);
 
-    char *args = NULL;
-    size_t len = 0, cap = 0;
-    buf_put(&args, &len, &cap, "", 0);
+    sbuf args;
+    sb_init(&args);
+    sb_put(&args, "", 0);
     json_t *arr = json_array();
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     int32_t mybit = my < 0 ? 0 : (int32_t)stream_slot(v, (uint64_t)my) + 1;
@@ -1260,8 +1283,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         set(q, "last", json_boolean(j + 1 == s->nargs));
         json_array_append_new(arr, q);
         if (j)
-            buf_put(&args, &len, &cap, ", ", 2);
-        buf_put(&args, &len, &cap, ex, strlen(ex));
+            sb_put(&args, ", ", 2);
+        sb_put(&args, ex, strlen(ex));
     }
     /* one wait per stream this call depends on, in stream order */
     for (uint32_t bit = 0; bit < 64; bit++) {
@@ -1298,11 +1321,10 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     }
     set(b, "args", arr);
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
-    sets(b, "expr", ir_arena_printf(v->a, "%s(%s)", cn, args));
+    const char *as = sb_done(v, &args);
+    sets(b, "expr", cat(v, 4, cn, "(", as, ")"));
     sets(b, "expr_stream",
-         ir_arena_printf(v->a, "%s(%s%s%s)", cn, args, s->nargs ? ", " : "",
-                         sx));
-    free(args);
+         cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
     return e;
 }
 
@@ -1448,8 +1470,8 @@ static json_t *statements_json(vw *v) {
             sets(b, "new", s->name.name);
             sets(b, "old", s->old.name);
             sets(b, "comment",
-                 ir_arena_printf(v->a, "/* alias: %s = %s */", s->name.name,
-                                 s->old.name));
+                 cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name,
+                     " */"));
             sets(b, "local", v->local[val]);
             sets(b, "decl", decl_of(v, val));
             sets(b, "expr", alias_expr(v, val));
@@ -1466,7 +1488,7 @@ static json_t *statements_json(vw *v) {
                 json_t *b = ev_body(e, "del");
                 sets(b, "name", s->names[j].name);
                 sets(b, "comment",
-                     ir_arena_printf(v->a, "/* del %s */", s->names[j].name));
+                     cat(v, 3, "/* del ", s->names[j].name, " */"));
                 json_array_append_new(events, e);
             }
             break;
