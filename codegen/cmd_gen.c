@@ -138,6 +138,12 @@ int cg_cmd_gen(int argc, char **argv) {
         return 2;
     }
     const char *path = argv[optind];
+    struct stat tst;
+    if (tdir && (stat(tdir, &tst) != 0 || !S_ISDIR(tst.st_mode))) {
+        fprintf(stderr, "planwrap: error: --templates %s: not a directory\n",
+                tdir);
+        return 2;
+    }
 
     int status = 1;
     ir_arena *a = ir_arena_new();
