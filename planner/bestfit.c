@@ -23,9 +23,8 @@
  * are also tried two-sided: a buffer that cannot go at offset 0 goes as
  * high as it fits under the lower bound, which makes chains alternate
  * between the bottom and the top of the pool and reach the lower bound.
- * Above 131072 buffers only three passes run (size; contention and
- * start two-sided).  The smallest pool wins (the first pass on ties), so
- * the result is deterministic.
+ * Above 131072 buffers only two passes run (size; start two-sided).  The
+ * smallest pool wins (the first pass on ties), so the result is deterministic.
  */
 #include "planner/plan_internal.h"
 
@@ -100,6 +99,12 @@ static uint32_t bf_bucket(const plan_buf *b) {
     return k;
 }
 
+#if defined(__GNUC__)
+#define BF_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BF_PREFETCH(p) ((void)(p))
+#endif
+
 /* What a conflict scan reads about a position, in one record. */
 typedef struct bf_slot {
     uint32_t start;
@@ -133,16 +138,6 @@ typedef struct bf_ctx {
 
 static int bf_cmp_start_only(const void *ctx, uint32_t a, uint32_t b) {
     const plan_buf *bf = ctx;
-    if (bf[a].start != bf[b].start)
-        return bf[a].start < bf[b].start ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-static int bf_cmp_start_idx(const void *ctx, uint32_t a, uint32_t b) {
-    const plan_buf *bf = ctx;
-    uint32_t ka = bf_bucket(&bf[a]), kb = bf_bucket(&bf[b]);
-    if (ka != kb)
-        return ka < kb ? -1 : 1;
     if (bf[a].start != bf[b].start)
         return bf[a].start < bf[b].start ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -229,10 +224,28 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
         c->slot[i].end = -1;
     c->nplaced = 0;
     uint64_t top = 0;
+    uint64_t pa = c->pb->align ? c->pb->align : 1;
     for (uint32_t k = 0; k < c->m; k++) {
         uint32_t b = order[k];
         const plan_buf *bb = &c->pb->bufs[b];
-        uint64_t a = plan_buf_align(c->pb, bb), cand = 0;
+        if (!c->placed) {
+            /* the order is random in memory: prefetch what the next
+             * queries read (their buffer, their first candidates, then
+             * the start of each of their runs) */
+            if (k + 8 < c->m) {
+                BF_PREFETCH(&c->pb->bufs[order[k + 8]]);
+                BF_PREFETCH(&c->pos[order[k + 8]]);
+            }
+            if (k + 4 < c->m)
+                BF_PREFETCH(c->p0 + (size_t)c->pos[order[k + 4]] * c->nbk);
+            if (k + 2 < c->m) {
+                const uint32_t *r =
+                    c->p0 + (size_t)c->pos[order[k + 2]] * c->nbk;
+                for (uint32_t j = 0; j < c->nbk; j++)
+                    BF_PREFETCH(&c->slot[r[j] < c->m ? r[j] : 0]);
+            }
+        }
+        uint64_t a = bb->align > pa ? bb->align : pa, cand = 0;
         if (c->placed) {
             /* scan the placed buffers by offset; stop at the first gap
              * unless the two-sided pass needs every conflict */
@@ -321,8 +334,8 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     bf_key *keys = malloc(((size_t)n + 1) * sizeof *keys);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
     uint32_t *axis = NULL, *byst = NULL;
-    int64_t *live = NULL;
-    plan_segtree st = {0, NULL, NULL};
+    int64_t *live = NULL, *mt = NULL;
+    uint32_t *ti = NULL;
     c.ids = malloc(((size_t)n + 1) * sizeof *c.ids);
     c.pos = malloc(((size_t)n + 1) * sizeof *c.pos);
     c.starts = malloc(((size_t)n + 1) * sizeof *c.starts);
@@ -338,8 +351,24 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         rc = 0;
         goto out;
     }
-    if (plan_sort_idx(c.ids, c.m, bf_cmp_start_idx, bf) != 0)
+    /* start order (ties in buffer order), then a stable counting sort by
+     * lifetime bucket: bucket-major, start order inside each bucket */
+    byst = malloc((size_t)c.m * sizeof *byst);
+    if (!byst)
         goto out;
+    memcpy(byst, c.ids, (size_t)c.m * sizeof *byst);
+    if (plan_sort_idx(byst, c.m, bf_cmp_start_only, bf) != 0)
+        goto out;
+    {
+        uint32_t cnt[BF_BUCKETS + 1];
+        memset(cnt, 0, sizeof cnt);
+        for (uint32_t q = 0; q < c.m; q++)
+            cnt[bf_bucket(&bf[byst[q]]) + 1]++;
+        for (uint32_t k = 0; k < BF_BUCKETS; k++)
+            cnt[k + 1] += cnt[k];
+        for (uint32_t q = 0; q < c.m; q++)
+            c.ids[cnt[bf_bucket(&bf[byst[q]])]++] = byst[q];
+    }
     for (uint32_t p = 0; p < c.m; p++) {
         c.pos[c.ids[p]] = p;
         c.starts[p] = bf[c.ids[p]].start;
@@ -360,11 +389,7 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     /* first candidate of every buffer in every bucket: a monotone
      * pointer per bucket over the buffers in start order */
     c.p0 = malloc((size_t)c.m * c.nbk * sizeof *c.p0);
-    byst = malloc((size_t)c.m * sizeof *byst);
-    if (!c.p0 || !byst)
-        goto out;
-    memcpy(byst, c.ids, (size_t)c.m * sizeof *byst);
-    if (plan_sort_idx(byst, c.m, bf_cmp_start_only, bf) != 0)
+    if (!c.p0)
         goto out;
     {
         uint32_t ptr[BF_BUCKETS];
@@ -404,19 +429,34 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     if (na == UINT32_MAX)
         goto out;
     live = calloc((size_t)na + 1, sizeof *live);
-    if (!live || plan_segtree_init(&st, na) != 0)
+    ti = malloc(2 * (size_t)c.m * sizeof *ti);
+    mt = malloc(4 * ((size_t)na + 1) * sizeof *mt);
+    if (!live || !ti || !mt)
         goto out;
+    /* axis indices of every start and end, once */
     for (uint32_t p = 0; p < c.m; p++) {
         const plan_buf *b = &bf[c.ids[p]];
-        live[plan_time_index(axis, na, b->start)] += (int64_t)b->size;
-        live[plan_time_index(axis, na, b->end) + 1] -= (int64_t)b->size;
+        ti[2 * p] = plan_time_index(axis, na, b->start);
+        ti[2 * p + 1] = plan_time_index(axis, na, b->end);
     }
-    int64_t cur = 0, peak = 0;
-    for (uint32_t i = 0; i < na; i++) {
-        cur += live[i];
-        if (cur > peak)
-            peak = cur;
-        plan_segtree_add(&st, i, i, cur);
+    for (uint32_t p = 0; p < c.m; p++) {
+        const plan_buf *b = &bf[c.ids[p]];
+        live[ti[2 * p]] += (int64_t)b->size;
+        live[ti[2 * p + 1] + 1] -= (int64_t)b->size;
+    }
+    /* an iterative max tree over the live profile (leaves at mw..) */
+    uint32_t mw = 1;
+    while (mw < na)
+        mw *= 2;
+    {
+        int64_t cur = 0;
+        for (uint32_t i = 0; i < mw; i++) {
+            if (i < na)
+                cur += live[i];
+            mt[mw + i] = i < na ? cur : 0;
+        }
+        for (uint32_t i = mw - 1; i > 0; i--)
+            mt[i] = mt[2 * i] > mt[2 * i + 1] ? mt[2 * i] : mt[2 * i + 1];
     }
     /* the lower bound (sizes rounded to the pool alignment), the cap of
      * the two-sided passes */
@@ -426,8 +466,8 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         for (uint32_t p = 0; p < c.m; p++) {
             const plan_buf *b = &bf[c.ids[p]];
             int64_t sz = (int64_t)plan_align_up(b->size, pa);
-            live[plan_time_index(axis, na, b->start)] += sz;
-            live[plan_time_index(axis, na, b->end) + 1] -= sz;
+            live[ti[2 * p]] += sz;
+            live[ti[2 * p + 1] + 1] -= sz;
         }
         int64_t run = 0;
         for (uint32_t i = 0; i < na; i++) {
@@ -437,20 +477,25 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         }
         lb = plan_align_up(lb, pa);
     }
-    (void)peak;
 
     uint64_t best = UINT64_MAX;
-    /* (ordering, two-sided) per pass; above BF_LARGE buffers, three
-     * passes keep the time near a second for 10^6 buffers */
+    /* (ordering, two-sided) per pass; above BF_LARGE buffers, two passes
+     * (size; start two-sided) keep 10^6 buffers within a second or two */
     static const int full[][2] = {{0, 0}, {0, 1}, {1, 0}, {2, 0},
                                   {3, 0}, {3, 1}, {4, 0}, {4, 1}};
-    static const int large[][2] = {{0, 0}, {3, 1}, {4, 1}};
+    static const int large[][2] = {{0, 0}, {4, 1}};
     const int(*passes)[2] = c.m > BF_LARGE ? large : full;
-    int npasses = c.m > BF_LARGE ? 3 : 8;
+    int npasses = c.m > BF_LARGE ? 2 : 8;
     int sorted = -1;
     for (int pass = 0; pass < npasses; pass++) {
         int o = passes[pass][0];
         uint64_t cap = passes[pass][1] ? lb : 0;
+        if (o == 4 && c.m > BF_LARGE && o != sorted) {
+            /* large instances: start order, ties in buffer order, is the
+             * order computed above (saves a sort) */
+            memcpy(order, byst, (size_t)c.m * sizeof *order);
+            sorted = o;
+        }
         for (uint32_t p = 0; p < c.m && o != sorted; p++) {
             uint32_t i = c.ids[p];
             const plan_buf *b = &bf[i];
@@ -472,12 +517,23 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
                     b->size > UINT64_MAX / life ? UINT64_MAX : b->size * life;
                 k->k2 = b->size;
                 break;
-            case 3:
-                k->k1 = (uint64_t)plan_segtree_max(
-                    &st, plan_time_index(axis, na, b->start),
-                    plan_time_index(axis, na, b->end));
+            case 3: {
+                int64_t m = 0;
+                uint32_t l = ti[2 * p] + mw, r = ti[2 * p + 1] + mw + 1;
+                for (; l < r; l /= 2, r /= 2) {
+                    if (l & 1) {
+                        m = mt[l] > m ? mt[l] : m;
+                        l++;
+                    }
+                    if (r & 1) {
+                        r--;
+                        m = mt[r] > m ? mt[r] : m;
+                    }
+                }
+                k->k1 = (uint64_t)m;
                 k->k2 = b->size;
                 break;
+            }
             default: /* start ascending: keys are descending, so negate */
                 k->k1 = UINT64_MAX - b->start;
                 k->k2 = b->size;
@@ -507,7 +563,8 @@ out:
     free(order);
     free(axis);
     free(live);
-    plan_segtree_free(&st);
+    free(mt);
+    free(ti);
     free(c.ids);
     free(c.pos);
     free(c.starts);

@@ -471,6 +471,34 @@ static void test_bestfit_large_random(void **st) {
     free(off);
 }
 
+/* Above 131072 buffers bestfit runs two passes: a valid plan, between
+ * the lower bound and naive (the O(n log n) verifier only: the reference
+ * checker is quadratic). */
+static void test_bestfit_huge(void **st) {
+    (void)st;
+    enum { N = 140000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    uint64_t s = 4242, size, naive;
+    plan_problem pb = {N, bufs, 64, NULL};
+    for (uint32_t i = 0; i < N; i++) {
+        bufs[i].start = i;
+        bufs[i].end = i + (uint32_t)pt_below(&s, pt_below(&s, 50) ? 8 : 500);
+        bufs[i].size = 64 * (1 + pt_below(&s, 32));
+        bufs[i].align = 1;
+        bufs[i].color = -1;
+    }
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    char err[256] = "";
+    if (!plan_verify_problem(&pb, off, size, err, sizeof err))
+        fail_msg("seed 4242: %s", err);
+    assert_true(size >= plan_lower_bound(&pb));
+    assert_int_equal(plan_naive(&pb, off, &naive), 0);
+    assert_true(size <= naive);
+    free(bufs);
+    free(off);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mp1_single),
@@ -495,6 +523,7 @@ int main(void) {
         cmocka_unit_test(test_random_properties),
         cmocka_unit_test(test_verifier_cross_check),
         cmocka_unit_test(test_bestfit_large_random),
+        cmocka_unit_test(test_bestfit_huge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
