@@ -1,0 +1,52 @@
+/*
+ * tests/codegen/fuzz_gen.c - libFuzzer target for code generation: the
+ * input is IR text; when it loads and plans, the view is built for both
+ * targets and every built-in template is rendered (strict), which must
+ * succeed: a checked, planned program always has a complete view.  Large
+ * inputs are cut off to keep each run fast.
+ */
+#include "codegen/codegen.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 4096)
+        return 0;
+    FILE *sink = fopen("/dev/null", "w");
+    if (!sink)
+        return 0;
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(sink, 0);
+    const char *text = (const char *)data;
+    ir_diag_set_source(d, "fuzz.pw", text, size);
+    ir_program *p = ir_parse(a, "fuzz.pw", text, size, d);
+    if (p && ir_check(p, d)) {
+        plan_options o;
+        plan_options_init(&o);
+        o.memory_pool = (plan_memory_pool)(size % 4);
+        plan *pl = plan_program(a, p, &o, d);
+        for (int t = 0; pl && t < 2; t++) {
+            const char *target = t ? "cuda" : "c";
+            cg_view_options vo = {.kernel_status = (size & 4) != 0};
+            json_t *view = cg_build_view_opts(pl, target, &vo, d);
+            if (!view)
+                continue; /* a reported error (kernel arity, ...) */
+            size_t n = 0;
+            char **names = NULL, **contents = NULL;
+            size_t *lens = NULL;
+            if (!cg_render_target(view, target, NULL, &n, &names, &contents,
+                                  &lens))
+                abort(); /* a valid view must render */
+            cg_free_files(n, names, contents, lens);
+            json_decref(view);
+        }
+    }
+    ir_diag_free(d);
+    ir_arena_free(a);
+    fclose(sink);
+    return 0;
+}
