@@ -118,6 +118,7 @@ typedef struct sr {
     size_t ncst, capcst;
     uint32_t *chg;   /* scratch: buffers whose minimum offset rose */
     uint64_t *watch; /* per section: an unplaced buffer at its floor */
+    uint64_t *wcnt;  /* per buffer: sections it is the watch of */
 
     /* the current best layout of the class */
     uint64_t *best;
@@ -237,8 +238,15 @@ static bool rescan(sr *s, uint32_t k) {
             w = v;
         }
     }
-    if (w != s->watch[k] && !set(s, &s->watch[k], w))
-        return false;
+    uint64_t old = s->watch[k];
+    if (w != old) {
+        if (!set(s, &s->watch[k], w))
+            return false;
+        if (old != UNPLACED && !set(s, &s->wcnt[old], s->wcnt[old] - 1))
+            return false;
+        if (w != UNPLACED && !set(s, &s->wcnt[w], s->wcnt[w] + 1))
+            return false;
+    }
     if (lo != UINT64_MAX && lo > s->floor[k] && !set(s, &s->floor[k], lo))
         return false;
     return true;
@@ -256,7 +264,8 @@ static int place(sr *s, uint32_t u, uint64_t o) {
             return R_OOM;
     for (uint32_t e = s->adj_beg[u]; e < s->adj_beg[u + 1]; e++) {
         uint32_t v = s->adj[e];
-        uint64_t h = align_up(top, s->align[v]);
+        uint64_t a = s->align[v];
+        uint64_t h = a == 1 ? top : (top + a - 1) & ~(a - 1);
         if (s->minoff[v] >= h)
             continue;
         if (h + s->size[v] > s->cap)
@@ -266,7 +275,7 @@ static int place(sr *s, uint32_t u, uint64_t o) {
         s->chg[nchg++] = v;
     }
     /* every unplaced buffer of u's sections moved up to top (aligned) */
-    uint64_t top_a = align_up(top, s->align[u]);
+    uint64_t top_a = (top + s->align[u] - 1) & ~(s->align[u] - 1);
     for (uint32_t k = s->slo[u]; k < s->shi[u]; k++) {
         if (!set(s, &s->total[k], s->total[k] - s->size[u]))
             return R_OOM;
@@ -283,6 +292,8 @@ static int place(sr *s, uint32_t u, uint64_t o) {
     /* elsewhere only where the buffer holding the minimum moved */
     for (uint32_t i = 0; i < nchg; i++) {
         uint32_t v = s->chg[i];
+        if (!s->wcnt[v])
+            continue; /* holds no section's minimum */
         for (uint32_t k = s->slo[v]; k < s->shi[v]; k++) {
             if (k >= s->slo[u] && k < s->shi[u])
                 k = s->shi[u];
@@ -593,6 +604,7 @@ static void sr_free(sr *s) {
     free(s->cst);
     free(s->chg);
     free(s->watch);
+    free(s->wcnt);
     free(s->best);
 }
 
@@ -797,6 +809,7 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     s->best = calloc(m1, sizeof *s->best);
     s->chg = calloc(m1, sizeof *s->chg);
     s->width = calloc(m1, sizeof *s->width);
+    s->wcnt = calloc(m1, sizeof *s->wcnt);
     uint64_t *pts = calloc(2 * m1, sizeof *pts);
     if (!s->size || !s->align || !s->slo || !s->shi || !s->off || !s->minoff ||
         !s->best || !s->chg || !pts) {
@@ -807,6 +820,8 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     for (uint32_t i = 0; i < m; i++) {
         const plan_buf *b = &pb->bufs[ids[i]];
         uint64_t a = b->align > A ? b->align : A;
+        if (a & (a - 1))
+            return -1; /* alignments are powers of two (planner.h) */
         s->align[i] = a;
         s->size[i] = align_up(b->size, A);
         g = gcd64(g, s->size[i]);
@@ -857,10 +872,13 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     }
     if (sr_parts(s) != 0 || sr_ranks(s) != 0)
         return -1;
-    for (uint32_t k = 0; k < s->nsec; k++)
-        s->watch[k] = s->sec_beg[k] < s->sec_beg[k + 1]
-                          ? s->sec_mem[s->sec_beg[k]]
-                          : UNPLACED;
+    for (uint32_t k = 0; k < s->nsec; k++) {
+        s->watch[k] = UNPLACED;
+        if (s->sec_beg[k] < s->sec_beg[k + 1]) {
+            s->watch[k] = s->sec_mem[s->sec_beg[k]];
+            s->wcnt[s->watch[k]]++;
+        }
+    }
     return 0;
 }
 
@@ -1101,8 +1119,9 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
         if (!b->size)
             continue;
         uint64_t es = align_up(b->size, A);
-        if (es > (UINT64_MAX >> 2) - sum)
-            overflow = true;
+        if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
+            (A & (A - 1)))
+            overflow = true; /* out of contract: keep the bestfit plan */
         else
             sum += es;
         keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;

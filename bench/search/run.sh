@@ -17,9 +17,9 @@ data="$root/bench/data/minimalloc"
 echo "-- capacity 1048576 (default budget, 60 s safety stop)"
 "$bin" fit 1048576 0 60 "$data"/*.csv
 echo
-echo "-- minimisation, budget 3000000 steps (60 s safety stop)"
+echo "-- minimisation, budget 1500000 steps (60 s safety stop)"
 echo "   best known here: D 1031168 (lower bound 986112), J 1041408 (989184)"
-"$bin" min 3000000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
+"$bin" min 1500000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
 echo
 echo "-- models: search (default budget) vs bestfit, per pool"
 "$bin" models 0 "$root"/tests/data/models/*.pw
