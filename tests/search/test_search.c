@@ -328,21 +328,31 @@ static void test_determinism(void **state) {
     }
 }
 
-/* A MiniMalloc instance in capacity mode: a perfect packing exists. */
-static void test_minimalloc_g(void **state) {
-    (void)state;
-    const char *path = PW_SOURCE_DIR "/bench/data/minimalloc/G.1048576.csv";
+/* Reads a minimalloc instance of the repository into pb (in a). */
+static void read_instance(ir_arena *a, const char *name, plan_problem *pb) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/data/minimalloc/%s", PW_SOURCE_DIR,
+             name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     char *text = malloc(1 << 20);
     assert_non_null(text);
     size_t len = fread(text, 1, (1 << 20) - 1, f);
     fclose(f);
-    ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 10);
+    assert_true(plan_read_csv(a, path, text, len, pb, d));
+    ir_diag_free(d);
+    free(text);
+}
+
+/* A MiniMalloc instance in capacity mode: a perfect packing exists. */
+static void test_minimalloc_g(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
     plan_problem pb;
-    assert_true(plan_read_csv(a, path, text, len, &pb, d));
+    read_instance(a, "G.1048576.csv", &pb);
     uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    assert_non_null(off);
     plan_search_opts o = {.capacity = 1048576};
     plan_search_stats st;
     assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
@@ -357,8 +367,29 @@ static void test_minimalloc_g(void **state) {
     assert_non_null(strstr(msg, "fits in 1048576 bytes"));
     assert_non_null(strstr(msg, "optimal"));
     free(off);
-    free(text);
-    ir_diag_free(d);
+    ir_arena_free(a);
+}
+
+/* The time limit is a reported safety stop; the plan stays valid. */
+static void test_time_limit(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
+    plan_problem pb;
+    read_instance(a, "J.1048576.csv", &pb);
+    uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_opts o = {.budget = 100000, .time_limit = 1e-9};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.time_limit_hit);
+    assert_false(st.optimal);
+    assert_true(size <= st.start_size);
+    assert_true(st.steps < 100000);
+    char msg[256];
+    plan_search_describe(msg, sizeof msg, size, &o, &st);
+    assert_non_null(strstr(msg, "time limit hit"));
+    free(off);
     ir_arena_free(a);
 }
 
@@ -418,6 +449,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_capacity_fixed),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_minimalloc_g),
+        cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_large_and_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
