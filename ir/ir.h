@@ -327,7 +327,10 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
 
 /* Checks every rule of docs/ir.md, reporting all errors (and warnings
  * such as storages never freed) to `d`, and fills the "after ir_check"
- * fields.  Returns true when there were no errors.  O(n) expected. */
+ * fields.  Returns true when there were no errors.  O(n).  May be run
+ * again after editing the statements; a program built by hand (not by
+ * ir_parse) is fine too.  The names of a parsed program are interned:
+ * after replacing a name pointer, set p->names_interned = false. */
 bool ir_check(ir_program *p, ir_diag *d);
 
 /* Prints the program in canonical form: parse(print(p)) has the same
