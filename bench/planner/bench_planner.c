@@ -151,10 +151,10 @@ static int run_scale(void) {
             return 1;
     }
     /* least-squares slope of log t against log n, on the time per pass
-     * (bestfit runs 8 passes up to 131072 buffers, 2 above) */
+     * (bestfit runs 11 passes up to 131072 buffers, 2 above) */
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (int k = 0; k < 4; k++) {
-        double tp = t[k] / (ns[k] > 131072 ? 2.0 : 8.0);
+        double tp = t[k] / (ns[k] > 131072 ? 2.0 : 11.0);
         double x = log((double)ns[k]), y = log(tp > 1e-9 ? tp : 1e-9);
         sx += x;
         sy += y;
