@@ -85,7 +85,8 @@ static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
 }
 
 static int cg_run_algo(const plan_problem *pb, const plan_options *o,
-                       uint64_t *off, uint64_t *size, bool *time_hit) {
+                       uint64_t *off, uint64_t *size, bool *time_hit,
+                       char *note, size_t notelen) {
     switch (o->algo) {
     case PLAN_NAIVE:
         return plan_naive(pb, off, size);
@@ -100,6 +101,8 @@ static int cg_run_algo(const plan_problem *pb, const plan_options *o,
         memset(&st, 0, sizeof st);
         int rc = plan_search(pb, &o->search, off, size, &st);
         *time_hit = st.time_limit_hit;
+        if (rc == 0)
+            plan_search_describe(note, notelen, *size, &o->search, &st);
         return rc;
     }
     }
@@ -136,7 +139,9 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
     model = cg_csv_model(path);
     uint64_t size = 0, naive = 0;
     bool time_hit = false;
-    if (!off || !noff || !model || cg_run_algo(&pb, o, off, &size, &time_hit) ||
+    char note[512] = "";
+    if (!off || !noff || !model ||
+        cg_run_algo(&pb, o, off, &size, &time_hit, note, sizeof note) ||
         plan_naive(&pb, noff, &naive)) {
         fprintf(stderr, "planwrap: error: out of memory\n");
         goto done;
@@ -167,6 +172,8 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                 size, lb);
         cg_ratio(f, size, lb);
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffers\n", naive, pb.n);
+        if (note[0])
+            fprintf(f, "search pool0: %s\n", note);
         if (time_hit)
             fprintf(f, "note: the search stopped at its time limit\n");
         fclose(f);
@@ -254,6 +261,8 @@ static void cg_emit_summary(FILE *f, const plan *pl) {
         if (pool->has_capacity)
             fprintf(f, ", capacity %" PRIu64, pool->capacity);
         fputc('\n', f);
+        if (pool->search_note)
+            fprintf(f, "search %s: %s\n", pool->name, pool->search_note);
         total += pool->size;
         total_lb += pool->lower_bound;
         total_naive += pool->naive_size;

@@ -167,6 +167,9 @@ typedef struct plan_pool {
     bool has_capacity;
     uint64_t capacity;
     uint32_t nstorages;
+    /* --algo search: plan_search_describe's line for this pool (in the
+     * plan's arena), else NULL.  (Added by the planner engineer.) */
+    const char *search_note;
 } plan_pool;
 
 /* One planned storage (an `alloc`). */

@@ -148,9 +148,9 @@ static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
 }
 
 /* Runs the chosen algorithm on one pool's problem. */
-static int pp_run(const plan_problem *pb, const plan_options *o,
+static int pp_run(ir_arena *a, const plan_problem *pb, const plan_options *o,
                   uint64_t capacity, uint64_t *off, uint64_t *size,
-                  bool *time_hit) {
+                  bool *time_hit, const char **note) {
     switch (o->algo) {
     case PLAN_NAIVE:
         return plan_naive(pb, off, size);
@@ -169,6 +169,11 @@ static int pp_run(const plan_problem *pb, const plan_options *o,
         int rc = plan_search(pb, &so, off, size, &st);
         if (st.time_limit_hit)
             *time_hit = true;
+        if (rc == 0) {
+            char buf[512];
+            plan_search_describe(buf, sizeof buf, *size, &so, &st);
+            *note = ir_arena_strdup(a, buf);
+        }
         return rc;
     }
     }
@@ -317,8 +322,9 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         }
         uint64_t *off = ir_arena_array(a, pb.n + 1, sizeof *off);
         uint64_t size = 0;
-        if (pp_run(&pb, o, pool->has_capacity ? pool->capacity : 0, off, &size,
-                   &pl->search_time_limit_hit) != 0) {
+        if (pp_run(a, &pb, o, pool->has_capacity ? pool->capacity : 0, off,
+                   &size, &pl->search_time_limit_hit,
+                   &pool->search_note) != 0) {
             ir_diag_report(d, IR_SEV_ERROR, 0, 0,
                            "out of memory while planning pool %s", pool->name);
             ok = false;
