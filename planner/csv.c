@@ -5,7 +5,7 @@
  *   file   = header { row } ;
  *   header = "id,lower,upper,size" ;
  *   row    = ID "," INT "," INT "," INT ;     (blank lines are skipped)
- * ID is any non-empty text without a comma; INT a decimal integer.  The
+ * ID is printable ASCII without spaces or commas; INT a decimal integer.  The
  * live range [lower, upper) becomes the inclusive [lower, upper - 1]; the
  * times must fit in 32 bits, the size in 63.  Every error names
  * FILE:LINE:COL through ir_diag; all rows are checked, so several errors
@@ -140,6 +140,13 @@ bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
             ir_diag_report(d, IR_SEV_ERROR, line, 1, "empty id");
             ok = false;
         }
+        for (const char *q = f[0]; q < fe[0] && ok; q++)
+            if ((unsigned char)*q < 0x21 || (unsigned char)*q > 0x7e) {
+                ir_diag_report(d, IR_SEV_ERROR, line, (uint32_t)(q - p) + 1,
+                               "bad id: only printable ASCII without spaces "
+                               "is allowed");
+                ok = false;
+            }
         static const char *const what[] = {"lower", "upper", "size"};
         uint64_t v[3] = {0, 0, 0};
         for (int k = 0; k < 3; k++) {

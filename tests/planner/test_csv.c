@@ -76,6 +76,9 @@ static void test_errors(void **st) {
          "t.csv:2:4: error: ", "NUL byte"},
         {"id,lower,upper,size\n1,-1,5,1\n", 0,
          "t.csv:2:3: error: ", "bad lower"},
+        {"id,lower,upper,size\na b,0,5,1\n", 0, "t.csv:2:2: error: ", "bad id"},
+        {"id,lower,upper,size\n\xc3\xa9,0,5,1\n", 0,
+         "t.csv:2:1: error: ", "bad id"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const bad_case *c = &cases[i];
