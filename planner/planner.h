@@ -64,8 +64,10 @@ typedef enum plan_algo {
 const char *plan_algo_name(plan_algo a);
 bool plan_algo_parse(const char *s, plan_algo *out);
 
-/* Max over time of the sum of live sizes (each rounded up to its
- * alignment and the pool's).  O(n log n). */
+/* Max over time of the sum of live sizes (each rounded up to the pool's
+ * alignment; a buffer's own larger alignment is not counted, as it does
+ * not always cost padding), rounded up to the pool's alignment.  No valid
+ * plan is smaller.  O(n log n). */
 uint64_t plan_lower_bound(const plan_problem *pb);
 
 /* Each algorithm fills offsets[0..n) and *size (the pool size, a multiple
