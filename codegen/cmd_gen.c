@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static void cg_gen_usage(FILE *out) {
     fprintf(out,
@@ -63,6 +65,39 @@ static bool cg_mkdirs(const char *dir) {
     }
     free(buf);
     return ok;
+}
+
+/* PLANWRAP_TIMES=1 in the environment prints the CPU and wall time of
+ * every phase of `gen` to stderr (for bench/codegen/run.sh). */
+typedef struct cg_clock {
+    bool on;
+    double cpu, wall;
+} cg_clock;
+
+static void cg_clock_now(double *cpu, double *wall, long *rss) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *rss = ru.ru_maxrss;
+    *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    *wall = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void cg_clock_lap(cg_clock *c, const char *phase) {
+    if (!c->on)
+        return;
+    double cpu, wall;
+    long rss;
+    cg_clock_now(&cpu, &wall, &rss);
+    if (phase)
+        fprintf(stderr,
+                "planwrap: time: %-8s cpu %7.1f ms, wall %7.1f ms, "
+                "max rss %6.1f MB\n",
+                phase, cpu - c->cpu, wall - c->wall, (double)rss / 1024.0);
+    c->cpu = cpu;
+    c->wall = wall;
 }
 
 int cg_cmd_gen(int argc, char **argv) {
@@ -155,20 +190,28 @@ int cg_cmd_gen(int argc, char **argv) {
     bool have_files = false;
     bool arena_on = false;
 
+    const char *times = getenv("PLANWRAP_TIMES");
+    cg_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
+    cg_clock_lap(&clk, NULL);
+
     ir_program *prog = ir_load(a, path, d);
     if (!prog)
         goto done;
+    cg_clock_lap(&clk, "load");
     plan *pl = plan_program(a, prog, &po, d);
     if (!pl)
         goto done;
+    cg_clock_lap(&clk, "plan");
     cg_json_arena_begin();
     arena_on = true;
     view = cg_build_view_opts(pl, target, &vo, d);
     if (!view)
         goto done;
+    cg_clock_lap(&clk, "view");
     if (!cg_render_target(view, target, tdir, &nfiles, &names, &contents,
                           &lens))
         goto done;
+    cg_clock_lap(&clk, "render");
     have_files = true;
     if (!cg_mkdirs(outdir)) {
         fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
@@ -203,6 +246,7 @@ int cg_cmd_gen(int argc, char **argv) {
     free(paths);
     if (ok)
         status = 0;
+    cg_clock_lap(&clk, "write");
 
 done:
     if (have_files)

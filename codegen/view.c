@@ -80,7 +80,17 @@ typedef struct vw {
 
     /* outputs */
     bool *out_copy; /* per output position: copied at the output stmt */
+
+    /* stmt_text per statement, computed once (input hash and comments) */
+    const char **stmt_txt;
+    bool *stmt_txt_done;
 } vw;
+
+static const char *vfmt(const vw *v, const char *f, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 static bool set_has(const cg_nameset *s, const char *name) {
     cg_name *f = NULL;
@@ -104,7 +114,7 @@ static void set_clear(cg_nameset *s) {
 static const char *set_unique(vw *v, cg_nameset *s, const char *base) {
     const char *cand = ir_arena_strdup(v->a, base);
     for (unsigned k = 2; set_has(s, cand); k++)
-        cand = ir_arena_printf(v->a, "%s_%u", base, k);
+        cand = vfmt(v, "%s_%u", base, k);
     set_add(v, s, cand);
     return cand;
 }
@@ -129,7 +139,7 @@ static const char *const cg_keywords[] = {
 static const char *field_base(vw *v, const char *name) {
     for (size_t i = 0; i < sizeof cg_keywords / sizeof cg_keywords[0]; i++)
         if (strcmp(name, cg_keywords[i]) == 0)
-            return ir_arena_printf(v->a, "%s_", name);
+            return vfmt(v, "%s_", name);
     return name;
 }
 
@@ -346,6 +356,160 @@ static const char *sb_done(const vw *v, sbuf *b) {
     return r;
 }
 
+/* Appends the decimal digits of x. */
+static void sb_u64(sbuf *b, uint64_t x) {
+    char tmp[24], *e = tmp + sizeof tmp, *q = e;
+    do {
+        *--q = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    sb_put(b, q, (size_t)(e - q));
+}
+
+/* printf into the arena without the cost of stdio (the view formats
+ * tens of thousands of short strings): handles %s, %c, %%, the integer
+ * conversions d i u x with the l/ll/z/j length modifiers, and the flags
+ * '-' and '0' with a width (digits or '*'); anything else falls back to
+ * vsnprintf. */
+
+static const char *vfmt(const vw *v, const char *f, ...) {
+    sbuf b;
+    sb_init(&b);
+    va_list ap;
+    va_start(ap, f);
+    const char *p = f;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            sb_puts(&b, p);
+            break;
+        }
+        sb_put(&b, p, (size_t)(pct - p));
+        p = pct + 1;
+        bool left = false, zero = false;
+        for (;; p++) {
+            if (*p == '-')
+                left = true;
+            else if (*p == '0')
+                zero = true;
+            else
+                break;
+        }
+        int width = 0;
+        if (*p == '*') {
+            width = va_arg(ap, int);
+            if (width < 0) {
+                left = true;
+                width = -width;
+            }
+            p++;
+        } else {
+            while (*p >= '0' && *p <= '9')
+                width = width * 10 + (*p++ - '0');
+        }
+        int lmod = 0; /* 0 int, 1 long, 2 long long, 3 size_t, 4 intmax */
+        if (*p == 'l') {
+            lmod = 1;
+            if (*++p == 'l') {
+                lmod = 2;
+                p++;
+            }
+        } else if (*p == 'z') {
+            lmod = 3;
+            p++;
+        } else if (*p == 'j') {
+            lmod = 4;
+            p++;
+        }
+        char tmp[72], *e = tmp + sizeof tmp, *q = e;
+        const char *piece;
+        size_t plen;
+        char conv = *p ? *p++ : '\0';
+        switch (conv) {
+        case 's':
+            piece = va_arg(ap, const char *);
+            plen = strlen(piece);
+            zero = false;
+            break;
+        case 'c':
+            tmp[0] = (char)va_arg(ap, int);
+            piece = tmp;
+            plen = 1;
+            zero = false;
+            break;
+        case '%':
+            piece = "%";
+            plen = 1;
+            width = 0;
+            break;
+        case 'd':
+        case 'i':
+        case 'u':
+        case 'x': {
+            bool sgn = conv == 'd' || conv == 'i';
+            uint64_t u;
+            bool neg = false;
+            if (sgn) {
+                int64_t x = lmod == 0   ? va_arg(ap, int)
+                            : lmod == 1 ? va_arg(ap, long)
+                            : lmod == 2 ? va_arg(ap, long long)
+                            : lmod == 3 ? (int64_t)va_arg(ap, size_t)
+                                        : (int64_t)va_arg(ap, intmax_t);
+                neg = x < 0;
+                u = neg ? 0u - (uint64_t)x : (uint64_t)x;
+            } else {
+                u = lmod == 0   ? va_arg(ap, unsigned)
+                    : lmod == 1 ? va_arg(ap, unsigned long)
+                    : lmod == 2 ? va_arg(ap, unsigned long long)
+                    : lmod == 3 ? va_arg(ap, size_t)
+                                : (uint64_t)va_arg(ap, uintmax_t);
+            }
+            unsigned base = conv == 'x' ? 16u : 10u;
+            do {
+                *--q = "0123456789abcdef"[u % base];
+                u /= base;
+            } while (u);
+            if (zero && !left)
+                while ((int)(e - q) + (neg ? 1 : 0) < width && q > tmp + 1)
+                    *--q = '0';
+            if (neg)
+                *--q = '-';
+            piece = q;
+            plen = (size_t)(e - q);
+            break;
+        }
+        default: {
+            /* not supported here: let stdio format the whole string */
+            va_end(ap);
+            if (b.p != b.inl)
+                free(b.p);
+            va_start(ap, f);
+            va_list aq;
+            va_copy(aq, ap);
+            int n = vsnprintf(NULL, 0, f, ap);
+            va_end(ap);
+            char *r = ir_arena_alloc(v->a, n > 0 ? (size_t)n + 1 : 1);
+            r[0] = '\0';
+            if (n > 0)
+                vsnprintf(r, (size_t)n + 1, f, aq);
+            va_end(aq);
+            return r;
+        }
+        }
+        size_t pad =
+            width > 0 && (size_t)width > plen ? (size_t)width - plen : 0;
+        if (!left)
+            for (size_t i = 0; i < pad; i++)
+                sb_put(&b, " ", 1);
+        sb_put(&b, piece, plen);
+        if (left)
+            for (size_t i = 0; i < pad; i++)
+                sb_put(&b, " ", 1);
+    }
+    va_end(ap);
+    return sb_done(v, &b);
+}
+
 /* Concatenates n strings into the arena. */
 static const char *cat(const vw *v, int n, ...) {
     sbuf b;
@@ -404,10 +568,9 @@ static const char *type_text(vw *v, const ir_type *t) {
     sb_put(&out, n, strlen(n));
     sb_put(&out, "[", 1);
     for (uint32_t i = 0; i < t->ndim; i++) {
-        char tmp[32];
-        int k =
-            snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "", t->dims[i]);
-        sb_put(&out, tmp, (size_t)k);
+        if (i)
+            sb_put(&out, ",", 1);
+        sb_u64(&out, t->dims[i]);
     }
     sb_put(&out, "]", 1);
     return sb_done(v, &out);
@@ -432,15 +595,15 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
     if (s->has_stride) {
         sb_put(&out, " stride=[", 9);
         for (uint32_t i = 0; i < s->nstrides; i++) {
-            int k = snprintf(tmp, sizeof tmp, "%s%" PRIu64, i ? "," : "",
-                             s->strides[i]);
-            sb_put(&out, tmp, (size_t)k);
+            if (i)
+                sb_put(&out, ",", 1);
+            sb_u64(&out, s->strides[i]);
         }
         sb_put(&out, "]", 1);
     }
     if (s->align) {
-        int k = snprintf(tmp, sizeof tmp, " align=%" PRIu64, s->align);
-        sb_put(&out, tmp, (size_t)k);
+        sb_put(&out, " align=", 7);
+        sb_u64(&out, s->align);
     }
     if (s->comm.name) {
         sb_put(&out, " comm=", 6);
@@ -453,26 +616,23 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
     return sb_done(v, &out);
 }
 
-static const char *stmt_text(vw *v, const ir_stmt *s) {
-    ir_arena *a = v->a;
+static const char *stmt_text_of(vw *v, const ir_stmt *s) {
     switch (s->kind) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
-        return ir_arena_printf(a, "%s %s %s%s",
-                               s->kind == IR_INPUT   ? "input"
-                               : s->kind == IR_CONST ? "const"
-                                                     : "alloc",
-                               s->name.name, type_text(v, &s->type),
-                               attrs_text(v, s));
+        return vfmt(v, "%s %s %s%s",
+                    s->kind == IR_INPUT   ? "input"
+                    : s->kind == IR_CONST ? "const"
+                                          : "alloc",
+                    s->name.name, type_text(v, &s->type), attrs_text(v, s));
     case IR_ALIAS: {
         const char *t = s->has_type ? type_text(v, &s->type) : NULL;
         if (s->has_offset)
-            return ir_arena_printf(a, "alias %s = %s%s%s offset=%" PRIu64,
-                                   s->name.name, s->old.name, t ? " " : "",
-                                   t ? t : "", s->offset);
-        return ir_arena_printf(a, "alias %s = %s%s%s", s->name.name,
-                               s->old.name, t ? " " : "", t ? t : "");
+            return vfmt(v, "alias %s = %s%s%s offset=%" PRIu64, s->name.name,
+                        s->old.name, t ? " " : "", t ? t : "", s->offset);
+        return vfmt(v, "alias %s = %s%s%s", s->name.name, s->old.name,
+                    t ? " " : "", t ? t : "");
     }
     case IR_CALL: {
         sbuf out;
@@ -495,9 +655,8 @@ static const char *stmt_text(vw *v, const ir_stmt *s) {
         }
         sb_put(&out, ")", 1);
         if (s->has_stream) {
-            char tmp[40];
-            int k = snprintf(tmp, sizeof tmp, " stream=%" PRIu64, s->stream);
-            sb_put(&out, tmp, (size_t)k);
+            sb_put(&out, " stream=", 8);
+            sb_u64(&out, s->stream);
         }
         return sb_done(v, &out);
     }
@@ -518,6 +677,17 @@ static const char *stmt_text(vw *v, const ir_stmt *s) {
     }
 }
 
+/* The one-line text of statement s (NULL for statements that emit no
+ * comment), computed once per statement. */
+static const char *stmt_text(vw *v, const ir_stmt *s) {
+    uint32_t i = s->index;
+    if (!v->stmt_txt_done[i]) {
+        v->stmt_txt[i] = stmt_text_of(v, s);
+        v->stmt_txt_done[i] = true;
+    }
+    return v->stmt_txt[i];
+}
+
 /* ------------------------------------------------------------------ */
 static const char *canon_line(vw *v, const ir_stmt *s) {
     const char *t = stmt_text(v, s);
@@ -526,13 +696,11 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
     char dev[24];
     switch (s->kind) {
     case IR_MODEL:
-        return ir_arena_printf(v->a, "model %s", s->name.name);
+        return vfmt(v, "model %s", s->name.name);
     case IR_DEVICE:
-        return ir_arena_printf(v->a, "device %s",
-                               ir_device_str(s->device, dev, sizeof dev));
+        return vfmt(v, "device %s", ir_device_str(s->device, dev, sizeof dev));
     case IR_SPACE:
-        return ir_arena_printf(v->a, "space %s capacity=%" PRIu64, s->name.name,
-                               s->capacity);
+        return vfmt(v, "space %s capacity=%" PRIu64, s->name.name, s->capacity);
     case IR_KERNEL: {
         sbuf out;
         sb_init(&out);
@@ -565,7 +733,7 @@ static const char *input_hash(vw *v) {
         h ^= '\n';
         h *= 0x100000001b3u;
     }
-    return ir_arena_printf(v->a, "%016" PRIx64, h);
+    return vfmt(v, "%016" PRIx64, h);
 }
 
 static const char *base_name(const char *path) {
@@ -591,8 +759,7 @@ static void name_kernels(vw *v) {
     for (uint32_t k = 0; k < p->nkernels; k++)
         if (!v->kname[k])
             v->kname[k] = set_unique(
-                v, &v->ids,
-                ir_arena_printf(v->a, "%s_k_%s", v->M, p->kernels[k].name));
+                v, &v->ids, vfmt(v, "%s_k_%s", v->M, p->kernels[k].name));
 }
 
 static void name_fixed(vw *v) {
@@ -602,7 +769,7 @@ static void name_fixed(vw *v) {
         "run_static", "ctx",    "init",    "fini",
     };
     for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
-        set_add(v, &v->ids, ir_arena_printf(v->a, "%s_%s", v->M, api[i]));
+        set_add(v, &v->ids, vfmt(v, "%s_%s", v->M, api[i]));
     static const char *const rt[] = {"alloc_from_pool", "pw_pool", "pw_rt_fail",
                                      "pw_comm_alloc", "pw_comm_free"};
     for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++)
@@ -615,10 +782,8 @@ static void name_fixed(vw *v) {
     v->p_stream = set_unique(v, &v->ids, "stream");
     v->rc = set_unique(v, &v->ids, "rc");
     v->pools_var = set_unique(v, &v->ids, "pools");
-    v->copy_fn =
-        set_unique(v, &v->ids, ir_arena_printf(v->a, "%s_copy_bytes", v->M));
-    v->check_macro =
-        set_unique(v, &v->ids, ir_arena_printf(v->a, "%s_CHECK", v->M));
+    v->copy_fn = set_unique(v, &v->ids, vfmt(v, "%s_copy_bytes", v->M));
+    v->check_macro = set_unique(v, &v->ids, vfmt(v, "%s_CHECK", v->M));
 }
 
 /* ------------------------------------------------------------------ */
@@ -695,8 +860,8 @@ static void plan_pools(vw *v) {
     }
     for (uint32_t i = 0; i < np; i++) {
         v->pool_upper[i] = set_unique(v, &stems, upper(v, v->pool_name[i]));
-        v->pool_local[i] = set_unique(
-            v, &v->ids, ir_arena_printf(v->a, "pool_%s", v->pool_name[i]));
+        v->pool_local[i] =
+            set_unique(v, &v->ids, vfmt(v, "pool_%s", v->pool_name[i]));
     }
     set_clear(&fields);
     set_clear(&stems);
@@ -711,10 +876,9 @@ static void plan_pools(vw *v) {
         const plan_storage *st = &pl->storages[s];
         const ir_value *iv = &p->values[st->value];
         const char *stem = set_unique(v, &bufs, upper(v, iv->name));
-        v->off_macro[s] = ir_arena_printf(v->a, "%s_BUF_%s_OFFSET", v->M, stem);
-        v->size_macro[s] = ir_arena_printf(v->a, "%s_BUF_%s_SIZE", v->M, stem);
-        v->align_macro[s] =
-            ir_arena_printf(v->a, "%s_BUF_%s_ALIGN", v->M, stem);
+        v->off_macro[s] = vfmt(v, "%s_BUF_%s_OFFSET", v->M, stem);
+        v->size_macro[s] = vfmt(v, "%s_BUF_%s_SIZE", v->M, stem);
+        v->align_macro[s] = vfmt(v, "%s_BUF_%s_ALIGN", v->M, stem);
         uint64_t pa = v->pool_align[v->spool[s]];
         v->salign[s] = iv->align > pa ? iv->align : pa;
     }
@@ -823,8 +987,7 @@ static void plan_kernels(vw *v) {
                 const char *t = vd ? "void" : ctype_of((ir_dtype)dt[k][j]);
                 v->kconst[k][j] = c;
                 v->kvoid[k][j] = vd;
-                v->kptype[k][j] =
-                    ir_arena_printf(v->a, "%s%s *", c ? "const " : "", t);
+                v->kptype[k][j] = vfmt(v, "%s%s *", c ? "const " : "", t);
             } else if (kind & K_STR) {
                 v->kptype[k][j] = "const char *";
             } else if (kind & K_FLOAT) {
@@ -857,8 +1020,7 @@ static void plan_values(vw *v) {
     v->is_const = ir_arena_array(v->a, nv + 1, sizeof(bool));
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
-        v->local[i] =
-            set_unique(v, &v->ids, ir_arena_printf(v->a, "b_%s", iv->name));
+        v->local[i] = set_unique(v, &v->ids, vfmt(v, "b_%s", iv->name));
         const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
         v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
     }
@@ -887,12 +1049,11 @@ static const char *alias_expr(const vw *v, int32_t val) {
     if (iv->byte_offset == 0 && iv->dtype == rv->dtype)
         return v->local[r];
     if (iv->byte_offset == 0)
-        return ir_arena_printf(v->a, "(%s)(%svoid *)%s", ptr_type(v, val),
-                               c ? "const " : "", v->local[r]);
-    return ir_arena_printf(
-        v->a, "(%s)(%svoid *)((%sunsigned char *)%s + %" PRIu64 ")",
-        ptr_type(v, val), c ? "const " : "", c ? "const " : "", v->local[r],
-        iv->byte_offset);
+        return vfmt(v, "(%s)(%svoid *)%s", ptr_type(v, val), c ? "const " : "",
+                    v->local[r]);
+    return vfmt(v, "(%s)(%svoid *)((%sunsigned char *)%s + %" PRIu64 ")",
+                ptr_type(v, val), c ? "const " : "", c ? "const " : "",
+                v->local[r], iv->byte_offset);
 }
 
 /* ------------------------------------------------------------------ */
@@ -902,7 +1063,7 @@ static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
     const ir_program *p = v->prog;
     uint32_t a = start < p->nstmts ? p->stmts[start].loc.line : 0;
     uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
-    return ir_arena_printf(v->a, "%" PRIu32 "-%" PRIu32, a, b);
+    return vfmt(v, "%" PRIu32 "-%" PRIu32, a, b);
 }
 
 static json_t *pools_json(vw *v) {
@@ -917,14 +1078,10 @@ static json_t *pools_json(vw *v) {
         sets(o, "field", v->pool_name[i]);
         sets(o, "local", v->pool_local[i]);
         const char *U = v->pool_upper[i];
-        sets(o, "size_macro",
-             ir_arena_printf(v->a, "%s_POOL_%s_SIZE", v->M, U));
-        sets(o, "align_macro",
-             ir_arena_printf(v->a, "%s_POOL_%s_ALIGN", v->M, U));
-        sets(o, "attr_macro",
-             ir_arena_printf(v->a, "%s_POOL_%s_ATTR", v->M, U));
-        sets(o, "static_name",
-             ir_arena_printf(v->a, "%s_pool_%s", v->M, v->pool_name[i]));
+        sets(o, "size_macro", vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
+        sets(o, "align_macro", vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
+        sets(o, "attr_macro", vfmt(v, "%s_POOL_%s_ATTR", v->M, U));
+        sets(o, "static_name", vfmt(v, "%s_pool_%s", v->M, v->pool_name[i]));
         set(o, "size", ju64(v->pool_size[i]));
         set(o, "align", ju64(v->pool_align[i]));
         set(o, "lower_bound", ju64(pp ? pp->lower_bound : v->pool_size[i]));
@@ -972,9 +1129,8 @@ static json_t *pools_json(vw *v) {
             cnt++;
         }
         sets(o, "table_header",
-             ir_arena_printf(v->a, "%-*s %*s %*s  live (IR lines)", (int)wname,
-                             "buffer", (int)woff, "offset", (int)wsize,
-                             "size"));
+             vfmt(v, "%-*s %*s %*s  live (IR lines)", (int)wname, "buffer",
+                  (int)woff, "offset", (int)wsize, "size"));
         json_t *bufs = json_array();
         for (uint32_t s = 0; s < pl->nstorages; s++) {
             if (v->spool[s] != (int32_t)i)
@@ -984,9 +1140,8 @@ static json_t *pools_json(vw *v) {
             const char *live = live_text(v, st->start, st->end);
             json_t *r = json_object();
             sets(r, "row",
-                 ir_arena_printf(v->a, "%-*s %*" PRIu64 " %*" PRIu64 "  %s",
-                                 (int)wname, nm, (int)woff, st->offset,
-                                 (int)wsize, st->size, live));
+                 vfmt(v, "%-*s %*" PRIu64 " %*" PRIu64 "  %s", (int)wname, nm,
+                      (int)woff, st->offset, (int)wsize, st->size, live));
             json_array_append_new(rows, r);
             json_t *b = json_object();
             sets(b, "name", nm);
@@ -1027,15 +1182,14 @@ static json_t *buffers_json(vw *v) {
         sets(o, "pool", v->pool_name[pi]);
         sets(o, "pool_local", v->pool_local[pi]);
         sets(o, "pool_size_macro",
-             ir_arena_printf(v->a, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]));
+             vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]));
         set(o, "offset", ju64(st->offset));
         set(o, "size", ju64(st->size));
         set(o, "align", ju64(v->salign[s]));
         sets(o, "offset_macro", v->off_macro[s]);
         sets(o, "size_macro", v->size_macro[s]);
         sets(o, "align_macro", v->align_macro[s]);
-        sets(o, "assert_id",
-             ir_arena_printf(v->a, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+        sets(o, "assert_id", vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
         set(o, "start", json_integer(st->start));
         set(o, "end", json_integer(st->end));
         sets(o, "live", live_text(v, st->start, st->end));
@@ -1064,10 +1218,9 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                      set_unique(v, &fields, field_base(v, iv->name)));
                 sets(o, "ctype", ctype_of(iv->dtype));
                 sets(o, "dtype", ir_dtype_name(iv->dtype));
-                sets(
-                    o, "size_macro",
-                    ir_arena_printf(v->a, "%s_%s_%s_SIZE", v->M, macro_kind,
-                                    set_unique(v, &stems, upper(v, iv->name))));
+                sets(o, "size_macro",
+                     vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
+                          set_unique(v, &stems, upper(v, iv->name))));
                 set(o, "bytes", ju64(iv->bytes));
                 set(o, "copied", json_boolean(v->out_copy[i]));
                 set(o, "last", json_boolean(i + 1 == os->nnames));
@@ -1086,8 +1239,8 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
             sets(o, "ctype", ctype_of(iv->dtype));
             sets(o, "dtype", ir_dtype_name(iv->dtype));
             sets(o, "size_macro",
-                 ir_arena_printf(v->a, "%s_%s_%s_SIZE", v->M, macro_kind,
-                                 set_unique(v, &stems, upper(v, iv->name))));
+                 vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
+                      set_unique(v, &stems, upper(v, iv->name))));
             set(o, "bytes", ju64(iv->bytes));
             json_array_append_new(arr, o);
         }
@@ -1197,8 +1350,8 @@ static uint32_t stream_slot(const vw *v, uint64_t st) {
 static const char *stream_expr(const vw *v, int64_t st) {
     if (st < 0)
         return v->p_stream;
-    return ir_arena_printf(v->a, "%s->streams[%" PRIu32 "]", v->p_ctx,
-                           stream_slot(v, (uint64_t)st));
+    return vfmt(v, "%s->streams[%" PRIu32 "]", v->p_ctx,
+                stream_slot(v, (uint64_t)st));
 }
 
 /* The key of a buffer's memory in stream_state: its storage, or for
@@ -1247,7 +1400,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             const ir_value *iv = &p->values[val];
             ex = v->local[val];
             if (ok && v->is_const[val] && !v->kconst[k][j])
-                ex = ir_arena_printf(v->a, "(%s)%s", ptype, ex);
+                ex = vfmt(v, "(%s)%s", ptype, ex);
             sets(q, "kind", "buffer");
             sets(q, "buffer", iv->name);
             sets(q, "dtype", ir_dtype_name(iv->dtype));
@@ -1293,8 +1446,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         json_t *w = event("wait");
         json_t *wb = ev_body(w, "wait");
         sets(wb, "event",
-             ir_arena_printf(v->a, "%s->events[%" PRIu32 "]", v->p_ctx,
-                             ss->nevents));
+             vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, ss->nevents));
         set(wb, "index", json_integer(ss->nevents));
         sets(wb, "from",
              stream_expr(v, bit == 0 ? -1 : (int64_t)v->stream_ids[bit - 1]));
@@ -1378,8 +1530,7 @@ static json_t *statements_json(vw *v) {
         set(o, "emit", json_boolean(txt != NULL));
         sets(o, "ir", txt ? txt : "");
         sets(o, "comment",
-             txt ? ir_arena_printf(v->a, "/* line %" PRIu32 ": %s */",
-                                   s->loc.line, txt)
+             txt ? vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt)
                  : "");
         switch (s->kind) {
         case IR_INPUT:
@@ -1434,10 +1585,10 @@ static json_t *statements_json(vw *v) {
                 sets(b, "pool", v->pool_name[pi]);
                 set(b, "offset", ju64(st->offset));
                 sets(b, "comment",
-                     ir_arena_printf(v->a,
-                                     "/* reuse: %s takes %s's bytes at "
-                                     "%s+%" PRIu64 " */",
-                                     nn, on, v->pool_name[pi], st->offset));
+                     vfmt(v,
+                          "/* reuse: %s takes %s's bytes at "
+                          "%s+%" PRIu64 " */",
+                          nn, on, v->pool_name[pi], st->offset));
                 json_array_append_new(events, e);
             }
             json_t *e = event("alloc");
@@ -1532,9 +1683,8 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
             const char *field = json_string_value(json_object_get(io, "field"));
             sets(b, "field", field);
             sets(b, "expr",
-                 ir_arena_printf(v->a, "%s->%s",
-                                 s->kind == IR_INPUT ? v->p_in : v->p_c,
-                                 field));
+                 vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c,
+                      field));
         }
         size_t n = json_array_size(events);
         for (size_t j = 0; j < n; j++) {
@@ -1551,12 +1701,11 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
                         continue;
                     const char *field = json_string_value(
                         json_object_get(json_array_get(outputs, k), "field"));
-                    const char *ex =
-                        ir_arena_printf(v->a, "%s->%s", v->p_out, field);
+                    const char *ex = vfmt(v, "%s->%s", v->p_out, field);
                     sets(b, "field", field);
                     if (!json_is_true(json_object_get(b, "same_type")))
-                        ex = ir_arena_printf(
-                            v->a, "(%s)(void *)%s",
+                        ex = vfmt(
+                            v, "(%s)(void *)%s",
                             json_string_value(json_object_get(b, "ptr_type")),
                             ex);
                     sets(b, "expr", ex);
@@ -1566,8 +1715,7 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
                 json_t *oo = json_array_get(outputs, j);
                 const char *field =
                     json_string_value(json_object_get(oo, "field"));
-                sets(b, "dst",
-                     ir_arena_printf(v->a, "%s->%s", v->p_out, field));
+                sets(b, "dst", vfmt(v, "%s->%s", v->p_out, field));
                 sets(b, "size_macro",
                      json_string_value(json_object_get(oo, "size_macro")));
             }
@@ -1653,6 +1801,9 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     v.kernel_status = o && o->kernel_status;
     v.d = d;
     v.M = v.prog->model ? v.prog->model : "model";
+    v.stmt_txt = ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt);
+    v.stmt_txt_done =
+        ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt_done);
 
     name_kernels(&v);
     name_fixed(&v);
@@ -1680,29 +1831,25 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         sets(root, "memory_pool", plan_memory_pool_name(pl->opts.memory_pool));
         set(root, "kernel_status", json_boolean(v.kernel_status));
         sets(root, "kernel_return", v.kernel_status ? "int" : "void");
-        sets(root, "header", ir_arena_printf(v.a, "%s.h", M));
-        sets(root, "kernels_header", ir_arena_printf(v.a, "%s_kernels.h", M));
-        sets(root, "source_file",
-             ir_arena_printf(v.a, "%s.%s", M, cuda ? "cu" : "c"));
+        sets(root, "header", vfmt(&v, "%s.h", M));
+        sets(root, "kernels_header", vfmt(&v, "%s_kernels.h", M));
+        sets(root, "source_file", vfmt(&v, "%s.%s", M, cuda ? "cu" : "c"));
 
         json_t *names = json_object();
-        sets(names, "inputs_t", ir_arena_printf(v.a, "%s_inputs", M));
-        sets(names, "consts_t", ir_arena_printf(v.a, "%s_consts", M));
-        sets(names, "outputs_t", ir_arena_printf(v.a, "%s_outputs", M));
-        sets(names, "pools_t", ir_arena_printf(v.a, "%s_pools", M));
-        sets(names, "ctx_t", ir_arena_printf(v.a, "%s_ctx", M));
-        sets(names, "run", ir_arena_printf(v.a, "%s_run", M));
-        sets(names, "run_static", ir_arena_printf(v.a, "%s_run_static", M));
-        sets(names, "init", ir_arena_printf(v.a, "%s_init", M));
-        sets(names, "fini", ir_arena_printf(v.a, "%s_fini", M));
-        sets(names, "no_static_macro",
-             ir_arena_printf(v.a, "%s_NO_STATIC_POOLS", M));
-        sets(names, "assert_macro",
-             ir_arena_printf(v.a, "%s_STATIC_ASSERT", M));
-        sets(names, "header_guard",
-             ir_arena_printf(v.a, "PLANWRAP_%s_H", upper(&v, M)));
+        sets(names, "inputs_t", vfmt(&v, "%s_inputs", M));
+        sets(names, "consts_t", vfmt(&v, "%s_consts", M));
+        sets(names, "outputs_t", vfmt(&v, "%s_outputs", M));
+        sets(names, "pools_t", vfmt(&v, "%s_pools", M));
+        sets(names, "ctx_t", vfmt(&v, "%s_ctx", M));
+        sets(names, "run", vfmt(&v, "%s_run", M));
+        sets(names, "run_static", vfmt(&v, "%s_run_static", M));
+        sets(names, "init", vfmt(&v, "%s_init", M));
+        sets(names, "fini", vfmt(&v, "%s_fini", M));
+        sets(names, "no_static_macro", vfmt(&v, "%s_NO_STATIC_POOLS", M));
+        sets(names, "assert_macro", vfmt(&v, "%s_STATIC_ASSERT", M));
+        sets(names, "header_guard", vfmt(&v, "PLANWRAP_%s_H", upper(&v, M)));
         sets(names, "kernels_guard",
-             ir_arena_printf(v.a, "PLANWRAP_%s_KERNELS_H", upper(&v, M)));
+             vfmt(&v, "PLANWRAP_%s_KERNELS_H", upper(&v, M)));
         sets(names, "check_macro", v.check_macro);
         sets(names, "copy_fn", v.copy_fn);
         sets(names, "in", v.p_in);
