@@ -179,16 +179,39 @@ enum {
 typedef struct mst_part {
     const char *s;
     size_t n;
-    uint64_t h; /* key_hash(s, n) */
+    uint64_t h;  /* key_hash(s, n) */
+    uint32_t mx; /* key_mix(h, n): picks the slot in a frame's index */
 } mst_part;
 
 /* The signature of a key in the render-time object index: its first 8
  * bytes (zero-padded).  Keys of up to 8 bytes compare by signature and
  * length alone. */
 static uint64_t key_hash(const char *s, size_t n) {
-    uint64_t h = 0;
-    memcpy(&h, s, n < 8 ? n : 8);
-    return h;
+    /* Fixed-size loads only: a variable-length memcpy into h followed by
+     * an 8-byte read of it stalls store forwarding on every lookup. */
+    const unsigned char *u = (const unsigned char *)s;
+    if (n >= 8) {
+        uint64_t h;
+        memcpy(&h, s, 8);
+        return h;
+    }
+    if (n >= 4) { /* two overlapping 4-byte loads */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        return (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
+    }
+    if (n == 0)
+        return 0;
+    return (uint64_t)u[0] | ((uint64_t)u[n / 2] << (8 * (n / 2))) |
+           ((uint64_t)u[n - 1] << (8 * (n - 1)));
+}
+
+/* Mixes a signature and length into 32 bits (the high bits of a
+ * Fibonacci hash) for the open-addressing index of a frame. */
+static uint32_t key_mix(uint64_t h, size_t n) {
+    return (uint32_t)(((h ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >>
+                      32);
 }
 
 typedef struct mst_node mst_node;
@@ -756,6 +779,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
             n->parts[k].s = t->s + start;
             n->parts[k].n = i - start;
             n->parts[k].h = key_hash(n->parts[k].s, n->parts[k].n);
+            n->parts[k].mx = key_mix(n->parts[k].h, n->parts[k].n);
             k++;
             start = i + 1;
         }
@@ -979,6 +1003,8 @@ typedef struct ov_frame {
     const mst_template *t;
 } ov_frame;
 
+#define MST_DCACHE 256u
+
 typedef struct rctx {
     const mst_loader *loader;
     bool no_escape, strict;
@@ -1006,11 +1032,14 @@ typedef struct rctx {
         const json_t *o;
         const mst_part *p;
         json_t *v;
-    } dc[256];
+    } dc[MST_DCACHE];
 } rctx;
 
-/* Objects with more keys than this are searched with json_object_getn. */
-#define MST_INDEX_MAX_KEYS 16u
+/* Objects with more keys than this are searched with json_object_getn
+ * (through the cache of rctx.dc). */
+#define MST_INDEX_MAX_KEYS 32u
+/* Slots of a frame's index: a power of two >= 2 * MST_INDEX_MAX_KEYS. */
+#define MST_INDEX_SLOTS 64u
 
 /* A key of a context object: its signature, the key and the value. */
 typedef struct okey {
@@ -1030,6 +1059,10 @@ typedef struct frame {
     uint32_t n; /* keys in buf; > MAX: not listed (large object) */
     okey *buf;
     size_t cap;
+    /* open-addressing index of buf: slot[mx & mask] holds 1 + the
+     * position of the key in buf, 0 = empty; linear probing */
+    uint32_t mask;
+    uint8_t slot[MST_INDEX_SLOTS];
 } frame;
 
 static int rfail(rctx *r, const mst_template *t, const mst_node *n,
@@ -1151,40 +1184,13 @@ static bool key_eq(const okey *k, const mst_part *p) {
            (p->n <= 8 || memcmp(k->k + 8, p->s + 8, p->n - 8) == 0);
 }
 
-static json_t *frame_get(frame *f, const mst_part *p) {
-    if (!json_is_object(f->v))
-        return NULL;
-    if (!f->built) {
-        f->built = true;
-        size_t size = json_object_size(f->v);
-        if (size > MST_INDEX_MAX_KEYS) {
-            f->n = MST_INDEX_MAX_KEYS + 1;
-        } else {
-            grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
-            f->n = 0;
-            for (void *it = json_object_iter(f->v); it;
-                 it = json_object_iter_next(f->v, it)) {
-                okey *k = &f->buf[f->n++];
-                k->k = json_object_iter_key(it);
-                k->kl = json_object_iter_key_len(it);
-                k->h = key_hash(k->k, k->kl);
-                k->v = json_object_iter_value(it);
-            }
-        }
-    }
-    if (f->n > MST_INDEX_MAX_KEYS)
-        return json_object_getn(f->v, p->s, p->n);
-    for (uint32_t i = 0; i < f->n; i++)
-        if (key_eq(&f->buf[i], p))
-            return f->buf[i].v;
-    return NULL;
-}
-
-static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
-    if (!json_is_object(o))
-        return NULL;
+/* A lookup in a large object, through the direct-mapped cache of
+ * (object, name part) -> value: the data does not change during a render,
+ * and the same few names are looked up in the same large objects (the
+ * root above all) again and again. */
+static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p) {
     uintptr_t h = ((uintptr_t)o >> 4) * 31u + ((uintptr_t)p >> 3);
-    struct dcache *c = &r->dc[h & 255u];
+    struct dcache *c = &r->dc[h & (MST_DCACHE - 1)];
     if (c->o == o && c->p == p)
         return c->v;
     c->o = o;
@@ -1193,13 +1199,63 @@ static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
     return c->v;
 }
 
+static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
+    if (!f->built) {
+        f->built = true;
+        f->n = 0;
+        f->mask = 0;
+        f->slot[0] = 0;
+        if (!json_is_object(f->v))
+            return NULL;
+        size_t size = json_object_size(f->v);
+        if (size > MST_INDEX_MAX_KEYS) {
+            f->n = MST_INDEX_MAX_KEYS + 1;
+        } else if (size > 0) {
+            grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
+            uint32_t slots = 4;
+            while (slots < 2 * size)
+                slots *= 2;
+            f->mask = slots - 1;
+            memset(f->slot, 0, slots);
+            for (void *it = json_object_iter(f->v); it;
+                 it = json_object_iter_next(f->v, it)) {
+                okey *k = &f->buf[f->n];
+                k->k = json_object_iter_key(it);
+                k->kl = json_object_iter_key_len(it);
+                k->h = key_hash(k->k, k->kl);
+                k->v = json_object_iter_value(it);
+                uint32_t at = key_mix(k->h, k->kl) & f->mask;
+                while (f->slot[at])
+                    at = (at + 1) & f->mask;
+                f->slot[at] = (uint8_t)++f->n;
+                if (f->n == size)
+                    break;
+            }
+        }
+    }
+    if (f->n > MST_INDEX_MAX_KEYS)
+        return cached_get(r, f->v, p);
+    for (uint32_t at = p->mx & f->mask; f->slot[at]; at = (at + 1) & f->mask) {
+        const okey *k = &f->buf[f->slot[at] - 1];
+        if (key_eq(k, p))
+            return k->v;
+    }
+    return NULL;
+}
+
+static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
+    if (!json_is_object(o))
+        return NULL;
+    return cached_get(r, o, p);
+}
+
 /* Looks a name up on the context stack; NULL when missing. */
 static json_t *lookup(rctx *r, const mst_node *n) {
     if (n->nparts == 0)
         return r->stack[r->sp - 1].v;
     json_t *v = NULL;
     for (size_t i = r->sp; i-- > 0;)
-        if ((v = frame_get(&r->stack[i], &n->parts[0])) != NULL)
+        if ((v = frame_get(r, &r->stack[i], &n->parts[0])) != NULL)
             break;
     for (uint32_t k = 1; v && k < n->nparts; k++)
         v = member(r, v, &n->parts[k]);
@@ -1307,6 +1363,20 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
     if (json_is_array(v)) {
         size_t sz = json_array_size(v);
         for (size_t i = 0; i < sz && rc == 0; i++) {
+#if defined(__GNUC__)
+            /* The elements of a large view are far apart in memory:
+             * fetch the one after next, and the first key of the next
+             * one (its value was fetched one iteration ago), while this
+             * one renders. */
+            if (i + 2 < sz)
+                __builtin_prefetch(json_array_get(v, i + 2));
+            if (i + 1 < sz) {
+                json_t *nx = json_array_get(v, i + 1);
+                void *it = json_is_object(nx) ? json_object_iter(nx) : NULL;
+                if (it)
+                    __builtin_prefetch(it);
+            }
+#endif
             push_ctx(r, json_array_get(v, i));
             rc = render_nodes(r, t, n->kids, n->nkids);
             r->sp--;
