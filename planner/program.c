@@ -180,6 +180,172 @@ static int pp_run(ir_arena *a, const plan_problem *pb, const plan_options *o,
     return -1;
 }
 
+/* ---- reuse_of ---- */
+
+/* The key of a dead storage: later death wins, then lower offset, then
+ * lower id. */
+typedef struct pp_key {
+    int32_t dies; /* -1 = none */
+    uint32_t id;
+    uint64_t off;
+} pp_key;
+
+static bool pp_key_better(const pp_key *a, const pp_key *b) {
+    if (a->dies != b->dies)
+        return a->dies > b->dies;
+    if (a->off != b->off)
+        return a->off < b->off;
+    return a->id < b->id;
+}
+
+typedef struct pp_tree {
+    uint32_t n;
+    pp_key *mx, *tag;
+} pp_tree;
+
+static void pp_tree_paint(pp_tree *t, size_t node, uint32_t lo, uint32_t hi,
+                          uint32_t l, uint32_t r, const pp_key *k) {
+    if (r < lo || hi < l)
+        return;
+    if (pp_key_better(k, &t->mx[node]))
+        t->mx[node] = *k;
+    if (l <= lo && hi <= r) {
+        if (pp_key_better(k, &t->tag[node]))
+            t->tag[node] = *k;
+        return;
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    pp_tree_paint(t, 2 * node, lo, mid, l, r, k);
+    pp_tree_paint(t, 2 * node + 1, mid + 1, hi, l, r, k);
+}
+
+static void pp_tree_query(const pp_tree *t, size_t node, uint32_t lo,
+                          uint32_t hi, uint32_t l, uint32_t r, pp_key *best) {
+    if (r < lo || hi < l || !pp_key_better(&t->mx[node], best))
+        return;
+    if (l <= lo && hi <= r) {
+        *best = t->mx[node];
+        return;
+    }
+    if (pp_key_better(&t->tag[node], best))
+        *best = t->tag[node];
+    uint32_t mid = lo + (hi - lo) / 2;
+    pp_tree_query(t, 2 * node, lo, mid, l, r, best);
+    pp_tree_query(t, 2 * node + 1, mid + 1, hi, l, r, best);
+}
+
+static const plan *pp_sort_plan; /* qsort has no context argument */
+
+static int pp_cmp_start(const void *a, const void *b) {
+    const plan_storage *x = &pp_sort_plan->storages[*(const uint32_t *)a];
+    const plan_storage *y = &pp_sort_plan->storages[*(const uint32_t *)b];
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int pp_cmp_dies(const void *a, const void *b) {
+    const plan_storage *x = &pp_sort_plan->storages[*(const uint32_t *)a];
+    const plan_storage *y = &pp_sort_plan->storages[*(const uint32_t *)b];
+    if (x->dies_at != y->dies_at)
+        return x->dies_at < y->dies_at ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int pp_cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t pp_coord(const uint64_t *c, uint32_t n, uint64_t v) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* reuse_of of every pooled storage: the dead storage of its pool whose
+ * bytes overlap its own and that died last (lowest offset, then lowest
+ * id, on ties).  A sweep over time per pool: storages are painted over
+ * their (compressed) byte range when they die, and each storage queries
+ * its byte range when it is allocated.  O(n log n).  False on out of
+ * memory. */
+static bool pp_reuse_of(plan *pl) {
+    uint32_t n = pl->nstorages;
+    uint32_t *byst = malloc(((size_t)n + 1) * sizeof *byst);
+    uint32_t *byd = malloc(((size_t)n + 1) * sizeof *byd);
+    uint64_t *co = malloc(((size_t)n * 2 + 1) * sizeof *co);
+    pp_tree t = {0, NULL, NULL};
+    bool ok = false;
+    if (!byst || !byd || !co)
+        goto out;
+    for (uint32_t pi = 0; pi < pl->npools; pi++) {
+        uint32_t m = 0, nd = 0, nc = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            const plan_storage *st = &pl->storages[s];
+            if (st->pool != (int32_t)pi || st->size == 0)
+                continue;
+            byst[m++] = s;
+            if (st->dies_at >= 0)
+                byd[nd++] = s;
+            co[nc++] = st->offset;
+            co[nc++] = st->offset + st->size;
+        }
+        if (m == 0)
+            continue;
+        pp_sort_plan = pl;
+        qsort(byst, m, sizeof *byst, pp_cmp_start);
+        qsort(byd, nd, sizeof *byd, pp_cmp_dies);
+        qsort(co, nc, sizeof *co, pp_cmp_u64);
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < nc; i++)
+            if (k == 0 || co[k - 1] != co[i])
+                co[k++] = co[i];
+        /* k coordinates: k - 1 elementary byte segments (k >= 2) */
+        free(t.mx);
+        free(t.tag);
+        t.n = k - 1;
+        t.mx = malloc(4 * (size_t)t.n * sizeof *t.mx);
+        t.tag = malloc(4 * (size_t)t.n * sizeof *t.tag);
+        if (!t.mx || !t.tag)
+            goto out;
+        for (size_t i = 0; i < 4 * (size_t)t.n; i++) {
+            t.mx[i].dies = t.tag[i].dies = -1;
+            t.mx[i].id = t.tag[i].id = 0;
+            t.mx[i].off = t.tag[i].off = 0;
+        }
+        uint32_t di = 0;
+        for (uint32_t q = 0; q < m; q++) {
+            plan_storage *st = &pl->storages[byst[q]];
+            while (di < nd &&
+                   (uint32_t)pl->storages[byd[di]].dies_at < st->start) {
+                const plan_storage *u = &pl->storages[byd[di]];
+                pp_key key = {u->dies_at, byd[di], u->offset};
+                pp_tree_paint(&t, 1, 0, t.n - 1, pp_coord(co, k, u->offset),
+                              pp_coord(co, k, u->offset + u->size) - 1, &key);
+                di++;
+            }
+            pp_key best = {-1, 0, 0};
+            pp_tree_query(&t, 1, 0, t.n - 1, pp_coord(co, k, st->offset),
+                          pp_coord(co, k, st->offset + st->size) - 1, &best);
+            st->reuse_of = best.dies >= 0 ? (int32_t)best.id : -1;
+        }
+    }
+    ok = true;
+out:
+    free(byst);
+    free(byd);
+    free(co);
+    free(t.mx);
+    free(t.tag);
+    return ok;
+}
+
 plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                    ir_diag *d) {
     plan *pl = ir_arena_alloc(a, sizeof *pl);
@@ -357,32 +523,9 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     if (!ok)
         return NULL;
 
-    /* reuse_of: the dead storage of the same pool overlapping the bytes
-     * that died last (lowest offset, then lowest id, on ties).  O(n^2)
-     * per pool. */
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
-        plan_storage *st = &pl->storages[s];
-        if (st->pool < 0 || st->size == 0)
-            continue;
-        int32_t best = -1;
-        for (uint32_t t = 0; t < pl->nstorages; t++) {
-            const plan_storage *u = &pl->storages[t];
-            if (u->pool != st->pool || u->size == 0 || u->dies_at < 0 ||
-                (uint32_t)u->dies_at >= st->start)
-                continue;
-            if (u->offset >= st->offset + st->size ||
-                st->offset >= u->offset + u->size)
-                continue;
-            if (best < 0) {
-                best = (int32_t)t;
-                continue;
-            }
-            const plan_storage *b = &pl->storages[best];
-            if (u->dies_at > b->dies_at ||
-                (u->dies_at == b->dies_at && u->offset < b->offset))
-                best = (int32_t)t;
-        }
-        st->reuse_of = best;
+    if (!pp_reuse_of(pl)) {
+        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
+        return NULL;
     }
 
     if (pl->opts.verify) {

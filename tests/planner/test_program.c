@@ -270,6 +270,32 @@ static void test_capacity_error(void **st) {
     unload(&l);
 }
 
+/* reuse_of ties: two storages die at the same statement and both
+ * overlap the new one: the lower offset wins. */
+static void test_reuse_of_tie(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[16]\n"
+             "alloc b f32[16]\n"
+             "call k(a, b)\n"
+             "free a b\n"
+             "alloc c f32[32]\n"
+             "call k(c)\n"
+             "free c\n");
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *b = storage(pl, "b"),
+                       *c = storage(pl, "c");
+    assert_int_equal(c->offset, 0);
+    assert_int_equal(pl->pools[0].size, 128);
+    const plan_storage *low = a->offset == 0 ? a : b;
+    assert_int_equal(c->reuse_of, (int32_t)(low - pl->storages));
+    unload(&l);
+}
+
 /* ---- random programs ---- */
 
 static char *random_program(uint64_t *s, bool streams) {
@@ -389,6 +415,31 @@ static void test_random_programs(void **st) {
                         assert_true((v->comm == NULL) == (pool->comm == NULL));
                     }
                 }
+                /* reuse_of against a quadratic reference */
+                for (uint32_t k = 0; k < pl->nstorages; k++) {
+                    const plan_storage *sg = &pl->storages[k];
+                    int32_t want = -1;
+                    for (uint32_t t = 0;
+                         sg->pool >= 0 && sg->size && t < pl->nstorages; t++) {
+                        const plan_storage *u = &pl->storages[t];
+                        if (u->pool != sg->pool || u->size == 0 ||
+                            u->dies_at < 0 ||
+                            (uint32_t)u->dies_at >= sg->start ||
+                            u->offset >= sg->offset + sg->size ||
+                            sg->offset >= u->offset + u->size)
+                            continue;
+                        const plan_storage *w =
+                            want >= 0 ? &pl->storages[want] : NULL;
+                        if (!w || u->dies_at > w->dies_at ||
+                            (u->dies_at == w->dies_at && u->offset < w->offset))
+                            want = (int32_t)t;
+                    }
+                    if (sg->reuse_of != want)
+                        fail_msg("seed %llu: reuse_of of storage %u is %d, "
+                                 "expected %d",
+                                 (unsigned long long)seed, k, sg->reuse_of,
+                                 want);
+                }
                 plan *pl2 = plan_it(&l, &o, NULL);
                 for (uint32_t k = 0; k < pl->nstorages; k++)
                     if (pl->storages[k].offset != pl2->storages[k].offset ||
@@ -408,6 +459,7 @@ int main(void) {
         cmocka_unit_test(test_pools_devices_comm_align),
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_capacity_error),
+        cmocka_unit_test(test_reuse_of_tie),
         cmocka_unit_test(test_random_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
