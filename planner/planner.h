@@ -48,8 +48,8 @@ typedef struct plan_buf {
 typedef struct plan_problem {
     uint32_t n;
     plan_buf *bufs;
-    uint64_t align;      /* pool alignment; every offset is a multiple */
-    const char **names;  /* optional, for messages (may be NULL) */
+    uint64_t align;     /* pool alignment; every offset is a multiple */
+    const char **names; /* optional, for messages (may be NULL) */
 } plan_problem;
 
 typedef enum plan_algo {
@@ -79,20 +79,20 @@ int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 
 typedef struct plan_search_opts {
-    uint64_t budget;     /* search steps; 0 = default */
-    uint64_t capacity;   /* 0 = minimise; else find a plan of <= capacity */
-    double time_limit;   /* seconds, 0 = none (safety stop only) */
-    bool progress;       /* print a progress line on stderr (tty only) */
+    uint64_t budget;   /* search steps; 0 = default */
+    uint64_t capacity; /* 0 = minimise; else find a plan of <= capacity */
+    double time_limit; /* seconds, 0 = none (safety stop only) */
+    bool progress;     /* print a progress line on stderr (tty only) */
 } plan_search_opts;
 
 typedef struct plan_search_stats {
     uint64_t steps;
     uint64_t lower_bound;
-    uint64_t start_size;  /* size of the best-fit start plan */
-    bool optimal;         /* proved optimal (size == lower bound or
-                             search space exhausted) */
-    bool fits;            /* capacity mode: a plan within capacity found */
-    bool infeasible;      /* capacity mode: proved none exists */
+    uint64_t start_size; /* size of the best-fit start plan */
+    bool optimal;        /* proved optimal (size == lower bound or
+                            search space exhausted) */
+    bool fits;           /* capacity mode: a plan within capacity found */
+    bool infeasible;     /* capacity mode: proved none exists */
     bool budget_hit;
     bool time_limit_hit;
 } plan_search_stats;
@@ -139,7 +139,7 @@ const char *plan_memory_pool_name(plan_memory_pool m);
 bool plan_memory_pool_parse(const char *s, plan_memory_pool *out);
 
 typedef enum plan_streams {
-    PLAN_STREAMS_AUTO,    /* isolate when any call has stream= */
+    PLAN_STREAMS_AUTO, /* isolate when any call has stream= */
     PLAN_STREAMS_ISOLATE,
     PLAN_STREAMS_SHARE,
 } plan_streams;
@@ -149,19 +149,19 @@ typedef struct plan_options {
     uint64_t align;               /* 0 = 64 on cpu, 256 on cuda */
     plan_memory_pool memory_pool; /* default PLAN_MP_INTERMEDIATES */
     plan_streams streams;
-    bool verify;                  /* always on in debug builds */
+    bool verify; /* always on in debug builds */
     plan_search_opts search;
 } plan_options;
 
 void plan_options_init(plan_options *o);
 
 typedef struct plan_pool {
-    const char *name;  /* C identifier, unique, deterministic */
+    const char *name; /* C identifier, unique, deterministic */
     ir_device device;
     const char *space; /* NULL = default */
     const char *comm;  /* NULL = ordinary */
     const char *group;
-    bool outputs;      /* the pool of outputs (PLAN_MP_OUTPUTS) */
+    bool outputs; /* the pool of outputs (PLAN_MP_OUTPUTS) */
     uint64_t align;
     uint64_t size;
     uint64_t lower_bound;
@@ -176,19 +176,19 @@ typedef struct plan_pool {
 
 /* One planned storage (an `alloc`). */
 typedef struct plan_storage {
-    int32_t value;      /* the alloc's value id */
-    int32_t pool;       /* pool index, -1 when not pooled (caller-owned
-                           output, or PLAN_MP_NONE) */
+    int32_t value; /* the alloc's value id */
+    int32_t pool;  /* pool index, -1 when not pooled (caller-owned
+                      output, or PLAN_MP_NONE) */
     uint64_t offset;
-    uint64_t size;      /* bytes */
-    uint32_t start;     /* alloc statement */
-    uint32_t end;       /* statement freeing its last name (inclusive);
-                           the last statement when never freed/output */
-    int32_t dies_at;    /* statement at which it dies, -1 = never */
+    uint64_t size;   /* bytes */
+    uint32_t start;  /* alloc statement */
+    uint32_t end;    /* statement freeing its last name (inclusive);
+                        the last statement when never freed/output */
+    int32_t dies_at; /* statement at which it dies, -1 = never */
     bool is_output;
-    int32_t reuse_of;   /* storage whose bytes it takes over (the dead
-                           storage overlapping it that died last, lowest
-                           offset on ties), -1 */
+    int32_t reuse_of; /* storage whose bytes it takes over (the dead
+                         storage overlapping it that died last, lowest
+                         offset on ties), -1 */
 } plan_storage;
 
 typedef struct plan {
@@ -223,8 +223,7 @@ bool plan_verify(const plan *pl, char *err, size_t errlen);
  * buffers), subpool_size[0..*nsubpools) (Inductor's unrounded pool
  * sizes; arrays of n entries).  Returns 0 or -1 (out of memory). */
 int plan_tree_pools(const plan_problem *pb, const bool *is_output,
-                    plan_memory_pool mode, uint64_t *offsets,
-                    uint32_t *subpool, uint64_t *subpool_size,
-                    uint32_t *nsubpools);
+                    plan_memory_pool mode, uint64_t *offsets, uint32_t *subpool,
+                    uint64_t *subpool_size, uint32_t *nsubpools);
 
 #endif /* PLANWRAP_PLANNER_H */
