@@ -502,7 +502,8 @@ static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
     s->cap = cap;
     uint64_t node_limit = p->cnt > 32 ? p->cnt : 32;
     for (;;) {
-        node_limit *= 2;
+        if (node_limit < UINT64_MAX / 4)
+            node_limit *= 2;
         for (int h = 0; h < NHEUR; h++) {
             if (c->steps >= c->budget_end || c->timed_out)
                 return R_ABORT;
@@ -919,7 +920,8 @@ static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
             if (fixed >= hi)
                 break;
             soft = lo > fixed ? lo : fixed;
-            per *= 2;
+            if (per < UINT64_MAX / 4)
+                per *= 2;
         }
         uint64_t k = (hi - soft) / g;
         uint64_t x = soft + ((k - 1) / 2) * g;
