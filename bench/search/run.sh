@@ -22,4 +22,4 @@ echo "   best known here: D 1031168 (lower bound 986112), J 1041408 (989184)"
 "$bin" min 1500000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
 echo
 echo "-- models: search (default budget) vs bestfit, per pool"
-"$bin" models 0 "$root"/tests/data/models/*.pw
+"$bin" models 0 "$root"/tests/data/models/*.pw "$root"/bench/planner/models/*.pw

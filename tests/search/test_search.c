@@ -393,6 +393,42 @@ static void test_time_limit(void **state) {
     ir_arena_free(a);
 }
 
+/* Real models through plan_program: every pool no larger than with
+ * bestfit, and the whole plan verifies. */
+static void test_models(void **state) {
+    (void)state;
+    static const char *const models[] = {"alexnet", "mnasnet0_5", "resnet34",
+                                         "vgg11"};
+    for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/data/models/%s.pw", PW_SOURCE_DIR,
+                 models[m]);
+        ir_arena *a = ir_arena_new();
+        ir_diag *d = ir_diag_new(stderr, 10);
+        ir_program *p = ir_load(a, path, d);
+        assert_non_null(p);
+        plan *pl[2];
+        for (int k = 0; k < 2; k++) {
+            plan_options o;
+            plan_options_init(&o);
+            o.algo = k ? PLAN_SEARCH : PLAN_BESTFIT;
+            o.search.budget = 20000;
+            pl[k] = plan_program(a, p, &o, d);
+            assert_non_null(pl[k]);
+            char err[256] = "";
+            if (!plan_verify(pl[k], err, sizeof err))
+                fail_msg("%s: %s", models[m], err);
+        }
+        assert_int_equal(pl[0]->npools, pl[1]->npools);
+        for (uint32_t k = 0; k < pl[0]->npools; k++) {
+            assert_true(pl[1]->pools[k].size <= pl[0]->pools[k].size);
+            assert_true(pl[1]->pools[k].size >= pl[1]->pools[k].lower_bound);
+        }
+        ir_diag_free(d);
+        ir_arena_free(a);
+    }
+}
+
 /* Large inputs fall back gracefully; a tiny budget keeps best-fit. */
 static void test_large_and_edges(void **state) {
     (void)state;
@@ -450,6 +486,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_minimalloc_g),
         cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_models),
         cmocka_unit_test(test_large_and_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
