@@ -228,14 +228,18 @@ static void undo(sr *s, size_t mark) {
 
 /* Raises floor[k] to the smallest minimum offset of the unplaced buffers
  * of section k (all of them lie at or above it) and remembers one that
- * has it: the minimum can only change when that buffer moves. */
-static bool rescan(sr *s, uint32_t k) {
+ * has it: the minimum can only change when that buffer moves.  `least`
+ * is a proven lower bound of that minimum: the scan stops on reaching
+ * it. */
+static bool rescan(sr *s, uint32_t k, uint64_t least) {
     uint64_t lo = UINT64_MAX, w = UNPLACED;
     for (uint32_t j = s->sec_beg[k]; j < s->sec_beg[k + 1]; j++) {
         uint32_t v = s->sec_mem[j];
         if (s->minoff[v] < lo) { /* placed ones hold UNPLACED */
             lo = s->minoff[v];
             w = v;
+            if (lo <= least)
+                break;
         }
     }
     uint64_t old = s->watch[k];
@@ -283,7 +287,8 @@ static int place(sr *s, uint32_t u, uint64_t o) {
             /* the buffer at the floor stays there, raised to top_a */
             if (s->floor[k] < top_a && !set(s, &s->floor[k], top_a))
                 return R_OOM;
-        } else if (!set(s, &s->floor[k], top) || !rescan(s, k)) {
+        } else if (!set(s, &s->floor[k], top) ||
+                   !rescan(s, k, s->uniform ? top_a : top)) {
             return R_OOM;
         }
         if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
@@ -301,7 +306,7 @@ static int place(sr *s, uint32_t u, uint64_t o) {
                 break;
             if (s->watch[k] != v)
                 continue;
-            if (!rescan(s, k))
+            if (!rescan(s, k, s->floor[k]))
                 return R_OOM;
             if (s->floor[k] + s->total[k] > s->cap)
                 return R_NONE;
