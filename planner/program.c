@@ -80,7 +80,7 @@ static int32_t pp_find_pool(plan *pl, uint32_t npools, ir_device dev,
 static void pp_name_pool(ir_arena *a, plan *pl, uint32_t i) {
     plan_pool *p = &pl->pools[i];
     char buf[1200];
-    snprintf(buf, sizeof buf, "pool_%s",
+    snprintf(buf, sizeof buf, "%s",
              p->device.kind == IR_DEV_CPU ? "cpu" : "cuda");
     if (p->device.kind == IR_DEV_CUDA) {
         size_t k = strlen(buf);

@@ -110,7 +110,7 @@ static void test_alias_forwarding(void **st) {
     assert_int_equal(d->reuse_of, (int32_t)(a - pl->storages));
     assert_int_equal(c->reuse_of, -1);
     assert_int_equal(pl->npools, 1);
-    assert_string_equal(pl->pools[0].name, "pool_cpu");
+    assert_string_equal(pl->pools[0].name, "cpu");
     assert_int_equal(pl->pools[0].align, 64);
     assert_int_equal(pl->pools[0].size, 128);
     assert_int_equal(pl->pools[0].lower_bound, 128);
@@ -131,7 +131,7 @@ static void test_alias_forwarding(void **st) {
     o.memory_pool = PLAN_MP_OUTPUTS;
     pl = plan_it(&l, &o, NULL);
     assert_int_equal(pl->npools, 2);
-    assert_string_equal(pl->pools[1].name, "pool_cpu_outputs");
+    assert_string_equal(pl->pools[1].name, "cpu_outputs");
     assert_true(pl->pools[1].outputs);
     assert_int_equal(storage(pl, "d")->pool, 1);
     /* none: nothing pooled */
@@ -189,10 +189,10 @@ static void test_pools_devices_comm_align(void **st) {
     plan *pl = plan_it(&l, &o, NULL);
     assert_non_null(pl);
     assert_int_equal(pl->npools, 4);
-    assert_string_equal(pl->pools[0].name, "pool_cpu");
-    assert_string_equal(pl->pools[1].name, "pool_cuda0");
-    assert_string_equal(pl->pools[2].name, "pool_cuda0_symm_tp0");
-    assert_string_equal(pl->pools[3].name, "pool_cuda0_symm_tp1");
+    assert_string_equal(pl->pools[0].name, "cpu");
+    assert_string_equal(pl->pools[1].name, "cuda0");
+    assert_string_equal(pl->pools[2].name, "cuda0_symm_tp0");
+    assert_string_equal(pl->pools[3].name, "cuda0_symm_tp1");
     assert_int_equal(pl->pools[0].align, 64);
     assert_int_equal(pl->pools[1].align, 256);
     assert_string_equal(pl->pools[2].comm, "symm");

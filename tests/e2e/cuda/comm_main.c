@@ -91,14 +91,14 @@ int main(int argc, char **argv) {
         rc = comm_init(&ctx);
         if (rc != 0 || allocs != 1)
             return fail("init through the user hooks");
-        if (alloc_size != comm_POOL_POOL_CPU_SYMM_TP0_SIZE)
+        if (alloc_size != comm_POOL_CPU_SYMM_TP0_SIZE)
             return fail("the hook got another size than the pool's");
         rc = comm_run(&ctx, &in, &c, &out, NULL);
         printf("run: %d (%s)\n", rc, rc == 0 ? "GPU" : "no GPU");
         if (rc == 0 && memcmp(x, y, sizeof x) != 0)
             return fail("y != x after a successful run");
         if (comm_fini(&ctx) != 0 || frees != 1 ||
-            free_size != comm_POOL_POOL_CPU_SYMM_TP0_SIZE)
+            free_size != comm_POOL_CPU_SYMM_TP0_SIZE)
             return fail("fini through the user hooks");
         pw_set_comm_hooks(NULL, NULL, NULL);
         printf("ok: hooks: %d alloc, %d free of %lu bytes\n", allocs, frees,

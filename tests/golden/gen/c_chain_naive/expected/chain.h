@@ -16,8 +16,8 @@ extern "C" {
 #endif
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define chain_POOL_POOL_CPU_SIZE 3200u
-#define chain_POOL_POOL_CPU_ALIGN 64u
+#define chain_POOL_CPU_SIZE 3200u
+#define chain_POOL_CPU_ALIGN 64u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define chain_INPUT_X_SIZE 256u
@@ -58,7 +58,7 @@ typedef struct chain_outputs {
 } chain_outputs;
 
 typedef struct chain_pools {
-    void *pool_cpu; /* chain_POOL_POOL_CPU_SIZE bytes, aligned to chain_POOL_POOL_CPU_ALIGN */
+    void *cpu; /* chain_POOL_CPU_SIZE bytes, aligned to chain_POOL_CPU_ALIGN */
 } chain_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each

@@ -5,7 +5,7 @@
  * c587a695a1a57c66; algo reuse, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu: 3200 bytes, align 64, lower bound 1536, naive 3200
+ * pool cpu: 3200 bytes, align 64, lower bound 1536, naive 3200
  *   buffer offset size  live (IR lines)
  *   a           0 1024  7-11
  *   b        1024  256  9-25
@@ -25,82 +25,82 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-chain_STATIC_ASSERT(chain_BUF_A_OFFSET % chain_BUF_A_ALIGN == 0 && chain_BUF_A_OFFSET + chain_BUF_A_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_0_fits);
-chain_STATIC_ASSERT(chain_BUF_B_OFFSET % chain_BUF_B_ALIGN == 0 && chain_BUF_B_OFFSET + chain_BUF_B_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_1_fits);
-chain_STATIC_ASSERT(chain_BUF_C_OFFSET % chain_BUF_C_ALIGN == 0 && chain_BUF_C_OFFSET + chain_BUF_C_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_2_fits);
-chain_STATIC_ASSERT(chain_BUF_D_OFFSET % chain_BUF_D_ALIGN == 0 && chain_BUF_D_OFFSET + chain_BUF_D_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_3_fits);
-chain_STATIC_ASSERT(chain_BUF_E_OFFSET % chain_BUF_E_ALIGN == 0 && chain_BUF_E_OFFSET + chain_BUF_E_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_4_fits);
-chain_STATIC_ASSERT(chain_BUF_F_OFFSET % chain_BUF_F_ALIGN == 0 && chain_BUF_F_OFFSET + chain_BUF_F_SIZE <= chain_POOL_POOL_CPU_SIZE, chain_buffer_5_fits);
+chain_STATIC_ASSERT(chain_BUF_A_OFFSET % chain_BUF_A_ALIGN == 0 && chain_BUF_A_OFFSET + chain_BUF_A_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_0_fits);
+chain_STATIC_ASSERT(chain_BUF_B_OFFSET % chain_BUF_B_ALIGN == 0 && chain_BUF_B_OFFSET + chain_BUF_B_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_1_fits);
+chain_STATIC_ASSERT(chain_BUF_C_OFFSET % chain_BUF_C_ALIGN == 0 && chain_BUF_C_OFFSET + chain_BUF_C_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_2_fits);
+chain_STATIC_ASSERT(chain_BUF_D_OFFSET % chain_BUF_D_ALIGN == 0 && chain_BUF_D_OFFSET + chain_BUF_D_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_3_fits);
+chain_STATIC_ASSERT(chain_BUF_E_OFFSET % chain_BUF_E_ALIGN == 0 && chain_BUF_E_OFFSET + chain_BUF_E_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_4_fits);
+chain_STATIC_ASSERT(chain_BUF_F_OFFSET % chain_BUF_F_ALIGN == 0 && chain_BUF_F_OFFSET + chain_BUF_F_SIZE <= chain_POOL_CPU_SIZE, chain_buffer_5_fits);
 
 int chain_run(const chain_inputs *in, const chain_consts *c,
     const chain_outputs *out, const chain_pools *p) {
-    pw_pool pool_pool_cpu = {(unsigned char *)p->pool_cpu, chain_POOL_POOL_CPU_SIZE, chain_POOL_POOL_CPU_ALIGN, "pool_cpu"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, chain_POOL_CPU_SIZE, chain_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
     (void)out;
     (void)p;
-    (void)pool_pool_cpu;
+    (void)pool_cpu;
 
     /* line 6: input x f32[64] */
     const float *b_x = in->x;
 
     /* line 7: alloc a f32[256] */
-    float *b_a = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
+    float *b_a = (float *)alloc_from_pool(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
     /* line 8: call conv(x, a) */
     conv(b_x, b_a);
 
     /* line 9: alloc b f32[64] */
-    float *b_b = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
+    float *b_b = (float *)alloc_from_pool(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
 
     /* line 10: call conv(a, b) */
     conv(b_a, b_b);
 
     /* line 11: free a */
     /* del a */
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
     /* line 12: alloc c f32[128] */
-    float *b_c = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
+    float *b_c = (float *)alloc_from_pool(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
     /* line 13: call conv(b, c) */
     conv(b_b, b_c);
 
     /* line 14: alloc d f32[32] */
-    float *b_d = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
+    float *b_d = (float *)alloc_from_pool(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
     /* line 15: call conv(c, d) */
     conv(b_c, b_d);
 
     /* line 16: free c */
     /* del c */
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
     /* line 17: alloc e f32[256] */
-    float *b_e = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
+    float *b_e = (float *)alloc_from_pool(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
     /* line 18: call conv(d, e) */
     conv(b_d, b_e);
 
     /* line 19: free d */
     /* del d */
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
     /* line 20: alloc f f32[64] */
-    float *b_f = (float *)alloc_from_pool(&pool_pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
+    float *b_f = (float *)alloc_from_pool(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
     /* line 21: call conv(e, f) */
     conv(b_e, b_f);
 
     /* line 22: free e */
     /* del e */
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
     /* line 23: alloc y f32[64] */
     float *b_y = out->y; /* the caller's output y */
@@ -112,31 +112,31 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     /* del f */
     /* del b */
     /* del x */
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
-    PW_TRACK_DEATH(&pool_pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
+    PW_TRACK_DEATH(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
     /* line 26: output y */
 
-    PW_TRACK_RESET(&pool_pool_cpu);
+    PW_TRACK_RESET(&pool_cpu);
     return 0;
 }
 
 #ifndef chain_NO_STATIC_POOLS
-#ifndef chain_POOL_POOL_CPU_ATTR
+#ifndef chain_POOL_CPU_ATTR
 #if defined(__GNUC__)
-#define chain_POOL_POOL_CPU_ATTR __attribute__((aligned(64)))
+#define chain_POOL_CPU_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define chain_POOL_POOL_CPU_ATTR _Alignas(64)
+#define chain_POOL_CPU_ATTR _Alignas(64)
 #else
-#define chain_POOL_POOL_CPU_ATTR
+#define chain_POOL_CPU_ATTR
 #endif
 #endif
-static chain_POOL_POOL_CPU_ATTR unsigned char chain_pool_pool_cpu[chain_POOL_POOL_CPU_SIZE > 0 ? chain_POOL_POOL_CPU_SIZE : 1];
+static chain_POOL_CPU_ATTR unsigned char chain_pool_cpu[chain_POOL_CPU_SIZE > 0 ? chain_POOL_CPU_SIZE : 1];
 
 int chain_run_static(const chain_inputs *in, const chain_consts *c,
     const chain_outputs *out) {
     chain_pools pools;
-    pools.pool_cpu = chain_pool_pool_cpu;
+    pools.cpu = chain_pool_cpu;
     return chain_run(in, c, out, &pools);
 }
 #endif

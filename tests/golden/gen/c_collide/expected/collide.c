@@ -5,7 +5,7 @@
  * 85d40edebf4060d1; algo bestfit, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu: 256 bytes, align 64, lower bound 256, naive 448
+ * pool cpu: 256 bytes, align 64, lower bound 256, naive 448
  *   buffer       offset size  live (IR lines)
  *   add               0   32  13-19
  *   main             64   32  15-19
@@ -26,22 +26,22 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-collide_STATIC_ASSERT(collide_BUF_ADD_OFFSET % collide_BUF_ADD_ALIGN == 0 && collide_BUF_ADD_OFFSET + collide_BUF_ADD_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_0_fits);
-collide_STATIC_ASSERT(collide_BUF_MAIN_OFFSET % collide_BUF_MAIN_ALIGN == 0 && collide_BUF_MAIN_OFFSET + collide_BUF_MAIN_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_1_fits);
-collide_STATIC_ASSERT(collide_BUF_P_OFFSET % collide_BUF_P_ALIGN == 0 && collide_BUF_P_OFFSET + collide_BUF_P_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_2_fits);
-collide_STATIC_ASSERT(collide_BUF_IN_OFFSET % collide_BUF_IN_ALIGN == 0 && collide_BUF_IN_OFFSET + collide_BUF_IN_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_3_fits);
-collide_STATIC_ASSERT(collide_BUF_OUT_OFFSET % collide_BUF_OUT_ALIGN == 0 && collide_BUF_OUT_OFFSET + collide_BUF_OUT_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_4_fits);
-collide_STATIC_ASSERT(collide_BUF_B_P_OFFSET % collide_BUF_B_P_ALIGN == 0 && collide_BUF_B_P_OFFSET + collide_BUF_B_P_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_5_fits);
-collide_STATIC_ASSERT(collide_BUF_POOL_DEFAULT_OFFSET % collide_BUF_POOL_DEFAULT_ALIGN == 0 && collide_BUF_POOL_DEFAULT_OFFSET + collide_BUF_POOL_DEFAULT_SIZE <= collide_POOL_POOL_CPU_SIZE, collide_buffer_6_fits);
+collide_STATIC_ASSERT(collide_BUF_ADD_OFFSET % collide_BUF_ADD_ALIGN == 0 && collide_BUF_ADD_OFFSET + collide_BUF_ADD_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_0_fits);
+collide_STATIC_ASSERT(collide_BUF_MAIN_OFFSET % collide_BUF_MAIN_ALIGN == 0 && collide_BUF_MAIN_OFFSET + collide_BUF_MAIN_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_1_fits);
+collide_STATIC_ASSERT(collide_BUF_P_OFFSET % collide_BUF_P_ALIGN == 0 && collide_BUF_P_OFFSET + collide_BUF_P_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_2_fits);
+collide_STATIC_ASSERT(collide_BUF_IN_OFFSET % collide_BUF_IN_ALIGN == 0 && collide_BUF_IN_OFFSET + collide_BUF_IN_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_3_fits);
+collide_STATIC_ASSERT(collide_BUF_OUT_OFFSET % collide_BUF_OUT_ALIGN == 0 && collide_BUF_OUT_OFFSET + collide_BUF_OUT_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_4_fits);
+collide_STATIC_ASSERT(collide_BUF_B_P_OFFSET % collide_BUF_B_P_ALIGN == 0 && collide_BUF_B_P_OFFSET + collide_BUF_B_P_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_5_fits);
+collide_STATIC_ASSERT(collide_BUF_POOL_DEFAULT_OFFSET % collide_BUF_POOL_DEFAULT_ALIGN == 0 && collide_BUF_POOL_DEFAULT_OFFSET + collide_BUF_POOL_DEFAULT_SIZE <= collide_POOL_CPU_SIZE, collide_buffer_6_fits);
 
 int collide_run(const collide_inputs *in_2, const collide_consts *c,
     const collide_outputs *out, const collide_pools *p) {
-    pw_pool pool_pool_cpu = {(unsigned char *)p->pool_cpu, collide_POOL_POOL_CPU_SIZE, collide_POOL_POOL_CPU_ALIGN, "pool_cpu"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, collide_POOL_CPU_SIZE, collide_POOL_CPU_ALIGN, "cpu"};
     (void)in_2;
     (void)c;
     (void)out;
     (void)p;
-    (void)pool_pool_cpu;
+    (void)pool_cpu;
 
     /* line 10: input index f32[8] */
     const float *b_index_2 = in_2->index;
@@ -53,22 +53,22 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     const float *b_exit = c->exit;
 
     /* line 13: alloc add f32[8] */
-    float *b_add = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
+    float *b_add = (float *)alloc_from_pool(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
 
     /* line 14: call add(index, stdout, add) */
     add(b_index_2, b_stdout, b_add);
 
     /* line 15: alloc main f32[8] */
-    float *b_main = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
+    float *b_main = (float *)alloc_from_pool(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
 
     /* line 16: call exp(add, main) */
     collide_k_exp(b_add, b_main);
 
     /* line 17: alloc p f32[8] */
-    float *b_p = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
+    float *b_p = (float *)alloc_from_pool(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
 
     /* line 18: call in(main, p) */
     in(b_main, b_p);
@@ -76,28 +76,28 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* line 19: free add main */
     /* del add */
     /* del main */
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
 
     /* line 20: alloc in f32[8] */
-    float *b_in = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
+    float *b_in = (float *)alloc_from_pool(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
 
     /* line 21: call add(p, exit, in) */
     add(b_p, b_exit, b_in);
 
     /* line 22: alloc out f32[8] */
-    /* reuse: out takes add's bytes at pool_cpu+0 */
-    float *b_out = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
+    /* reuse: out takes add's bytes at cpu+0 */
+    float *b_out = (float *)alloc_from_pool(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
 
     /* line 23: call exp(in, out) */
     collide_k_exp(b_in, b_out);
 
     /* line 24: alloc b_p f32[8] */
-    /* reuse: b_p takes main's bytes at pool_cpu+64 */
-    float *b_b_p = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
+    /* reuse: b_p takes main's bytes at cpu+64 */
+    float *b_b_p = (float *)alloc_from_pool(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
 
     /* line 25: call add(out, p, b_p) */
     add(b_out, b_p, b_b_p);
@@ -105,13 +105,13 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* line 26: free p in */
     /* del p */
     /* del in */
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
 
     /* line 27: alloc pool_default f32[8] */
-    /* reuse: pool_default takes p's bytes at pool_cpu+128 */
-    float *b_pool_default = (float *)alloc_from_pool(&pool_pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
+    /* reuse: pool_default takes p's bytes at cpu+128 */
+    float *b_pool_default = (float *)alloc_from_pool(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
 
     /* line 28: call add(b_p, out, pool_default) */
     add(b_b_p, b_out, b_pool_default);
@@ -138,32 +138,32 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* del index */
     /* del stdout */
     /* del exit */
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
-    PW_TRACK_DEATH(&pool_pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
+    PW_TRACK_DEATH(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
 
     /* line 35: output rc */
 
-    PW_TRACK_RESET(&pool_pool_cpu);
+    PW_TRACK_RESET(&pool_cpu);
     return 0;
 }
 
 #ifndef collide_NO_STATIC_POOLS
-#ifndef collide_POOL_POOL_CPU_ATTR
+#ifndef collide_POOL_CPU_ATTR
 #if defined(__GNUC__)
-#define collide_POOL_POOL_CPU_ATTR __attribute__((aligned(64)))
+#define collide_POOL_CPU_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define collide_POOL_POOL_CPU_ATTR _Alignas(64)
+#define collide_POOL_CPU_ATTR _Alignas(64)
 #else
-#define collide_POOL_POOL_CPU_ATTR
+#define collide_POOL_CPU_ATTR
 #endif
 #endif
-static collide_POOL_POOL_CPU_ATTR unsigned char collide_pool_pool_cpu[collide_POOL_POOL_CPU_SIZE > 0 ? collide_POOL_POOL_CPU_SIZE : 1];
+static collide_POOL_CPU_ATTR unsigned char collide_pool_cpu[collide_POOL_CPU_SIZE > 0 ? collide_POOL_CPU_SIZE : 1];
 
 int collide_run_static(const collide_inputs *in_2, const collide_consts *c,
     const collide_outputs *out) {
     collide_pools pools;
-    pools.pool_cpu = collide_pool_pool_cpu;
+    pools.cpu = collide_pool_cpu;
     return collide_run(in_2, c, out, &pools);
 }
 #endif

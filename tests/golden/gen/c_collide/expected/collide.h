@@ -16,8 +16,8 @@ extern "C" {
 #endif
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define collide_POOL_POOL_CPU_SIZE 256u
-#define collide_POOL_POOL_CPU_ALIGN 64u
+#define collide_POOL_CPU_SIZE 256u
+#define collide_POOL_CPU_ALIGN 64u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define collide_INPUT_INDEX_SIZE 32u
@@ -64,7 +64,7 @@ typedef struct collide_outputs {
 } collide_outputs;
 
 typedef struct collide_pools {
-    void *pool_cpu; /* collide_POOL_POOL_CPU_SIZE bytes, aligned to collide_POOL_POOL_CPU_ALIGN */
+    void *cpu; /* collide_POOL_CPU_SIZE bytes, aligned to collide_POOL_CPU_ALIGN */
 } collide_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each

@@ -5,12 +5,12 @@
  * cba2f3b057c02ae6; algo bestfit, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu: 128 bytes, align 64, lower bound 128, naive 128
+ * pool cpu: 128 bytes, align 64, lower bound 128, naive 128
  *   buffer offset size  live (IR lines)
  *   buf0       64   64  6-11
  *   buf1        0   64  9-20
  *
- * pool pool_cpu_symm_tp0: 64 bytes, align 64, lower bound 64, naive 64
+ * pool cpu_symm_tp0: 64 bytes, align 64, lower bound 64, naive 64
  *   buffer offset size  live (IR lines)
  *   cb0         0   64  15-20
  */
@@ -25,20 +25,20 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-tiny_STATIC_ASSERT(tiny_BUF_BUF0_OFFSET % tiny_BUF_BUF0_ALIGN == 0 && tiny_BUF_BUF0_OFFSET + tiny_BUF_BUF0_SIZE <= tiny_POOL_POOL_CPU_SIZE, tiny_buffer_0_fits);
-tiny_STATIC_ASSERT(tiny_BUF_BUF1_OFFSET % tiny_BUF_BUF1_ALIGN == 0 && tiny_BUF_BUF1_OFFSET + tiny_BUF_BUF1_SIZE <= tiny_POOL_POOL_CPU_SIZE, tiny_buffer_1_fits);
-tiny_STATIC_ASSERT(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0_OFFSET + tiny_BUF_CB0_SIZE <= tiny_POOL_POOL_CPU_SYMM_TP0_SIZE, tiny_buffer_2_fits);
+tiny_STATIC_ASSERT(tiny_BUF_BUF0_OFFSET % tiny_BUF_BUF0_ALIGN == 0 && tiny_BUF_BUF0_OFFSET + tiny_BUF_BUF0_SIZE <= tiny_POOL_CPU_SIZE, tiny_buffer_0_fits);
+tiny_STATIC_ASSERT(tiny_BUF_BUF1_OFFSET % tiny_BUF_BUF1_ALIGN == 0 && tiny_BUF_BUF1_OFFSET + tiny_BUF_BUF1_SIZE <= tiny_POOL_CPU_SIZE, tiny_buffer_1_fits);
+tiny_STATIC_ASSERT(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0_OFFSET + tiny_BUF_CB0_SIZE <= tiny_POOL_CPU_SYMM_TP0_SIZE, tiny_buffer_2_fits);
 
 int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     const tiny_outputs *out, const tiny_pools *p) {
-    pw_pool pool_pool_cpu = {(unsigned char *)p->pool_cpu, tiny_POOL_POOL_CPU_SIZE, tiny_POOL_POOL_CPU_ALIGN, "pool_cpu"};
-    pw_pool pool_pool_cpu_symm_tp0 = {(unsigned char *)p->pool_cpu_symm_tp0, tiny_POOL_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_POOL_CPU_SYMM_TP0_ALIGN, "pool_cpu_symm_tp0"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, tiny_POOL_CPU_SIZE, tiny_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu_symm_tp0 = {(unsigned char *)p->cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_CPU_SYMM_TP0_ALIGN, "cpu_symm_tp0"};
     (void)in;
     (void)c;
     (void)out;
     (void)p;
-    (void)pool_pool_cpu;
-    (void)pool_pool_cpu_symm_tp0;
+    (void)pool_cpu;
+    (void)pool_cpu_symm_tp0;
 
     /* line 4: input x f32[4,4] */
     const float *b_x = in->x;
@@ -47,8 +47,8 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     const float *b_w = c->w;
 
     /* line 6: alloc buf0 f32[4,4] */
-    float *b_buf0 = (float *)alloc_from_pool(&pool_pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
+    float *b_buf0 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
     /* line 7: call matmul(x, w, buf0) */
     matmul((float *)b_x, (float *)b_w, b_buf0);
@@ -57,15 +57,15 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* del x */
 
     /* line 9: alloc buf1 f32[4,4] */
-    float *b_buf1 = (float *)alloc_from_pool(&pool_pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
+    float *b_buf1 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
 
     /* line 10: call relu(buf0, buf1) */
     relu(b_buf0, b_buf1);
 
     /* line 11: free buf0 */
     /* del buf0 */
-    PW_TRACK_DEATH(&pool_pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
+    PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
     /* line 12: alias buf2 = buf1 */
     /* alias: buf2 = buf1 */
@@ -79,8 +79,8 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* del w */
 
     /* line 15: alloc cb0 f32[4,4] comm=symm group=tp0 */
-    float *b_cb0 = (float *)alloc_from_pool(&pool_pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
+    float *b_cb0 = (float *)alloc_from_pool(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
     /* line 16: call copy(buf2, cb0) */
     copy(b_buf2, b_cb0);
@@ -97,43 +97,43 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* line 20: free cb0 buf2 */
     /* del cb0 */
     /* del buf2 */
-    PW_TRACK_DEATH(&pool_pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
-    PW_TRACK_DEATH(&pool_pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
+    PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
+    PW_TRACK_DEATH(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
     /* line 21: output buf3 */
 
-    PW_TRACK_RESET(&pool_pool_cpu);
-    PW_TRACK_RESET(&pool_pool_cpu_symm_tp0);
+    PW_TRACK_RESET(&pool_cpu);
+    PW_TRACK_RESET(&pool_cpu_symm_tp0);
     return 0;
 }
 
 #ifndef tiny_NO_STATIC_POOLS
-#ifndef tiny_POOL_POOL_CPU_ATTR
+#ifndef tiny_POOL_CPU_ATTR
 #if defined(__GNUC__)
-#define tiny_POOL_POOL_CPU_ATTR __attribute__((aligned(64)))
+#define tiny_POOL_CPU_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define tiny_POOL_POOL_CPU_ATTR _Alignas(64)
+#define tiny_POOL_CPU_ATTR _Alignas(64)
 #else
-#define tiny_POOL_POOL_CPU_ATTR
+#define tiny_POOL_CPU_ATTR
 #endif
 #endif
-static tiny_POOL_POOL_CPU_ATTR unsigned char tiny_pool_pool_cpu[tiny_POOL_POOL_CPU_SIZE > 0 ? tiny_POOL_POOL_CPU_SIZE : 1];
-#ifndef tiny_POOL_POOL_CPU_SYMM_TP0_ATTR
+static tiny_POOL_CPU_ATTR unsigned char tiny_pool_cpu[tiny_POOL_CPU_SIZE > 0 ? tiny_POOL_CPU_SIZE : 1];
+#ifndef tiny_POOL_CPU_SYMM_TP0_ATTR
 #if defined(__GNUC__)
-#define tiny_POOL_POOL_CPU_SYMM_TP0_ATTR __attribute__((aligned(64)))
+#define tiny_POOL_CPU_SYMM_TP0_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define tiny_POOL_POOL_CPU_SYMM_TP0_ATTR _Alignas(64)
+#define tiny_POOL_CPU_SYMM_TP0_ATTR _Alignas(64)
 #else
-#define tiny_POOL_POOL_CPU_SYMM_TP0_ATTR
+#define tiny_POOL_CPU_SYMM_TP0_ATTR
 #endif
 #endif
-static tiny_POOL_POOL_CPU_SYMM_TP0_ATTR unsigned char tiny_pool_pool_cpu_symm_tp0[tiny_POOL_POOL_CPU_SYMM_TP0_SIZE > 0 ? tiny_POOL_POOL_CPU_SYMM_TP0_SIZE : 1];
+static tiny_POOL_CPU_SYMM_TP0_ATTR unsigned char tiny_pool_cpu_symm_tp0[tiny_POOL_CPU_SYMM_TP0_SIZE > 0 ? tiny_POOL_CPU_SYMM_TP0_SIZE : 1];
 
 int tiny_run_static(const tiny_inputs *in, const tiny_consts *c,
     const tiny_outputs *out) {
     tiny_pools pools;
-    pools.pool_cpu = tiny_pool_pool_cpu;
-    pools.pool_cpu_symm_tp0 = tiny_pool_pool_cpu_symm_tp0;
+    pools.cpu = tiny_pool_cpu;
+    pools.cpu_symm_tp0 = tiny_pool_cpu_symm_tp0;
     return tiny_run(in, c, out, &pools);
 }
 #endif

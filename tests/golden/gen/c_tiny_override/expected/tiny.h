@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define tiny_POOL_POOL_CPU_SIZE 128u
-#define tiny_POOL_POOL_CPU_ALIGN 64u
-#define tiny_POOL_POOL_CPU_SYMM_TP0_SIZE 64u
-#define tiny_POOL_POOL_CPU_SYMM_TP0_ALIGN 64u
+#define tiny_POOL_CPU_SIZE 128u
+#define tiny_POOL_CPU_ALIGN 64u
+#define tiny_POOL_CPU_SYMM_TP0_SIZE 64u
+#define tiny_POOL_CPU_SYMM_TP0_ALIGN 64u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define tiny_INPUT_X_SIZE 64u
@@ -52,8 +52,8 @@ typedef struct tiny_outputs {
 } tiny_outputs;
 
 typedef struct tiny_pools {
-    void *pool_cpu; /* tiny_POOL_POOL_CPU_SIZE bytes, aligned to tiny_POOL_POOL_CPU_ALIGN */
-    void *pool_cpu_symm_tp0; /* tiny_POOL_POOL_CPU_SYMM_TP0_SIZE bytes, aligned to tiny_POOL_POOL_CPU_SYMM_TP0_ALIGN */
+    void *cpu; /* tiny_POOL_CPU_SIZE bytes, aligned to tiny_POOL_CPU_ALIGN */
+    void *cpu_symm_tp0; /* tiny_POOL_CPU_SYMM_TP0_SIZE bytes, aligned to tiny_POOL_CPU_SYMM_TP0_ALIGN */
 } tiny_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each

@@ -5,7 +5,7 @@
  * 321496ac6604fef0; algo bestfit, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
+ * pool cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
  *   buffer offset size  live (IR lines)
  *   raw         0 1024  13-27
  */
@@ -20,7 +20,7 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-views_STATIC_ASSERT(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_POOL_CPU_DRAM_SIZE, views_buffer_0_fits);
+views_STATIC_ASSERT(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_CPU_DRAM_SIZE, views_buffer_0_fits);
 
 /* Copies an output that does not live in caller memory (no libc). */
 static void views_copy_bytes(void *dst, const void *src, size_t n) {
@@ -32,12 +32,12 @@ static void views_copy_bytes(void *dst, const void *src, size_t n) {
 
 int views_run(const views_inputs *in, const views_consts *c,
     const views_outputs *out, const views_pools *p) {
-    pw_pool pool_pool_cpu_dram = {(unsigned char *)p->pool_cpu_dram, views_POOL_POOL_CPU_DRAM_SIZE, views_POOL_POOL_CPU_DRAM_ALIGN, "pool_cpu_dram"};
+    pw_pool pool_cpu_dram = {(unsigned char *)p->cpu_dram, views_POOL_CPU_DRAM_SIZE, views_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
     (void)in;
     (void)c;
     (void)out;
     (void)p;
-    (void)pool_pool_cpu_dram;
+    (void)pool_cpu_dram;
 
     /* line 10: input img u8[3,8,8] */
     const uint8_t *b_img = in->img;
@@ -49,8 +49,8 @@ int views_run(const views_inputs *in, const views_consts *c,
     const uint16_t *b_lut = c->lut;
 
     /* line 13: alloc raw f32[16,16] space=dram align=128 */
-    float *b_raw = (float *)alloc_from_pool(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
+    float *b_raw = (float *)alloc_from_pool(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
     /* line 14: call fill(raw, 7, -0.5, "ramp \"q\" *\/ \?\?= \\ done") */
     fill(b_raw, 7, -0.5, "ramp \"q\" */ \?\?= \\ done");
@@ -96,7 +96,7 @@ int views_run(const views_inputs *in, const views_consts *c,
 
     /* line 27: free bits */
     /* del bits */
-    PW_TRACK_DEATH(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
+    PW_TRACK_DEATH(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
     /* line 28: alias first = img u8[8,8] offset=64 */
     /* alias: first = img */
@@ -119,26 +119,26 @@ int views_run(const views_inputs *in, const views_consts *c,
     /* line 33: output y img col */
     views_copy_bytes(out->img, b_img, views_OUTPUT_IMG_SIZE);
 
-    PW_TRACK_RESET(&pool_pool_cpu_dram);
+    PW_TRACK_RESET(&pool_cpu_dram);
     return 0;
 }
 
 #ifndef views_NO_STATIC_POOLS
-#ifndef views_POOL_POOL_CPU_DRAM_ATTR
+#ifndef views_POOL_CPU_DRAM_ATTR
 #if defined(__GNUC__)
-#define views_POOL_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
+#define views_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define views_POOL_POOL_CPU_DRAM_ATTR _Alignas(64)
+#define views_POOL_CPU_DRAM_ATTR _Alignas(64)
 #else
-#define views_POOL_POOL_CPU_DRAM_ATTR
+#define views_POOL_CPU_DRAM_ATTR
 #endif
 #endif
-static views_POOL_POOL_CPU_DRAM_ATTR unsigned char views_pool_pool_cpu_dram[views_POOL_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_POOL_CPU_DRAM_SIZE : 1];
+static views_POOL_CPU_DRAM_ATTR unsigned char views_pool_cpu_dram[views_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_CPU_DRAM_SIZE : 1];
 
 int views_run_static(const views_inputs *in, const views_consts *c,
     const views_outputs *out) {
     views_pools pools;
-    pools.pool_cpu_dram = views_pool_pool_cpu_dram;
+    pools.cpu_dram = views_pool_cpu_dram;
     return views_run(in, c, out, &pools);
 }
 #endif

@@ -16,8 +16,8 @@ extern "C" {
 #endif
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define views_POOL_POOL_CPU_DRAM_SIZE 1024u
-#define views_POOL_POOL_CPU_DRAM_ALIGN 64u
+#define views_POOL_CPU_DRAM_SIZE 1024u
+#define views_POOL_CPU_DRAM_ALIGN 64u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define views_INPUT_IMG_SIZE 192u
@@ -50,7 +50,7 @@ typedef struct views_outputs {
 } views_outputs;
 
 typedef struct views_pools {
-    void *pool_cpu_dram; /* views_POOL_POOL_CPU_DRAM_SIZE bytes, aligned to views_POOL_POOL_CPU_DRAM_ALIGN */
+    void *cpu_dram; /* views_POOL_CPU_DRAM_SIZE bytes, aligned to views_POOL_CPU_DRAM_ALIGN */
 } views_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each

@@ -5,11 +5,11 @@
  * 321496ac6604fef0; algo bestfit, memory pool combined).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
+ * pool cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
  *   buffer offset size  live (IR lines)
  *   raw         0 1024  13-27
  *
- * pool pool_cpu_sram: 384 bytes, align 64, lower bound 384, naive 384
+ * pool cpu_sram: 384 bytes, align 64, lower bound 384, naive 384
  *   buffer offset size  live (IR lines)
  *   tmp         0  128  17-33
  *   col       128  224  23-33
@@ -25,9 +25,9 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-views_STATIC_ASSERT(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_POOL_CPU_DRAM_SIZE, views_buffer_0_fits);
-views_STATIC_ASSERT(views_BUF_TMP_OFFSET % views_BUF_TMP_ALIGN == 0 && views_BUF_TMP_OFFSET + views_BUF_TMP_SIZE <= views_POOL_POOL_CPU_SRAM_SIZE, views_buffer_1_fits);
-views_STATIC_ASSERT(views_BUF_COL_OFFSET % views_BUF_COL_ALIGN == 0 && views_BUF_COL_OFFSET + views_BUF_COL_SIZE <= views_POOL_POOL_CPU_SRAM_SIZE, views_buffer_2_fits);
+views_STATIC_ASSERT(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_CPU_DRAM_SIZE, views_buffer_0_fits);
+views_STATIC_ASSERT(views_BUF_TMP_OFFSET % views_BUF_TMP_ALIGN == 0 && views_BUF_TMP_OFFSET + views_BUF_TMP_SIZE <= views_POOL_CPU_SRAM_SIZE, views_buffer_1_fits);
+views_STATIC_ASSERT(views_BUF_COL_OFFSET % views_BUF_COL_ALIGN == 0 && views_BUF_COL_OFFSET + views_BUF_COL_SIZE <= views_POOL_CPU_SRAM_SIZE, views_buffer_2_fits);
 
 /* Copies an output that does not live in caller memory (no libc). */
 static void views_copy_bytes(void *dst, const void *src, size_t n) {
@@ -39,14 +39,14 @@ static void views_copy_bytes(void *dst, const void *src, size_t n) {
 
 int views_run(const views_inputs *in, const views_consts *c,
     const views_outputs *out, const views_pools *p) {
-    pw_pool pool_pool_cpu_dram = {(unsigned char *)p->pool_cpu_dram, views_POOL_POOL_CPU_DRAM_SIZE, views_POOL_POOL_CPU_DRAM_ALIGN, "pool_cpu_dram"};
-    pw_pool pool_pool_cpu_sram = {(unsigned char *)p->pool_cpu_sram, views_POOL_POOL_CPU_SRAM_SIZE, views_POOL_POOL_CPU_SRAM_ALIGN, "pool_cpu_sram"};
+    pw_pool pool_cpu_dram = {(unsigned char *)p->cpu_dram, views_POOL_CPU_DRAM_SIZE, views_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
+    pw_pool pool_cpu_sram = {(unsigned char *)p->cpu_sram, views_POOL_CPU_SRAM_SIZE, views_POOL_CPU_SRAM_ALIGN, "cpu_sram"};
     (void)in;
     (void)c;
     (void)out;
     (void)p;
-    (void)pool_pool_cpu_dram;
-    (void)pool_pool_cpu_sram;
+    (void)pool_cpu_dram;
+    (void)pool_cpu_sram;
 
     /* line 10: input img u8[3,8,8] */
     const uint8_t *b_img = in->img;
@@ -58,8 +58,8 @@ int views_run(const views_inputs *in, const views_consts *c,
     const uint16_t *b_lut = c->lut;
 
     /* line 13: alloc raw f32[16,16] space=dram align=128 */
-    float *b_raw = (float *)alloc_from_pool(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
+    float *b_raw = (float *)alloc_from_pool(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
     /* line 14: call fill(raw, 7, -0.5, "ramp \"q\" *\/ \?\?= \\ done") */
     fill(b_raw, 7, -0.5, "ramp \"q\" */ \?\?= \\ done");
@@ -73,8 +73,8 @@ int views_run(const views_inputs *in, const views_consts *c,
     int32_t *b_bits = (int32_t *)(void *)b_raw;
 
     /* line 17: alloc tmp f16[8,8] space=sram */
-    uint16_t *b_tmp = (uint16_t *)alloc_from_pool(&pool_pool_cpu_sram, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu_sram, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE, "tmp");
+    uint16_t *b_tmp = (uint16_t *)alloc_from_pool(&pool_cpu_sram, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu_sram, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE, "tmp");
 
     /* line 18: call cast(half, tmp) */
     cast(b_half, b_tmp);
@@ -93,8 +93,8 @@ int views_run(const views_inputs *in, const views_consts *c,
     /* del half */
 
     /* line 23: alloc col f64[4,4] space=sram stride=[8,1] */
-    double *b_col = (double *)alloc_from_pool(&pool_pool_cpu_sram, views_BUF_COL_OFFSET, views_BUF_COL_SIZE);
-    PW_TRACK_ALLOC(&pool_pool_cpu_sram, views_BUF_COL_OFFSET, views_BUF_COL_SIZE, "col");
+    double *b_col = (double *)alloc_from_pool(&pool_cpu_sram, views_BUF_COL_OFFSET, views_BUF_COL_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu_sram, views_BUF_COL_OFFSET, views_BUF_COL_SIZE, "col");
 
     /* line 24: call mix(col, bits, img) */
     mix(b_col, b_bits, (void *)b_img);
@@ -107,7 +107,7 @@ int views_run(const views_inputs *in, const views_consts *c,
 
     /* line 27: free bits */
     /* del bits */
-    PW_TRACK_DEATH(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
+    PW_TRACK_DEATH(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
     /* line 28: alias first = img u8[8,8] offset=64 */
     /* alias: first = img */
@@ -131,38 +131,38 @@ int views_run(const views_inputs *in, const views_consts *c,
     views_copy_bytes(out->img, b_img, views_OUTPUT_IMG_SIZE);
     views_copy_bytes(out->col, b_col, views_OUTPUT_COL_SIZE);
 
-    PW_TRACK_RESET(&pool_pool_cpu_dram);
-    PW_TRACK_RESET(&pool_pool_cpu_sram);
+    PW_TRACK_RESET(&pool_cpu_dram);
+    PW_TRACK_RESET(&pool_cpu_sram);
     return 0;
 }
 
 #ifndef views_NO_STATIC_POOLS
-#ifndef views_POOL_POOL_CPU_DRAM_ATTR
+#ifndef views_POOL_CPU_DRAM_ATTR
 #if defined(__GNUC__)
-#define views_POOL_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
+#define views_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define views_POOL_POOL_CPU_DRAM_ATTR _Alignas(64)
+#define views_POOL_CPU_DRAM_ATTR _Alignas(64)
 #else
-#define views_POOL_POOL_CPU_DRAM_ATTR
+#define views_POOL_CPU_DRAM_ATTR
 #endif
 #endif
-static views_POOL_POOL_CPU_DRAM_ATTR unsigned char views_pool_pool_cpu_dram[views_POOL_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_POOL_CPU_DRAM_SIZE : 1];
-#ifndef views_POOL_POOL_CPU_SRAM_ATTR
+static views_POOL_CPU_DRAM_ATTR unsigned char views_pool_cpu_dram[views_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_CPU_DRAM_SIZE : 1];
+#ifndef views_POOL_CPU_SRAM_ATTR
 #if defined(__GNUC__)
-#define views_POOL_POOL_CPU_SRAM_ATTR __attribute__((aligned(64)))
+#define views_POOL_CPU_SRAM_ATTR __attribute__((aligned(64)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define views_POOL_POOL_CPU_SRAM_ATTR _Alignas(64)
+#define views_POOL_CPU_SRAM_ATTR _Alignas(64)
 #else
-#define views_POOL_POOL_CPU_SRAM_ATTR
+#define views_POOL_CPU_SRAM_ATTR
 #endif
 #endif
-static views_POOL_POOL_CPU_SRAM_ATTR unsigned char views_pool_pool_cpu_sram[views_POOL_POOL_CPU_SRAM_SIZE > 0 ? views_POOL_POOL_CPU_SRAM_SIZE : 1];
+static views_POOL_CPU_SRAM_ATTR unsigned char views_pool_cpu_sram[views_POOL_CPU_SRAM_SIZE > 0 ? views_POOL_CPU_SRAM_SIZE : 1];
 
 int views_run_static(const views_inputs *in, const views_consts *c,
     const views_outputs *out) {
     views_pools pools;
-    pools.pool_cpu_dram = views_pool_pool_cpu_dram;
-    pools.pool_cpu_sram = views_pool_pool_cpu_sram;
+    pools.cpu_dram = views_pool_cpu_dram;
+    pools.cpu_sram = views_pool_cpu_sram;
     return views_run(in, c, out, &pools);
 }
 #endif

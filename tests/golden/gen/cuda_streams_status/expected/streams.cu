@@ -5,7 +5,7 @@
  * 5c72105addd898eb; algo bestfit, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cuda0: 16384 bytes, align 256, lower bound 16384, naive 16384
+ * pool cuda0: 16384 bytes, align 256, lower bound 16384, naive 16384
  *   buffer offset size  live (IR lines)
  *   a           0 8192  10-19
  *   b        8192 8192  12-19
@@ -17,8 +17,8 @@
 #include "streams_kernels.h"
 
 /* Every planned offset is aligned and inside its pool. */
-static_assert(streams_BUF_A_OFFSET % streams_BUF_A_ALIGN == 0 && streams_BUF_A_OFFSET + streams_BUF_A_SIZE <= streams_POOL_POOL_CUDA0_SIZE, "streams_buffer_0_fits");
-static_assert(streams_BUF_B_OFFSET % streams_BUF_B_ALIGN == 0 && streams_BUF_B_OFFSET + streams_BUF_B_SIZE <= streams_POOL_POOL_CUDA0_SIZE, "streams_buffer_1_fits");
+static_assert(streams_BUF_A_OFFSET % streams_BUF_A_ALIGN == 0 && streams_BUF_A_OFFSET + streams_BUF_A_SIZE <= streams_POOL_CUDA0_SIZE, "streams_buffer_0_fits");
+static_assert(streams_BUF_B_OFFSET % streams_BUF_B_ALIGN == 0 && streams_BUF_B_OFFSET + streams_BUF_B_SIZE <= streams_POOL_CUDA0_SIZE, "streams_buffer_1_fits");
 
 #define streams_CHECK(call)                                          \
     do {                                                                     \
@@ -39,11 +39,11 @@ static_assert(streams_BUF_B_OFFSET % streams_BUF_B_ALIGN == 0 && streams_BUF_B_O
 int streams_fini(streams_ctx *ctx) {
     int rc = 0;
     int e_;
-    if (ctx->pools.pool_cuda0 != NULL) {
-        e_ = (int)cudaFree(ctx->pools.pool_cuda0);
+    if (ctx->pools.cuda0 != NULL) {
+        e_ = (int)cudaFree(ctx->pools.cuda0);
         if (e_ != 0 && rc == 0)
             rc = e_;
-        ctx->pools.pool_cuda0 = NULL;
+        ctx->pools.cuda0 = NULL;
     }
     if (ctx->streams[0] != NULL) {
         e_ = (int)cudaStreamDestroy(ctx->streams[0]);
@@ -89,7 +89,7 @@ int streams_fini(streams_ctx *ctx) {
 
 int streams_init(streams_ctx *ctx) {
     /* Everything NULL first, so that a failure can release what exists. */
-    ctx->pools.pool_cuda0 = NULL;
+    ctx->pools.cuda0 = NULL;
     ctx->streams[0] = NULL;
     ctx->join[0] = NULL;
     ctx->streams[1] = NULL;
@@ -97,7 +97,7 @@ int streams_init(streams_ctx *ctx) {
     ctx->fork = NULL;
     for (int i_ = 0; i_ < 2; i_++)
         ctx->events[i_] = NULL;
-    streams_CHECK_INIT(cudaMalloc(&ctx->pools.pool_cuda0, streams_POOL_POOL_CUDA0_SIZE > 0 ? streams_POOL_POOL_CUDA0_SIZE : 1));
+    streams_CHECK_INIT(cudaMalloc(&ctx->pools.cuda0, streams_POOL_CUDA0_SIZE > 0 ? streams_POOL_CUDA0_SIZE : 1));
     streams_CHECK_INIT(cudaStreamCreateWithFlags(&ctx->streams[0], cudaStreamNonBlocking));
     streams_CHECK_INIT(cudaEventCreateWithFlags(&ctx->join[0], cudaEventDisableTiming));
     streams_CHECK_INIT(cudaStreamCreateWithFlags(&ctx->streams[1], cudaStreamNonBlocking));
@@ -112,11 +112,11 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     const streams_consts *c, const streams_outputs *out,
     cudaStream_t stream) {
     int rc = 0;
-    pw_pool pool_pool_cuda0 = {(unsigned char *)ctx->pools.pool_cuda0, streams_POOL_POOL_CUDA0_SIZE, streams_POOL_POOL_CUDA0_ALIGN, "pool_cuda0"};
+    pw_pool pool_cuda0 = {(unsigned char *)ctx->pools.cuda0, streams_POOL_CUDA0_SIZE, streams_POOL_CUDA0_ALIGN, "cuda0"};
     (void)in;
     (void)c;
     (void)out;
-    (void)pool_pool_cuda0;
+    (void)pool_cuda0;
     /* The context's streams start after the work already on `stream`. */
     streams_CHECK(cudaEventRecord(ctx->fork, stream));
     streams_CHECK(cudaStreamWaitEvent(ctx->streams[0], ctx->fork, 0));
@@ -132,7 +132,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     const uint16_t *b_w2 = c->w2;
 
     /* line 10: alloc a f16[64,64] */
-    uint16_t *b_a = (uint16_t *)alloc_from_pool(&pool_pool_cuda0, streams_BUF_A_OFFSET, streams_BUF_A_SIZE);
+    uint16_t *b_a = (uint16_t *)alloc_from_pool(&pool_cuda0, streams_BUF_A_OFFSET, streams_BUF_A_SIZE);
 
     /* line 11: call gemm(x, w1, a) stream=1 */
     rc = gemm(b_x, b_w1, b_a, ctx->streams[0]);
@@ -141,7 +141,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     streams_CHECK(cudaGetLastError());
 
     /* line 12: alloc b f16[64,64] */
-    uint16_t *b_b = (uint16_t *)alloc_from_pool(&pool_pool_cuda0, streams_BUF_B_OFFSET, streams_BUF_B_SIZE);
+    uint16_t *b_b = (uint16_t *)alloc_from_pool(&pool_cuda0, streams_BUF_B_OFFSET, streams_BUF_B_SIZE);
 
     /* line 13: call gemm(x, w2, b) stream=2 */
     rc = gemm(b_x, b_w2, b_b, ctx->streams[1]);

@@ -19,8 +19,8 @@ struct CUstream_st; /* cudaStream_t is struct CUstream_st * */
 struct CUevent_st;  /* cudaEvent_t is struct CUevent_st * */
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define streams_POOL_POOL_CUDA0_SIZE 16384u
-#define streams_POOL_POOL_CUDA0_ALIGN 256u
+#define streams_POOL_CUDA0_SIZE 16384u
+#define streams_POOL_CUDA0_ALIGN 256u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define streams_INPUT_X_SIZE 8192u
@@ -52,7 +52,7 @@ typedef struct streams_outputs {
 } streams_outputs;
 
 typedef struct streams_pools {
-    void *pool_cuda0; /* streams_POOL_POOL_CUDA0_SIZE bytes, aligned to streams_POOL_POOL_CUDA0_ALIGN */
+    void *cuda0; /* streams_POOL_CUDA0_SIZE bytes, aligned to streams_POOL_CUDA0_ALIGN */
 } streams_pools;
 
 /* The context of a model: device pools (one allocation each), the streams

@@ -5,12 +5,12 @@
  * cba2f3b057c02ae6; algo bestfit, memory pool intermediates).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu: 128 bytes, align 64, lower bound 128, naive 128
+ * pool cpu: 128 bytes, align 64, lower bound 128, naive 128
  *   buffer offset size  live (IR lines)
  *   buf0       64   64  6-11
  *   buf1        0   64  9-20
  *
- * pool pool_cpu_symm_tp0: 64 bytes, align 64, lower bound 64, naive 64
+ * pool cpu_symm_tp0: 64 bytes, align 64, lower bound 64, naive 64
  *   buffer offset size  live (IR lines)
  *   cb0         0   64  15-20
  */
@@ -21,9 +21,9 @@
 #include "tiny_kernels.h"
 
 /* Every planned offset is aligned and inside its pool. */
-static_assert(tiny_BUF_BUF0_OFFSET % tiny_BUF_BUF0_ALIGN == 0 && tiny_BUF_BUF0_OFFSET + tiny_BUF_BUF0_SIZE <= tiny_POOL_POOL_CPU_SIZE, "tiny_buffer_0_fits");
-static_assert(tiny_BUF_BUF1_OFFSET % tiny_BUF_BUF1_ALIGN == 0 && tiny_BUF_BUF1_OFFSET + tiny_BUF_BUF1_SIZE <= tiny_POOL_POOL_CPU_SIZE, "tiny_buffer_1_fits");
-static_assert(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0_OFFSET + tiny_BUF_CB0_SIZE <= tiny_POOL_POOL_CPU_SYMM_TP0_SIZE, "tiny_buffer_2_fits");
+static_assert(tiny_BUF_BUF0_OFFSET % tiny_BUF_BUF0_ALIGN == 0 && tiny_BUF_BUF0_OFFSET + tiny_BUF_BUF0_SIZE <= tiny_POOL_CPU_SIZE, "tiny_buffer_0_fits");
+static_assert(tiny_BUF_BUF1_OFFSET % tiny_BUF_BUF1_ALIGN == 0 && tiny_BUF_BUF1_OFFSET + tiny_BUF_BUF1_SIZE <= tiny_POOL_CPU_SIZE, "tiny_buffer_1_fits");
+static_assert(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0_OFFSET + tiny_BUF_CB0_SIZE <= tiny_POOL_CPU_SYMM_TP0_SIZE, "tiny_buffer_2_fits");
 
 #define tiny_CHECK(call)                                          \
     do {                                                                     \
@@ -44,17 +44,17 @@ static_assert(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0_OFFS
 int tiny_fini(tiny_ctx *ctx) {
     int rc = 0;
     int e_;
-    if (ctx->pools.pool_cpu != NULL) {
-        e_ = (int)cudaFree(ctx->pools.pool_cpu);
+    if (ctx->pools.cpu != NULL) {
+        e_ = (int)cudaFree(ctx->pools.cpu);
         if (e_ != 0 && rc == 0)
             rc = e_;
-        ctx->pools.pool_cpu = NULL;
+        ctx->pools.cpu = NULL;
     }
-    if (ctx->pools.pool_cpu_symm_tp0 != NULL) {
-        e_ = pw_comm_free(ctx->pools.pool_cpu_symm_tp0, tiny_POOL_POOL_CPU_SYMM_TP0_SIZE, "symm", "tp0");
+    if (ctx->pools.cpu_symm_tp0 != NULL) {
+        e_ = pw_comm_free(ctx->pools.cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE, "symm", "tp0");
         if (e_ != 0 && rc == 0)
             rc = e_;
-        ctx->pools.pool_cpu_symm_tp0 = NULL;
+        ctx->pools.cpu_symm_tp0 = NULL;
     }
     (void)e_;
     return rc;
@@ -62,23 +62,23 @@ int tiny_fini(tiny_ctx *ctx) {
 
 int tiny_init(tiny_ctx *ctx) {
     /* Everything NULL first, so that a failure can release what exists. */
-    ctx->pools.pool_cpu = NULL;
-    ctx->pools.pool_cpu_symm_tp0 = NULL;
-    tiny_CHECK_INIT(cudaMalloc(&ctx->pools.pool_cpu, tiny_POOL_POOL_CPU_SIZE > 0 ? tiny_POOL_POOL_CPU_SIZE : 1));
-    tiny_CHECK_INIT(pw_comm_alloc(&ctx->pools.pool_cpu_symm_tp0, tiny_POOL_POOL_CPU_SYMM_TP0_SIZE > 0 ? tiny_POOL_POOL_CPU_SYMM_TP0_SIZE : 1, "symm", "tp0"));
+    ctx->pools.cpu = NULL;
+    ctx->pools.cpu_symm_tp0 = NULL;
+    tiny_CHECK_INIT(cudaMalloc(&ctx->pools.cpu, tiny_POOL_CPU_SIZE > 0 ? tiny_POOL_CPU_SIZE : 1));
+    tiny_CHECK_INIT(pw_comm_alloc(&ctx->pools.cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE > 0 ? tiny_POOL_CPU_SYMM_TP0_SIZE : 1, "symm", "tp0"));
     return 0;
 }
 
 int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     const tiny_consts *c, const tiny_outputs *out,
     cudaStream_t stream) {
-    pw_pool pool_pool_cpu = {(unsigned char *)ctx->pools.pool_cpu, tiny_POOL_POOL_CPU_SIZE, tiny_POOL_POOL_CPU_ALIGN, "pool_cpu"};
-    pw_pool pool_pool_cpu_symm_tp0 = {(unsigned char *)ctx->pools.pool_cpu_symm_tp0, tiny_POOL_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_POOL_CPU_SYMM_TP0_ALIGN, "pool_cpu_symm_tp0"};
+    pw_pool pool_cpu = {(unsigned char *)ctx->pools.cpu, tiny_POOL_CPU_SIZE, tiny_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu_symm_tp0 = {(unsigned char *)ctx->pools.cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_CPU_SYMM_TP0_ALIGN, "cpu_symm_tp0"};
     (void)in;
     (void)c;
     (void)out;
-    (void)pool_pool_cpu;
-    (void)pool_pool_cpu_symm_tp0;
+    (void)pool_cpu;
+    (void)pool_cpu_symm_tp0;
 
     /* line 4: input x f32[4,4] */
     const float *b_x = in->x;
@@ -87,7 +87,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     const float *b_w = c->w;
 
     /* line 6: alloc buf0 f32[4,4] */
-    float *b_buf0 = (float *)alloc_from_pool(&pool_pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
+    float *b_buf0 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
 
     /* line 7: call matmul(x, w, buf0) */
     matmul((float *)b_x, (float *)b_w, b_buf0, stream);
@@ -97,7 +97,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     /* del x */
 
     /* line 9: alloc buf1 f32[4,4] */
-    float *b_buf1 = (float *)alloc_from_pool(&pool_pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
+    float *b_buf1 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
 
     /* line 10: call relu(buf0, buf1) */
     relu(b_buf0, b_buf1, stream);
@@ -119,7 +119,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     /* del w */
 
     /* line 15: alloc cb0 f32[4,4] comm=symm group=tp0 */
-    float *b_cb0 = (float *)alloc_from_pool(&pool_pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
+    float *b_cb0 = (float *)alloc_from_pool(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
 
     /* line 16: call copy(buf2, cb0) */
     copy(b_buf2, b_cb0, stream);

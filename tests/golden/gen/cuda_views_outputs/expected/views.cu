@@ -5,11 +5,11 @@
  * 321496ac6604fef0; algo bestfit, memory pool outputs).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool pool_cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
+ * pool cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
  *   buffer offset size  live (IR lines)
  *   raw         0 1024  13-27
  *
- * pool pool_cpu_sram_outputs: 384 bytes, align 64, lower bound 384, naive 384
+ * pool cpu_sram_outputs: 384 bytes, align 64, lower bound 384, naive 384
  *   buffer offset size  live (IR lines)
  *   tmp         0  128  17-33
  *   col       128  224  23-33
@@ -21,9 +21,9 @@
 #include "views_kernels.h"
 
 /* Every planned offset is aligned and inside its pool. */
-static_assert(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_POOL_CPU_DRAM_SIZE, "views_buffer_0_fits");
-static_assert(views_BUF_TMP_OFFSET % views_BUF_TMP_ALIGN == 0 && views_BUF_TMP_OFFSET + views_BUF_TMP_SIZE <= views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE, "views_buffer_1_fits");
-static_assert(views_BUF_COL_OFFSET % views_BUF_COL_ALIGN == 0 && views_BUF_COL_OFFSET + views_BUF_COL_SIZE <= views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE, "views_buffer_2_fits");
+static_assert(views_BUF_RAW_OFFSET % views_BUF_RAW_ALIGN == 0 && views_BUF_RAW_OFFSET + views_BUF_RAW_SIZE <= views_POOL_CPU_DRAM_SIZE, "views_buffer_0_fits");
+static_assert(views_BUF_TMP_OFFSET % views_BUF_TMP_ALIGN == 0 && views_BUF_TMP_OFFSET + views_BUF_TMP_SIZE <= views_POOL_CPU_SRAM_OUTPUTS_SIZE, "views_buffer_1_fits");
+static_assert(views_BUF_COL_OFFSET % views_BUF_COL_ALIGN == 0 && views_BUF_COL_OFFSET + views_BUF_COL_SIZE <= views_POOL_CPU_SRAM_OUTPUTS_SIZE, "views_buffer_2_fits");
 
 #define views_CHECK(call)                                          \
     do {                                                                     \
@@ -44,17 +44,17 @@ static_assert(views_BUF_COL_OFFSET % views_BUF_COL_ALIGN == 0 && views_BUF_COL_O
 int views_fini(views_ctx *ctx) {
     int rc = 0;
     int e_;
-    if (ctx->pools.pool_cpu_dram != NULL) {
-        e_ = (int)cudaFree(ctx->pools.pool_cpu_dram);
+    if (ctx->pools.cpu_dram != NULL) {
+        e_ = (int)cudaFree(ctx->pools.cpu_dram);
         if (e_ != 0 && rc == 0)
             rc = e_;
-        ctx->pools.pool_cpu_dram = NULL;
+        ctx->pools.cpu_dram = NULL;
     }
-    if (ctx->pools.pool_cpu_sram_outputs != NULL) {
-        e_ = (int)cudaFree(ctx->pools.pool_cpu_sram_outputs);
+    if (ctx->pools.cpu_sram_outputs != NULL) {
+        e_ = (int)cudaFree(ctx->pools.cpu_sram_outputs);
         if (e_ != 0 && rc == 0)
             rc = e_;
-        ctx->pools.pool_cpu_sram_outputs = NULL;
+        ctx->pools.cpu_sram_outputs = NULL;
     }
     (void)e_;
     return rc;
@@ -62,23 +62,23 @@ int views_fini(views_ctx *ctx) {
 
 int views_init(views_ctx *ctx) {
     /* Everything NULL first, so that a failure can release what exists. */
-    ctx->pools.pool_cpu_dram = NULL;
-    ctx->pools.pool_cpu_sram_outputs = NULL;
-    views_CHECK_INIT(cudaMalloc(&ctx->pools.pool_cpu_dram, views_POOL_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_POOL_CPU_DRAM_SIZE : 1));
-    views_CHECK_INIT(cudaMalloc(&ctx->pools.pool_cpu_sram_outputs, views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE > 0 ? views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE : 1));
+    ctx->pools.cpu_dram = NULL;
+    ctx->pools.cpu_sram_outputs = NULL;
+    views_CHECK_INIT(cudaMalloc(&ctx->pools.cpu_dram, views_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_CPU_DRAM_SIZE : 1));
+    views_CHECK_INIT(cudaMalloc(&ctx->pools.cpu_sram_outputs, views_POOL_CPU_SRAM_OUTPUTS_SIZE > 0 ? views_POOL_CPU_SRAM_OUTPUTS_SIZE : 1));
     return 0;
 }
 
 int views_run(views_ctx *ctx, const views_inputs *in,
     const views_consts *c, const views_outputs *out,
     cudaStream_t stream) {
-    pw_pool pool_pool_cpu_dram = {(unsigned char *)ctx->pools.pool_cpu_dram, views_POOL_POOL_CPU_DRAM_SIZE, views_POOL_POOL_CPU_DRAM_ALIGN, "pool_cpu_dram"};
-    pw_pool pool_pool_cpu_sram_outputs = {(unsigned char *)ctx->pools.pool_cpu_sram_outputs, views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE, views_POOL_POOL_CPU_SRAM_OUTPUTS_ALIGN, "pool_cpu_sram_outputs"};
+    pw_pool pool_cpu_dram = {(unsigned char *)ctx->pools.cpu_dram, views_POOL_CPU_DRAM_SIZE, views_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
+    pw_pool pool_cpu_sram_outputs = {(unsigned char *)ctx->pools.cpu_sram_outputs, views_POOL_CPU_SRAM_OUTPUTS_SIZE, views_POOL_CPU_SRAM_OUTPUTS_ALIGN, "cpu_sram_outputs"};
     (void)in;
     (void)c;
     (void)out;
-    (void)pool_pool_cpu_dram;
-    (void)pool_pool_cpu_sram_outputs;
+    (void)pool_cpu_dram;
+    (void)pool_cpu_sram_outputs;
 
     /* line 10: input img u8[3,8,8] */
     const uint8_t *b_img = in->img;
@@ -90,7 +90,7 @@ int views_run(views_ctx *ctx, const views_inputs *in,
     const uint16_t *b_lut = c->lut;
 
     /* line 13: alloc raw f32[16,16] space=dram align=128 */
-    float *b_raw = (float *)alloc_from_pool(&pool_pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
+    float *b_raw = (float *)alloc_from_pool(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
 
     /* line 14: call fill(raw, 7, -0.5, "ramp \"q\" *\/ \?\?= \\ done") */
     fill(b_raw, 7, -0.5, "ramp \"q\" */ \?\?= \\ done", stream);
@@ -105,7 +105,7 @@ int views_run(views_ctx *ctx, const views_inputs *in,
     int32_t *b_bits = (int32_t *)(void *)b_raw;
 
     /* line 17: alloc tmp f16[8,8] space=sram */
-    uint16_t *b_tmp = (uint16_t *)alloc_from_pool(&pool_pool_cpu_sram_outputs, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE);
+    uint16_t *b_tmp = (uint16_t *)alloc_from_pool(&pool_cpu_sram_outputs, views_BUF_TMP_OFFSET, views_BUF_TMP_SIZE);
 
     /* line 18: call cast(half, tmp) */
     cast(b_half, b_tmp, stream);
@@ -128,7 +128,7 @@ int views_run(views_ctx *ctx, const views_inputs *in,
     /* del half */
 
     /* line 23: alloc col f64[4,4] space=sram stride=[8,1] */
-    double *b_col = (double *)alloc_from_pool(&pool_pool_cpu_sram_outputs, views_BUF_COL_OFFSET, views_BUF_COL_SIZE);
+    double *b_col = (double *)alloc_from_pool(&pool_cpu_sram_outputs, views_BUF_COL_OFFSET, views_BUF_COL_SIZE);
 
     /* line 24: call mix(col, bits, img) */
     mix(b_col, b_bits, (void *)b_img, stream);

@@ -19,10 +19,10 @@ struct CUstream_st; /* cudaStream_t is struct CUstream_st * */
 struct CUevent_st;  /* cudaEvent_t is struct CUevent_st * */
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
-#define views_POOL_POOL_CPU_DRAM_SIZE 1024u
-#define views_POOL_POOL_CPU_DRAM_ALIGN 64u
-#define views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE 384u
-#define views_POOL_POOL_CPU_SRAM_OUTPUTS_ALIGN 64u
+#define views_POOL_CPU_DRAM_SIZE 1024u
+#define views_POOL_CPU_DRAM_ALIGN 64u
+#define views_POOL_CPU_SRAM_OUTPUTS_SIZE 384u
+#define views_POOL_CPU_SRAM_OUTPUTS_ALIGN 64u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define views_INPUT_IMG_SIZE 192u
@@ -61,8 +61,8 @@ typedef struct views_outputs {
 } views_outputs;
 
 typedef struct views_pools {
-    void *pool_cpu_dram; /* views_POOL_POOL_CPU_DRAM_SIZE bytes, aligned to views_POOL_POOL_CPU_DRAM_ALIGN */
-    void *pool_cpu_sram_outputs; /* views_POOL_POOL_CPU_SRAM_OUTPUTS_SIZE bytes, aligned to views_POOL_POOL_CPU_SRAM_OUTPUTS_ALIGN */
+    void *cpu_dram; /* views_POOL_CPU_DRAM_SIZE bytes, aligned to views_POOL_CPU_DRAM_ALIGN */
+    void *cpu_sram_outputs; /* views_POOL_CPU_SRAM_OUTPUTS_SIZE bytes, aligned to views_POOL_CPU_SRAM_OUTPUTS_ALIGN */
 } views_pools;
 
 /* The context of a model: device pools (one allocation each), the streams
