@@ -479,14 +479,7 @@ int cg_cmd_plan(int argc, char **argv) {
         {"csv", no_argument, NULL, 'c'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
-        {"algo", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"align", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"memory-pool", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},
-        {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL},
+        CG_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     plan_options po;

@@ -38,13 +38,23 @@ json_t *cg_build_view(const plan *pl, const char *target);
 
 /* ------------------------------------------------------------------ */
 /* Planning options shared by `plan` and `gen` (codegen/plan_opts.c).
- * CG_PLAN_LONG_OPTIONS expands to `struct option` initializers (flag
- * NULL, val CG_PLAN_OPT_VAL) for --algo, --align, --memory-pool,
- * --streams, --verify, --capacity, --search-budget, --time-limit; put it
- * in a getopt_long table and pass every option whose val is
- * CG_PLAN_OPT_VAL to cg_plan_option with its long name.  Returns 0 when
- * applied, -1 after printing "planwrap: error: ..." for a bad value. */
+ * CG_PLAN_LONG_OPTIONS expands to the `struct option` entries (flag NULL,
+ * val CG_PLAN_OPT_VAL) of --algo, --align, --memory-pool, --streams,
+ * --verify, --capacity, --search-budget and --time-limit: put it in a
+ * getopt_long table (which needs <getopt.h>) and pass every option whose
+ * val is CG_PLAN_OPT_VAL to cg_plan_option with its long name.
+ * cg_plan_option returns 0 when applied, -1 after printing
+ * "planwrap: error: ..." for a bad value. */
 #define CG_PLAN_OPT_VAL 0x1000
+#define CG_PLAN_LONG_OPTIONS                                                   \
+    {"algo", required_argument, NULL, CG_PLAN_OPT_VAL},                        \
+        {"align", required_argument, NULL, CG_PLAN_OPT_VAL},                   \
+        {"memory-pool", required_argument, NULL, CG_PLAN_OPT_VAL},             \
+        {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},                 \
+        {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},                        \
+        {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},                \
+        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},           \
+        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL}
 int cg_plan_option(plan_options *o, const char *name, const char *value);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cg_plan_options_help[];
