@@ -920,6 +920,21 @@ static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
     uint64_t per = budget / 32 > 1000 ? budget / 32 : 1000;
     uint64_t soft = lo > fixed ? lo : fixed;
     int r = R_FOUND;
+    /* First the lower bound itself: tight capacities prune hardest, and
+     * real instances often pack perfectly. */
+    if (lo < hi && fixed <= lo) {
+        uint64_t first = budget / 8 > 1000 ? budget / 8 : 1000;
+        c->budget_end =
+            class_end - c->steps > first ? c->steps + first : class_end;
+        c->show_best = hi;
+        c->show_lb = lo;
+        r = attempt(s, c, lo);
+        hi = class_height(s);
+        if (r == R_OOM)
+            return -1;
+        if (r == R_NONE)
+            soft = lo = lo + g;
+    }
     while (lo < hi && c->steps < class_end && !c->timed_out) {
         if (soft >= hi) {
             if (fixed >= hi)

@@ -370,6 +370,33 @@ static void test_minimalloc_g(void **state) {
     ir_arena_free(a);
 }
 
+/* Minimisation finds the perfect packing of K (best-fit is ~1.2x). */
+static void test_minimise_k(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
+    plan_problem pb;
+    read_instance(a, "K.1048576.csv", &pb);
+    uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_opts o = {0};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_int_equal(size, 1048576);
+    assert_true(st.optimal);
+    assert_false(st.budget_hit);
+    assert_true(st.start_size > 1048576);
+    char msg[256], want[256];
+    plan_search_describe(msg, sizeof msg, size, &o, &st);
+    snprintf(want, sizeof want,
+             "1048576 bytes (best-fit %llu, lower bound 1048576, optimal, "
+             "%llu steps)",
+             (unsigned long long)st.start_size, (unsigned long long)st.steps);
+    assert_string_equal(msg, want);
+    free(off);
+    ir_arena_free(a);
+}
+
 /* The time limit is a reported safety stop; the plan stays valid. */
 static void test_time_limit(void **state) {
     (void)state;
@@ -485,6 +512,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_capacity_fixed),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_minimalloc_g),
+        cmocka_unit_test(test_minimise_k),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_large_and_edges),
