@@ -7,16 +7,12 @@
  * without HTML escaping; the caller writes the files only when every
  * render succeeded.
  */
-/* MAP_ANONYMOUS and madvise are not in POSIX.1-2008. */
-#define _DEFAULT_SOURCE 1
-
 #include "codegen/codegen.h"
 #include "templates/mustache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 typedef struct cg_tfile {
     const char *template_name; /* below templates/, without .mustache */
@@ -38,70 +34,35 @@ static const cg_tfile cg_cuda_files[] = {
 /* ------------------------------------------------------------------ */
 /* A bump allocator for jansson: a large view is a million small values,
  * and malloc/free of each one dominates `gen` (glibc consolidates its
- * fast bins at every large request).  Values are carved out of large
+ * fast bins at every large request).  Values are carved out of 1 MiB
  * chunks; jansson's free is a no-op; cg_json_arena_end releases every
- * chunk at once.
- *
- * The view of a 10,000-kernel model is ~150 MB: faulting that in 4 KiB
- * pages cost more system time than building it.  Chunks are therefore
- * mapped directly, 2 MiB aligned, and marked for transparent huge pages
- * where the system supports them (a 2 MiB page is one fault); pages are
- * still only touched, so a small view costs little. */
+ * chunk at once. */
 
 typedef struct cg_chunk {
     struct cg_chunk *next;
-    size_t size, used; /* size: bytes mapped, including this header */
-    void *map;         /* start of the mapping (NULL: malloc'ed) */
-    size_t map_len;
+    size_t size, used;
     _Alignas(16) unsigned char data[];
 } cg_chunk;
 
 static cg_chunk *cg_chunks;
 
-#define CG_HUGE ((size_t)2 << 20)
-#define CG_CHUNK_SIZE ((size_t)32 << 20)
-
-static cg_chunk *cg_chunk_new(size_t need) {
-    size_t size = need + sizeof(cg_chunk) > CG_CHUNK_SIZE
-                      ? need + sizeof(cg_chunk)
-                      : CG_CHUNK_SIZE;
-    size = (size + CG_HUGE - 1) & ~(CG_HUGE - 1);
-    /* over-map by one huge page to align the chunk on one */
-    size_t len = size + CG_HUGE;
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    cg_chunk *c;
-    if (m == MAP_FAILED) {
-        c = malloc(sizeof *c + need);
-        if (!c)
-            return NULL; /* jansson reports the failure */
-        c->size = sizeof *c + need;
-        c->map = NULL;
-        c->map_len = 0;
-    } else {
-        uintptr_t a = ((uintptr_t)m + CG_HUGE - 1) & ~(uintptr_t)(CG_HUGE - 1);
-#ifdef MADV_HUGEPAGE
-        madvise((void *)a, size, MADV_HUGEPAGE);
-#endif
-        c = (cg_chunk *)a;
-        c->size = size;
-        c->map = m;
-        c->map_len = len;
-    }
-    c->used = sizeof *c;
-    return c;
-}
+#define CG_CHUNK_SIZE ((size_t)1 << 20)
 
 static void *cg_arena_malloc(size_t n) {
-    n = (n + 15) & ~(size_t)15;
+    /* 8 bytes is enough for every jansson type (pointers, sizes,
+     * doubles); 16 would waste ~5% of a view. */
+    n = (n + 7) & ~(size_t)7;
     if (!cg_chunks || cg_chunks->size - cg_chunks->used < n) {
-        cg_chunk *c = cg_chunk_new(n);
+        size_t size = n > CG_CHUNK_SIZE ? n : CG_CHUNK_SIZE;
+        cg_chunk *c = malloc(sizeof *c + size);
         if (!c)
-            return NULL;
+            return NULL; /* jansson reports the failure */
+        c->size = size;
+        c->used = 0;
         c->next = cg_chunks;
         cg_chunks = c;
     }
-    void *p = (unsigned char *)cg_chunks + cg_chunks->used;
+    void *p = cg_chunks->data + cg_chunks->used;
     cg_chunks->used += n;
     return p;
 }
@@ -118,10 +79,7 @@ void cg_json_arena_end(void) {
     json_set_alloc_funcs(malloc, free);
     while (cg_chunks) {
         cg_chunk *n = cg_chunks->next;
-        if (cg_chunks->map)
-            munmap(cg_chunks->map, cg_chunks->map_len);
-        else
-            free(cg_chunks);
+        free(cg_chunks);
         cg_chunks = n;
     }
 }

@@ -84,6 +84,13 @@ typedef struct vw {
     /* stmt_text per statement, computed once (input hash and comments) */
     const char **stmt_txt;
     bool *stmt_txt_done;
+
+    /* per value, computed once: ptr_type and decl_of */
+    const char **ptr_memo, **decl_memo;
+
+    /* JSON strings shared by pointer (see jshared) */
+    struct jsc_slot *jsc;
+    uint32_t jsc_mask, jsc_n;
 } vw;
 
 static const char *vfmt(const vw *v, const char *f, ...)
@@ -306,6 +313,71 @@ static void set(json_t *o, const char *k, json_t *val) {
 
 static void sets(json_t *o, const char *k, const char *s) {
     set(o, k, jstr(s));
+}
+
+/* One JSON string per distinct pointer: the view repeats the same
+ * locals, macros, pool names, IR names and C types in every statement
+ * that uses them, and sharing one immutable json_t (json_incref) saves a
+ * copy, two allocations and their memory each time.  Only for pointers
+ * whose text never changes while the view is built: string literals,
+ * interned IR names and strings in the view's arena. */
+struct jsc_slot {
+    const char *k;
+    json_t *v;
+};
+
+static json_t *jshared(vw *v, const char *s) {
+    if (!s)
+        s = "";
+    if (v->jsc_n * 2 >= v->jsc_mask) {
+        uint32_t nsize = v->jsc ? (v->jsc_mask + 1) * 2 : 4096;
+        struct jsc_slot *t = calloc(nsize, sizeof *t);
+        if (!t)
+            return jstr(s); /* not shared: still correct */
+        for (uint32_t i = 0; v->jsc && i <= v->jsc_mask; i++) {
+            if (!v->jsc[i].k)
+                continue;
+            uint32_t at = (uint32_t)(((uintptr_t)v->jsc[i].k >> 3) *
+                                         0x9E3779B97F4A7C15ull >>
+                                     32) &
+                          (nsize - 1);
+            while (t[at].k)
+                at = (at + 1) & (nsize - 1);
+            t[at] = v->jsc[i];
+        }
+        free(v->jsc);
+        v->jsc = t;
+        v->jsc_mask = nsize - 1;
+    }
+    uint32_t at =
+        (uint32_t)(((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15ull >> 32) &
+        v->jsc_mask;
+    while (v->jsc[at].k) {
+        if (v->jsc[at].k == s)
+            return json_incref(v->jsc[at].v);
+        at = (at + 1) & v->jsc_mask;
+    }
+    json_t *j = jstr(s);
+    if (!j)
+        return NULL;
+    v->jsc[at].k = s;
+    v->jsc[at].v = j;
+    v->jsc_n++;
+    return json_incref(j);
+}
+
+/* Drops the table's references (the view keeps its own). */
+static void jshared_free(vw *v) {
+    for (uint32_t i = 0; v->jsc && i <= v->jsc_mask; i++)
+        if (v->jsc[i].k)
+            json_decref(v->jsc[i].v);
+    free(v->jsc);
+    v->jsc = NULL;
+}
+
+/* sets() for a stable pointer (see jshared). */
+static void setp(vw *v, json_t *o, const char *k, const char *s) {
+    set(o, k, jshared(v, s));
 }
 
 /* A string builder: small strings stay in the inline buffer, so that
@@ -1003,13 +1075,18 @@ static void plan_kernels(vw *v) {
 /* Values: locals and their declarations. */
 
 static const char *ptr_type(const vw *v, int32_t val) {
-    const ir_value *iv = &v->prog->values[val];
-    return cat(v, 3, v->is_const[val] ? "const " : "", ctype_of(iv->dtype),
-               " *");
+    if (!v->ptr_memo[val]) {
+        const ir_value *iv = &v->prog->values[val];
+        v->ptr_memo[val] = cat(v, 3, v->is_const[val] ? "const " : "",
+                               ctype_of(iv->dtype), " *");
+    }
+    return v->ptr_memo[val];
 }
 
 static const char *decl_of(const vw *v, int32_t val) {
-    return cat(v, 2, ptr_type(v, val), v->local[val]);
+    if (!v->decl_memo[val])
+        v->decl_memo[val] = cat(v, 2, ptr_type(v, val), v->local[val]);
+    return v->decl_memo[val];
 }
 
 static void plan_values(vw *v) {
@@ -1163,6 +1240,7 @@ static json_t *buffers_json(vw *v) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
     json_t *arr = json_array();
+    const char **psize = ir_arena_array(v->a, v->npools + 1, sizeof *psize);
     uint32_t n = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++)
         if (v->spool[s] >= 0)
@@ -1175,20 +1253,21 @@ static json_t *buffers_json(vw *v) {
         const ir_value *iv = &p->values[st->value];
         int32_t pi = v->spool[s];
         json_t *o = json_object();
-        sets(o, "name", iv->name);
-        sets(o, "local", v->local[st->value]);
-        sets(o, "dtype", ir_dtype_name(iv->dtype));
-        sets(o, "ctype", ctype_of(iv->dtype));
-        sets(o, "pool", v->pool_name[pi]);
-        sets(o, "pool_local", v->pool_local[pi]);
-        sets(o, "pool_size_macro",
-             vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]));
+        setp(v, o, "name", iv->name);
+        setp(v, o, "local", v->local[st->value]);
+        setp(v, o, "dtype", ir_dtype_name(iv->dtype));
+        setp(v, o, "ctype", ctype_of(iv->dtype));
+        setp(v, o, "pool", v->pool_name[pi]);
+        setp(v, o, "pool_local", v->pool_local[pi]);
+        if (!psize[pi])
+            psize[pi] = vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]);
+        setp(v, o, "pool_size_macro", psize[pi]);
         set(o, "offset", ju64(st->offset));
         set(o, "size", ju64(st->size));
         set(o, "align", ju64(v->salign[s]));
-        sets(o, "offset_macro", v->off_macro[s]);
-        sets(o, "size_macro", v->size_macro[s]);
-        sets(o, "align_macro", v->align_macro[s]);
+        setp(v, o, "offset_macro", v->off_macro[s]);
+        setp(v, o, "size_macro", v->size_macro[s]);
+        setp(v, o, "align_macro", v->align_macro[s]);
         sets(o, "assert_id", vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
         set(o, "start", json_integer(st->start));
         set(o, "end", json_integer(st->end));
@@ -1370,7 +1449,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     int32_t k = v->kernel_of_stmt[s->index];
     json_t *e = event("call");
     json_t *b = ev_body(e, "call");
-    sets(b, "kernel", s->name.name);
+    setp(v, b, "kernel", s->name.name);
     sets(b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     set(b, "status", json_boolean(v->kernel_status));
     set(b, "has_stream", json_boolean(s->has_stream));
@@ -1401,9 +1480,9 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             ex = v->local[val];
             if (ok && v->is_const[val] && !v->kconst[k][j])
                 ex = vfmt(v, "(%s)%s", ptype, ex);
-            sets(q, "kind", "buffer");
-            sets(q, "buffer", iv->name);
-            sets(q, "dtype", ir_dtype_name(iv->dtype));
+            setp(v, q, "kind", "buffer");
+            setp(v, q, "buffer", iv->name);
+            setp(v, q, "dtype", ir_dtype_name(iv->dtype));
             set(q, "bytes", ju64(iv->bytes));
             /* cross-stream ordering (CUDA): what this call waits for */
             int32_t key = stream_key(v, val);
@@ -1420,14 +1499,14 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
                     why[bit] = iv->name;
         } else if (g->kind == IR_ARG_STRING) {
             ex = c_string(v, g->sval ? g->sval : "", false);
-            sets(q, "kind", "string");
+            setp(v, q, "kind", "string");
         } else if (g->kind == IR_ARG_INT) {
-            sets(q, "kind", "int");
+            setp(v, q, "kind", "int");
         } else {
-            sets(q, "kind", "float");
+            setp(v, q, "kind", "float");
         }
         sets(q, "expr", ex);
-        sets(q, "ctype", ptype);
+        setp(v, q, "ctype", ptype);
         sets(q, "mode",
              g->kind != IR_ARG_BUFFER ? "scalar"
              : m == IR_MODE_IN        ? "in"
@@ -1488,11 +1567,11 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     json_t *e = event("death");
     json_t *b = ev_body(e, "death");
     const char *nm = v->prog->values[st->value].name;
-    sets(b, "name", nm);
+    setp(v, b, "name", nm);
     sets(b, "name_str", c_string(v, nm, false));
-    sets(b, "pool_local", v->pool_local[pi]);
-    sets(b, "offset_macro", v->off_macro[s]);
-    sets(b, "size_macro", v->size_macro[s]);
+    setp(v, b, "pool_local", v->pool_local[pi]);
+    setp(v, b, "offset_macro", v->off_macro[s]);
+    setp(v, b, "size_macro", v->size_macro[s]);
     json_array_append_new(events, e);
 }
 
@@ -1539,11 +1618,11 @@ static json_t *statements_json(vw *v) {
                 break;
             json_t *e = event("bind");
             json_t *b = ev_body(e, "bind");
-            sets(b, "name", p->values[s->value].name);
-            sets(b, "local", v->local[s->value]);
-            sets(b, "decl", decl_of(v, s->value));
+            setp(v, b, "name", p->values[s->value].name);
+            setp(v, b, "local", v->local[s->value]);
+            setp(v, b, "decl", decl_of(v, s->value));
             /* the struct field: find it by position among inputs/consts */
-            sets(b, "expr", "");
+            setp(v, b, "expr", "");
             set(b, "unused", json_boolean(!v->used[s->value]));
             json_array_append_new(events, e);
             break;
@@ -1560,12 +1639,12 @@ static json_t *statements_json(vw *v) {
                 json_t *e = event("alloc_output");
                 json_t *b = ev_body(e, "alloc_output");
                 int32_t hv = v->home_value[sid];
-                sets(b, "name", p->values[val].name);
-                sets(b, "output", p->values[hv].name);
-                sets(b, "local", v->local[val]);
-                sets(b, "decl", decl_of(v, val));
-                sets(b, "ptr_type", ptr_type(v, val));
-                sets(b, "field", ""); /* filled in later */
+                setp(v, b, "name", p->values[val].name);
+                setp(v, b, "output", p->values[hv].name);
+                setp(v, b, "local", v->local[val]);
+                setp(v, b, "decl", decl_of(v, val));
+                setp(v, b, "ptr_type", ptr_type(v, val));
+                setp(v, b, "field", ""); /* filled in later */
                 set(b, "same_type",
                     json_boolean(p->values[hv].dtype == p->values[val].dtype));
                 set(b, "unused", json_boolean(!v->used[val]));
@@ -1582,7 +1661,7 @@ static json_t *statements_json(vw *v) {
                 const char *on = p->values[old->value].name;
                 sets(b, "new", nn);
                 sets(b, "old", on);
-                sets(b, "pool", v->pool_name[pi]);
+                setp(v, b, "pool", v->pool_name[pi]);
                 set(b, "offset", ju64(st->offset));
                 sets(b, "comment",
                      vfmt(v,
@@ -1593,15 +1672,15 @@ static json_t *statements_json(vw *v) {
             }
             json_t *e = event("alloc");
             json_t *b = ev_body(e, "alloc");
-            sets(b, "name", p->values[val].name);
+            setp(v, b, "name", p->values[val].name);
             sets(b, "name_str", c_string(v, p->values[val].name, false));
-            sets(b, "local", v->local[val]);
-            sets(b, "decl", decl_of(v, val));
-            sets(b, "ptr_type", ptr_type(v, val));
-            sets(b, "pool", v->pool_name[pi]);
-            sets(b, "pool_local", v->pool_local[pi]);
-            sets(b, "offset_macro", v->off_macro[sid]);
-            sets(b, "size_macro", v->size_macro[sid]);
+            setp(v, b, "local", v->local[val]);
+            setp(v, b, "decl", decl_of(v, val));
+            setp(v, b, "ptr_type", ptr_type(v, val));
+            setp(v, b, "pool", v->pool_name[pi]);
+            setp(v, b, "pool_local", v->pool_local[pi]);
+            setp(v, b, "offset_macro", v->off_macro[sid]);
+            setp(v, b, "size_macro", v->size_macro[sid]);
             set(b, "offset", ju64(st->offset));
             set(b, "size", ju64(st->size));
             if (st->reuse_of >= 0) { /* its bytes' history */
@@ -1618,13 +1697,13 @@ static json_t *statements_json(vw *v) {
                 break;
             json_t *e = event("alias");
             json_t *b = ev_body(e, "alias");
-            sets(b, "new", s->name.name);
-            sets(b, "old", s->old.name);
+            setp(v, b, "new", s->name.name);
+            setp(v, b, "old", s->old.name);
             sets(b, "comment",
                  cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name,
                      " */"));
-            sets(b, "local", v->local[val]);
-            sets(b, "decl", decl_of(v, val));
+            setp(v, b, "local", v->local[val]);
+            setp(v, b, "decl", decl_of(v, val));
             sets(b, "expr", alias_expr(v, val));
             set(b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
@@ -1637,7 +1716,7 @@ static json_t *statements_json(vw *v) {
             for (uint32_t j = 0; j < s->nnames; j++) {
                 json_t *e = event("del");
                 json_t *b = ev_body(e, "del");
-                sets(b, "name", s->names[j].name);
+                setp(v, b, "name", s->names[j].name);
                 sets(b, "comment",
                      cat(v, 3, "/* del ", s->names[j].name, " */"));
                 json_array_append_new(events, e);
@@ -1648,11 +1727,11 @@ static json_t *statements_json(vw *v) {
                 int32_t val = output_value_at(v, j);
                 json_t *e = event("output");
                 json_t *b = ev_body(e, "output");
-                sets(b, "name", s->names[j].name);
-                sets(b, "src", v->local[val]);
+                setp(v, b, "name", s->names[j].name);
+                setp(v, b, "src", v->local[val]);
                 set(b, "copied", json_boolean(v->out_copy[j]));
-                sets(b, "dst", ""); /* filled in later */
-                sets(b, "size_macro", "");
+                setp(v, b, "dst", ""); /* filled in later */
+                setp(v, b, "size_macro", "");
                 json_array_append_new(events, e);
             }
             break;
@@ -1804,6 +1883,8 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     v.stmt_txt = ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt);
     v.stmt_txt_done =
         ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt_done);
+    v.ptr_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.ptr_memo);
+    v.decl_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.decl_memo);
 
     name_kernels(&v);
     name_fixed(&v);
@@ -1905,6 +1986,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     }
     set_clear(&v.ids);
     set_clear(&v.macros);
+    jshared_free(&v);
     ir_arena_free(v.a);
     return root;
 }
