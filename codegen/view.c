@@ -307,13 +307,19 @@ static json_t *ju64(uint64_t x) {
     return json_integer((json_int_t)x);
 }
 
-static void set(json_t *o, const char *k, json_t *val) {
-    json_object_set_new_nocheck(o, k, val);
+/* set/sets/setp take a string literal as the key (its length is known
+ * at compile time: no strlen per key in a view of a million values). */
+static void set_n(json_t *o, const char *k, size_t kn, json_t *val) {
+    json_object_setn_new_nocheck(o, k, kn, val);
 }
 
-static void sets(json_t *o, const char *k, const char *s) {
-    set(o, k, jstr(s));
+#define set(o, k, val) set_n((o), "" k, sizeof("" k) - 1, (val))
+
+static void sets_n(json_t *o, const char *k, size_t kn, const char *s) {
+    set_n(o, k, kn, jstr(s));
 }
+
+#define sets(o, k, s) sets_n((o), "" k, sizeof("" k) - 1, (s))
 
 /* One JSON string per distinct pointer: the view repeats the same
  * locals, macros, pool names, IR names and C types in every statement
@@ -376,9 +382,11 @@ static void jshared_free(vw *v) {
 }
 
 /* sets() for a stable pointer (see jshared). */
-static void setp(vw *v, json_t *o, const char *k, const char *s) {
-    set(o, k, jshared(v, s));
+static void setp_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
+    set_n(o, k, kn, jshared(v, s));
 }
+
+#define setp(v, o, k, s) setp_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result
@@ -426,6 +434,16 @@ static const char *sb_done(const vw *v, sbuf *b) {
         free(b->p);
     sb_init(b);
     return r;
+}
+
+/* Appends n spaces. */
+static void sb_spaces(sbuf *b, size_t n) {
+    static const char sp[] = "                                ";
+    while (n) {
+        size_t k = n < sizeof sp - 1 ? n : sizeof sp - 1;
+        sb_put(b, sp, k);
+        n -= k;
+    }
 }
 
 /* Appends the decimal digits of x. */
@@ -571,12 +589,10 @@ static const char *vfmt(const vw *v, const char *f, ...) {
         size_t pad =
             width > 0 && (size_t)width > plen ? (size_t)width - plen : 0;
         if (!left)
-            for (size_t i = 0; i < pad; i++)
-                sb_put(&b, " ", 1);
+            sb_spaces(&b, pad);
         sb_put(&b, piece, plen);
         if (left)
-            for (size_t i = 0; i < pad; i++)
-                sb_put(&b, " ", 1);
+            sb_spaces(&b, pad);
     }
     va_end(ap);
     return sb_done(v, &b);
@@ -1391,7 +1407,7 @@ static const char *const cg_event_kinds[] = {
 static json_t *event(const char *kind) {
     json_t *e = json_object();
     sets(e, "kind", kind);
-    set(e, kind, json_object());
+    set_n(e, kind, strlen(kind), json_object());
     return e;
 }
 
@@ -1981,7 +1997,8 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         set(root, "has_events", json_boolean(nev > 0));
         for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
              i++)
-            set(root, cg_event_kinds[i], json_false());
+            set_n(root, cg_event_kinds[i], strlen(cg_event_kinds[i]),
+                  json_false());
         set(root, "statements", stmts);
     }
     set_clear(&v.ids);
