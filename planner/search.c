@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #define SEARCH_DEFAULT_BUDGET 2000000u
+#define SEARCH_MIN_BUDGET 20000u
 #define SEARCH_MAX_PART 2048u
 #define SEARCH_MAX_EDGES 4000000u
 #define NHEUR 3
@@ -1005,14 +1006,31 @@ static int ckey_cmp(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The default budget: SEARCH_DEFAULT_BUDGET, scaled down by (300 / size)^2
+ * for partitions of size > 300 buffers (a step on a dense partition costs
+ * about size x overlap), at least SEARCH_MIN_BUDGET. */
+static uint64_t default_budget(const sr *s) {
+    uint64_t big = 1;
+    for (uint32_t p = 0; p < s->npart; p++)
+        if (s->parts[p].searchable && s->parts[p].cnt > big)
+            big = s->parts[p].cnt;
+    uint64_t b = SEARCH_DEFAULT_BUDGET;
+    if (big > 300)
+        b = b / big * 300 / big * 300;
+    return b < SEARCH_MIN_BUDGET ? SEARCH_MIN_BUDGET : b;
+}
+
 /* Searches one class (ids[0..m)) from start layout `start`, writing the
- * class-local offsets back into start[] and the outcome into out. */
+ * class-local offsets back into start[] and the outcome into out.
+ * budget 0 = the default divided by `share`. */
 static int run_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
-                     uint64_t *start, uint64_t cap, uint64_t budget, ctl *c,
-                     cls_out *out) {
+                     uint64_t *start, uint64_t cap, uint64_t budget,
+                     uint32_t share, ctl *c, cls_out *out) {
     sr s;
     int rc = -1;
     if (sr_init(&s, pb, ids, m, start) == 0) {
+        if (budget == 0)
+            budget = default_budget(&s) / (share ? share : 1);
         rc = cap ? class_fit(&s, c, cap, budget, out)
                  : class_minimise(&s, c, budget, out);
         if (rc == 0)
@@ -1043,10 +1061,11 @@ static int search_classes(const plan_problem *pb, const ckey *keys, uint32_t nk,
                           uint64_t budget, ctl *c, uint64_t *offsets,
                           uint64_t *size, bool *hit) {
     uint64_t A = pb->align ? pb->align : 1;
-    uint32_t ncls = 0;
-    for (uint32_t i = 0; i < nk; i++)
-        if (i == 0 || keys[i].key != keys[i - 1].key)
-            ncls++;
+    uint32_t nsearch = 0; /* classes of more than one buffer */
+    for (uint32_t i = 1; i < nk; i++)
+        if (keys[i].key == keys[i - 1].key &&
+            (i == 1 || keys[i - 1].key != keys[i - 2].key))
+            nsearch++;
     uint64_t *out = calloc((size_t)pb->n + 1, sizeof *out);
     uint32_t *ids = calloc((size_t)nk + 1, sizeof *ids);
     plan_buf *bufs = calloc((size_t)nk + 1, sizeof *bufs);
@@ -1076,7 +1095,10 @@ static int search_classes(const plan_problem *pb, const ckey *keys, uint32_t nk,
             goto done;
         if (m > 1) {
             cls_out co = {0, 0, false};
-            if (run_class(&sub, sub_ids, m, loc, 0, budget / ncls, c, &co))
+            uint64_t b = budget / nsearch;
+            if (budget && b == 0)
+                b = 1; /* 0 would mean the default */
+            if (run_class(&sub, sub_ids, m, loc, 0, b, nsearch, c, &co))
                 goto done;
             *hit = *hit || co.budget_hit;
         }
@@ -1120,7 +1142,7 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
     uint64_t A = pb->align ? pb->align : 1;
     uint64_t cap = o ? o->capacity : 0;
     uint64_t capa = cap - cap % A;
-    uint64_t budget = o && o->budget ? o->budget : SEARCH_DEFAULT_BUDGET;
+    uint64_t budget = o ? o->budget : 0; /* 0 = default, per class */
     finish_stats(pb, o, *size, st);
     if (st->optimal || st->fits || st->infeasible || pb->n == 0)
         return 0;
@@ -1176,7 +1198,7 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
                 loc[i] = offsets[ids[i]];
             }
             cls_out co = {0, 0, false};
-            rc = run_class(pb, ids, nk, loc, capa, budget, &c, &co);
+            rc = run_class(pb, ids, nk, loc, capa, budget, 1, &c, &co);
             if (rc == 0) {
                 uint64_t sz = align_up(co.height, A);
                 if (sz < *size) {
