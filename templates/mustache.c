@@ -1038,6 +1038,8 @@ typedef struct rctx {
 /* Objects with more keys than this are searched with json_object_getn
  * (through the cache of rctx.dc). */
 #define MST_INDEX_MAX_KEYS 32u
+/* Objects of up to this many keys are scanned, larger ones indexed. */
+#define MST_SCAN_MAX_KEYS 8u
 /* Slots of a frame's index: a power of two >= 2 * MST_INDEX_MAX_KEYS. */
 #define MST_INDEX_SLOTS 64u
 
@@ -1212,26 +1214,37 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
             f->n = MST_INDEX_MAX_KEYS + 1;
         } else if (size > 0) {
             grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
-            uint32_t slots = 4;
-            while (slots < 2 * size)
-                slots *= 2;
-            f->mask = slots - 1;
-            memset(f->slot, 0, slots);
             for (void *it = json_object_iter(f->v); it;
                  it = json_object_iter_next(f->v, it)) {
-                okey *k = &f->buf[f->n];
+                okey *k = &f->buf[f->n++];
                 k->k = json_object_iter_key(it);
                 k->kl = json_object_iter_key_len(it);
                 k->h = key_hash(k->k, k->kl);
                 k->v = json_object_iter_value(it);
-                uint32_t at = key_mix(k->h, k->kl) & f->mask;
-                while (f->slot[at])
-                    at = (at + 1) & f->mask;
-                f->slot[at] = (uint8_t)++f->n;
                 if (f->n == size)
                     break;
             }
+            if (size > MST_SCAN_MAX_KEYS) {
+                uint32_t slots = 4;
+                while (slots < 2 * size)
+                    slots *= 2;
+                f->mask = slots - 1;
+                memset(f->slot, 0, slots);
+                for (uint32_t i = 0; i < f->n; i++) {
+                    const okey *k = &f->buf[i];
+                    uint32_t at = key_mix(k->h, k->kl) & f->mask;
+                    while (f->slot[at])
+                        at = (at + 1) & f->mask;
+                    f->slot[at] = (uint8_t)(i + 1);
+                }
+            }
         }
+    }
+    if (f->n <= MST_SCAN_MAX_KEYS) {
+        for (uint32_t i = 0; i < f->n; i++)
+            if (key_eq(&f->buf[i], p))
+                return f->buf[i].v;
+        return NULL;
     }
     if (f->n > MST_INDEX_MAX_KEYS)
         return cached_get(r, f->v, p);

@@ -23,6 +23,13 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Wall time, printed next to the CPU figure. */
+static double wall(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int write_model(const char *path, int n) {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -65,21 +72,23 @@ int main(int argc, char **argv) {
     cg_json_arena_begin();
     json_t *view = pl ? cg_build_view_opts(pl, "c", &vo, d) : NULL;
     if (view) {
-        double best = 1e9;
+        double best = 1e9, best_wall = 1e9;
         size_t bytes = 0;
         status = 0;
         for (int r = 0; r < runs && status == 0; r++) {
             size_t nfiles = 0, *lens = NULL;
             char **names = NULL, **contents = NULL;
-            double t0 = now();
+            double t0 = now(), w0 = wall();
             if (!cg_render_target(view, "c", NULL, &nfiles, &names, &contents,
                                   &lens)) {
                 status = 1;
                 break;
             }
-            double dt = now() - t0;
+            double dt = now() - t0, dw = wall() - w0;
             if (dt < best)
                 best = dt;
+            if (dw < best_wall)
+                best_wall = dw;
             bytes = 0;
             for (size_t i = 0; i < nfiles; i++)
                 bytes += lens[i];
@@ -87,10 +96,10 @@ int main(int argc, char **argv) {
         }
         if (status == 0)
             printf("built-in C templates, 10,000-kernel model: %.1f ms "
-                   "compile + render (%.1f MB, %.1f MB/s; target < 100 ms, "
-                   "ratio %.2f)\n",
+                   "CPU compile + render (%.1f MB, %.1f MB/s; target < 100 "
+                   "ms, ratio %.2f); wall %.1f ms\n",
                    best * 1e3, (double)bytes / 1e6, (double)bytes / best / 1e6,
-                   100.0 / (best * 1e3));
+                   100.0 / (best * 1e3), best_wall * 1e3);
         json_decref(view);
     } else {
         fprintf(stderr, "bench_builtin: the pipeline failed on %s\n", path);

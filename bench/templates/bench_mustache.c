@@ -31,6 +31,13 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Wall time, printed next to the CPU figure. */
+static double wall(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Strict mode wants every section name present: an event has all kinds,
  * false but one. */
 static json_t *event(json_t *e) {
@@ -231,17 +238,19 @@ static int bench_throughput(int runs, int statements, bool main_figure) {
     if (!t)
         return 1;
     mst_options o = {.no_escape = true, .strict = true};
-    double best = 1e9;
+    double best = 1e9, best_wall = 1e9;
     size_t len = 0, first_len = 0;
     char *first = NULL;
     for (int r = 0; r < runs; r++) {
         char *out;
-        double t0 = now();
+        double t0 = now(), w0 = wall();
         if (render_once(t, view, NULL, &o, &out, &len))
             return 1;
-        double dt = now() - t0;
+        double dt = now() - t0, dw = wall() - w0;
         if (dt < best)
             best = dt;
+        if (dw < best_wall)
+            best_wall = dw;
         if (!first) {
             first = out;
             first_len = len;
@@ -259,10 +268,12 @@ static int bench_throughput(int runs, int statements, bool main_figure) {
     }
     double mbs = (double)first_len / best / 1e6;
     if (main_figure)
-        printf("render throughput: %.1f MB/s (%.1f MB in %.1f ms, %d "
-               "statements; target >= 200 MB/s, ratio %.2f)\n",
+        printf("render throughput: %.1f MB/s (%.1f MB in %.1f ms CPU, %d "
+               "statements; target >= 200 MB/s, ratio %.2f); wall %.1f "
+               "ms, %.1f MB/s\n",
                mbs, (double)first_len / 1e6, best * 1e3, statements,
-               mbs / 200.0);
+               mbs / 200.0, best_wall * 1e3,
+               (double)first_len / best_wall / 1e6);
     else
         printf("  for reference, a cache-resident view of %d statements: "
                "%.1f MB/s\n",
@@ -278,10 +289,10 @@ static int bench_set(int runs) {
     json_object_set_new(view, "guard", json_string("BENCH_MODEL_H"));
     mst_loader ld = {set_load, NULL};
     mst_options o = {.no_escape = true, .strict = true};
-    double best = 1e9;
+    double best = 1e9, best_wall = 1e9;
     size_t total = 0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = now(), w0 = wall();
         total = 0;
         for (int k = 0; k < 3; k++) {
             mst_error err;
@@ -297,13 +308,16 @@ static int bench_set(int runs) {
             free(out);
             mst_template_free(t);
         }
-        double dt = now() - t0;
+        double dt = now() - t0, dw = wall() - w0;
         if (dt < best)
             best = dt;
+        if (dw < best_wall)
+            best_wall = dw;
     }
-    printf("template set, 10,000 kernels: %.1f ms compile + render "
-           "(%.1f MB; target < 100 ms, ratio %.2f)\n",
-           best * 1e3, (double)total / 1e6, 100.0 / (best * 1e3));
+    printf("template set, 10,000 kernels: %.1f ms CPU compile + render "
+           "(%.1f MB; target < 100 ms, ratio %.2f); wall %.1f ms\n",
+           best * 1e3, (double)total / 1e6, 100.0 / (best * 1e3),
+           best_wall * 1e3);
     json_decref(view);
     return 0;
 }
