@@ -286,6 +286,60 @@ static void test_capacity_fixed(void **state) {
     assert_int_equal(st.lower_bound, 11);
 }
 
+/* Property test on medium random instances (15-44 buffers, seeds
+ * printed on failure): valid, between the lower bound and best-fit; the
+ * size found fits in capacity mode; a claimed optimum has nothing below
+ * it. */
+static void test_properties(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        rng_state = seed * 7777 + 1;
+        uint32_t n = rnd_in(15, 44);
+        plan_buf b[44];
+        bool al = seed % 3 == 0, col = seed % 4 == 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = rnd_in(0, 39);
+            b[i] = (plan_buf){.size = rnd_in(1, 50),
+                              .align = al ? (uint64_t)1 << rnd_in(0, 2) : 1,
+                              .start = s,
+                              .end = s + rnd_in(0, 11),
+                              .color = -1};
+            if (col) {
+                uint32_t c = rnd_in(0, 9);
+                b[i].color = c < 6 ? -1 : c < 8 ? 0 : c < 9 ? 3 : -2;
+            }
+        }
+        plan_problem pb = {n, b, al ? 2 : 1, NULL};
+        uint64_t off[44], size = 0, s2 = 0;
+        plan_search_opts o = {.budget = 100000};
+        plan_search_stats st, st2;
+        assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+        char err[256] = "";
+        if (!plan_verify_problem(&pb, off, size, err, sizeof err))
+            fail_msg("seed %llu: %s", (unsigned long long)seed, err);
+        if (size > st.start_size || size < st.lower_bound)
+            fail_msg("seed %llu: size %llu outside [%llu, %llu]",
+                     (unsigned long long)seed, (unsigned long long)size,
+                     (unsigned long long)st.lower_bound,
+                     (unsigned long long)st.start_size);
+        if (col)
+            continue;
+        plan_search_opts c = {.budget = 100000, .capacity = size};
+        assert_int_equal(plan_search(&pb, &c, off, &s2, &st2), 0);
+        if (!st2.fits || !plan_verify_problem(&pb, off, s2, err, sizeof err))
+            fail_msg("seed %llu: no fit at %llu", (unsigned long long)seed,
+                     (unsigned long long)size);
+        if (st.optimal && size > 1) {
+            c.capacity = size - 1;
+            assert_int_equal(plan_search(&pb, &c, off, &s2, &st2), 0);
+            if (st2.fits)
+                fail_msg("seed %llu: optimum %llu but %llu fits",
+                         (unsigned long long)seed, (unsigned long long)size,
+                         (unsigned long long)s2);
+        }
+    }
+}
+
 /* Same input and budget: the same bytes; across budgets too. */
 static void test_determinism(void **state) {
     (void)state;
@@ -510,6 +564,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_optimum_small),
         cmocka_unit_test(test_capacity),
         cmocka_unit_test(test_capacity_fixed),
+        cmocka_unit_test(test_properties),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_minimalloc_g),
         cmocka_unit_test(test_minimise_k),
