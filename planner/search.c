@@ -30,12 +30,14 @@
  *  - Decomposition.  When placing a buffer leaves a section boundary
  *    crossed by no unplaced buffer, the rest splits into independent
  *    sub-problems solved one after the other (a failure in one is final,
- *    so nothing is retried across them).
+ *    so nothing is retried across them), each with its own preorder
+ *    ranked on the current section totals, from offset 0.
  *  - Restarts.  A feasibility search at a capacity runs with node limits
  *    that double per round, cycling through three preorder heuristics
  *    (lifespan, area, section total in different priority); a search that
  *    ends without hitting its limit is a proof of infeasibility.
- *  - Minimisation bisects between the proven lower bound and the best
+ *  - Minimisation first tries the lower bound itself (1/8 of the
+ *    budget), then bisects between the proven lower bound and the best
  *    size found (starting from plan_bestfit), with per-attempt budgets
  *    that double whenever the unproven range is used up.
  *
