@@ -72,6 +72,7 @@ if [ "${PW_BENCH_INSTR:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1 &&
     total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg.log")
     echo "instructions, gen --target c on 2,000 kernels: $total in all"
     callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null |
+        grep -v '=>' |
         grep -E ':(ir_load|plan_program|cg_build_view_opts|mst_render) ' |
         sed 's/^ */    /; s/ (.*:/ /; s/ \[.*//'
 fi
