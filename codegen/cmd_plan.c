@@ -84,31 +84,6 @@ static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
         fprintf(f, "%.3f", (double)size / (double)lb);
 }
 
-static int cg_run_algo(const plan_problem *pb, const plan_options *o,
-                       uint64_t *off, uint64_t *size, bool *time_hit,
-                       char *note, size_t notelen) {
-    switch (o->algo) {
-    case PLAN_NAIVE:
-        return plan_naive(pb, off, size);
-    case PLAN_REUSE:
-        return plan_reuse(pb, off, size);
-    case PLAN_TREE:
-        return plan_tree(pb, off, size);
-    case PLAN_BESTFIT:
-        return plan_bestfit(pb, off, size);
-    case PLAN_SEARCH: {
-        plan_search_stats st;
-        memset(&st, 0, sizeof st);
-        int rc = plan_search(pb, &o->search, off, size, &st);
-        *time_hit = st.time_limit_hit;
-        if (rc == 0)
-            plan_search_describe(note, notelen, *size, &o->search, &st);
-        return rc;
-    }
-    }
-    return -1;
-}
-
 /* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
 static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                        char **out, size_t *outlen) {
@@ -140,12 +115,15 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
     uint64_t size = 0, naive = 0;
     bool time_hit = false;
     char note[512] = "";
-    if (!off || !noff || !model ||
-        cg_run_algo(&pb, o, off, &size, &time_hit, note, sizeof note) ||
+    plan_search_stats st;
+    if (!off || !noff || !model || plan_run(&pb, o, 0, off, &size, &st) ||
         plan_naive(&pb, noff, &naive)) {
         fprintf(stderr, "planwrap: error: out of memory\n");
         goto done;
     }
+    time_hit = st.time_limit_hit;
+    if (o->algo == PLAN_SEARCH)
+        plan_search_describe(note, sizeof note, size, &o->search, &st);
     bool verify = o->verify;
 #ifdef PW_DEBUG_VERIFY
     verify = true;
@@ -161,6 +139,16 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
         }
     }
     uint64_t lb = plan_lower_bound(&pb);
+    if (o->search.capacity && size > o->search.capacity) {
+        fprintf(stderr,
+                "%s: error: pool pool0 does not fit in --capacity %" PRIu64
+                " bytes: it needs %" PRIu64 " bytes (algorithm %s; lower "
+                "bound %" PRIu64 " bytes)\n",
+                shown, o->search.capacity, size, plan_algo_name(o->algo), lb);
+        if (note[0])
+            fprintf(stderr, "%s: note: search pool0: %s\n", shown, note);
+        goto done;
+    }
     if (emit == CG_EMIT_SUMMARY) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
@@ -484,6 +472,7 @@ int cg_cmd_plan(int argc, char **argv) {
     };
     plan_options po;
     plan_options_init(&po);
+    po.search.progress = true; /* plan_search prints only to a terminal */
     cg_emit emit = CG_EMIT_SUMMARY;
     bool csv = false;
     const char *outpath = "-";

@@ -22,7 +22,9 @@ const char cg_plan_options_help[] =
     "  --streams S          auto (default: isolate when a call has stream=),\n"
     "                       isolate or share\n"
     "  --verify             prove the plan with the independent verifier\n"
-    "  --capacity B         search: find a plan of at most B bytes per pool\n"
+    "  --capacity B         every pool must fit in B bytes (an error "
+    "otherwise);\n"
+    "                       search looks for a plan that fits\n"
     "  --search-budget N    search: number of search steps (default: its "
     "own)\n"
     "  --time-limit S       search: safety stop after S seconds (reported)\n";

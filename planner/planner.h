@@ -155,6 +155,15 @@ typedef struct plan_options {
 
 void plan_options_init(plan_options *o);
 
+/* Runs o->algo on one pool's problem.  `capacity` (0 = none) is the
+ * pool's capacity, combined with o->search.capacity (the smaller wins):
+ * the search tries to fit it; other algorithms ignore it (the caller
+ * checks the size).  With PLAN_SEARCH, *st (may be NULL) gets the
+ * search's statistics; otherwise it is zeroed.  Returns 0, or -1 on
+ * out-of-memory. */
+int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
+             uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+
 typedef struct plan_pool {
     const char *name; /* C identifier, unique, deterministic */
     ir_device device;

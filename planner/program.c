@@ -147,10 +147,12 @@ static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
     free(streams);
 }
 
-/* Runs the chosen algorithm on one pool's problem. */
-static int pp_run(ir_arena *a, const plan_problem *pb, const plan_options *o,
-                  uint64_t capacity, uint64_t *off, uint64_t *size,
-                  bool *time_hit, const char **note) {
+int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
+             uint64_t *off, uint64_t *size, plan_search_stats *st) {
+    plan_search_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
     switch (o->algo) {
     case PLAN_NAIVE:
         return plan_naive(pb, off, size);
@@ -164,20 +166,19 @@ static int pp_run(ir_arena *a, const plan_problem *pb, const plan_options *o,
         plan_search_opts so = o->search;
         if (capacity && (so.capacity == 0 || capacity < so.capacity))
             so.capacity = capacity;
-        plan_search_stats st;
-        memset(&st, 0, sizeof st);
-        int rc = plan_search(pb, &so, off, size, &st);
-        if (st.time_limit_hit)
-            *time_hit = true;
-        if (rc == 0) {
-            char buf[512];
-            plan_search_describe(buf, sizeof buf, *size, &so, &st);
-            *note = ir_arena_strdup(a, buf);
-        }
-        return rc;
+        return plan_search(pb, &so, off, size, st);
     }
     }
     return -1;
+}
+
+/* The capacity a pool must fit: its space's capacity and --capacity, the
+ * smaller of the two; 0 = none. */
+static uint64_t pp_capacity(const plan_pool *pool, const plan_options *o) {
+    uint64_t cap = pool->has_capacity ? pool->capacity : 0;
+    if (o->search.capacity && (cap == 0 || o->search.capacity < cap))
+        cap = o->search.capacity;
+    return cap;
 }
 
 /* ---- reuse_of ---- */
@@ -488,13 +489,22 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         }
         uint64_t *off = ir_arena_array(a, pb.n + 1, sizeof *off);
         uint64_t size = 0;
-        if (pp_run(a, &pb, o, pool->has_capacity ? pool->capacity : 0, off,
-                   &size, &pl->search_time_limit_hit,
-                   &pool->search_note) != 0) {
+        uint64_t cap = pp_capacity(pool, o);
+        plan_search_stats st;
+        if (plan_run(&pb, o, cap, off, &size, &st) != 0) {
             ir_diag_report(d, IR_SEV_ERROR, 0, 0,
                            "out of memory while planning pool %s", pool->name);
             ok = false;
             break;
+        }
+        if (st.time_limit_hit)
+            pl->search_time_limit_hit = true;
+        if (o->algo == PLAN_SEARCH) {
+            char buf[512];
+            plan_search_opts so = o->search;
+            so.capacity = cap;
+            plan_search_describe(buf, sizeof buf, size, &so, &st);
+            pool->search_note = ir_arena_strdup(a, buf);
         }
         uint64_t *noff = ir_arena_array(a, pb.n + 1, sizeof *noff);
         pool->size = size;
@@ -503,7 +513,9 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             pool->naive_size = 0;
         for (uint32_t k = 0; k < pb.n; k++)
             pl->storages[members[k]].offset = off[k];
+        bool over = false;
         if (pool->has_capacity && pool->size > pool->capacity) {
+            over = true;
             const ir_space *sp = NULL;
             for (uint32_t k = 0; k < p->nspaces; k++)
                 if (strcmp(p->spaces[k].name, pool->space) == 0)
@@ -518,7 +530,20 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                            plan_algo_name(o->algo), pool->lower_bound,
                            pool->capacity);
             ok = false;
+        } else if (cap && pool->size > cap) {
+            over = true;
+            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
+                           "pool %s does not fit in --capacity %" PRIu64
+                           " bytes: it needs %" PRIu64
+                           " bytes (algorithm %s; lower bound %" PRIu64
+                           " bytes)",
+                           pool->name, cap, pool->size, plan_algo_name(o->algo),
+                           pool->lower_bound);
+            ok = false;
         }
+        if (over && pool->search_note)
+            ir_diag_report(d, IR_SEV_NOTE, 0, 0, "search %s: %s", pool->name,
+                           pool->search_note);
     }
     if (!ok)
         return NULL;

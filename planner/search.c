@@ -1261,7 +1261,11 @@ size_t plan_search_describe(char *buf, size_t len, uint64_t size,
                      "does not fit: smallest found %llu bytes, lower bound "
                      "%llu, capacity %llu, searched %llu steps (%s)",
                      sz, lb, (unsigned long long)o->capacity, steps,
-                     st->infeasible ? "proved infeasible" : why);
+                     !st->infeasible ? why
+                     : o->capacity < st->lower_bound
+                         ? "proved infeasible: the lower bound exceeds "
+                           "the capacity"
+                         : "proved infeasible");
     else
         n = snprintf(buf, len,
                      "%llu bytes (best-fit %llu, lower bound %llu, %s, "

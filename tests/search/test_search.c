@@ -266,7 +266,8 @@ static void test_capacity_fixed(void **state) {
     plan_search_describe(msg, sizeof msg, size, &o, &st);
     snprintf(want, sizeof want,
              "does not fit: smallest found 11 bytes, lower bound 11, "
-             "capacity 10, searched %llu steps (proved infeasible)",
+             "capacity 10, searched %llu steps (proved infeasible: the "
+             "lower bound exceeds the capacity)",
              (unsigned long long)st.steps);
     assert_string_equal(msg, want);
 
