@@ -7,6 +7,7 @@
  * failing run leaves DIR as it was.
  */
 #include "codegen/codegen.h"
+#include "codegen/keep.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -204,7 +205,15 @@ int cg_cmd_gen(int argc, char **argv) {
     cg_clock_lap(&clk, "plan");
     cg_json_arena_begin();
     arena_on = true;
+    /* With the built-in templates only, the view needs no key that none
+     * of them names (codegen/keep.h): a third less to build. */
+    if (!tdir) {
+        cg_view_keep_begin();
+        if (!cg_builtin_names())
+            cg_view_keep_end();
+    }
     view = cg_build_view_opts(pl, target, &vo, d);
+    cg_view_keep_end();
     if (!view)
         goto done;
     cg_clock_lap(&clk, "view");

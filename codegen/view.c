@@ -9,6 +9,7 @@
  * are used only for membership tests, never iterated.
  */
 #include "codegen/codegen.h"
+#include "codegen/keep.h"
 #include "ir/hash.h"
 
 #include <inttypes.h>
@@ -309,14 +310,118 @@ static json_t *ju64(uint64_t x) {
 
 /* set/sets/setp take a string literal as the key (its length is known
  * at compile time: no strlen per key in a view of a million values). */
+/* ------------------------------------------------------------------ */
+/* The key set of `gen` (codegen/keep.h): an open-addressing table of
+ * copied names; when it is off every key is kept. */
+
+static struct {
+    bool on;
+    char **slot;
+    uint32_t mask, n;
+} cg_keep;
+
+static uint32_t keep_hash(const char *k, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)k[i]) * 16777619u;
+    return h;
+}
+
+static bool keep_has(const char *k, size_t n) {
+    if (!cg_keep.slot)
+        return false;
+    for (uint32_t at = keep_hash(k, n) & cg_keep.mask; cg_keep.slot[at];
+         at = (at + 1) & cg_keep.mask)
+        if (strncmp(cg_keep.slot[at], k, n) == 0 && cg_keep.slot[at][n] == '\0')
+            return true;
+    return false;
+}
+
+static void keep_oom(void) {
+    fputs("planwrap: fatal: out of memory\n", stderr);
+    abort();
+}
+
+static void keep_insert(const char *k, size_t n) {
+    if (keep_has(k, n))
+        return;
+    if ((cg_keep.n + 1) * 2 > cg_keep.mask) {
+        uint32_t size = cg_keep.slot ? (cg_keep.mask + 1) * 2 : 256;
+        char **t = calloc(size, sizeof *t);
+        if (!t)
+            keep_oom();
+        for (uint32_t i = 0; cg_keep.slot && i <= cg_keep.mask; i++) {
+            char *e = cg_keep.slot[i];
+            if (!e)
+                continue;
+            uint32_t at = keep_hash(e, strlen(e)) & (size - 1);
+            while (t[at])
+                at = (at + 1) & (size - 1);
+            t[at] = e;
+        }
+        free(cg_keep.slot);
+        cg_keep.slot = t;
+        cg_keep.mask = size - 1;
+    }
+    char *c = malloc(n + 1);
+    if (!c)
+        keep_oom();
+    memcpy(c, k, n);
+    c[n] = '\0';
+    uint32_t at = keep_hash(k, n) & cg_keep.mask;
+    while (cg_keep.slot[at])
+        at = (at + 1) & cg_keep.mask;
+    cg_keep.slot[at] = c;
+    cg_keep.n++;
+}
+
+/* Keys the view builder and gen read back from the view themselves. */
+static const char *const cg_keep_internal[] = {
+    "model",    "events",     "field",  "home_value",   "same_type",
+    "ptr_type", "size_macro", "copied", "last",         "bind",
+    "reuse",    "alloc",      "alias",  "alloc_output", "call",
+    "del",      "death",      "output", "wait",
+};
+
+void cg_view_keep_begin(void) {
+    cg_view_keep_end();
+    cg_keep.on = true;
+    for (size_t i = 0; i < sizeof cg_keep_internal / sizeof *cg_keep_internal;
+         i++)
+        keep_insert(cg_keep_internal[i], strlen(cg_keep_internal[i]));
+}
+
+void cg_view_keep_add(const char *key, size_t len) {
+    if (cg_keep.on)
+        keep_insert(key, len);
+}
+
+void cg_view_keep_end(void) {
+    for (uint32_t i = 0; cg_keep.slot && i <= cg_keep.mask; i++)
+        free(cg_keep.slot[i]);
+    free(cg_keep.slot);
+    cg_keep.slot = NULL;
+    cg_keep.mask = cg_keep.n = 0;
+    cg_keep.on = false;
+}
+
+static bool keep_key(const char *k, size_t n) {
+    return !cg_keep.on || keep_has(k, n);
+}
+
 static void set_n(json_t *o, const char *k, size_t kn, json_t *val) {
+    if (!o || !keep_key(k, kn)) {
+        json_decref(val);
+        return;
+    }
     json_object_setn_new_nocheck(o, k, kn, val);
 }
 
 #define set(o, k, val) set_n((o), "" k, sizeof("" k) - 1, (val))
 
 static void sets_n(json_t *o, const char *k, size_t kn, const char *s) {
-    set_n(o, k, kn, jstr(s));
+    if (o && keep_key(k, kn))
+        json_object_setn_new_nocheck(o, k, kn, jstr(s));
 }
 
 #define sets(o, k, s) sets_n((o), "" k, sizeof("" k) - 1, (s))
@@ -383,7 +488,8 @@ static void jshared_free(vw *v) {
 
 /* sets() for a stable pointer (see jshared). */
 static void setp_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
-    set_n(o, k, kn, jshared(v, s));
+    if (o && keep_key(k, kn))
+        json_object_setn_new_nocheck(o, k, kn, jshared(v, s));
 }
 
 #define setp(v, o, k, s) setp_n((v), (o), "" k, sizeof("" k) - 1, (s))
@@ -1478,13 +1584,14 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     sb_init(&args);
     sb_put(&args, "", 0);
     json_t *arr = json_array();
+    bool want_args = keep_key("args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     int32_t mybit = my < 0 ? 0 : (int32_t)stream_slot(v, (uint64_t)my) + 1;
     uint64_t need = 0;
     const char *why[64] = {NULL};
     for (uint32_t j = 0; j < s->nargs; j++) {
         const ir_arg *g = &s->args[j];
-        json_t *q = json_object();
+        json_t *q = want_args ? json_object() : NULL;
         const char *ex = g->text ? g->text : "";
         const char *ptype = ok ? v->kptype[k][j] : "";
         ir_mode m = IR_MODE_INOUT;
@@ -1529,7 +1636,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
              : m == IR_MODE_OUT       ? "out"
                                       : "inout");
         set(q, "last", json_boolean(j + 1 == s->nargs));
-        json_array_append_new(arr, q);
+        if (q)
+            json_array_append_new(arr, q);
         if (j)
             sb_put(&args, ", ", 2);
         sb_put(&args, ex, strlen(ex));

@@ -989,6 +989,42 @@ void mst_template_free(mst_template *t) {
     free(t);
 }
 
+void mst_template_names(const mst_template *t,
+                        void (*fn)(void *ctx, const char *name, size_t len),
+                        void *ctx) {
+    if (!t || !fn)
+        return;
+    /* iterative: templates may nest 100,000 sections deep */
+    typedef struct walk {
+        const mst_node *ns;
+        size_t count, i;
+    } walk;
+    size_t sp = 0, cap = 0;
+    walk *st = NULL;
+    grow((void **)&st, &cap, 1, sizeof *st);
+    st[sp++] = (walk){t->nodes, t->nnodes, 0};
+    while (sp) {
+        walk *w = &st[sp - 1];
+        if (w->i == w->count) {
+            sp--;
+            continue;
+        }
+        const mst_node *n = &w->ns[w->i++];
+        bool looks_up =
+            n->kind == N_VAR || n->kind == N_RAW || n->kind == N_SECTION ||
+            n->kind == N_INVERTED ||
+            ((n->kind == N_PARTIAL || n->kind == N_PARENT) && n->dynamic);
+        if (looks_up)
+            for (uint32_t k = 0; k < n->nparts; k++)
+                fn(ctx, n->parts[k].s, n->parts[k].n);
+        if (n->nkids) {
+            grow((void **)&st, &cap, sp + 1, sizeof *st);
+            st[sp++] = (walk){n->kids, n->nkids, 0};
+        }
+    }
+    free(st);
+}
+
 /* ------------------------------------------------------------------ */
 /* Rendering                                                           */
 

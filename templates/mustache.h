@@ -79,4 +79,12 @@ char *mst_read_file(const char *path, size_t *len);
  * built-in NAME, so that DIR/NAME.mustache can override NAME and still
  * extend the original with {{<builtin:NAME}}...{{/builtin:NAME}}. */
 
+/* Calls fn for every name that rendering `t` can look up in its data:
+ * each part of each dotted name of a tag (variables, sections, inverted
+ * sections, dynamic partial and parent names), in source order, with
+ * repeats.  Names in partials and parents are not followed. */
+void mst_template_names(const mst_template *t,
+                        void (*fn)(void *ctx, const char *name, size_t len),
+                        void *ctx);
+
 #endif /* PLANWRAP_MUSTACHE_H */
