@@ -86,6 +86,9 @@ typedef struct vw {
     const char **stmt_txt;
     bool *stmt_txt_done;
 
+    /* wait events made by statements_json */
+    uint32_t nwaits;
+
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
 
@@ -383,6 +386,12 @@ static const char *const cg_keep_internal[] = {
     "del",      "death",      "output", "wait",
 };
 
+/* Keys are string literals: the answer is cached by their address. */
+static struct {
+    const char *k;
+    bool keep;
+} cg_keep_cache[512];
+
 void cg_view_keep_begin(void) {
     cg_view_keep_end();
     cg_keep.on = true;
@@ -403,10 +412,18 @@ void cg_view_keep_end(void) {
     cg_keep.slot = NULL;
     cg_keep.mask = cg_keep.n = 0;
     cg_keep.on = false;
+    memset(cg_keep_cache, 0, sizeof cg_keep_cache);
 }
 
 static bool keep_key(const char *k, size_t n) {
-    return !cg_keep.on || keep_has(k, n);
+    if (!cg_keep.on)
+        return true;
+    size_t at = ((uintptr_t)k >> 2) & 511u;
+    if (cg_keep_cache[at].k != k) {
+        cg_keep_cache[at].k = k;
+        cg_keep_cache[at].keep = keep_has(k, n);
+    }
+    return cg_keep_cache[at].keep;
 }
 
 static void set_n(json_t *o, const char *k, size_t kn, json_t *val) {
@@ -1510,10 +1527,12 @@ static const char *const cg_event_kinds[] = {
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
-static json_t *event(const char *kind) {
+static json_t *event(const char *kind, json_t **body) {
     json_t *e = json_object();
     sets(e, "kind", kind);
-    set_n(e, kind, strlen(kind), json_object());
+    /* e holds the body (event kinds are always kept: cg_keep_internal) */
+    *body = json_object();
+    set_n(e, kind, strlen(kind), *body);
     return e;
 }
 
@@ -1569,8 +1588,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
                           json_t *events) {
     const ir_program *p = v->prog;
     int32_t k = v->kernel_of_stmt[s->index];
-    json_t *e = event("call");
-    json_t *b = ev_body(e, "call");
+    json_t *b;
+    json_t *e = event("call", &b);
     setp(v, b, "kernel", s->name.name);
     sets(b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     set(b, "status", json_boolean(v->kernel_status));
@@ -1646,8 +1665,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     for (uint32_t bit = 0; bit < 64; bit++) {
         if (!((need >> bit) & 1))
             continue;
-        json_t *w = event("wait");
-        json_t *wb = ev_body(w, "wait");
+        json_t *wb;
+        json_t *w = event("wait", &wb);
         sets(wb, "event",
              vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, ss->nevents));
         set(wb, "index", json_integer(ss->nevents));
@@ -1688,8 +1707,8 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     int32_t pi = v->spool[s];
     if (pi < 0)
         return;
-    json_t *e = event("death");
-    json_t *b = ev_body(e, "death");
+    json_t *b;
+    json_t *e = event("death", &b);
     const char *nm = v->prog->values[st->value].name;
     setp(v, b, "name", nm);
     sets(b, "name_str", c_string(v, nm, false));
@@ -1740,8 +1759,8 @@ static json_t *statements_json(vw *v) {
         case IR_CONST: {
             if (s->value < 0)
                 break;
-            json_t *e = event("bind");
-            json_t *b = ev_body(e, "bind");
+            json_t *b;
+            json_t *e = event("bind", &b);
             setp(v, b, "name", p->values[s->value].name);
             setp(v, b, "local", v->local[s->value]);
             setp(v, b, "decl", decl_of(v, s->value));
@@ -1760,8 +1779,8 @@ static json_t *statements_json(vw *v) {
                 break;
             const plan_storage *st = &pl->storages[sid];
             if (v->spool[sid] < 0) {
-                json_t *e = event("alloc_output");
-                json_t *b = ev_body(e, "alloc_output");
+                json_t *b;
+                json_t *e = event("alloc_output", &b);
                 int32_t hv = v->home_value[sid];
                 setp(v, b, "name", p->values[val].name);
                 setp(v, b, "output", p->values[hv].name);
@@ -1779,8 +1798,8 @@ static json_t *statements_json(vw *v) {
             int32_t pi = v->spool[sid];
             if (st->reuse_of >= 0) {
                 const plan_storage *old = &pl->storages[st->reuse_of];
-                json_t *e = event("reuse");
-                json_t *b = ev_body(e, "reuse");
+                json_t *b;
+                json_t *e = event("reuse", &b);
                 const char *nn = p->values[val].name;
                 const char *on = p->values[old->value].name;
                 sets(b, "new", nn);
@@ -1794,8 +1813,8 @@ static json_t *statements_json(vw *v) {
                           nn, on, v->pool_name[pi], st->offset));
                 json_array_append_new(events, e);
             }
-            json_t *e = event("alloc");
-            json_t *b = ev_body(e, "alloc");
+            json_t *b;
+            json_t *e = event("alloc", &b);
             setp(v, b, "name", p->values[val].name);
             sets(b, "name_str", c_string(v, p->values[val].name, false));
             setp(v, b, "local", v->local[val]);
@@ -1819,8 +1838,8 @@ static json_t *statements_json(vw *v) {
             int32_t val = s->value;
             if (val < 0)
                 break;
-            json_t *e = event("alias");
-            json_t *b = ev_body(e, "alias");
+            json_t *b;
+            json_t *e = event("alias", &b);
             setp(v, b, "new", s->name.name);
             setp(v, b, "old", s->old.name);
             sets(b, "comment",
@@ -1838,8 +1857,8 @@ static json_t *statements_json(vw *v) {
             break;
         case IR_FREE:
             for (uint32_t j = 0; j < s->nnames; j++) {
-                json_t *e = event("del");
-                json_t *b = ev_body(e, "del");
+                json_t *b;
+                json_t *e = event("del", &b);
                 setp(v, b, "name", s->names[j].name);
                 sets(b, "comment",
                      cat(v, 3, "/* del ", s->names[j].name, " */"));
@@ -1849,8 +1868,8 @@ static json_t *statements_json(vw *v) {
         case IR_OUTPUT:
             for (uint32_t j = 0; j < s->nnames; j++) {
                 int32_t val = output_value_at(v, j);
-                json_t *e = event("output");
-                json_t *b = ev_body(e, "output");
+                json_t *b;
+                json_t *e = event("output", &b);
                 setp(v, b, "name", s->names[j].name);
                 setp(v, b, "src", v->local[val]);
                 set(b, "copied", json_boolean(v->out_copy[j]));
@@ -1867,6 +1886,7 @@ static json_t *statements_json(vw *v) {
         set(o, "events", events);
         json_array_append_new(arr, o);
     }
+    v->nwaits = ss.nevents;
     return arr;
 }
 
@@ -1878,6 +1898,11 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
     size_t ii = 0, ci = 0;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
+        /* bind events are at input/const statements, alloc_output events
+         * at allocs, output events at the output statement */
+        if (s->kind != IR_INPUT && s->kind != IR_CONST && s->kind != IR_ALLOC &&
+            s->kind != IR_OUTPUT)
+            continue;
         json_t *events = json_object_get(json_array_get(stmts, i), "events");
         if ((s->kind == IR_INPUT || s->kind == IR_CONST) && s->value >= 0) {
             json_t *io = s->kind == IR_INPUT ? json_array_get(inputs, ii++)
@@ -2094,13 +2119,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         set(root, "streams", streams);
         set(root, "nstreams", json_integer(v.nstreams));
         /* events of the cross-stream waits */
-        uint32_t nev = 0;
-        for (size_t i = 0; i < json_array_size(stmts); i++) {
-            json_t *evs = json_object_get(json_array_get(stmts, i), "events");
-            for (size_t j = 0; j < json_array_size(evs); j++)
-                if (ev_body(json_array_get(evs, j), "wait"))
-                    nev++;
-        }
+        uint32_t nev = v.nwaits; /* one wait event per CUDA event */
         set(root, "nevents", json_integer(nev));
         set(root, "has_events", json_boolean(nev > 0));
         for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
