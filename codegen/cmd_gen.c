@@ -7,7 +7,6 @@
  * failing run leaves DIR as it was.
  */
 #include "codegen/codegen.h"
-#include "codegen/keep.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -190,6 +189,7 @@ int cg_cmd_gen(int argc, char **argv) {
     size_t *lens = NULL;
     bool have_files = false;
     bool arena_on = false;
+    cg_keyset *keep = NULL;
 
     const char *times = getenv("PLANWRAP_TIMES");
     cg_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
@@ -206,14 +206,10 @@ int cg_cmd_gen(int argc, char **argv) {
     cg_json_arena_begin();
     arena_on = true;
     /* With the built-in templates only, the view needs no key that none
-     * of them names (codegen/keep.h): a third less to build. */
-    if (!tdir) {
-        cg_view_keep_begin();
-        if (!cg_builtin_names())
-            cg_view_keep_end();
-    }
+     * of them names (cg_builtin_keys): a third less to build. */
+    if (!tdir)
+        vo.keep = keep = cg_builtin_keys();
     view = cg_build_view_opts(pl, target, &vo, d);
-    cg_view_keep_end();
     if (!view)
         goto done;
     cg_clock_lap(&clk, "view");
@@ -266,6 +262,7 @@ done:
         cg_json_arena_end();
     else
         json_decref(view);
+    cg_keyset_free(keep);
     ir_diag_free(d);
     ir_arena_free(a);
     return status;

@@ -53,8 +53,9 @@ json_t *cg_build_view(const plan *pl, const char *target);
         {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},                 \
         {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},                        \
         {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},                \
-        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},           \
-        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL}
+        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL}, {         \
+        "time-limit", required_argument, NULL, CG_PLAN_OPT_VAL                 \
+    }
 int cg_plan_option(plan_options *o, const char *name, const char *value);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cg_plan_options_help[];
@@ -63,10 +64,24 @@ extern const char cg_plan_options_help[];
 /* Code generation (codegen/view.c, codegen/gen.c; docs/view.md,
  * docs/codegen.md). */
 
+/* A set of view keys (codegen/view.c). */
+typedef struct cg_keyset cg_keyset;
+
 /* Options of the view that change generated code. */
 typedef struct cg_view_options {
     bool kernel_status; /* kernels return int; non-zero stops the run */
+    /* NULL: the complete view.  Otherwise the view leaves out every key
+     * not in the set (and its value); for `gen` with the built-in
+     * templates, which look up no other key. */
+    const cg_keyset *keep;
 } cg_view_options;
+
+/* The keys that the built-in templates (all targets, all partials) can
+ * look up, plus those the view builder and gen read back.  NULL when a
+ * built-in template does not compile (or out of memory): then build the
+ * complete view.  Free with cg_keyset_free (NULL is a no-op). */
+cg_keyset *cg_builtin_keys(void);
+void cg_keyset_free(cg_keyset *s);
 
 /* cg_build_view with options.  Problems the C output cannot express (a
  * kernel called with different arities, or with a buffer and a literal
@@ -86,8 +101,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
 bool cg_render_target(json_t *view, const char *target, const char *tdir,
                       size_t *nfiles, char ***names, char ***contents,
                       size_t **lens);
-void cg_free_files(size_t nfiles, char **names, char **contents,
-                   size_t *lens);
+void cg_free_files(size_t nfiles, char **names, char **contents, size_t *lens);
 
 /* Between begin and end, every jansson value is carved out of a bump
  * arena and json_decref frees nothing; end releases it all.  For one

@@ -8,7 +8,6 @@
  * render succeeded.
  */
 #include "codegen/codegen.h"
-#include "codegen/keep.h"
 #include "templates/mustache.h"
 
 #include <stdio.h>
@@ -174,27 +173,4 @@ bool cg_render_target(json_t *view, const char *target, const char *tdir,
     *contents = ct;
     *lens = ln;
     return true;
-}
-
-static void cg_keep_name(void *ctx, const char *name, size_t len) {
-    (void)ctx;
-    cg_view_keep_add(name, len);
-}
-
-bool cg_builtin_names(void) {
-    for (size_t i = 0;; i++) {
-        const char *name = mst_builtin_name(i);
-        if (!name)
-            return true;
-        size_t len = 0;
-        const char *text = mst_builtin(name, &len);
-        if (!text)
-            return false;
-        mst_error err;
-        mst_template *t = mst_compile(name, text, len, &err);
-        if (!t)
-            return false;
-        mst_template_names(t, cg_keep_name, NULL);
-        mst_template_free(t);
-    }
 }

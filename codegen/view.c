@@ -6,10 +6,10 @@
  * C types, casts, identifiers (deterministically mangled so that no local
  * collides with a kernel, the runtime or a C library name), offset macros,
  * comments and separators.  Everything is emitted in IR order; hash tables
- * are used only for membership tests, never iterated.
+ * are used only for membership tests, never iterated for output.
  */
 #include "codegen/codegen.h"
-#include "codegen/keep.h"
+#include "templates/mustache.h"
 #include "ir/hash.h"
 
 #include <inttypes.h>
@@ -29,6 +29,13 @@ typedef struct cg_name {
 typedef struct cg_nameset {
     cg_name *head;
 } cg_nameset;
+
+/* Whether a key (a string literal, by address) is in the key set. */
+typedef struct keep_memo {
+    const char *k;
+    bool keep;
+    UT_hash_handle hh;
+} keep_memo;
 
 typedef struct vw {
     const plan *pl;
@@ -91,6 +98,10 @@ typedef struct vw {
 
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
+
+    /* the keys to keep (NULL: all) and keep_key's answers */
+    const cg_keyset *keep;
+    keep_memo *keep_memo;
 
     /* JSON strings shared by pointer (see jshared) */
     struct jsc_slot *jsc;
@@ -311,71 +322,51 @@ static json_t *ju64(uint64_t x) {
     return json_integer((json_int_t)x);
 }
 
-/* set/sets/setp take a string literal as the key (its length is known
- * at compile time: no strlen per key in a view of a million values). */
 /* ------------------------------------------------------------------ */
-/* The key set of `gen` (codegen/keep.h): an open-addressing table of
- * copied names; when it is off every key is kept. */
+/* Key sets (cg_view_options.keep): the names that `gen` with the
+ * built-in templates can look up in the view, plus the keys the view
+ * builder and gen read back themselves.  A view built with a key set
+ * leaves out every other key (and its value). */
 
-static struct {
-    bool on;
-    char **slot;
-    uint32_t mask, n;
-} cg_keep;
+typedef struct cg_key {
+    UT_hash_handle hh;
+    char name[]; /* the key, NUL-terminated */
+} cg_key;
 
-static uint32_t keep_hash(const char *k, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)k[i]) * 16777619u;
-    return h;
+struct cg_keyset {
+    cg_key *head;
+    bool oom;
+};
+
+static bool keyset_has(const cg_keyset *s, const char *k, size_t n) {
+    cg_key *f = NULL;
+    HASH_FIND(hh, s->head, k, n, f);
+    return f != NULL;
 }
 
-static bool keep_has(const char *k, size_t n) {
-    if (!cg_keep.slot)
-        return false;
-    for (uint32_t at = keep_hash(k, n) & cg_keep.mask; cg_keep.slot[at];
-         at = (at + 1) & cg_keep.mask)
-        if (strncmp(cg_keep.slot[at], k, n) == 0 && cg_keep.slot[at][n] == '\0')
-            return true;
-    return false;
-}
-
-static void keep_oom(void) {
-    fputs("planwrap: fatal: out of memory\n", stderr);
-    abort();
-}
-
-static void keep_insert(const char *k, size_t n) {
-    if (keep_has(k, n))
+static void keyset_add(void *ctx, const char *k, size_t n) {
+    cg_keyset *s = ctx;
+    if (s->oom || keyset_has(s, k, n))
         return;
-    if ((cg_keep.n + 1) * 2 > cg_keep.mask) {
-        uint32_t size = cg_keep.slot ? (cg_keep.mask + 1) * 2 : 256;
-        char **t = calloc(size, sizeof *t);
-        if (!t)
-            keep_oom();
-        for (uint32_t i = 0; cg_keep.slot && i <= cg_keep.mask; i++) {
-            char *e = cg_keep.slot[i];
-            if (!e)
-                continue;
-            uint32_t at = keep_hash(e, strlen(e)) & (size - 1);
-            while (t[at])
-                at = (at + 1) & (size - 1);
-            t[at] = e;
-        }
-        free(cg_keep.slot);
-        cg_keep.slot = t;
-        cg_keep.mask = size - 1;
+    cg_key *e = malloc(sizeof *e + n + 1);
+    if (!e) {
+        s->oom = true;
+        return;
     }
-    char *c = malloc(n + 1);
-    if (!c)
-        keep_oom();
-    memcpy(c, k, n);
-    c[n] = '\0';
-    uint32_t at = keep_hash(k, n) & cg_keep.mask;
-    while (cg_keep.slot[at])
-        at = (at + 1) & cg_keep.mask;
-    cg_keep.slot[at] = c;
-    cg_keep.n++;
+    memcpy(e->name, k, n);
+    e->name[n] = '\0';
+    HASH_ADD(hh, s->head, name[0], n, e);
+}
+
+void cg_keyset_free(cg_keyset *s) {
+    if (!s)
+        return;
+    cg_key *e, *tmp;
+    HASH_ITER(hh, s->head, e, tmp) {
+        HASH_DEL(s->head, e);
+        free(e);
+    }
+    free(s);
 }
 
 /* Keys the view builder and gen read back from the view themselves. */
@@ -386,62 +377,76 @@ static const char *const cg_keep_internal[] = {
     "del",      "death",      "output", "wait",
 };
 
-/* Keys are string literals: the answer is cached by their address. */
-static struct {
-    const char *k;
-    bool keep;
-} cg_keep_cache[512];
-
-void cg_view_keep_begin(void) {
-    cg_view_keep_end();
-    cg_keep.on = true;
+cg_keyset *cg_builtin_keys(void) {
+    cg_keyset *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
     for (size_t i = 0; i < sizeof cg_keep_internal / sizeof *cg_keep_internal;
          i++)
-        keep_insert(cg_keep_internal[i], strlen(cg_keep_internal[i]));
-}
-
-void cg_view_keep_add(const char *key, size_t len) {
-    if (cg_keep.on)
-        keep_insert(key, len);
-}
-
-void cg_view_keep_end(void) {
-    for (uint32_t i = 0; cg_keep.slot && i <= cg_keep.mask; i++)
-        free(cg_keep.slot[i]);
-    free(cg_keep.slot);
-    cg_keep.slot = NULL;
-    cg_keep.mask = cg_keep.n = 0;
-    cg_keep.on = false;
-    memset(cg_keep_cache, 0, sizeof cg_keep_cache);
-}
-
-static bool keep_key(const char *k, size_t n) {
-    if (!cg_keep.on)
-        return true;
-    size_t at = ((uintptr_t)k >> 2) & 511u;
-    if (cg_keep_cache[at].k != k) {
-        cg_keep_cache[at].k = k;
-        cg_keep_cache[at].keep = keep_has(k, n);
+        keyset_add(s, cg_keep_internal[i], strlen(cg_keep_internal[i]));
+    for (size_t i = 0; !s->oom; i++) {
+        const char *name = mst_builtin_name(i);
+        if (!name)
+            return s;
+        size_t len = 0;
+        const char *text = mst_builtin(name, &len);
+        if (!text)
+            break;
+        mst_error err;
+        mst_template *t = mst_compile(name, text, len, &err);
+        if (!t)
+            break;
+        mst_template_names(t, keyset_add, s);
+        mst_template_free(t);
     }
-    return cg_keep_cache[at].keep;
+    cg_keyset_free(s);
+    return NULL;
 }
 
-static void set_n(json_t *o, const char *k, size_t kn, json_t *val) {
-    if (!o || !keep_key(k, kn)) {
+/* The uthash hash value of a pointer key: one multiplication, cheaper
+ * than FNV over its bytes (keep_key and jshared run for every key and
+ * most strings of the view).  Every lookup and insertion in a table
+ * keyed this way must use it (HASH_FIND_BYHASHVALUE and
+ * HASH_ADD_BYHASHVALUE). */
+static unsigned ptr_hash(const void *p) {
+    return (unsigned)((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+/* set/sets/setp take a string literal as the key (its length is known
+ * at compile time: no strlen per key in a view of a million values).
+ * Whether a key is kept is remembered per literal address in
+ * v->keep_memo, so that the key set is searched once per literal. */
+static bool keep_key(vw *v, const char *k, size_t n) {
+    if (!v->keep)
+        return true;
+    keep_memo *m = NULL;
+    unsigned h = ptr_hash(k);
+    HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
+    if (!m) {
+        m = ir_arena_alloc(v->a, sizeof *m);
+        m->k = k;
+        m->keep = keyset_has(v->keep, k, n);
+        HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
+    }
+    return m->keep;
+}
+
+static void set_n(vw *v, json_t *o, const char *k, size_t kn, json_t *val) {
+    if (!o || !keep_key(v, k, kn)) {
         json_decref(val);
         return;
     }
     json_object_setn_new_nocheck(o, k, kn, val);
 }
 
-#define set(o, k, val) set_n((o), "" k, sizeof("" k) - 1, (val))
+#define set(v, o, k, val) set_n((v), (o), "" k, sizeof("" k) - 1, (val))
 
-static void sets_n(json_t *o, const char *k, size_t kn, const char *s) {
-    if (o && keep_key(k, kn))
+static void sets_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
+    if (o && keep_key(v, k, kn))
         json_object_setn_new_nocheck(o, k, kn, jstr(s));
 }
 
-#define sets(o, k, s) sets_n((o), "" k, sizeof("" k) - 1, (s))
+#define sets(v, o, k, s) sets_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
 /* One JSON string per distinct pointer: the view repeats the same
  * locals, macros, pool names, IR names and C types in every statement
@@ -503,9 +508,9 @@ static void jshared_free(vw *v) {
     v->jsc = NULL;
 }
 
-/* sets() for a stable pointer (see jshared). */
+/* sets(v, ) for a stable pointer (see jshared). */
 static void setp_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
-    if (o && keep_key(k, kn))
+    if (o && keep_key(v, k, kn))
         json_object_setn_new_nocheck(o, k, kn, jshared(v, s));
 }
 
@@ -1290,40 +1295,40 @@ static json_t *pools_json(vw *v) {
         json_t *o = json_object();
         int32_t pi = v->pool_plan[i];
         const plan_pool *pp = pi >= 0 ? &pl->pools[pi] : NULL;
-        sets(o, "name", v->pool_name[i]);
-        sets(o, "field", v->pool_name[i]);
-        sets(o, "local", v->pool_local[i]);
+        sets(v, o, "name", v->pool_name[i]);
+        sets(v, o, "field", v->pool_name[i]);
+        sets(v, o, "local", v->pool_local[i]);
         const char *U = v->pool_upper[i];
-        sets(o, "size_macro", vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
-        sets(o, "align_macro", vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
-        sets(o, "attr_macro", vfmt(v, "%s_POOL_%s_ATTR", v->M, U));
-        sets(o, "static_name", vfmt(v, "%s_pool_%s", v->M, v->pool_name[i]));
-        set(o, "size", ju64(v->pool_size[i]));
-        set(o, "align", ju64(v->pool_align[i]));
-        set(o, "lower_bound", ju64(pp ? pp->lower_bound : v->pool_size[i]));
-        set(o, "naive_size", ju64(pp ? pp->naive_size : v->pool_size[i]));
-        set(o, "has_capacity", json_boolean(pp && pp->has_capacity));
-        set(o, "capacity",
+        sets(v, o, "size_macro", vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
+        sets(v, o, "align_macro", vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
+        sets(v, o, "attr_macro", vfmt(v, "%s_POOL_%s_ATTR", v->M, U));
+        sets(v, o, "static_name", vfmt(v, "%s_pool_%s", v->M, v->pool_name[i]));
+        set(v, o, "size", ju64(v->pool_size[i]));
+        set(v, o, "align", ju64(v->pool_align[i]));
+        set(v, o, "lower_bound", ju64(pp ? pp->lower_bound : v->pool_size[i]));
+        set(v, o, "naive_size", ju64(pp ? pp->naive_size : v->pool_size[i]));
+        set(v, o, "has_capacity", json_boolean(pp && pp->has_capacity));
+        set(v, o, "capacity",
             pp && pp->has_capacity ? ju64(pp->capacity) : json_null());
         char dev[24];
         ir_device d =
             pp ? pp->device
                : p->values[pl->storages[v->pool_storage[i]].value].device;
-        sets(o, "device", ir_device_str(d, dev, sizeof dev));
+        sets(v, o, "device", ir_device_str(d, dev, sizeof dev));
         const char *space =
             pp ? pp->space
                : p->values[pl->storages[v->pool_storage[i]].value].space;
-        set(o, "space", space ? jstr(space) : json_null());
+        set(v, o, "space", space ? jstr(space) : json_null());
         const char *comm = pp ? pp->comm : NULL;
         const char *group = pp ? pp->group : NULL;
-        set(o, "is_comm", json_boolean(comm != NULL));
-        set(o, "comm", comm ? jstr(comm) : json_null());
-        set(o, "group", group ? jstr(group) : json_null());
-        sets(o, "comm_str", comm ? c_string(v, comm, false) : "NULL");
-        sets(o, "group_str", group ? c_string(v, group, false) : "NULL");
-        set(o, "outputs", json_boolean(pp && pp->outputs));
-        set(o, "synthetic", json_boolean(pp == NULL));
-        sets(o, "name_str", c_string(v, v->pool_name[i], false));
+        set(v, o, "is_comm", json_boolean(comm != NULL));
+        set(v, o, "comm", comm ? jstr(comm) : json_null());
+        set(v, o, "group", group ? jstr(group) : json_null());
+        sets(v, o, "comm_str", comm ? c_string(v, comm, false) : "NULL");
+        sets(v, o, "group_str", group ? c_string(v, group, false) : "NULL");
+        set(v, o, "outputs", json_boolean(pp && pp->outputs));
+        set(v, o, "synthetic", json_boolean(pp == NULL));
+        sets(v, o, "name_str", c_string(v, v->pool_name[i], false));
 
         /* the comment table */
         size_t wname = strlen("buffer"), woff = strlen("offset"),
@@ -1344,7 +1349,7 @@ static json_t *pools_json(vw *v) {
             wsize = ls > wsize ? ls : wsize;
             cnt++;
         }
-        sets(o, "table_header",
+        sets(v, o, "table_header",
              vfmt(v, "%-*s %*s %*s  live (IR lines)", (int)wname, "buffer",
                   (int)woff, "offset", (int)wsize, "size"));
         json_t *bufs = json_array();
@@ -1355,21 +1360,21 @@ static json_t *pools_json(vw *v) {
             const char *nm = p->values[st->value].name;
             const char *live = live_text(v, st->start, st->end);
             json_t *r = json_object();
-            sets(r, "row",
+            sets(v, r, "row",
                  vfmt(v, "%-*s %*" PRIu64 " %*" PRIu64 "  %s", (int)wname, nm,
                       (int)woff, st->offset, (int)wsize, st->size, live));
             json_array_append_new(rows, r);
             json_t *b = json_object();
-            sets(b, "name", nm);
-            set(b, "offset", ju64(st->offset));
-            set(b, "size", ju64(st->size));
-            sets(b, "live", live);
+            sets(v, b, "name", nm);
+            set(v, b, "offset", ju64(st->offset));
+            set(v, b, "size", ju64(st->size));
+            sets(v, b, "live", live);
             json_array_append_new(bufs, b);
         }
-        set(o, "table", rows);
-        set(o, "buffers", bufs);
-        set(o, "nbuffers", json_integer(cnt));
-        set(o, "last", json_boolean(i + 1 == v->npools));
+        set(v, o, "table", rows);
+        set(v, o, "buffers", bufs);
+        set(v, o, "nbuffers", json_integer(cnt));
+        set(v, o, "last", json_boolean(i + 1 == v->npools));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -1401,18 +1406,18 @@ static json_t *buffers_json(vw *v) {
         if (!psize[pi])
             psize[pi] = vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]);
         setp(v, o, "pool_size_macro", psize[pi]);
-        set(o, "offset", ju64(st->offset));
-        set(o, "size", ju64(st->size));
-        set(o, "align", ju64(v->salign[s]));
+        set(v, o, "offset", ju64(st->offset));
+        set(v, o, "size", ju64(st->size));
+        set(v, o, "align", ju64(v->salign[s]));
         setp(v, o, "offset_macro", v->off_macro[s]);
         setp(v, o, "size_macro", v->size_macro[s]);
         setp(v, o, "align_macro", v->align_macro[s]);
-        sets(o, "assert_id", vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
-        set(o, "start", json_integer(st->start));
-        set(o, "end", json_integer(st->end));
-        sets(o, "live", live_text(v, st->start, st->end));
-        set(o, "is_output", json_boolean(st->is_output));
-        set(o, "last", json_boolean(k + 1 == n));
+        sets(v, o, "assert_id", vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+        set(v, o, "start", json_integer(st->start));
+        set(v, o, "end", json_integer(st->end));
+        sets(v, o, "live", live_text(v, st->start, st->end));
+        set(v, o, "is_output", json_boolean(st->is_output));
+        set(v, o, "last", json_boolean(k + 1 == n));
         json_array_append_new(arr, o);
         k++;
     }
@@ -1431,17 +1436,17 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 int32_t val = output_value_at(v, i);
                 const ir_value *iv = &p->values[val];
                 json_t *o = json_object();
-                sets(o, "name", iv->name);
-                sets(o, "field",
+                sets(v, o, "name", iv->name);
+                sets(v, o, "field",
                      set_unique(v, &fields, field_base(v, iv->name)));
-                sets(o, "ctype", ctype_of(iv->dtype));
-                sets(o, "dtype", ir_dtype_name(iv->dtype));
-                sets(o, "size_macro",
+                sets(v, o, "ctype", ctype_of(iv->dtype));
+                sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+                sets(v, o, "size_macro",
                      vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
                           set_unique(v, &stems, upper(v, iv->name))));
-                set(o, "bytes", ju64(iv->bytes));
-                set(o, "copied", json_boolean(v->out_copy[i]));
-                set(o, "last", json_boolean(i + 1 == os->nnames));
+                set(v, o, "bytes", ju64(iv->bytes));
+                set(v, o, "copied", json_boolean(v->out_copy[i]));
+                set(v, o, "last", json_boolean(i + 1 == os->nnames));
                 json_array_append_new(arr, o);
             }
         }
@@ -1452,19 +1457,20 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 continue;
             const ir_value *iv = &p->values[s->value];
             json_t *o = json_object();
-            sets(o, "name", iv->name);
-            sets(o, "field", set_unique(v, &fields, field_base(v, iv->name)));
-            sets(o, "ctype", ctype_of(iv->dtype));
-            sets(o, "dtype", ir_dtype_name(iv->dtype));
-            sets(o, "size_macro",
+            sets(v, o, "name", iv->name);
+            sets(v, o, "field",
+                 set_unique(v, &fields, field_base(v, iv->name)));
+            sets(v, o, "ctype", ctype_of(iv->dtype));
+            sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+            sets(v, o, "size_macro",
                  vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
                       set_unique(v, &stems, upper(v, iv->name))));
-            set(o, "bytes", ju64(iv->bytes));
+            set(v, o, "bytes", ju64(iv->bytes));
             json_array_append_new(arr, o);
         }
         size_t n = json_array_size(arr);
         for (size_t i = 0; i < n; i++)
-            set(json_array_get(arr, i), "last", json_boolean(i + 1 == n));
+            set(v, json_array_get(arr, i), "last", json_boolean(i + 1 == n));
     }
     set_clear(&fields);
     set_clear(&stems);
@@ -1476,12 +1482,12 @@ static json_t *kernels_json(vw *v) {
     json_t *arr = json_array();
     for (uint32_t k = 0; k < p->nkernels; k++) {
         json_t *o = json_object();
-        sets(o, "name", p->kernels[k].name);
-        sets(o, "c_name", v->kname[k]);
-        set(o, "renamed",
+        sets(v, o, "name", p->kernels[k].name);
+        sets(v, o, "c_name", v->kname[k]);
+        set(v, o, "renamed",
             json_boolean(strcmp(v->kname[k], p->kernels[k].name) != 0));
-        set(o, "has_signature", json_boolean(p->kernels[k].sig_stmt >= 0));
-        sets(o, "return", v->kernel_status ? "int" : "void");
+        set(v, o, "has_signature", json_boolean(p->kernels[k].sig_stmt >= 0));
+        sets(v, o, "return", v->kernel_status ? "int" : "void");
         json_t *params = json_array();
         sbuf decl;
         sb_init(&decl);
@@ -1492,25 +1498,25 @@ static json_t *kernels_json(vw *v) {
             ir_mode m = IR_MODE_INOUT;
             if (p->kernels[k].sig_stmt >= 0)
                 m = p->stmts[p->kernels[k].sig_stmt].modes[j];
-            sets(q, "ctype", v->kptype[k][j]);
-            sets(q, "mode",
+            sets(v, q, "ctype", v->kptype[k][j]);
+            sets(v, q, "mode",
                  m == IR_MODE_IN      ? "in"
                  : m == IR_MODE_OUT   ? "out"
                  : m == IR_MODE_INOUT ? "inout"
                                       : "scalar");
-            set(q, "last", json_boolean(j + 1 == n));
+            set(v, q, "last", json_boolean(j + 1 == n));
             json_array_append_new(params, q);
             if (j)
                 sb_put(&decl, ", ", 2);
             sb_put(&decl, v->kptype[k][j], strlen(v->kptype[k][j]));
         }
-        set(o, "params", params);
-        set(o, "nparams", json_integer(n));
+        set(v, o, "params", params);
+        set(v, o, "nparams", json_integer(n));
         const char *ds = sb_done(v, &decl);
-        sets(o, "params_decl", n ? ds : "void");
-        sets(o, "params_decl_stream",
+        sets(v, o, "params_decl", n ? ds : "void");
+        sets(v, o, "params_decl_stream",
              cat(v, 3, ds, n ? ", " : "", "cudaStream_t"));
-        set(o, "last", json_boolean(k + 1 == p->nkernels));
+        set(v, o, "last", json_boolean(k + 1 == p->nkernels));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -1527,12 +1533,12 @@ static const char *const cg_event_kinds[] = {
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
-static json_t *event(const char *kind, json_t **body) {
+static json_t *event(vw *v, const char *kind, json_t **body) {
     json_t *e = json_object();
-    sets(e, "kind", kind);
+    sets(v, e, "kind", kind);
     /* e holds the body (event kinds are always kept: cg_keep_internal) */
     *body = json_object();
-    set_n(e, kind, strlen(kind), *body);
+    set_n(v, e, kind, strlen(kind), *body);
     return e;
 }
 
@@ -1589,21 +1595,21 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     const ir_program *p = v->prog;
     int32_t k = v->kernel_of_stmt[s->index];
     json_t *b;
-    json_t *e = event("call", &b);
+    json_t *e = event(v, "call", &b);
     setp(v, b, "kernel", s->name.name);
-    sets(b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
-    set(b, "status", json_boolean(v->kernel_status));
-    set(b, "has_stream", json_boolean(s->has_stream));
-    set(b, "stream", s->has_stream ? ju64(s->stream) : json_null());
+    sets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    set(v, b, "status", json_boolean(v->kernel_status));
+    set(v, b, "has_stream", json_boolean(s->has_stream));
+    set(v, b, "stream", s->has_stream ? ju64(s->stream) : json_null());
     int64_t my = s->has_stream ? (int64_t)s->stream : -1;
     const char *sx = stream_expr(v, my);
-    sets(b, "stream_expr", sx);
+    sets(v, b, "stream_expr", sx);
 
     sbuf args;
     sb_init(&args);
     sb_put(&args, "", 0);
     json_t *arr = json_array();
-    bool want_args = keep_key("args", 4);
+    bool want_args = keep_key(v, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     int32_t mybit = my < 0 ? 0 : (int32_t)stream_slot(v, (uint64_t)my) + 1;
     uint64_t need = 0;
@@ -1625,7 +1631,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             setp(v, q, "kind", "buffer");
             setp(v, q, "buffer", iv->name);
             setp(v, q, "dtype", ir_dtype_name(iv->dtype));
-            set(q, "bytes", ju64(iv->bytes));
+            set(v, q, "bytes", ju64(iv->bytes));
             /* cross-stream ordering (CUDA): what this call waits for */
             int32_t key = stream_key(v, val);
             uint64_t before = need;
@@ -1647,14 +1653,14 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         } else {
             setp(v, q, "kind", "float");
         }
-        sets(q, "expr", ex);
+        sets(v, q, "expr", ex);
         setp(v, q, "ctype", ptype);
-        sets(q, "mode",
+        sets(v, q, "mode",
              g->kind != IR_ARG_BUFFER ? "scalar"
              : m == IR_MODE_IN        ? "in"
              : m == IR_MODE_OUT       ? "out"
                                       : "inout");
-        set(q, "last", json_boolean(j + 1 == s->nargs));
+        set(v, q, "last", json_boolean(j + 1 == s->nargs));
         if (q)
             json_array_append_new(arr, q);
         if (j)
@@ -1666,14 +1672,14 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         if (!((need >> bit) & 1))
             continue;
         json_t *wb;
-        json_t *w = event("wait", &wb);
-        sets(wb, "event",
+        json_t *w = event(v, "wait", &wb);
+        sets(v, wb, "event",
              vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, ss->nevents));
-        set(wb, "index", json_integer(ss->nevents));
-        sets(wb, "from",
+        set(v, wb, "index", json_integer(ss->nevents));
+        sets(v, wb, "from",
              stream_expr(v, bit == 0 ? -1 : (int64_t)v->stream_ids[bit - 1]));
-        sets(wb, "to", sx);
-        sets(wb, "buffer", why[bit]);
+        sets(v, wb, "to", sx);
+        sets(v, wb, "buffer", why[bit]);
         json_array_append_new(events, w);
         ss->nevents++;
     }
@@ -1693,11 +1699,11 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             ss->readers[key] = 0;
         }
     }
-    set(b, "args", arr);
+    set(v, b, "args", arr);
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     const char *as = sb_done(v, &args);
-    sets(b, "expr", cat(v, 4, cn, "(", as, ")"));
-    sets(b, "expr_stream",
+    sets(v, b, "expr", cat(v, 4, cn, "(", as, ")"));
+    sets(v, b, "expr_stream",
          cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
     return e;
 }
@@ -1708,10 +1714,10 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     if (pi < 0)
         return;
     json_t *b;
-    json_t *e = event("death", &b);
+    json_t *e = event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
     setp(v, b, "name", nm);
-    sets(b, "name_str", c_string(v, nm, false));
+    sets(v, b, "name_str", c_string(v, nm, false));
     setp(v, b, "pool_local", v->pool_local[pi]);
     setp(v, b, "offset_macro", v->off_macro[s]);
     setp(v, b, "size_macro", v->size_macro[s]);
@@ -1746,12 +1752,12 @@ static json_t *statements_json(vw *v) {
         const ir_stmt *s = &p->stmts[i];
         json_t *o = json_object();
         json_t *events = json_array();
-        set(o, "index", json_integer(i));
-        set(o, "line", json_integer(s->loc.line));
+        set(v, o, "index", json_integer(i));
+        set(v, o, "line", json_integer(s->loc.line));
         const char *txt = stmt_text(v, s);
-        set(o, "emit", json_boolean(txt != NULL));
-        sets(o, "ir", txt ? txt : "");
-        sets(o, "comment",
+        set(v, o, "emit", json_boolean(txt != NULL));
+        sets(v, o, "ir", txt ? txt : "");
+        sets(v, o, "comment",
              txt ? vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt)
                  : "");
         switch (s->kind) {
@@ -1760,13 +1766,13 @@ static json_t *statements_json(vw *v) {
             if (s->value < 0)
                 break;
             json_t *b;
-            json_t *e = event("bind", &b);
+            json_t *e = event(v, "bind", &b);
             setp(v, b, "name", p->values[s->value].name);
             setp(v, b, "local", v->local[s->value]);
             setp(v, b, "decl", decl_of(v, s->value));
             /* the struct field: find it by position among inputs/consts */
             setp(v, b, "expr", "");
-            set(b, "unused", json_boolean(!v->used[s->value]));
+            set(v, b, "unused", json_boolean(!v->used[s->value]));
             json_array_append_new(events, e);
             break;
         }
@@ -1780,7 +1786,7 @@ static json_t *statements_json(vw *v) {
             const plan_storage *st = &pl->storages[sid];
             if (v->spool[sid] < 0) {
                 json_t *b;
-                json_t *e = event("alloc_output", &b);
+                json_t *e = event(v, "alloc_output", &b);
                 int32_t hv = v->home_value[sid];
                 setp(v, b, "name", p->values[val].name);
                 setp(v, b, "output", p->values[hv].name);
@@ -1788,10 +1794,10 @@ static json_t *statements_json(vw *v) {
                 setp(v, b, "decl", decl_of(v, val));
                 setp(v, b, "ptr_type", ptr_type(v, val));
                 setp(v, b, "field", ""); /* filled in later */
-                set(b, "same_type",
+                set(v, b, "same_type",
                     json_boolean(p->values[hv].dtype == p->values[val].dtype));
-                set(b, "unused", json_boolean(!v->used[val]));
-                set(b, "home_value", json_integer(hv));
+                set(v, b, "unused", json_boolean(!v->used[val]));
+                set(v, b, "home_value", json_integer(hv));
                 json_array_append_new(events, e);
                 break;
             }
@@ -1799,14 +1805,14 @@ static json_t *statements_json(vw *v) {
             if (st->reuse_of >= 0) {
                 const plan_storage *old = &pl->storages[st->reuse_of];
                 json_t *b;
-                json_t *e = event("reuse", &b);
+                json_t *e = event(v, "reuse", &b);
                 const char *nn = p->values[val].name;
                 const char *on = p->values[old->value].name;
-                sets(b, "new", nn);
-                sets(b, "old", on);
+                sets(v, b, "new", nn);
+                sets(v, b, "old", on);
                 setp(v, b, "pool", v->pool_name[pi]);
-                set(b, "offset", ju64(st->offset));
-                sets(b, "comment",
+                set(v, b, "offset", ju64(st->offset));
+                sets(v, b, "comment",
                      vfmt(v,
                           "/* reuse: %s takes %s's bytes at "
                           "%s+%" PRIu64 " */",
@@ -1814,9 +1820,9 @@ static json_t *statements_json(vw *v) {
                 json_array_append_new(events, e);
             }
             json_t *b;
-            json_t *e = event("alloc", &b);
+            json_t *e = event(v, "alloc", &b);
             setp(v, b, "name", p->values[val].name);
-            sets(b, "name_str", c_string(v, p->values[val].name, false));
+            sets(v, b, "name_str", c_string(v, p->values[val].name, false));
             setp(v, b, "local", v->local[val]);
             setp(v, b, "decl", decl_of(v, val));
             setp(v, b, "ptr_type", ptr_type(v, val));
@@ -1824,13 +1830,13 @@ static json_t *statements_json(vw *v) {
             setp(v, b, "pool_local", v->pool_local[pi]);
             setp(v, b, "offset_macro", v->off_macro[sid]);
             setp(v, b, "size_macro", v->size_macro[sid]);
-            set(b, "offset", ju64(st->offset));
-            set(b, "size", ju64(st->size));
+            set(v, b, "offset", ju64(st->offset));
+            set(v, b, "size", ju64(st->size));
             if (st->reuse_of >= 0) { /* its bytes' history */
                 ss.writer[sid] = ss.writer[st->reuse_of];
                 ss.readers[sid] = ss.readers[st->reuse_of];
             }
-            set(b, "unused", json_boolean(!v->used[val]));
+            set(v, b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
             break;
         }
@@ -1839,16 +1845,16 @@ static json_t *statements_json(vw *v) {
             if (val < 0)
                 break;
             json_t *b;
-            json_t *e = event("alias", &b);
+            json_t *e = event(v, "alias", &b);
             setp(v, b, "new", s->name.name);
             setp(v, b, "old", s->old.name);
-            sets(b, "comment",
+            sets(v, b, "comment",
                  cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name,
                      " */"));
             setp(v, b, "local", v->local[val]);
             setp(v, b, "decl", decl_of(v, val));
-            sets(b, "expr", alias_expr(v, val));
-            set(b, "unused", json_boolean(!v->used[val]));
+            sets(v, b, "expr", alias_expr(v, val));
+            set(v, b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
             break;
         }
@@ -1858,9 +1864,9 @@ static json_t *statements_json(vw *v) {
         case IR_FREE:
             for (uint32_t j = 0; j < s->nnames; j++) {
                 json_t *b;
-                json_t *e = event("del", &b);
+                json_t *e = event(v, "del", &b);
                 setp(v, b, "name", s->names[j].name);
-                sets(b, "comment",
+                sets(v, b, "comment",
                      cat(v, 3, "/* del ", s->names[j].name, " */"));
                 json_array_append_new(events, e);
             }
@@ -1869,10 +1875,10 @@ static json_t *statements_json(vw *v) {
             for (uint32_t j = 0; j < s->nnames; j++) {
                 int32_t val = output_value_at(v, j);
                 json_t *b;
-                json_t *e = event("output", &b);
+                json_t *e = event(v, "output", &b);
                 setp(v, b, "name", s->names[j].name);
                 setp(v, b, "src", v->local[val]);
-                set(b, "copied", json_boolean(v->out_copy[j]));
+                set(v, b, "copied", json_boolean(v->out_copy[j]));
                 setp(v, b, "dst", ""); /* filled in later */
                 setp(v, b, "size_macro", "");
                 json_array_append_new(events, e);
@@ -1883,7 +1889,7 @@ static json_t *statements_json(vw *v) {
         }
         for (int32_t d = death_head[i]; d >= 0; d = death_next[d])
             death_event(v, events, d);
-        set(o, "events", events);
+        set(v, o, "events", events);
         json_array_append_new(arr, o);
     }
     v->nwaits = ss.nevents;
@@ -1909,8 +1915,8 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
                                              : json_array_get(consts, ci++);
             json_t *b = ev_body(json_array_get(events, 0), "bind");
             const char *field = json_string_value(json_object_get(io, "field"));
-            sets(b, "field", field);
-            sets(b, "expr",
+            sets(v, b, "field", field);
+            sets(v, b, "expr",
                  vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c,
                       field));
         }
@@ -1930,21 +1936,21 @@ static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
                     const char *field = json_string_value(
                         json_object_get(json_array_get(outputs, k), "field"));
                     const char *ex = vfmt(v, "%s->%s", v->p_out, field);
-                    sets(b, "field", field);
+                    sets(v, b, "field", field);
                     if (!json_is_true(json_object_get(b, "same_type")))
                         ex = vfmt(
                             v, "(%s)(void *)%s",
                             json_string_value(json_object_get(b, "ptr_type")),
                             ex);
-                    sets(b, "expr", ex);
+                    sets(v, b, "expr", ex);
                     break;
                 }
             } else if ((b = ev_body(e, "output")) != NULL) {
                 json_t *oo = json_array_get(outputs, j);
                 const char *field =
                     json_string_value(json_object_get(oo, "field"));
-                sets(b, "dst", vfmt(v, "%s->%s", v->p_out, field));
-                sets(b, "size_macro",
+                sets(v, b, "dst", vfmt(v, "%s->%s", v->p_out, field));
+                sets(v, b, "size_macro",
                      json_string_value(json_object_get(oo, "size_macro")));
             }
         }
@@ -1994,11 +2000,11 @@ static json_t *streams_json(vw *v) {
     json_t *arr = json_array();
     for (uint32_t j = 0; j < n; j++) {
         json_t *o = json_object();
-        set(o, "index", ju64(ids[j]));
-        set(o, "slot", json_integer(j));
-        sets(o, "expr", stream_expr(v, (int64_t)ids[j]));
-        set(o, "event_index", json_integer(j));
-        set(o, "last", json_boolean(j + 1 == n));
+        set(v, o, "index", ju64(ids[j]));
+        set(v, o, "slot", json_integer(j));
+        sets(v, o, "expr", stream_expr(v, (int64_t)ids[j]));
+        set(v, o, "event_index", json_integer(j));
+        set(v, o, "last", json_boolean(j + 1 == n));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -2027,6 +2033,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     v.a = ir_arena_new();
     v.cuda = cuda;
     v.kernel_status = o && o->kernel_status;
+    v.keep = o ? o->keep : NULL;
     v.d = d;
     v.M = v.prog->model ? v.prog->model : "model";
     v.stmt_txt = ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt);
@@ -2050,48 +2057,50 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     if (v.errors == 0) {
         const char *M = v.M;
         root = json_object();
-        sets(root, "planwrap_version", PLANWRAP_VERSION);
-        sets(root, "target", target);
-        sets(root, "model", M);
-        sets(root, "model_upper", upper(&v, M));
+        sets(&v, root, "planwrap_version", PLANWRAP_VERSION);
+        sets(&v, root, "target", target);
+        sets(&v, root, "model", M);
+        sets(&v, root, "model_upper", upper(&v, M));
         json_t *src = json_string(base_name(v.prog->filename));
-        set(root, "source", src ? src : jstr("input")); /* not UTF-8 */
-        sets(root, "input_hash", input_hash(&v));
-        sets(root, "algo", plan_algo_name(pl->opts.algo));
-        sets(root, "memory_pool", plan_memory_pool_name(pl->opts.memory_pool));
-        set(root, "kernel_status", json_boolean(v.kernel_status));
-        sets(root, "kernel_return", v.kernel_status ? "int" : "void");
-        sets(root, "header", vfmt(&v, "%s.h", M));
-        sets(root, "kernels_header", vfmt(&v, "%s_kernels.h", M));
-        sets(root, "source_file", vfmt(&v, "%s.%s", M, cuda ? "cu" : "c"));
+        set(&v, root, "source", src ? src : jstr("input")); /* not UTF-8 */
+        sets(&v, root, "input_hash", input_hash(&v));
+        sets(&v, root, "algo", plan_algo_name(pl->opts.algo));
+        sets(&v, root, "memory_pool",
+             plan_memory_pool_name(pl->opts.memory_pool));
+        set(&v, root, "kernel_status", json_boolean(v.kernel_status));
+        sets(&v, root, "kernel_return", v.kernel_status ? "int" : "void");
+        sets(&v, root, "header", vfmt(&v, "%s.h", M));
+        sets(&v, root, "kernels_header", vfmt(&v, "%s_kernels.h", M));
+        sets(&v, root, "source_file", vfmt(&v, "%s.%s", M, cuda ? "cu" : "c"));
 
         json_t *names = json_object();
-        sets(names, "inputs_t", vfmt(&v, "%s_inputs", M));
-        sets(names, "consts_t", vfmt(&v, "%s_consts", M));
-        sets(names, "outputs_t", vfmt(&v, "%s_outputs", M));
-        sets(names, "pools_t", vfmt(&v, "%s_pools", M));
-        sets(names, "ctx_t", vfmt(&v, "%s_ctx", M));
-        sets(names, "run", vfmt(&v, "%s_run", M));
-        sets(names, "run_static", vfmt(&v, "%s_run_static", M));
-        sets(names, "init", vfmt(&v, "%s_init", M));
-        sets(names, "fini", vfmt(&v, "%s_fini", M));
-        sets(names, "no_static_macro", vfmt(&v, "%s_NO_STATIC_POOLS", M));
-        sets(names, "assert_macro", vfmt(&v, "%s_STATIC_ASSERT", M));
-        sets(names, "header_guard", vfmt(&v, "PLANWRAP_%s_H", upper(&v, M)));
-        sets(names, "kernels_guard",
+        sets(&v, names, "inputs_t", vfmt(&v, "%s_inputs", M));
+        sets(&v, names, "consts_t", vfmt(&v, "%s_consts", M));
+        sets(&v, names, "outputs_t", vfmt(&v, "%s_outputs", M));
+        sets(&v, names, "pools_t", vfmt(&v, "%s_pools", M));
+        sets(&v, names, "ctx_t", vfmt(&v, "%s_ctx", M));
+        sets(&v, names, "run", vfmt(&v, "%s_run", M));
+        sets(&v, names, "run_static", vfmt(&v, "%s_run_static", M));
+        sets(&v, names, "init", vfmt(&v, "%s_init", M));
+        sets(&v, names, "fini", vfmt(&v, "%s_fini", M));
+        sets(&v, names, "no_static_macro", vfmt(&v, "%s_NO_STATIC_POOLS", M));
+        sets(&v, names, "assert_macro", vfmt(&v, "%s_STATIC_ASSERT", M));
+        sets(&v, names, "header_guard",
+             vfmt(&v, "PLANWRAP_%s_H", upper(&v, M)));
+        sets(&v, names, "kernels_guard",
              vfmt(&v, "PLANWRAP_%s_KERNELS_H", upper(&v, M)));
-        sets(names, "check_macro", v.check_macro);
-        sets(names, "copy_fn", v.copy_fn);
-        sets(names, "in", v.p_in);
-        sets(names, "c", v.p_c);
-        sets(names, "out", v.p_out);
-        sets(names, "p", v.p_p);
-        sets(names, "ctx", v.p_ctx);
-        sets(names, "stream", v.p_stream);
-        sets(names, "rc", v.rc);
-        sets(names, "pools_var", v.pools_var);
-        sets(names, "end_label", "end");
-        set(root, "names", names);
+        sets(&v, names, "check_macro", v.check_macro);
+        sets(&v, names, "copy_fn", v.copy_fn);
+        sets(&v, names, "in", v.p_in);
+        sets(&v, names, "c", v.p_c);
+        sets(&v, names, "out", v.p_out);
+        sets(&v, names, "p", v.p_p);
+        sets(&v, names, "ctx", v.p_ctx);
+        sets(&v, names, "stream", v.p_stream);
+        sets(&v, names, "rc", v.rc);
+        sets(&v, names, "pools_var", v.pools_var);
+        sets(&v, names, "end_label", "end");
+        set(&v, root, "names", names);
 
         json_t *pools = pools_json(&v);
         json_t *inputs = io_json(&v, IR_INPUT, "INPUT");
@@ -2103,33 +2112,36 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         for (size_t i = 0; i < json_array_size(outputs); i++)
             any_copy = any_copy || json_is_true(json_object_get(
                                        json_array_get(outputs, i), "copied"));
-        set(root, "has_pools", json_boolean(json_array_size(pools) > 0));
-        set(root, "has_inputs", json_boolean(json_array_size(inputs) > 0));
-        set(root, "has_consts", json_boolean(json_array_size(consts) > 0));
-        set(root, "has_outputs", json_boolean(json_array_size(outputs) > 0));
-        set(root, "has_copies", json_boolean(any_copy));
-        set(root, "pools", pools);
-        set(root, "buffers", buffers_json(&v));
-        set(root, "inputs", inputs);
-        set(root, "consts", consts);
-        set(root, "outputs", outputs);
-        set(root, "kernels", kernels_json(&v));
+        set(&v, root, "has_pools", json_boolean(json_array_size(pools) > 0));
+        set(&v, root, "has_inputs", json_boolean(json_array_size(inputs) > 0));
+        set(&v, root, "has_consts", json_boolean(json_array_size(consts) > 0));
+        set(&v, root, "has_outputs",
+            json_boolean(json_array_size(outputs) > 0));
+        set(&v, root, "has_copies", json_boolean(any_copy));
+        set(&v, root, "pools", pools);
+        set(&v, root, "buffers", buffers_json(&v));
+        set(&v, root, "inputs", inputs);
+        set(&v, root, "consts", consts);
+        set(&v, root, "outputs", outputs);
+        set(&v, root, "kernels", kernels_json(&v));
         json_t *streams = streams_json(&v);
-        set(root, "has_streams", json_boolean(json_array_size(streams) > 0));
-        set(root, "streams", streams);
-        set(root, "nstreams", json_integer(v.nstreams));
+        set(&v, root, "has_streams",
+            json_boolean(json_array_size(streams) > 0));
+        set(&v, root, "streams", streams);
+        set(&v, root, "nstreams", json_integer(v.nstreams));
         /* events of the cross-stream waits */
         uint32_t nev = v.nwaits; /* one wait event per CUDA event */
-        set(root, "nevents", json_integer(nev));
-        set(root, "has_events", json_boolean(nev > 0));
+        set(&v, root, "nevents", json_integer(nev));
+        set(&v, root, "has_events", json_boolean(nev > 0));
         for (size_t i = 0; i < sizeof cg_event_kinds / sizeof cg_event_kinds[0];
              i++)
-            set_n(root, cg_event_kinds[i], strlen(cg_event_kinds[i]),
+            set_n(&v, root, cg_event_kinds[i], strlen(cg_event_kinds[i]),
                   json_false());
-        set(root, "statements", stmts);
+        set(&v, root, "statements", stmts);
     }
     set_clear(&v.ids);
     set_clear(&v.macros);
+    HASH_CLEAR(hh, v.keep_memo);
     jshared_free(&v);
     ir_arena_free(v.a);
     return root;
