@@ -104,8 +104,7 @@ typedef struct vw {
     keep_memo *keep_memo;
 
     /* JSON strings shared by pointer (see jshared) */
-    struct jsc_slot *jsc;
-    uint32_t jsc_mask, jsc_n;
+    struct jsc_entry *jsc;
 } vw;
 
 static const char *vfmt(const vw *v, const char *f, ...)
@@ -454,61 +453,40 @@ static void sets_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
  * copy, two allocations and their memory each time.  Only for pointers
  * whose text never changes while the view is built: string literals,
  * interned IR names and strings in the view's arena. */
-struct jsc_slot {
-    const char *k;
-    json_t *v;
-};
+typedef struct jsc_entry {
+    const char *k; /* the key: the pointer, not the text */
+    json_t *j;
+    UT_hash_handle hh;
+} jsc_entry;
 
 static json_t *jshared(vw *v, const char *s) {
     if (!s)
         s = "";
-    if (v->jsc_n * 2 >= v->jsc_mask) {
-        uint32_t nsize = v->jsc ? (v->jsc_mask + 1) * 2 : 4096;
-        struct jsc_slot *t = calloc(nsize, sizeof *t);
-        if (!t)
-            return jstr(s); /* not shared: still correct */
-        for (uint32_t i = 0; v->jsc && i <= v->jsc_mask; i++) {
-            if (!v->jsc[i].k)
-                continue;
-            uint32_t at = (uint32_t)(((uintptr_t)v->jsc[i].k >> 3) *
-                                         0x9E3779B97F4A7C15ull >>
-                                     32) &
-                          (nsize - 1);
-            while (t[at].k)
-                at = (at + 1) & (nsize - 1);
-            t[at] = v->jsc[i];
-        }
-        free(v->jsc);
-        v->jsc = t;
-        v->jsc_mask = nsize - 1;
-    }
-    uint32_t at =
-        (uint32_t)(((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15ull >> 32) &
-        v->jsc_mask;
-    while (v->jsc[at].k) {
-        if (v->jsc[at].k == s)
-            return json_incref(v->jsc[at].v);
-        at = (at + 1) & v->jsc_mask;
-    }
+    unsigned h = ptr_hash(s);
+    jsc_entry *e = NULL;
+    HASH_FIND_BYHASHVALUE(hh, v->jsc, &s, sizeof s, h, e);
+    if (e)
+        return json_incref(e->j);
     json_t *j = jstr(s);
     if (!j)
         return NULL;
-    v->jsc[at].k = s;
-    v->jsc[at].v = j;
-    v->jsc_n++;
+    e = ir_arena_alloc(v->a, sizeof *e);
+    e->k = s;
+    e->j = j;
+    HASH_ADD_BYHASHVALUE(hh, v->jsc, k, sizeof e->k, h, e);
     return json_incref(j);
 }
 
 /* Drops the table's references (the view keeps its own). */
 static void jshared_free(vw *v) {
-    for (uint32_t i = 0; v->jsc && i <= v->jsc_mask; i++)
-        if (v->jsc[i].k)
-            json_decref(v->jsc[i].v);
-    free(v->jsc);
-    v->jsc = NULL;
+    jsc_entry *e, *tmp;
+    HASH_ITER(hh, v->jsc, e, tmp) {
+        json_decref(e->j);
+    }
+    HASH_CLEAR(hh, v->jsc);
 }
 
-/* sets(v, ) for a stable pointer (see jshared). */
+/* sets() for a stable pointer (see jshared). */
 static void setp_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
     if (o && keep_key(v, k, kn))
         json_object_setn_new_nocheck(o, k, kn, jshared(v, s));
