@@ -140,28 +140,21 @@ static const char *set_unique(vw *v, cg_nameset *s, const char *base) {
     return cand;
 }
 
-static const char *const cg_keywords[] = {
-    "auto",       "break",     "case",           "char",
-    "const",      "continue",  "default",        "do",
-    "double",     "else",      "enum",           "extern",
-    "float",      "for",       "goto",           "if",
-    "inline",     "int",       "long",           "register",
-    "restrict",   "return",    "short",          "signed",
-    "sizeof",     "static",    "struct",         "switch",
-    "typedef",    "union",     "unsigned",       "void",
-    "volatile",   "while",     "_Alignas",       "_Alignof",
-    "_Atomic",    "_Bool",     "_Complex",       "_Generic",
-    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
-    "bool",       "true",      "false",          "unused",
-};
+/* Names that are not C11 keywords (ir_is_c_keyword) but that a struct
+ * field may not be either: <stdbool.h> macros and a name the generated
+ * headers use. */
+static const char *const cg_field_reserved[] = {"bool", "true", "false",
+                                                "unused"};
 
 /* A struct field name for `name`: itself unless it is a C keyword (or a
  * name the generated headers use), then name_. */
 static const char *field_base(vw *v, const char *name) {
-    for (size_t i = 0; i < sizeof cg_keywords / sizeof cg_keywords[0]; i++)
-        if (strcmp(name, cg_keywords[i]) == 0)
-            return vfmt(v, "%s_", name);
-    return name;
+    bool taken = ir_is_c_keyword(name);
+    for (size_t i = 0;
+         !taken && i < sizeof cg_field_reserved / sizeof *cg_field_reserved;
+         i++)
+        taken = strcmp(name, cg_field_reserved[i]) == 0;
+    return taken ? vfmt(v, "%s_", name) : name;
 }
 
 static char *upper(vw *v, const char *s) {

@@ -347,4 +347,8 @@ ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d);
  * program (the latest definition).  -1 when none. */
 int32_t ir_find_value(const ir_program *p, const char *name);
 
+/* True when `name` is a C11 keyword (which IR names may not be: see
+ * docs/ir.md).  Code generators use it to mangle identifiers. */
+bool ir_is_c_keyword(const char *name);
+
 #endif /* PLANWRAP_IR_H */

@@ -453,7 +453,7 @@ static const char *const ir_c_keywords[] = {
     "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
 };
 
-static bool ir_is_c_keyword(const char *s, size_t n) {
+static bool ir_is_c_keyword_n(const char *s, size_t n) {
     /* C11 keywords are 2 to 14 bytes and start with a lowercase letter
      * or '_': most names are rejected without a comparison. */
     if (n < 2 || n > 14 || !((s[0] >= 'a' && s[0] <= 'w') || s[0] == '_'))
@@ -463,6 +463,10 @@ static bool ir_is_c_keyword(const char *s, size_t n) {
             memcmp(ir_c_keywords[i], s, n) == 0)
             return true;
     return false;
+}
+
+bool ir_is_c_keyword(const char *name) {
+    return ir_is_c_keyword_n(name, strlen(name));
 }
 
 void ir_intern_free(ir_name_rec **table) {
@@ -497,7 +501,7 @@ static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
                 t->len, IR_NAME_MAX);
         return false;
     }
-    if (ir_is_c_keyword(t->s, t->len)) {
+    if (ir_is_c_keyword_n(t->s, t->len)) {
         ir_perr(P, t->col, "'%.*s' is a C keyword and cannot be used as a name",
                 (int)t->len, t->s);
         return false;
