@@ -107,20 +107,14 @@ int cg_cmd_gen(int argc, char **argv) {
         {"templates", required_argument, NULL, 'T'},
         {"kernel-status", no_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
-        {"algo", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"align", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"memory-pool", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"streams", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"verify", no_argument, NULL, CG_PLAN_OPT_VAL},
-        {"capacity", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"search-budget", required_argument, NULL, CG_PLAN_OPT_VAL},
-        {"time-limit", required_argument, NULL, CG_PLAN_OPT_VAL},
+        CG_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *target = "c", *outdir = NULL, *tdir = NULL;
     cg_view_options vo = {.kernel_status = false};
     plan_options po;
     plan_options_init(&po);
+    po.search.progress = true; /* plan_search prints only to a terminal */
     optind = 1;
     opterr = 0;
     int c, li = -1;
