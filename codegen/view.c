@@ -102,9 +102,6 @@ typedef struct vw {
     /* the keys to keep (NULL: all) and keep_key's answers */
     const cg_keyset *keep;
     keep_memo *keep_memo;
-
-    /* JSON strings shared by pointer (see jshared) */
-    struct jsc_entry *jsc;
 } vw;
 
 static const char *vfmt(const vw *v, const char *f, ...)
@@ -396,15 +393,14 @@ cg_keyset *cg_builtin_keys(void) {
 }
 
 /* The uthash hash value of a pointer key: one multiplication, cheaper
- * than FNV over its bytes (keep_key and jshared run for every key and
- * most strings of the view).  Every lookup and insertion in a table
- * keyed this way must use it (HASH_FIND_BYHASHVALUE and
- * HASH_ADD_BYHASHVALUE). */
+ * than FNV over its bytes (keep_key runs for every key of the view).
+ * Every lookup and insertion in a table keyed this way must use it
+ * (HASH_FIND_BYHASHVALUE and HASH_ADD_BYHASHVALUE). */
 static unsigned ptr_hash(const void *p) {
     return (unsigned)((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull >> 32);
 }
 
-/* set/sets/setp take a string literal as the key (its length is known
+/* set and sets take a string literal as the key (its length is known
  * at compile time: no strlen per key in a view of a million values).
  * Whether a key is kept is remembered per literal address in
  * v->keep_memo, so that the key set is searched once per literal. */
@@ -439,53 +435,6 @@ static void sets_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
 }
 
 #define sets(v, o, k, s) sets_n((v), (o), "" k, sizeof("" k) - 1, (s))
-
-/* One JSON string per distinct pointer: the view repeats the same
- * locals, macros, pool names, IR names and C types in every statement
- * that uses them, and sharing one immutable json_t (json_incref) saves a
- * copy, two allocations and their memory each time.  Only for pointers
- * whose text never changes while the view is built: string literals,
- * interned IR names and strings in the view's arena. */
-typedef struct jsc_entry {
-    const char *k; /* the key: the pointer, not the text */
-    json_t *j;
-    UT_hash_handle hh;
-} jsc_entry;
-
-static json_t *jshared(vw *v, const char *s) {
-    if (!s)
-        s = "";
-    unsigned h = ptr_hash(s);
-    jsc_entry *e = NULL;
-    HASH_FIND_BYHASHVALUE(hh, v->jsc, &s, sizeof s, h, e);
-    if (e)
-        return json_incref(e->j);
-    json_t *j = jstr(s);
-    if (!j)
-        return NULL;
-    e = ir_arena_alloc(v->a, sizeof *e);
-    e->k = s;
-    e->j = j;
-    HASH_ADD_BYHASHVALUE(hh, v->jsc, k, sizeof e->k, h, e);
-    return json_incref(j);
-}
-
-/* Drops the table's references (the view keeps its own). */
-static void jshared_free(vw *v) {
-    jsc_entry *e, *tmp;
-    HASH_ITER(hh, v->jsc, e, tmp) {
-        json_decref(e->j);
-    }
-    HASH_CLEAR(hh, v->jsc);
-}
-
-/* sets() for a stable pointer (see jshared). */
-static void setp_n(vw *v, json_t *o, const char *k, size_t kn, const char *s) {
-    if (o && keep_key(v, k, kn))
-        json_object_setn_new_nocheck(o, k, kn, jshared(v, s));
-}
-
-#define setp(v, o, k, s) setp_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result
@@ -1368,21 +1317,21 @@ static json_t *buffers_json(vw *v) {
         const ir_value *iv = &p->values[st->value];
         int32_t pi = v->spool[s];
         json_t *o = json_object();
-        setp(v, o, "name", iv->name);
-        setp(v, o, "local", v->local[st->value]);
-        setp(v, o, "dtype", ir_dtype_name(iv->dtype));
-        setp(v, o, "ctype", ctype_of(iv->dtype));
-        setp(v, o, "pool", v->pool_name[pi]);
-        setp(v, o, "pool_local", v->pool_local[pi]);
+        sets(v, o, "name", iv->name);
+        sets(v, o, "local", v->local[st->value]);
+        sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+        sets(v, o, "ctype", ctype_of(iv->dtype));
+        sets(v, o, "pool", v->pool_name[pi]);
+        sets(v, o, "pool_local", v->pool_local[pi]);
         if (!psize[pi])
             psize[pi] = vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]);
-        setp(v, o, "pool_size_macro", psize[pi]);
+        sets(v, o, "pool_size_macro", psize[pi]);
         set(v, o, "offset", ju64(st->offset));
         set(v, o, "size", ju64(st->size));
         set(v, o, "align", ju64(v->salign[s]));
-        setp(v, o, "offset_macro", v->off_macro[s]);
-        setp(v, o, "size_macro", v->size_macro[s]);
-        setp(v, o, "align_macro", v->align_macro[s]);
+        sets(v, o, "offset_macro", v->off_macro[s]);
+        sets(v, o, "size_macro", v->size_macro[s]);
+        sets(v, o, "align_macro", v->align_macro[s]);
         sets(v, o, "assert_id", vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
         set(v, o, "start", json_integer(st->start));
         set(v, o, "end", json_integer(st->end));
@@ -1567,7 +1516,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     int32_t k = v->kernel_of_stmt[s->index];
     json_t *b;
     json_t *e = event(v, "call", &b);
-    setp(v, b, "kernel", s->name.name);
+    sets(v, b, "kernel", s->name.name);
     sets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     set(v, b, "status", json_boolean(v->kernel_status));
     set(v, b, "has_stream", json_boolean(s->has_stream));
@@ -1599,9 +1548,9 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             ex = v->local[val];
             if (ok && v->is_const[val] && !v->kconst[k][j])
                 ex = vfmt(v, "(%s)%s", ptype, ex);
-            setp(v, q, "kind", "buffer");
-            setp(v, q, "buffer", iv->name);
-            setp(v, q, "dtype", ir_dtype_name(iv->dtype));
+            sets(v, q, "kind", "buffer");
+            sets(v, q, "buffer", iv->name);
+            sets(v, q, "dtype", ir_dtype_name(iv->dtype));
             set(v, q, "bytes", ju64(iv->bytes));
             /* cross-stream ordering (CUDA): what this call waits for */
             int32_t key = stream_key(v, val);
@@ -1618,14 +1567,14 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
                     why[bit] = iv->name;
         } else if (g->kind == IR_ARG_STRING) {
             ex = c_string(v, g->sval ? g->sval : "", false);
-            setp(v, q, "kind", "string");
+            sets(v, q, "kind", "string");
         } else if (g->kind == IR_ARG_INT) {
-            setp(v, q, "kind", "int");
+            sets(v, q, "kind", "int");
         } else {
-            setp(v, q, "kind", "float");
+            sets(v, q, "kind", "float");
         }
         sets(v, q, "expr", ex);
-        setp(v, q, "ctype", ptype);
+        sets(v, q, "ctype", ptype);
         sets(v, q, "mode",
              g->kind != IR_ARG_BUFFER ? "scalar"
              : m == IR_MODE_IN        ? "in"
@@ -1687,11 +1636,11 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     json_t *b;
     json_t *e = event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
-    setp(v, b, "name", nm);
+    sets(v, b, "name", nm);
     sets(v, b, "name_str", c_string(v, nm, false));
-    setp(v, b, "pool_local", v->pool_local[pi]);
-    setp(v, b, "offset_macro", v->off_macro[s]);
-    setp(v, b, "size_macro", v->size_macro[s]);
+    sets(v, b, "pool_local", v->pool_local[pi]);
+    sets(v, b, "offset_macro", v->off_macro[s]);
+    sets(v, b, "size_macro", v->size_macro[s]);
     json_array_append_new(events, e);
 }
 
@@ -1738,11 +1687,11 @@ static json_t *statements_json(vw *v) {
                 break;
             json_t *b;
             json_t *e = event(v, "bind", &b);
-            setp(v, b, "name", p->values[s->value].name);
-            setp(v, b, "local", v->local[s->value]);
-            setp(v, b, "decl", decl_of(v, s->value));
+            sets(v, b, "name", p->values[s->value].name);
+            sets(v, b, "local", v->local[s->value]);
+            sets(v, b, "decl", decl_of(v, s->value));
             /* the struct field: find it by position among inputs/consts */
-            setp(v, b, "expr", "");
+            sets(v, b, "expr", "");
             set(v, b, "unused", json_boolean(!v->used[s->value]));
             json_array_append_new(events, e);
             break;
@@ -1759,12 +1708,12 @@ static json_t *statements_json(vw *v) {
                 json_t *b;
                 json_t *e = event(v, "alloc_output", &b);
                 int32_t hv = v->home_value[sid];
-                setp(v, b, "name", p->values[val].name);
-                setp(v, b, "output", p->values[hv].name);
-                setp(v, b, "local", v->local[val]);
-                setp(v, b, "decl", decl_of(v, val));
-                setp(v, b, "ptr_type", ptr_type(v, val));
-                setp(v, b, "field", ""); /* filled in later */
+                sets(v, b, "name", p->values[val].name);
+                sets(v, b, "output", p->values[hv].name);
+                sets(v, b, "local", v->local[val]);
+                sets(v, b, "decl", decl_of(v, val));
+                sets(v, b, "ptr_type", ptr_type(v, val));
+                sets(v, b, "field", ""); /* filled in later */
                 set(v, b, "same_type",
                     json_boolean(p->values[hv].dtype == p->values[val].dtype));
                 set(v, b, "unused", json_boolean(!v->used[val]));
@@ -1781,7 +1730,7 @@ static json_t *statements_json(vw *v) {
                 const char *on = p->values[old->value].name;
                 sets(v, b, "new", nn);
                 sets(v, b, "old", on);
-                setp(v, b, "pool", v->pool_name[pi]);
+                sets(v, b, "pool", v->pool_name[pi]);
                 set(v, b, "offset", ju64(st->offset));
                 sets(v, b, "comment",
                      vfmt(v,
@@ -1792,15 +1741,15 @@ static json_t *statements_json(vw *v) {
             }
             json_t *b;
             json_t *e = event(v, "alloc", &b);
-            setp(v, b, "name", p->values[val].name);
+            sets(v, b, "name", p->values[val].name);
             sets(v, b, "name_str", c_string(v, p->values[val].name, false));
-            setp(v, b, "local", v->local[val]);
-            setp(v, b, "decl", decl_of(v, val));
-            setp(v, b, "ptr_type", ptr_type(v, val));
-            setp(v, b, "pool", v->pool_name[pi]);
-            setp(v, b, "pool_local", v->pool_local[pi]);
-            setp(v, b, "offset_macro", v->off_macro[sid]);
-            setp(v, b, "size_macro", v->size_macro[sid]);
+            sets(v, b, "local", v->local[val]);
+            sets(v, b, "decl", decl_of(v, val));
+            sets(v, b, "ptr_type", ptr_type(v, val));
+            sets(v, b, "pool", v->pool_name[pi]);
+            sets(v, b, "pool_local", v->pool_local[pi]);
+            sets(v, b, "offset_macro", v->off_macro[sid]);
+            sets(v, b, "size_macro", v->size_macro[sid]);
             set(v, b, "offset", ju64(st->offset));
             set(v, b, "size", ju64(st->size));
             if (st->reuse_of >= 0) { /* its bytes' history */
@@ -1817,13 +1766,13 @@ static json_t *statements_json(vw *v) {
                 break;
             json_t *b;
             json_t *e = event(v, "alias", &b);
-            setp(v, b, "new", s->name.name);
-            setp(v, b, "old", s->old.name);
+            sets(v, b, "new", s->name.name);
+            sets(v, b, "old", s->old.name);
             sets(v, b, "comment",
                  cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name,
                      " */"));
-            setp(v, b, "local", v->local[val]);
-            setp(v, b, "decl", decl_of(v, val));
+            sets(v, b, "local", v->local[val]);
+            sets(v, b, "decl", decl_of(v, val));
             sets(v, b, "expr", alias_expr(v, val));
             set(v, b, "unused", json_boolean(!v->used[val]));
             json_array_append_new(events, e);
@@ -1836,7 +1785,7 @@ static json_t *statements_json(vw *v) {
             for (uint32_t j = 0; j < s->nnames; j++) {
                 json_t *b;
                 json_t *e = event(v, "del", &b);
-                setp(v, b, "name", s->names[j].name);
+                sets(v, b, "name", s->names[j].name);
                 sets(v, b, "comment",
                      cat(v, 3, "/* del ", s->names[j].name, " */"));
                 json_array_append_new(events, e);
@@ -1847,11 +1796,11 @@ static json_t *statements_json(vw *v) {
                 int32_t val = output_value_at(v, j);
                 json_t *b;
                 json_t *e = event(v, "output", &b);
-                setp(v, b, "name", s->names[j].name);
-                setp(v, b, "src", v->local[val]);
+                sets(v, b, "name", s->names[j].name);
+                sets(v, b, "src", v->local[val]);
                 set(v, b, "copied", json_boolean(v->out_copy[j]));
-                setp(v, b, "dst", ""); /* filled in later */
-                setp(v, b, "size_macro", "");
+                sets(v, b, "dst", ""); /* filled in later */
+                sets(v, b, "size_macro", "");
                 json_array_append_new(events, e);
             }
             break;
@@ -2113,7 +2062,6 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     set_clear(&v.ids);
     set_clear(&v.macros);
     HASH_CLEAR(hh, v.keep_memo);
-    jshared_free(&v);
     ir_arena_free(v.a);
     return root;
 }
