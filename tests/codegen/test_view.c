@@ -383,12 +383,134 @@ static void test_streams(void **state) {
     done(&f);
 }
 
+/* Struct fields: a C keyword or one of view.c's extra names gets a `_`;
+ * ir_is_c_keyword knows exactly the C11 keywords. */
+static void test_field_names(void **state) {
+    (void)state;
+    assert_true(ir_is_c_keyword("int"));
+    assert_true(ir_is_c_keyword("_Thread_local"));
+    assert_true(ir_is_c_keyword("do"));
+    assert_false(ir_is_c_keyword("bool"));
+    assert_false(ir_is_c_keyword("integer"));
+    assert_false(ir_is_c_keyword("in"));
+    assert_false(ir_is_c_keyword(""));
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "input unused f32[4]\n"
+                      "const true f32[4]\n"
+                      "input x f32[4]\n"
+                      "alloc bool f32[4]\n"
+                      "call k(unused, true, x, bool)\n"
+                      "free unused x\n"
+                      "output bool\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    json_t *ins = json_object_get(v, "inputs");
+    assert_string_equal(str(json_array_get(ins, 0), "field"), "unused_");
+    assert_string_equal(str(json_array_get(ins, 1), "field"), "x");
+    json_t *cs = json_object_get(v, "consts");
+    assert_string_equal(str(json_array_get(cs, 0), "field"), "true_");
+    json_t *outs = json_object_get(v, "outputs");
+    assert_string_equal(str(json_array_get(outs, 0), "field"), "bool_");
+    done(&f);
+}
+
+/* A view built with the key set of the built-in templates leaves keys
+ * out, yet every built-in template renders exactly as with the complete
+ * view. */
+static void test_keep(void **state) {
+    (void)state;
+    static const struct {
+        const char *target, *text;
+    } cases[] = {
+        {"c", "model m\n"
+              "kernel r(in, out)\n"
+              "input x f32[4]\n"
+              "const w f32[4]\n"
+              "alloc a f32[4]\n"
+              "call r(x, a)\n"
+              "alias c = a\n"
+              "alloc b f32[8]\n"
+              "call s(c, w, b, 3)\n"
+              "free x a c\n"
+              "output b\n"},
+        {"cuda", "model m\n"
+                 "device cuda:0\n"
+                 "kernel r(in, out)\n"
+                 "input x f32[4]\n"
+                 "alloc a f32[4]\n"
+                 "call r(x, a) stream=1\n"
+                 "alloc b f32[4]\n"
+                 "call r(x, b) stream=2\n"
+                 "call w(x)\n"
+                 "free x\n"
+                 "call s(a, b)\n"
+                 "free a\n"
+                 "output b\n"},
+    };
+    cg_keyset *keys = cg_builtin_keys();
+    assert_non_null(keys);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        for (int ks = 0; ks < 2; ks++) {
+            const char *text = cases[c].text, *target = cases[c].target;
+            ir_arena *a = ir_arena_new();
+            ir_diag *d = ir_diag_new(stderr, 0);
+            ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
+            assert_non_null(p);
+            assert_true(ir_check(p, d));
+            plan_options o;
+            plan_options_init(&o);
+            plan *pl = plan_program(a, p, &o, d);
+            assert_non_null(pl);
+            cg_view_options all = {.kernel_status = ks != 0, .keep = NULL};
+            cg_view_options some = {.kernel_status = ks != 0, .keep = keys};
+            json_t *full = cg_build_view_opts(pl, target, &all, d);
+            json_t *part = cg_build_view_opts(pl, target, &some, d);
+            assert_non_null(full);
+            assert_non_null(part);
+            char *jf = json_dumps(full, JSON_COMPACT);
+            char *jp = json_dumps(part, JSON_COMPACT);
+            assert_true(strlen(jp) < strlen(jf));
+            free(jf);
+            free(jp);
+            size_t nf = 0, np = 0, *lf = NULL, *lp = NULL;
+            char **namef = NULL, **namep = NULL, **cf = NULL, **cp = NULL;
+            assert_true(
+                cg_render_target(full, target, NULL, &nf, &namef, &cf, &lf));
+            assert_true(
+                cg_render_target(part, target, NULL, &np, &namep, &cp, &lp));
+            assert_int_equal(nf, np);
+            assert_true(nf >= 3);
+            for (size_t i = 0; i < nf; i++) {
+                assert_string_equal(namef[i], namep[i]);
+                assert_int_equal(lf[i], lp[i]);
+                assert_memory_equal(cf[i], cp[i], lf[i]);
+            }
+            cg_free_files(nf, namef, cf, lf);
+            cg_free_files(np, namep, cp, lp);
+            json_decref(full);
+            json_decref(part);
+            ir_diag_free(d);
+            ir_arena_free(a);
+        }
+    }
+    cg_keyset_free(keys);
+    cg_keyset_free(NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prototypes), cmocka_unit_test(test_kernel_status),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_events),
-        cmocka_unit_test(test_reuse),      cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_errors),     cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_prototypes),
+        cmocka_unit_test(test_kernel_status),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
