@@ -30,8 +30,9 @@ static bool cg_write_all(int fd, const char *data, size_t len) {
 bool cg_write_file_atomic(const char *path, const char *data, size_t len) {
     if (strcmp(path, "-") == 0) {
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-            fprintf(stderr, "planwrap: error: cannot write standard output: "
-                            "%s\n",
+            fprintf(stderr,
+                    "planwrap: error: cannot write standard output: "
+                    "%s\n",
                     strerror(errno));
             return false;
         }
