@@ -179,7 +179,7 @@ int cg_cmd_render(int argc, char **argv) {
     if (!data) {
         if (jerr.line > 0)
             fprintf(stderr, "%s:%d:%d: error: %s\n", data_path, jerr.line,
-                    jerr.column, jerr.text);
+                    jerr.column > 0 ? jerr.column : 1, jerr.text);
         else
             fprintf(stderr, "planwrap: error: %s: %s\n", data_path, jerr.text);
         free(text);

@@ -403,10 +403,11 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
                      : st->has_type ? st->type.loc
                                     : st->old.loc;
         ir_cerr(C, loc,
-                "alias '%s' does not fit its storage: it needs %llu bytes at "
-                "byte offset %llu but '%s' has %llu bytes",
-                v->name, (unsigned long long)v->bytes, (unsigned long long)off,
-                r->name, (unsigned long long)r->bytes);
+                "alias '%s' does not fit its storage: it needs %llu byte%s at "
+                "byte offset %llu but '%s' has %llu byte%s",
+                v->name, (unsigned long long)v->bytes, v->bytes == 1 ? "" : "s",
+                (unsigned long long)off, r->name, (unsigned long long)r->bytes,
+                r->bytes == 1 ? "" : "s");
         C->poisoned[id] = true;
     }
 }

@@ -585,7 +585,7 @@ static void test_check_errors(void **state) {
                        "offset=9223372036854775807\nalias c = b f64[1] "
                        "offset=9223372036854775807\n",
                        "t.pw:3:19: error: alias 'b' does not fit its "
-                       "storage: it needs 1 bytes at byte offset "
+                       "storage: it needs 1 byte at byte offset "
                        "9223372036854775807 but 'a' has 2 bytes");
     assert_first_error("model m\nalloc a f32[4] device=cuda:0\nalias b = a "
                        "device=cpu\n",
