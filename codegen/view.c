@@ -47,8 +47,7 @@ typedef struct vw {
     unsigned errors;
     const char *M; /* model prefix */
 
-    cg_nameset ids;    /* file-scope and local C identifiers */
-    cg_nameset macros; /* macro names */
+    cg_nameset ids; /* file-scope and local C identifiers */
 
     /* per value */
     const char **local;
@@ -75,7 +74,6 @@ typedef struct vw {
     uint32_t *knparams;
     const char ***kptype; /* parameter C types */
     bool **kconst;        /* parameter is a pointer to const */
-    bool **kvoid;         /* parameter is a void pointer */
     int32_t *kernel_of_stmt;
 
     /* streams: distinct stream= numbers, ascending */
@@ -717,7 +715,6 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
     sbuf out;
     sb_init(&out);
     char tmp[64];
-    sb_put(&out, "", 0);
     if (s->has_device && s->kind != IR_DEVICE) {
         char dev[24];
         int k = snprintf(tmp, sizeof tmp, " device=%s",
@@ -1032,7 +1029,6 @@ static void plan_kernels(vw *v) {
     v->knparams = ir_arena_array(v->a, nk + 1, sizeof(uint32_t));
     v->kptype = ir_arena_array(v->a, nk + 1, sizeof(char **));
     v->kconst = ir_arena_array(v->a, nk + 1, sizeof(bool *));
-    v->kvoid = ir_arena_array(v->a, nk + 1, sizeof(bool *));
     v->kernel_of_stmt = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
     for (uint32_t i = 0; i < p->nstmts; i++)
         v->kernel_of_stmt[i] = -1;
@@ -1088,7 +1084,7 @@ static void plan_kernels(vw *v) {
             uint32_t all = prev | kind;
             bool bad = ((all & K_BUF) && (all & ~(uint32_t)K_BUF)) ||
                        ((all & K_STR) && (all & ~(uint32_t)K_STR));
-            if (bad && !((prev | kind) == prev)) {
+            if (bad) {
                 verror(v, g->loc,
                        "argument %" PRIu32 " of kernel '%s' has different "
                        "kinds at different calls (buffer, number, string)",
@@ -1111,7 +1107,6 @@ static void plan_kernels(vw *v) {
         uint32_t n = v->knparams[k];
         v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));
         v->kconst[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
-        v->kvoid[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
         for (uint32_t j = 0; j < n; j++) {
             ir_mode m = IR_MODE_INOUT;
             if (kk->sig_stmt >= 0)
@@ -1122,7 +1117,6 @@ static void plan_kernels(vw *v) {
                 bool vd = dt[k][j] < 0;
                 const char *t = vd ? "void" : ctype_of((ir_dtype)dt[k][j]);
                 v->kconst[k][j] = c;
-                v->kvoid[k][j] = vd;
                 v->kptype[k][j] = vfmt(v, "%s%s *", c ? "const " : "", t);
             } else if (kind & K_STR) {
                 v->kptype[k][j] = "const char *";
@@ -1411,7 +1405,6 @@ static json_t *kernels_json(vw *v) {
         json_t *params = json_array();
         sbuf decl;
         sb_init(&decl);
-        sb_put(&decl, "", 0);
         uint32_t n = v->knparams[k];
         for (uint32_t j = 0; j < n; j++) {
             json_t *q = json_object();
@@ -1527,7 +1520,6 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
 
     sbuf args;
     sb_init(&args);
-    sb_put(&args, "", 0);
     json_t *arr = json_array();
     bool want_args = keep_key(v, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
@@ -2060,7 +2052,6 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         set(&v, root, "statements", stmts);
     }
     set_clear(&v.ids);
-    set_clear(&v.macros);
     HASH_CLEAR(hh, v.keep_memo);
     ir_arena_free(v.a);
     return root;
