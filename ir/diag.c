@@ -7,6 +7,7 @@
  * characters, invalid UTF-8) are shown as '?', so a diagnostic is always
  * one readable line of text whatever the input holds.
  */
+#include "ir/intern.h"
 #include "ir/ir.h"
 
 #include <errno.h>
@@ -97,13 +98,14 @@ static void ir_diag_index_lines(ir_diag *d) {
     d->nlines = n;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 when invalid. */
-static size_t ir_utf8_len(const unsigned char *s, size_t n) {
+size_t ir_utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
     unsigned c = s[0];
     size_t len;
     unsigned min;
-    if (c < 0x80)
+    if (c < 0x80) {
+        *cp = c;
         return 1;
+    }
     if (c >= 0xC2 && c <= 0xDF) {
         len = 2;
         min = 0x80;
@@ -118,15 +120,22 @@ static size_t ir_utf8_len(const unsigned char *s, size_t n) {
     }
     if (n < len)
         return 0;
-    unsigned cp = c & (0xFFu >> (len + 1));
+    unsigned v = c & (0xFFu >> (len + 1));
     for (size_t i = 1; i < len; i++) {
         if ((s[i] & 0xC0) != 0x80)
             return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
+        v = (v << 6) | (s[i] & 0x3Fu);
     }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
         return 0;
+    *cp = v;
     return len;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), 0 when invalid. */
+static size_t ir_utf8_len(const unsigned char *s, size_t n) {
+    unsigned cp;
+    return ir_utf8_decode(s, n, &cp);
 }
 
 /* Prints the source line and a caret under byte column `col`. */

@@ -1,5 +1,6 @@
 /*
- * ir/intern.h - private to the ir module: interned names.
+ * ir/intern.h - private to the ir module: interned names (and the UTF-8
+ * decoder shared by the parser and the diagnostics).
  *
  * The parser stores every NAME once, in a record allocated in the arena;
  * equal names share one pointer.  The checker reaches a name's record from
@@ -44,5 +45,10 @@ void ir_intern_free(ir_name_rec **table);
 static inline ir_name_rec *ir_name_rec_of(const char *name) {
     return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
 }
+
+/* Length of the valid UTF-8 sequence at s[0..n) (n >= 1), its code point
+ * in *cp; 0 when the bytes are not valid UTF-8 (overlong forms, surrogates
+ * and code points above U+10FFFF included). */
+size_t ir_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
 
 #endif /* PLANWRAP_IR_INTERN_H */

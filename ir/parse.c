@@ -183,22 +183,6 @@ static void ir_nums_put(ir_parser *P, uint64_t v) {
     P->nums[P->nnums++] = v;
 }
 
-/* Decodes the code point of a valid UTF-8 sequence (the line was
- * validated before lexing). */
-static unsigned ir_utf8_cp(const unsigned char *s, size_t *len) {
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *len = 1;
-        return c;
-    }
-    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-    unsigned cp = c & (0xFFu >> (n + 1));
-    for (size_t i = 1; i < n; i++)
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    *len = n;
-    return cp;
-}
-
 /* number = [ "-" ] ( INT | FLOAT ) ; C syntax for floats. */
 static void ir_lex_number(ir_parser *P, ir_token *t) {
     const char *s = P->line;
@@ -346,8 +330,8 @@ static void ir_lex(ir_parser *P, ir_token *t) {
             i++;
         if (i < n && (unsigned char)s[i] >= 0x80) {
             /* `dévice`: point at the character, not at a word `d` */
-            size_t l;
-            unsigned cp = ir_utf8_cp((const unsigned char *)s + i, &l);
+            unsigned cp = 0;
+            ir_utf8_decode((const unsigned char *)s + i, n - i, &cp);
             ir_perr(P, (uint32_t)(i + 1),
                     "unexpected character U+%04X in a name", cp);
             t->kind = TK_ERROR;
@@ -383,8 +367,8 @@ static void ir_lex(ir_parser *P, ir_token *t) {
     t->kind = TK_ERROR;
     t->len = 1;
     if (c >= 0x80) {
-        size_t l;
-        unsigned cp = ir_utf8_cp((const unsigned char *)s + P->pos, &l);
+        unsigned cp = 0;
+        ir_utf8_decode((const unsigned char *)s + P->pos, n - P->pos, &cp);
         ir_perr(P, t->col, "unexpected character U+%04X", cp);
     } else if (c >= 0x20 && c < 0x7F) {
         ir_perr(P, t->col, "unexpected character '%c'", c);
@@ -1156,32 +1140,9 @@ static bool ir_check_line_bytes(ir_parser *P) {
             i++;
             continue;
         }
-        size_t len;
-        unsigned min;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            min = 0x80;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            min = 0x800;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            min = 0x10000;
-        } else {
-            len = 0;
-            min = 0;
-        }
-        bool ok = len != 0 && i + len <= n;
-        unsigned cp = c & (0xFFu >> (len + 1));
-        for (size_t k = 1; ok && k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                ok = false;
-            else
-                cp = (cp << 6) | (s[i + k] & 0x3Fu);
-        }
-        if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)))
-            ok = false;
-        if (!ok) {
+        unsigned cp;
+        size_t len = ir_utf8_decode(s + i, n - i, &cp);
+        if (len == 0) {
             ir_perr(P, (uint32_t)(i + 1), "invalid UTF-8 byte 0x%02X", c);
             return false;
         }
