@@ -111,8 +111,7 @@ static uint32_t bf_bucket(const plan_buf *b) {
 /* What a conflict scan reads about a position, in one record. */
 typedef struct bf_slot {
     uint32_t start;
-    int32_t placed; /* 0 until placed in this pass */
-    int64_t end;    /* end when placed, else -1 */
+    int64_t end; /* end when placed, else -1 */
     uint64_t off, size;
 } bf_slot;
 
@@ -134,7 +133,6 @@ typedef struct bf_ctx {
     bf_slot *slot; /* per position, interleaved for locality */
     bf_iv *iv, *ivtmp;
     size_t niv, capiv;
-    bool bestgap; /* this pass takes the smallest fitting gap */
     /* small instances: the placed buffers sorted by offset */
     bf_placed *placed;
     uint32_t nplaced;
@@ -258,7 +256,7 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
                 const bf_placed *q = &c->placed[j];
                 if (q->start > bb->end || q->end < bb->start)
                     continue;
-                if (cap || c->bestgap) {
+                if (cap) {
                     if (c->niv == c->capiv && bf_grow(c) != 0)
                         return UINT64_MAX;
                     c->iv[c->niv].lo = q->off;
@@ -269,7 +267,7 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
                 if (q->off + q->size > cand)
                     cand = plan_align_up(q->off + q->size, a);
             }
-            if (cap || c->bestgap) {
+            if (cap) {
                 cand = 0;
                 for (size_t j = 0; j < c->niv; j++) {
                     if (cand + bb->size <= c->iv[j].lo)
@@ -289,23 +287,6 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
                 if (c->iv[j].hi > cand)
                     cand = plan_align_up(c->iv[j].hi, a);
             }
-        }
-        if (c->bestgap && cand != 0) {
-            /* the smallest gap between conflicts that fits (lowest on
-             * ties); the space above them only when none does */
-            uint64_t covered = 0, bestsz = UINT64_MAX;
-            for (size_t j = 0; j < c->niv; j++) {
-                uint64_t g0 = plan_align_up(covered, a);
-                if (c->iv[j].lo >= g0 + bb->size &&
-                    c->iv[j].lo - covered < bestsz) {
-                    bestsz = c->iv[j].lo - covered;
-                    cand = g0;
-                }
-                if (c->iv[j].hi > covered)
-                    covered = c->iv[j].hi;
-            }
-            if (bestsz == UINT64_MAX)
-                cand = plan_align_up(covered, a);
         }
         if (cap && cand != 0) {
             uint64_t t = bf_top_fit(c, bb->size, a, cap);
@@ -439,7 +420,6 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     }
     for (uint32_t p = 0; p < c.m; p++) {
         c.slot[p].start = bf[c.ids[p]].start;
-        c.slot[p].placed = 0;
         c.slot[p].end = -1;
         c.slot[p].off = 0;
         c.slot[p].size = bf[c.ids[p]].size;
@@ -512,7 +492,6 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     for (int pass = 0; pass < npasses; pass++) {
         int o = passes[pass][0];
         uint64_t cap = passes[pass][1] == 1 ? lb : 0;
-        c.bestgap = passes[pass][1] == 2;
         if (o == 4 && c.m > BF_LARGE && o != sorted) {
             /* large instances: start order, ties in buffer order, is the
              * order computed above (saves a sort) */
