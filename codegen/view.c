@@ -273,6 +273,13 @@ static void verror(vw *v, ir_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
+static const char *mode_name(ir_mode m) {
+    return m == IR_MODE_IN      ? "in"
+           : m == IR_MODE_OUT   ? "out"
+           : m == IR_MODE_INOUT ? "inout"
+                                : "scalar";
+}
+
 static const char *ctype_of(ir_dtype t) {
     switch (t) {
     case IR_F64:
@@ -840,10 +847,7 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
         sb_put(&out, "kernel ", 7);
         sb_put(&out, s->name.name, strlen(s->name.name));
         for (uint32_t i = 0; i < s->nmodes; i++) {
-            const char *m = s->modes[i] == IR_MODE_IN      ? "in"
-                            : s->modes[i] == IR_MODE_OUT   ? "out"
-                            : s->modes[i] == IR_MODE_INOUT ? "inout"
-                                                           : "scalar";
+            const char *m = mode_name(s->modes[i]);
             sb_put(&out, i ? ", " : "(", i ? 2 : 1);
             sb_put(&out, m, strlen(m));
         }
@@ -1021,6 +1025,15 @@ static void plan_pools(vw *v) {
 /* ------------------------------------------------------------------ */
 /* Kernels: parameter types from signatures and call sites. */
 
+/* The mode of parameter j of kernel k: from its signature, inout when it
+ * has none (or k < 0). */
+static ir_mode param_mode(const vw *v, int32_t k, uint32_t j) {
+    const ir_program *p = v->prog;
+    if (k < 0 || p->kernels[k].sig_stmt < 0)
+        return IR_MODE_INOUT;
+    return p->stmts[p->kernels[k].sig_stmt].modes[j];
+}
+
 enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
 
 static void plan_kernels(vw *v) {
@@ -1103,14 +1116,11 @@ static void plan_kernels(vw *v) {
     }
     HASH_CLEAR(hh, map);
     for (uint32_t k = 0; k < nk; k++) {
-        const ir_kernel *kk = &p->kernels[k];
         uint32_t n = v->knparams[k];
         v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));
         v->kconst[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
         for (uint32_t j = 0; j < n; j++) {
-            ir_mode m = IR_MODE_INOUT;
-            if (kk->sig_stmt >= 0)
-                m = p->stmts[kk->sig_stmt].modes[j];
+            ir_mode m = param_mode(v, (int32_t)k, j);
             uint32_t kind = kinds[k][j];
             if (kind & K_BUF || (kind == K_NONE && m != IR_MODE_SCALAR)) {
                 bool c = m == IR_MODE_IN;
@@ -1408,15 +1418,8 @@ static json_t *kernels_json(vw *v) {
         uint32_t n = v->knparams[k];
         for (uint32_t j = 0; j < n; j++) {
             json_t *q = json_object();
-            ir_mode m = IR_MODE_INOUT;
-            if (p->kernels[k].sig_stmt >= 0)
-                m = p->stmts[p->kernels[k].sig_stmt].modes[j];
             sets(v, q, "ctype", v->kptype[k][j]);
-            sets(v, q, "mode",
-                 m == IR_MODE_IN      ? "in"
-                 : m == IR_MODE_OUT   ? "out"
-                 : m == IR_MODE_INOUT ? "inout"
-                                      : "scalar");
+            sets(v, q, "mode", mode_name(param_mode(v, (int32_t)k, j)));
             set(v, q, "last", json_boolean(j + 1 == n));
             json_array_append_new(params, q);
             if (j)
@@ -1531,9 +1534,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         json_t *q = want_args ? json_object() : NULL;
         const char *ex = g->text ? g->text : "";
         const char *ptype = ok ? v->kptype[k][j] : "";
-        ir_mode m = IR_MODE_INOUT;
-        if (k >= 0 && p->kernels[k].sig_stmt >= 0 && ok)
-            m = p->stmts[p->kernels[k].sig_stmt].modes[j];
+        ir_mode m = param_mode(v, ok ? k : -1, j);
         if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
             int32_t val = g->value;
             const ir_value *iv = &p->values[val];
@@ -1567,11 +1568,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         }
         sets(v, q, "expr", ex);
         sets(v, q, "ctype", ptype);
-        sets(v, q, "mode",
-             g->kind != IR_ARG_BUFFER ? "scalar"
-             : m == IR_MODE_IN        ? "in"
-             : m == IR_MODE_OUT       ? "out"
-                                      : "inout");
+        sets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : mode_name(m));
         set(v, q, "last", json_boolean(j + 1 == s->nargs));
         if (q)
             json_array_append_new(arr, q);
@@ -1600,9 +1597,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         const ir_arg *g = &s->args[j];
         if (g->kind != IR_ARG_BUFFER || g->value < 0)
             continue;
-        ir_mode m = IR_MODE_INOUT;
-        if (k >= 0 && p->kernels[k].sig_stmt >= 0 && ok)
-            m = p->stmts[p->kernels[k].sig_stmt].modes[j];
+        ir_mode m = param_mode(v, ok ? k : -1, j);
         int32_t key = stream_key(v, g->value);
         if (m == IR_MODE_IN) {
             ss->readers[key] |= (uint64_t)1 << mybit;
