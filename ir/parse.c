@@ -527,6 +527,31 @@ static bool ir_parse_uint(ir_parser *P, uint64_t *out, const char *what) {
     return true;
 }
 
+/* Reports the end of the line inside a list opened at column `open` and
+ * closed by `close` (TK_RPAREN or TK_RBRACK). */
+static bool ir_unclosed(ir_parser *P, ir_tok_kind close, uint32_t open) {
+    bool paren = close == TK_RPAREN;
+    ir_perr(P, P->tok.col, "missing '%c' to close '%c' at column %u",
+            paren ? ')' : ']', paren ? '(' : '[', (unsigned)open);
+    return false;
+}
+
+/* The token after an element of a list opened at column `open` and closed
+ * by `close`: consumes a ',' (returns 1, more elements follow) or the
+ * closing token (returns 0); anything else is an error (returns -1). */
+static int ir_list_sep(ir_parser *P, ir_tok_kind close, uint32_t open) {
+    ir_tok_kind k = P->tok.kind;
+    if (k == TK_COMMA || k == close) {
+        ir_next(P);
+        return k == TK_COMMA;
+    }
+    if (k == TK_EOL)
+        ir_unclosed(P, close, open);
+    else
+        ir_expected(P, close == TK_RPAREN ? "',' or ')'" : "',' or ']'");
+    return -1;
+}
+
 /* int_list = "[" [ INT { "," INT } ] "]" ;
  * Leaves the numbers in P->nums.  `what` names one element. */
 static bool ir_parse_int_list(ir_parser *P, const char *what) {
@@ -543,29 +568,15 @@ static bool ir_parse_int_list(ir_parser *P, const char *what) {
             ir_perr(P, P->tok.col, "empty %s", what);
             return false;
         }
-        if (P->tok.kind == TK_EOL) {
-            ir_perr(P, P->tok.col, "missing ']' to close '[' at column %u",
-                    (unsigned)open);
-            return false;
-        }
+        if (P->tok.kind == TK_EOL)
+            return ir_unclosed(P, TK_RBRACK, open);
         uint64_t v;
         if (!ir_parse_uint(P, &v, what))
             return false;
         ir_nums_put(P, v);
-        if (P->tok.kind == TK_COMMA) {
-            ir_next(P);
-            continue;
-        }
-        if (P->tok.kind == TK_RBRACK) {
-            ir_next(P);
-            return true;
-        }
-        if (P->tok.kind == TK_EOL) {
-            ir_perr(P, P->tok.col, "missing ']' to close '[' at column %u",
-                    (unsigned)open);
-            return false;
-        }
-        return ir_expected(P, "',' or ']'");
+        int sep = ir_list_sep(P, TK_RBRACK, open);
+        if (sep <= 0)
+            return sep == 0;
     }
 }
 
@@ -831,9 +842,7 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
         for (;;) {
             const ir_token *t = &P->tok;
             if (t->kind == TK_EOL) {
-                ir_perr(P, t->col, "missing ')' to close '(' at column %u",
-                        (unsigned)open);
-                ok = false;
+                ok = ir_unclosed(P, TK_RPAREN, open);
                 break;
             }
             ir_mode m;
@@ -865,22 +874,10 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
             locs[n] = ir_tok_loc(P, t);
             n++;
             ir_next(P);
-            if (P->tok.kind == TK_COMMA) {
-                ir_next(P);
+            int sep = ir_list_sep(P, TK_RPAREN, open);
+            if (sep > 0)
                 continue;
-            }
-            if (P->tok.kind == TK_RPAREN) {
-                ir_next(P);
-                break;
-            }
-            if (P->tok.kind == TK_EOL) {
-                ir_perr(P, P->tok.col, "missing ')' to close '(' at column %u",
-                        (unsigned)open);
-                ok = false;
-                break;
-            }
-            ir_expected(P, "',' or ')'");
-            ok = false;
+            ok = sep == 0;
             break;
         }
     }
@@ -951,9 +948,7 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
         for (;;) {
             const ir_token *t = &P->tok;
             if (t->kind == TK_EOL) {
-                ir_perr(P, t->col, "missing ')' to close '(' at column %u",
-                        (unsigned)open);
-                ok = false;
+                ok = ir_unclosed(P, TK_RPAREN, open);
                 break;
             }
             ir_arg arg;
@@ -996,22 +991,10 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
                 args = ir_xrealloc(args, cap * sizeof *args);
             }
             args[n++] = arg;
-            if (P->tok.kind == TK_COMMA) {
-                ir_next(P);
+            int sep = ir_list_sep(P, TK_RPAREN, open);
+            if (sep > 0)
                 continue;
-            }
-            if (P->tok.kind == TK_RPAREN) {
-                ir_next(P);
-                break;
-            }
-            if (P->tok.kind == TK_EOL) {
-                ir_perr(P, P->tok.col, "missing ')' to close '(' at column %u",
-                        (unsigned)open);
-                ok = false;
-                break;
-            }
-            ir_expected(P, "',' or ')'");
-            ok = false;
+            ok = sep == 0;
             break;
         }
     }

@@ -347,6 +347,27 @@ static void test_parse_lexical_errors(void **state) {
     assert_first_error("model m\nkernel k(in out)\n",
                        "t.pw:2:13: error: expected ',' or ')' but found "
                        "'out'");
+    /* Every list (brackets, kernel modes, call arguments) ends the same
+     * way: after ',' or after an element, at the end of the line or at a
+     * wrong token. */
+    assert_first_error("model m\nalloc x f32[4 4]\n",
+                       "t.pw:2:15: error: expected ',' or ']' but found "
+                       "'4'");
+    assert_first_error("model m\nalloc x f32[4,\n",
+                       "t.pw:2:15: error: missing ']' to close '[' at "
+                       "column 12");
+    assert_first_error("model m\nkernel k(in,\n",
+                       "t.pw:2:13: error: missing ')' to close '(' at "
+                       "column 9");
+    assert_first_error("model m\ncall k(a\n",
+                       "t.pw:2:9: error: missing ')' to close '(' at "
+                       "column 7");
+    assert_first_error("model m\ncall k(a,\n",
+                       "t.pw:2:10: error: missing ')' to close '(' at "
+                       "column 7");
+    assert_first_error("model m\ncall k(a b)\n",
+                       "t.pw:2:10: error: expected ',' or ')' but found "
+                       "'b'");
 }
 
 static void test_parse_nul_and_utf8(void **state) {
