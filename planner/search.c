@@ -821,7 +821,7 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     s->wcnt = calloc(m1, sizeof *s->wcnt);
     uint64_t *pts = calloc(2 * m1, sizeof *pts);
     if (!s->size || !s->align || !s->slo || !s->shi || !s->off || !s->minoff ||
-        !s->best || !s->chg || !pts) {
+        !s->best || !s->chg || !s->width || !s->wcnt || !pts) {
         free(pts);
         return -1;
     }
@@ -829,8 +829,10 @@ static int sr_init(sr *s, const plan_problem *pb, const uint32_t *ids,
     for (uint32_t i = 0; i < m; i++) {
         const plan_buf *b = &pb->bufs[ids[i]];
         uint64_t a = b->align > A ? b->align : A;
-        if (a & (a - 1))
+        if (a & (a - 1)) {
+            free(pts);
             return -1; /* alignments are powers of two (planner.h) */
+        }
         s->align[i] = a;
         s->size[i] = align_up(b->size, A);
         g = gcd64(g, s->size[i]);
