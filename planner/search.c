@@ -338,6 +338,20 @@ static int cand_cmp(const void *a, const void *b) {
 
 static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank);
+
+/* The segment [cp[g], cp[g + 1]) of the sorted cut points cp[0..nseg]
+ * that holds section k. */
+static uint32_t segment_of(const uint32_t *cp, uint32_t nseg, uint32_t k) {
+    uint32_t lo = 0, hi = nseg;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cp[mid] <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 static bool rerank(sr *s, const uint32_t *mem, uint32_t len);
 
 /* After placing u (at last_off): continues on the same piece, or on the
@@ -347,20 +361,15 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                    int64_t last_rank) {
     uint32_t a = s->slo[u] > s0 ? s->slo[u] : s0;
     uint32_t b = s->shi[u] < s1 ? s->shi[u] : s1;
-    bool split = false;
-    for (uint32_t k = a; k + 1 < b; k++)
-        if (s->cut[k] == 0)
-            split = true;
-    if (!split)
-        return dfs(s, c, pbeg, np, s0, s1, last_off, last_rank);
-
     /* Cut points: s0, every zero boundary + 1 inside u's span, s1. */
-    size_t base = s->nstk;
-    uint32_t ncp = 0;
+    uint32_t ncp = 2;
     for (uint32_t k = a; k + 1 < b; k++)
         if (s->cut[k] == 0)
             ncp++;
-    ncp += 2;
+    if (ncp == 2)
+        return dfs(s, c, pbeg, np, s0, s1, last_off, last_rank);
+
+    size_t base = s->nstk;
     /* layout in stk: [cut points ncp][counts ncp][members np] */
     if (!grow((void **)&s->stk, &s->capstk, base + 2 * ncp + np,
               sizeof *s->stk))
@@ -379,15 +388,7 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         uint32_t v = s->stk[pbeg + i];
         if (s->minoff[v] == UNPLACED)
             continue;
-        uint32_t lo = 0, hi = nseg; /* last segment with cp[seg] <= slo */
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (cp[mid] <= s->slo[v])
-                lo = mid;
-            else
-                hi = mid;
-        }
-        cnt[lo]++;
+        cnt[segment_of(cp, nseg, s->slo[v])]++;
     }
     /* prefix offsets (reuse cnt as start positions) */
     uint32_t acc = 0;
@@ -401,15 +402,7 @@ static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         uint32_t v = s->stk[pbeg + i];
         if (s->minoff[v] == UNPLACED)
             continue;
-        uint32_t lo = 0, hi = nseg;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (cp[mid] <= s->slo[v])
-                lo = mid;
-            else
-                hi = mid;
-        }
-        mem[cnt[lo]++] = v;
+        mem[cnt[segment_of(cp, nseg, s->slo[v])]++] = v;
     }
     s->nstk = base + 2 * ncp + acc;
     int r = R_FOUND;
