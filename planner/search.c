@@ -61,6 +61,7 @@
 #define SEARCH_DEFAULT_BUDGET 2000000u
 #define SEARCH_MIN_BUDGET 20000u
 #define SEARCH_MAX_PART 2048u
+/* adjacency entries (2 per overlapping pair) over all searchable parts */
 #define SEARCH_MAX_EDGES 4000000u
 #define NHEUR 3
 #define UNPLACED UINT64_MAX
