@@ -23,30 +23,6 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 static const char *base(const char *p) {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
@@ -56,11 +32,9 @@ static const char *base(const char *p) {
 static int one(const char *path, const plan_search_opts *o, double *secs,
                uint64_t *size_out, plan_search_stats *st) {
     size_t len = 0;
-    char *text = slurp(path, &len);
-    if (!text) {
-        fprintf(stderr, "%s: cannot read\n", path);
+    char *text;
+    if (!ir_read_file(path, &text, &len, stderr))
         return 1;
-    }
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 10);
     plan_problem pb;

@@ -388,12 +388,9 @@ static void read_instance(ir_arena *a, const char *name, plan_problem *pb) {
     char path[512];
     snprintf(path, sizeof path, "%s/bench/data/minimalloc/%s", PW_SOURCE_DIR,
              name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *text = malloc(1 << 20);
-    assert_non_null(text);
-    size_t len = fread(text, 1, (1 << 20) - 1, f);
-    fclose(f);
+    char *text;
+    size_t len;
+    assert_true(ir_read_file(path, &text, &len, stderr));
     ir_diag *d = ir_diag_new(stderr, 10);
     assert_true(plan_read_csv(a, path, text, len, pb, d));
     ir_diag_free(d);
