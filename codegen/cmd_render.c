@@ -38,30 +38,6 @@ static void render_usage(FILE *out) {
           out);
 }
 
-static char *read_input(const char *path, size_t *len) {
-    if (strcmp(path, "-") != 0)
-        return mst_read_file(path, len);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, stdin);
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            return NULL;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
-}
-
 int cg_cmd_render(int argc, char **argv) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
@@ -147,28 +123,19 @@ int cg_cmd_render(int argc, char **argv) {
 
     /* The template. */
     size_t tlen = 0;
-    char *text = NULL;
+    char *owned = NULL; /* the text read from a file or stdin */
+    const char *text;
     if (strncmp(tpath, "builtin:", 8) == 0) {
-        const char *b = mst_builtin(tpath + 8, &tlen);
-        if (!b) {
+        text = mst_builtin(tpath + 8, &tlen);
+        if (!text) {
             fprintf(stderr, "planwrap: error: no built-in template '%s'\n",
                     tpath + 8);
             return 1;
         }
-        text = malloc(tlen + 1);
-        if (text)
-            memcpy(text, b, tlen + 1);
     } else {
-        text = read_input(tpath, &tlen);
-        if (!text) {
-            fprintf(stderr, "planwrap: error: cannot read %s: %s\n", tpath,
-                    strerror(errno));
+        if (!ir_read_file(tpath, &owned, &tlen, stderr))
             return 1;
-        }
-    }
-    if (!text) {
-        fputs("planwrap: error: out of memory\n", stderr);
-        return 1;
+        text = owned;
     }
 
     /* The data. */
@@ -182,7 +149,7 @@ int cg_cmd_render(int argc, char **argv) {
                     jerr.column > 0 ? jerr.column : 1, jerr.text);
         else
             fprintf(stderr, "planwrap: error: %s: %s\n", data_path, jerr.text);
-        free(text);
+        free(owned);
         return 1;
     }
 
@@ -190,7 +157,7 @@ int cg_cmd_render(int argc, char **argv) {
     char msg[1024];
     int status = 1;
     mst_template *t = mst_compile(tpath, text, tlen, &err);
-    free(text);
+    free(owned);
     if (!t) {
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
         json_decref(data);

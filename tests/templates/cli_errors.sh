@@ -47,7 +47,8 @@ check unclosed 1 "$tmp/unclosed.mustache:2:3: error: unclosed section {{#x}}" \
     "$pw" render "$tmp/unclosed.mustache" --data "$tmp/d.json" -o "$tmp/out2"
 check strict 1 "$tmp/t.mustache:1:7: error: unknown name 'nope'" \
     "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --strict -o "$tmp/out3"
-check no-template 1 "" "$pw" render "$tmp/none.mustache" --data "$tmp/d.json" -o "$tmp/out4"
+check no-template 1 "planwrap: error: cannot read $tmp/none.mustache: No such file or directory" \
+    "$pw" render "$tmp/none.mustache" --data "$tmp/d.json" -o "$tmp/out4"
 for f in out1 out2 out3 out4; do
     if [ -e "$tmp/$f" ]; then echo "FAIL: $f written on error"; fails=$((fails + 1)); fi
 done
@@ -63,6 +64,15 @@ check partials 0 "" "$pw" render "$tmp/usep.mustache" --data "$tmp/d.json" --par
 printf 'a[a < b && &y]b\n' | cmp -s - "$tmp/stdout" || { echo "FAIL partials output"; fails=$((fails + 1)); }
 check stdin 0 "" sh -c "printf '{{x}}!' | '$pw' render - --data '$tmp/d.json' -n"
 printf 'a < b && &y!' | cmp -s - "$tmp/stdout" || { echo "FAIL stdin output"; fails=$((fails + 1)); }
+
+# builtin:NAME renders the embedded copy of templates/NAME.mustache
+src=$(cd "$(dirname "$0")/../.." && pwd)/templates
+printf "{}" >"$tmp/empty.json"
+check no-builtin 1 "planwrap: error: no built-in template 'nope'" \
+    "$pw" render builtin:nope --data "$tmp/empty.json"
+check builtin 0 "" "$pw" render builtin:c/model.h --data "$tmp/empty.json" -o "$tmp/b1"
+check builtin-file 0 "" "$pw" render "$src/c/model.h.mustache" --data "$tmp/empty.json" -o "$tmp/b2"
+{ [ -s "$tmp/b1" ] && cmp -s "$tmp/b1" "$tmp/b2"; } || { echo "FAIL builtin output"; fails=$((fails + 1)); }
 
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
