@@ -1,6 +1,6 @@
 /*
  * tests/templates/spec_util.h - shared helpers for the mustache tests: a
- * loader over a JSON object of partials, and file reading.
+ * loader over a JSON object of partials.
  */
 #ifndef PW_TESTS_SPEC_UTIL_H
 #define PW_TESTS_SPEC_UTIL_H
