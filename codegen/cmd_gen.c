@@ -181,7 +181,6 @@ int cg_cmd_gen(int argc, char **argv) {
     size_t nfiles = 0;
     char **names = NULL, **contents = NULL;
     size_t *lens = NULL;
-    bool have_files = false;
     bool arena_on = false;
     cg_keyset *keep = NULL;
 
@@ -211,7 +210,6 @@ int cg_cmd_gen(int argc, char **argv) {
                           &lens))
         goto done;
     cg_clock_lap(&clk, "render");
-    have_files = true;
     if (!cg_mkdirs(outdir)) {
         fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
                 outdir, strerror(errno));
@@ -248,14 +246,13 @@ int cg_cmd_gen(int argc, char **argv) {
     cg_clock_lap(&clk, "write");
 
 done:
-    if (have_files)
-        cg_free_files(nfiles, names, contents, lens);
-    /* In the arena, json_decref would walk a million values to free
-     * nothing: the arena is released in one call instead. */
+    /* names, contents and lens stay NULL (nfiles 0) unless rendering
+     * succeeded: then they are freed here. */
+    cg_free_files(nfiles, names, contents, lens);
+    /* The view lives in the arena (json_decref would walk a million
+     * values to free nothing): it is released in one call. */
     if (arena_on)
         cg_json_arena_end();
-    else
-        json_decref(view);
     cg_keyset_free(keep);
     ir_diag_free(d);
     ir_arena_free(a);
