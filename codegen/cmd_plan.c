@@ -109,6 +109,14 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
         goto done;
     if (o->align)
         pb.align = o->align;
+    uint32_t big = plan_first_oversize(&pb);
+    if (big != UINT32_MAX) {
+        fprintf(stderr,
+                "%s: error: the instance is too large: with buffer '%s' its "
+                "buffers need more than %" PRIu64 " bytes\n",
+                shown, pb.names[big], PLAN_MAX_POOL_SIZE);
+        goto done;
+    }
     off = calloc((size_t)pb.n + 1, sizeof *off);
     noff = calloc((size_t)pb.n + 1, sizeof *noff);
     model = cg_csv_model(path);

@@ -235,4 +235,15 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
                     plan_memory_pool mode, uint64_t *offsets, uint32_t *subpool,
                     uint64_t *subpool_size, uint32_t *nsubpools);
 
+/* The largest pool planwrap plans: sizes and offsets are printed as
+ * signed 64-bit JSON integers, and the algorithms sum sizes. */
+#define PLAN_MAX_POOL_SIZE ((uint64_t)INT64_MAX)
+
+/* Checks, before planning, that the naive plan of `pb` (every buffer at
+ * its own aligned offset, in order) fits in PLAN_MAX_POOL_SIZE bytes, which
+ * keeps the algorithms' offsets and size sums well inside 64 bits.  Returns
+ * UINT32_MAX when it fits, else the index of the first buffer that
+ * does not.  O(n).  (Added by the planner reviewer.) */
+uint32_t plan_first_oversize(const plan_problem *pb);
+
 #endif /* PLANWRAP_PLANNER_H */

@@ -231,6 +231,21 @@ int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     return plan_naive_core(pb, offsets, size);
 }
 
+uint32_t plan_first_oversize(const plan_problem *pb) {
+    uint64_t pa = pb->align ? pb->align : 1, top = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (b->size == 0)
+            continue;
+        uint64_t off = plan_align_up(top, plan_buf_align(pb, b));
+        if (off > PLAN_MAX_POOL_SIZE || b->size > PLAN_MAX_POOL_SIZE - off ||
+            plan_align_up(off + b->size, pa) > PLAN_MAX_POOL_SIZE)
+            return i;
+        top = off + b->size;
+    }
+    return UINT32_MAX;
+}
+
 /* ---- colour classes ---- */
 
 typedef struct plan_class_ctx {

@@ -487,6 +487,17 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             pb.names[pb.n] = val->name;
             members[pb.n++] = s;
         }
+        uint32_t big = plan_first_oversize(&pb);
+        if (big != UINT32_MAX) {
+            const ir_value *val = &p->values[pl->storages[members[big]].value];
+            const ir_stmt *ast = &p->stmts[val->def];
+            ir_diag_report(d, IR_SEV_ERROR, ast->loc.line, ast->loc.col,
+                           "pool %s is too large: with '%s' its storages need "
+                           "more than %" PRIu64 " bytes",
+                           pool->name, val->name, PLAN_MAX_POOL_SIZE);
+            ok = false;
+            break;
+        }
         uint64_t *off = ir_arena_array(a, pb.n + 1, sizeof *off);
         uint64_t size = 0;
         uint64_t cap = pp_capacity(pool, o);

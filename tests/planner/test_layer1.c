@@ -311,6 +311,37 @@ static void test_naive_and_lower_bound(void **st) {
     assert_true(plan_verify_problem(&pb, off, size, NULL, 0));
 }
 
+/* The naive pool must fit in PLAN_MAX_POOL_SIZE (2^63 - 1) bytes: the
+ * first buffer that pushes it over is reported, padding included. */
+static void test_first_oversize(void **st) {
+    (void)st;
+    const uint64_t q = UINT64_C(1) << 61; /* a quarter of 2^63 */
+    plan_buf b[] = {nb(q, 0, 1, 1), nb(0, 0, 1, 2),      nb(q, 0, 1, 3),
+                    nb(q, 1, 2, 4), nb(q - 64, 1, 2, 5), nb(1, 2, 3, 6)};
+    /* 4q - 64 bytes end at 2^63 - 64: fits with pool alignment 64 */
+    plan_problem pb = {5, b, 64, NULL};
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+    uint64_t off[6], size;
+    assert_int_equal(plan_naive(&pb, off, &size), 0);
+    assert_int_equal(size, 4 * q - 64);
+    /* one more byte (its aligned end is 2^63): buffer 5 does not fit */
+    pb.n = 6;
+    assert_int_equal(plan_first_oversize(&pb), 5);
+    /* with pool alignment 1 it ends at 2^63 - 63: fits */
+    pb.align = 1;
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+    /* a buffer's own alignment pads it over: 2^63 - 64 rounds up to
+     * 2^63 */
+    b[5].align = 128;
+    assert_int_equal(plan_first_oversize(&pb), 5);
+    /* sizes alone above the limit */
+    b[0].size = UINT64_MAX;
+    assert_int_equal(plan_first_oversize(&pb), 0);
+    /* an empty problem fits */
+    pb.n = 0;
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+}
+
 static void test_bestfit_chain_hits_lower_bound(void **st) {
     (void)st;
     /* a chain: each buffer lives two statements, sizes vary */
@@ -517,6 +548,7 @@ int main(void) {
         cmocka_unit_test(test_ru_lifo_and_scan),
         cmocka_unit_test(test_ru_colors),
         cmocka_unit_test(test_naive_and_lower_bound),
+        cmocka_unit_test(test_first_oversize),
         cmocka_unit_test(test_bestfit_chain_hits_lower_bound),
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_verifier_rejects),

@@ -270,6 +270,30 @@ static void test_capacity_error(void **st) {
     unload(&l);
 }
 
+/* A pool whose naive plan exceeds 2^63 - 1 bytes is an error at the alloc
+ * that pushes it over (it used to wrap to a pool of 0 bytes): a and b end
+ * at 2^63 - 64, c does not fit after them. */
+static void test_pool_too_large(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[1152921504606846976]\n"
+             "alloc b f32[1152921504606846960]\n"
+             "alloc c f32[1152921504606846976]\n"
+             "call k(a, b, c)\n"
+             "free a b c\n");
+    plan_options o;
+    plan_options_init(&o);
+    o.algo = PLAN_NAIVE;
+    char *msg = NULL;
+    assert_null(plan_it(&l, &o, &msg));
+    if (!strstr(msg, "t.pw:4:1: error: pool cpu is too large: with 'c' its "
+                     "storages need more than 9223372036854775807 bytes"))
+        fail_msg("unexpected message:\n%s", msg);
+    free(msg);
+    unload(&l);
+}
+
 /* reuse_of ties: two storages die at the same statement and both
  * overlap the new one: the lower offset wins. */
 static void test_reuse_of_tie(void **st) {
@@ -459,6 +483,7 @@ int main(void) {
         cmocka_unit_test(test_pools_devices_comm_align),
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_capacity_error),
+        cmocka_unit_test(test_pool_too_large),
         cmocka_unit_test(test_reuse_of_tie),
         cmocka_unit_test(test_random_programs),
     };
