@@ -124,20 +124,6 @@ static void ir_intern_program(ir_program *p) {
     p->names_interned = true;
 }
 
-static const char *ir_mode_name(ir_mode m) {
-    switch (m) {
-    case IR_MODE_IN:
-        return "in";
-    case IR_MODE_OUT:
-        return "out";
-    case IR_MODE_INOUT:
-        return "inout";
-    case IR_MODE_SCALAR:
-        return "scalar";
-    }
-    return "?";
-}
-
 /* elements = product of dims, or with strides 1 + sum (d_i - 1) * s_i (0 if
  * some d_i is 0).  Returns false on 64-bit overflow. */
 static bool ir_elements(uint32_t ndim, const uint64_t *dims, uint32_t nstrides,

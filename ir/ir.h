@@ -131,6 +131,9 @@ typedef enum ir_mode {
     IR_MODE_SCALAR,
 } ir_mode;
 
+/* "in", "out", "inout", "scalar": the word of the kernel statement. */
+const char *ir_mode_name(ir_mode m);
+
 typedef struct ir_ident {
     const char *name; /* NULL when absent */
     ir_loc loc;

@@ -41,6 +41,12 @@ const char *ir_dtype_name(ir_dtype t) {
     return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_names[t] : "?";
 }
 
+static const char *const ir_mode_names[] = {"in", "out", "inout", "scalar"};
+
+const char *ir_mode_name(ir_mode m) {
+    return (unsigned)m <= IR_MODE_SCALAR ? ir_mode_names[m] : "?";
+}
+
 const char *ir_device_str(ir_device d, char *buf, size_t size) {
     if (d.kind == IR_DEV_CUDA)
         snprintf(buf, size, "cuda:%u", (unsigned)d.index);
@@ -845,16 +851,11 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
                 ok = ir_unclosed(P, TK_RPAREN, open);
                 break;
             }
-            ir_mode m;
-            if (ir_tok_is(t, "in"))
-                m = IR_MODE_IN;
-            else if (ir_tok_is(t, "out"))
-                m = IR_MODE_OUT;
-            else if (ir_tok_is(t, "inout"))
-                m = IR_MODE_INOUT;
-            else if (ir_tok_is(t, "scalar"))
-                m = IR_MODE_SCALAR;
-            else {
+            int m = -1;
+            for (int k = IR_MODE_IN; k <= IR_MODE_SCALAR; k++)
+                if (ir_tok_is(t, ir_mode_names[k]))
+                    m = k;
+            if (m < 0) {
                 if (t->kind == TK_IDENT)
                     ir_perr(P, t->col,
                             "unknown mode '%.*s' (expected in, out, inout or "
@@ -870,7 +871,7 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
                 modes = ir_xrealloc(modes, cap * sizeof *modes);
                 locs = ir_xrealloc(locs, cap * sizeof *locs);
             }
-            modes[n] = m;
+            modes[n] = (ir_mode)m;
             locs[n] = ir_tok_loc(P, t);
             n++;
             ir_next(P);

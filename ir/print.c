@@ -65,8 +65,6 @@ static void ir_print_attrs(FILE *out, const ir_stmt *st) {
         fprintf(out, " comm=%s group=%s", st->comm.name, st->group.name);
 }
 
-static const char *const ir_mode_words[] = {"in", "out", "inout", "scalar"};
-
 static void ir_print_stmt(FILE *out, const ir_stmt *st) {
     char dev[24];
     switch (st->kind) {
@@ -84,7 +82,7 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
     case IR_KERNEL:
         fprintf(out, "kernel %s(", st->name.name);
         for (uint32_t i = 0; i < st->nmodes; i++)
-            fprintf(out, "%s%s", i ? ", " : "", ir_mode_words[st->modes[i]]);
+            fprintf(out, "%s%s", i ? ", " : "", ir_mode_name(st->modes[i]));
         fputc(')', out);
         return;
     case IR_INPUT:
