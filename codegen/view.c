@@ -57,6 +57,7 @@ typedef struct vw {
     /* per storage */
     int32_t *spool;      /* view pool index, -1 = home output */
     int32_t *home_value; /* output value whose field is its memory, -1 */
+    int32_t *home_pos;   /* its position among the outputs */
     const char **off_macro, **size_macro, **align_macro;
     uint64_t *salign;
 
@@ -86,6 +87,10 @@ typedef struct vw {
 
     /* outputs */
     bool *out_copy; /* per output position: copied at the output stmt */
+    /* per output position: struct field and size macro (io_json) */
+    const char **out_field, **out_size_macro;
+    /* per input or const value: struct field (io_json) */
+    const char **io_field;
 
     /* stmt_text per statement, computed once (input hash and comments) */
     const char **stmt_txt;
@@ -365,10 +370,9 @@ void cg_keyset_free(cg_keyset *s) {
 
 /* Keys the view builder and gen read back from the view themselves. */
 static const char *const cg_keep_internal[] = {
-    "model",    "events",     "field",  "home_value",   "same_type",
-    "ptr_type", "size_macro", "copied", "last",         "bind",
-    "reuse",    "alloc",      "alias",  "alloc_output", "call",
-    "del",      "death",      "output", "wait",
+    "model",        "events", "field", "same_type", "ptr_type", "size_macro",
+    "copied",       "last",   "bind",  "reuse",     "alloc",    "alias",
+    "alloc_output", "call",   "del",   "death",     "output",   "wait",
 };
 
 cg_keyset *cg_builtin_keys(void) {
@@ -937,6 +941,7 @@ static void plan_pools(vw *v) {
     uint32_t ns = pl->nstorages;
     v->spool = ir_arena_array(v->a, ns + 1, sizeof *v->spool);
     v->home_value = ir_arena_array(v->a, ns + 1, sizeof *v->home_value);
+    v->home_pos = ir_arena_array(v->a, ns + 1, sizeof *v->home_pos);
     v->salign = ir_arena_array(v->a, ns + 1, sizeof *v->salign);
     for (uint32_t s = 0; s < ns; s++) {
         v->home_value[s] = -1;
@@ -953,8 +958,10 @@ static void plan_pools(vw *v) {
             if (s < 0 || pl->storages[s].pool >= 0 || v->home_value[s] >= 0)
                 continue;
             const ir_value *iv = &p->values[val];
-            if (iv->byte_offset == 0 && iv->bytes == pl->storages[s].size)
+            if (iv->byte_offset == 0 && iv->bytes == pl->storages[s].size) {
                 v->home_value[s] = val;
+                v->home_pos[s] = (int32_t)i;
+            }
         }
     }
     uint32_t nsyn = 0;
@@ -1361,13 +1368,15 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 const ir_value *iv = &p->values[val];
                 json_t *o = json_object();
                 sets(v, o, "name", iv->name);
-                sets(v, o, "field",
-                     set_unique(v, &fields, field_base(v, iv->name)));
+                v->out_field[i] =
+                    set_unique(v, &fields, field_base(v, iv->name));
+                v->out_size_macro[i] =
+                    vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
+                         set_unique(v, &stems, upper(v, iv->name)));
+                sets(v, o, "field", v->out_field[i]);
                 sets(v, o, "ctype", ctype_of(iv->dtype));
                 sets(v, o, "dtype", ir_dtype_name(iv->dtype));
-                sets(v, o, "size_macro",
-                     vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
-                          set_unique(v, &stems, upper(v, iv->name))));
+                sets(v, o, "size_macro", v->out_size_macro[i]);
                 set(v, o, "bytes", ju64(iv->bytes));
                 set(v, o, "copied", json_boolean(v->out_copy[i]));
                 set(v, o, "last", json_boolean(i + 1 == os->nnames));
@@ -1382,8 +1391,9 @@ static json_t *io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
             const ir_value *iv = &p->values[s->value];
             json_t *o = json_object();
             sets(v, o, "name", iv->name);
-            sets(v, o, "field",
-                 set_unique(v, &fields, field_base(v, iv->name)));
+            v->io_field[s->value] =
+                set_unique(v, &fields, field_base(v, iv->name));
+            sets(v, o, "field", v->io_field[s->value]);
             sets(v, o, "ctype", ctype_of(iv->dtype));
             sets(v, o, "dtype", ir_dtype_name(iv->dtype));
             sets(v, o, "size_macro",
@@ -1456,11 +1466,6 @@ static json_t *event(vw *v, const char *kind, json_t **body) {
     *body = json_object();
     set_n(v, e, kind, strlen(kind), *body);
     return e;
-}
-
-static json_t *ev_body(json_t *e, const char *kind) {
-    json_t *b = json_object_get(e, kind);
-    return json_is_object(b) ? b : NULL;
 }
 
 /* Cross-stream ordering (CUDA).  Streams are numbered by bit: 0 is the
@@ -1677,9 +1682,12 @@ static json_t *statements_json(vw *v) {
             sets(v, b, "name", p->values[s->value].name);
             sets(v, b, "local", v->local[s->value]);
             sets(v, b, "decl", decl_of(v, s->value));
-            /* the struct field: find it by position among inputs/consts */
-            sets(v, b, "expr", "");
+            const char *field = v->io_field[s->value];
+            sets(v, b, "expr",
+                 vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c,
+                      field));
             set(v, b, "unused", json_boolean(!v->used[s->value]));
+            sets(v, b, "field", field);
             json_array_append_new(events, e);
             break;
         }
@@ -1700,11 +1708,15 @@ static json_t *statements_json(vw *v) {
                 sets(v, b, "local", v->local[val]);
                 sets(v, b, "decl", decl_of(v, val));
                 sets(v, b, "ptr_type", ptr_type(v, val));
-                sets(v, b, "field", ""); /* filled in later */
-                set(v, b, "same_type",
-                    json_boolean(p->values[hv].dtype == p->values[val].dtype));
+                const char *field = v->out_field[v->home_pos[sid]];
+                sets(v, b, "field", field);
+                bool same = p->values[hv].dtype == p->values[val].dtype;
+                set(v, b, "same_type", json_boolean(same));
                 set(v, b, "unused", json_boolean(!v->used[val]));
-                set(v, b, "home_value", json_integer(hv));
+                const char *ex = vfmt(v, "%s->%s", v->p_out, field);
+                if (!same)
+                    ex = vfmt(v, "(%s)(void *)%s", ptr_type(v, val), ex);
+                sets(v, b, "expr", ex);
                 json_array_append_new(events, e);
                 break;
             }
@@ -1786,8 +1798,8 @@ static json_t *statements_json(vw *v) {
                 sets(v, b, "name", s->names[j].name);
                 sets(v, b, "src", v->local[val]);
                 set(v, b, "copied", json_boolean(v->out_copy[j]));
-                sets(v, b, "dst", ""); /* filled in later */
-                sets(v, b, "size_macro", "");
+                sets(v, b, "dst", vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
+                sets(v, b, "size_macro", v->out_size_macro[j]);
                 json_array_append_new(events, e);
             }
             break;
@@ -1803,71 +1815,12 @@ static json_t *statements_json(vw *v) {
     return arr;
 }
 
-/* Fills the struct-field expressions of bind/alloc_output/output events
- * once the field names are known. */
-static void fill_fields(vw *v, json_t *stmts, json_t *inputs, json_t *consts,
-                        json_t *outputs) {
-    const ir_program *p = v->prog;
-    size_t ii = 0, ci = 0;
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        /* bind events are at input/const statements, alloc_output events
-         * at allocs, output events at the output statement */
-        if (s->kind != IR_INPUT && s->kind != IR_CONST && s->kind != IR_ALLOC &&
-            s->kind != IR_OUTPUT)
-            continue;
-        json_t *events = json_object_get(json_array_get(stmts, i), "events");
-        if ((s->kind == IR_INPUT || s->kind == IR_CONST) && s->value >= 0) {
-            json_t *io = s->kind == IR_INPUT ? json_array_get(inputs, ii++)
-                                             : json_array_get(consts, ci++);
-            json_t *b = ev_body(json_array_get(events, 0), "bind");
-            const char *field = json_string_value(json_object_get(io, "field"));
-            sets(v, b, "field", field);
-            sets(v, b, "expr",
-                 vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c,
-                      field));
-        }
-        size_t n = json_array_size(events);
-        for (size_t j = 0; j < n; j++) {
-            json_t *e = json_array_get(events, j);
-            json_t *b;
-            if ((b = ev_body(e, "alloc_output")) != NULL) {
-                int32_t hv = (int32_t)json_integer_value(
-                    json_object_get(b, "home_value"));
-                json_object_del(b, "home_value");
-                /* position of hv among outputs */
-                const ir_stmt *os = &p->stmts[p->output_stmt];
-                for (uint32_t k = 0; k < os->nnames; k++) {
-                    if (output_value_at(v, k) != hv)
-                        continue;
-                    const char *field = json_string_value(
-                        json_object_get(json_array_get(outputs, k), "field"));
-                    const char *ex = vfmt(v, "%s->%s", v->p_out, field);
-                    sets(v, b, "field", field);
-                    if (!json_is_true(json_object_get(b, "same_type")))
-                        ex = vfmt(
-                            v, "(%s)(void *)%s",
-                            json_string_value(json_object_get(b, "ptr_type")),
-                            ex);
-                    sets(v, b, "expr", ex);
-                    break;
-                }
-            } else if ((b = ev_body(e, "output")) != NULL) {
-                json_t *oo = json_array_get(outputs, j);
-                const char *field =
-                    json_string_value(json_object_get(oo, "field"));
-                sets(v, b, "dst", vfmt(v, "%s->%s", v->p_out, field));
-                sets(v, b, "size_macro",
-                     json_string_value(json_object_get(oo, "size_macro")));
-            }
-        }
-    }
-}
-
 static void plan_outputs(vw *v) {
     const ir_program *p = v->prog;
     uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
     v->out_copy = ir_arena_array(v->a, n + 1, sizeof(bool));
+    v->out_field = ir_arena_array(v->a, n + 1, sizeof(char *));
+    v->out_size_macro = ir_arena_array(v->a, n + 1, sizeof(char *));
     for (uint32_t i = 0; i < n; i++) {
         int32_t val = output_value_at(v, i);
         int32_t s = v->pl->storage_of_value[val];
@@ -1948,6 +1901,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt_done);
     v.ptr_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.ptr_memo);
     v.decl_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.decl_memo);
+    v.io_field = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.io_field);
 
     name_kernels(&v);
     name_fixed(&v);
@@ -2014,7 +1968,6 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         json_t *consts = io_json(&v, IR_CONST, "CONST");
         json_t *outputs = io_json(&v, IR_OUTPUT, "OUTPUT");
         json_t *stmts = statements_json(&v);
-        fill_fields(&v, stmts, inputs, consts, outputs);
         bool any_copy = false;
         for (size_t i = 0; i < json_array_size(outputs); i++)
             any_copy = any_copy || json_is_true(json_object_get(
