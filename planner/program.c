@@ -111,13 +111,14 @@ static void pp_name_pool(ir_arena *a, plan *pl, uint32_t i) {
 }
 
 /* Stream colour of each storage: the one stream whose calls touch it
- * (stream= absent = stream 0), -2 when several, -1 when none. */
-static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
+ * (stream= absent = stream 0), -2 when several, -1 when none.  False on
+ * out of memory. */
+static bool pp_colors(const ir_program *p, const int32_t *storage_of_value,
                       int32_t *color) {
     uint64_t *streams = calloc((size_t)p->nstmts + 1, sizeof *streams);
     uint32_t nstreams = 0;
     if (!streams)
-        abort();
+        return false;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         if (st->kind != IR_CALL)
@@ -145,6 +146,14 @@ static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
         }
     }
     free(streams);
+    return true;
+}
+
+/* Whether storages get stream colours: --streams isolate, or auto and a
+ * call has stream=. */
+static bool pp_isolate(const plan_options *o, const ir_program *p) {
+    return o->streams == PLAN_STREAMS_ISOLATE ||
+           (o->streams == PLAN_STREAMS_AUTO && p->has_streams);
 }
 
 int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
@@ -405,13 +414,13 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     }
 
     /* streams */
-    bool isolate = o->streams == PLAN_STREAMS_ISOLATE ||
-                   (o->streams == PLAN_STREAMS_AUTO && p->has_streams);
     int32_t *color = ir_arena_array(a, pl->nstorages + 1, sizeof *color);
     for (uint32_t s = 0; s < pl->nstorages; s++)
         color[s] = -1;
-    if (isolate)
-        pp_colors(p, pl->storage_of_value, color);
+    if (pp_isolate(o, p) && !pp_colors(p, pl->storage_of_value, color)) {
+        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
+        return NULL;
+    }
 
     /* pools */
     pl->pools = ir_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
@@ -587,10 +596,14 @@ bool plan_verify(const plan *pl, char *err, size_t errlen) {
     }
     for (uint32_t s = 0; s < pl->nstorages; s++)
         color[s] = -1;
-    if (pl->opts.streams == PLAN_STREAMS_ISOLATE ||
-        (pl->opts.streams == PLAN_STREAMS_AUTO && p->has_streams))
-        pp_colors(p, pl->storage_of_value, color);
-    bool res = plan_verify_pools(pl, color, err, errlen);
+    bool res;
+    if (pp_isolate(&pl->opts, p) &&
+        !pp_colors(p, pl->storage_of_value, color)) {
+        snprintf(err, errlen, "out of memory");
+        res = false;
+    } else {
+        res = plan_verify_pools(pl, color, err, errlen);
+    }
     free(color);
     return res;
 }
