@@ -2,6 +2,7 @@
  * ir/arena.c - the compilation arena: bump allocation in chunks, freed in
  * one call.  Large requests get a chunk of their own.
  */
+#include "ir/intern.h"
 #include "ir/ir.h"
 
 #include <stdarg.h>
@@ -22,7 +23,7 @@ struct ir_arena {
     ir_chunk *head;
 };
 
-static void ir_oom(void) {
+_Noreturn void ir_oom(void) {
     fputs("planwrap: fatal: out of memory\n", stderr);
     abort();
 }

@@ -45,10 +45,8 @@ typedef struct ir_checker {
 
 static void *ir_xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!p)
+        ir_oom();
     return p;
 }
 

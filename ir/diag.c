@@ -35,10 +35,8 @@ struct ir_diag {
 
 ir_diag *ir_diag_new(FILE *out, unsigned max_errors) {
     ir_diag *d = calloc(1, sizeof *d);
-    if (!d) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!d)
+        ir_oom();
     d->out = out;
     d->max_errors = max_errors ? max_errors : 50;
     return d;
@@ -59,10 +57,8 @@ void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
     if (filename) {
         size_t n = strlen(filename);
         d->filename = malloc(n + 1);
-        if (!d->filename) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
+        if (!d->filename)
+            ir_oom();
         memcpy(d->filename, filename, n + 1);
     }
     d->text = text;
@@ -86,10 +82,8 @@ static void ir_diag_index_lines(ir_diag *d) {
         if (d->text[i] == '\n')
             n++;
     d->lines = malloc(n * sizeof *d->lines);
-    if (!d->lines) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!d->lines)
+        ir_oom();
     size_t k = 0;
     d->lines[k++] = 0;
     for (size_t i = 0; i < d->len; i++)
@@ -258,21 +252,15 @@ bool ir_read_file(const char *path, char **text, size_t *len, FILE *err) {
     }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    if (!buf) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!buf)
+        ir_oom();
     for (;;) {
         if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                fputs("planwrap: fatal: out of memory\n", stderr);
-                abort();
-            }
+            if (cap > SIZE_MAX / 2)
+                ir_oom();
             char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                fputs("planwrap: fatal: out of memory\n", stderr);
-                abort();
-            }
+            if (!nb)
+                ir_oom();
             buf = nb;
             cap *= 2;
         }

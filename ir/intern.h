@@ -1,6 +1,6 @@
 /*
- * ir/intern.h - private to the ir module: interned names (and the UTF-8
- * decoder shared by the parser and the diagnostics).
+ * ir/intern.h - private to the ir module: interned names (and the
+ * out-of-memory exit and UTF-8 decoder shared by its files).
  *
  * The parser stores every NAME once, in a record allocated in the arena;
  * equal names share one pointer.  The checker reaches a name's record from
@@ -45,6 +45,9 @@ void ir_intern_free(ir_name_rec **table);
 static inline ir_name_rec *ir_name_rec_of(const char *name) {
     return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
 }
+
+/* Prints "planwrap: fatal: out of memory" and aborts. */
+_Noreturn void ir_oom(void);
 
 /* Length of the valid UTF-8 sequence at s[0..n) (n >= 1), its code point
  * in *cp; 0 when the bytes are not valid UTF-8 (overlong forms, surrogates

@@ -120,10 +120,8 @@ typedef struct ir_parser {
 
 static void *ir_xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!q)
+        ir_oom();
     return q;
 }
 
