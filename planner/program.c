@@ -244,22 +244,15 @@ static void pp_tree_query(const pp_tree *t, size_t node, uint32_t lo,
     pp_tree_query(t, 2 * node + 1, mid + 1, hi, l, r, best);
 }
 
-static const plan *pp_sort_plan; /* qsort has no context argument */
-
-static int pp_cmp_start(const void *a, const void *b) {
-    const plan_storage *x = &pp_sort_plan->storages[*(const uint32_t *)a];
-    const plan_storage *y = &pp_sort_plan->storages[*(const uint32_t *)b];
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+/* Storage orders for plan_sort_idx (stable: ties stay in id order). */
+static int pp_cmp_start(const void *ctx, uint32_t a, uint32_t b) {
+    const plan_storage *st = ctx;
+    return st[a].start < st[b].start ? -1 : st[a].start > st[b].start;
 }
 
-static int pp_cmp_dies(const void *a, const void *b) {
-    const plan_storage *x = &pp_sort_plan->storages[*(const uint32_t *)a];
-    const plan_storage *y = &pp_sort_plan->storages[*(const uint32_t *)b];
-    if (x->dies_at != y->dies_at)
-        return x->dies_at < y->dies_at ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+static int pp_cmp_dies(const void *ctx, uint32_t a, uint32_t b) {
+    const plan_storage *st = ctx;
+    return st[a].dies_at < st[b].dies_at ? -1 : st[a].dies_at > st[b].dies_at;
 }
 
 static int pp_cmp_u64(const void *a, const void *b) {
@@ -308,9 +301,9 @@ static bool pp_reuse_of(plan *pl) {
         }
         if (m == 0)
             continue;
-        pp_sort_plan = pl;
-        qsort(byst, m, sizeof *byst, pp_cmp_start);
-        qsort(byd, nd, sizeof *byd, pp_cmp_dies);
+        if (plan_sort_idx(byst, m, pp_cmp_start, pl->storages) != 0 ||
+            plan_sort_idx(byd, nd, pp_cmp_dies, pl->storages) != 0)
+            goto out;
         qsort(co, nc, sizeof *co, pp_cmp_u64);
         uint32_t k = 0;
         for (uint32_t i = 0; i < nc; i++)
