@@ -368,11 +368,11 @@ void cg_keyset_free(cg_keyset *s) {
     free(s);
 }
 
-/* Keys the view builder and gen read back from the view themselves. */
+/* Keys kept whatever the templates name: "model", which gen reads back
+ * (the output file names), and the event kinds (event() relies on them). */
 static const char *const cg_keep_internal[] = {
-    "model",        "events", "field", "same_type", "ptr_type", "size_macro",
-    "copied",       "last",   "bind",  "reuse",     "alloc",    "alias",
-    "alloc_output", "call",   "del",   "death",     "output",   "wait",
+    "model", "bind", "reuse", "alloc",  "alloc_output", "alias",
+    "call",  "del",  "death", "output", "wait",
 };
 
 cg_keyset *cg_builtin_keys(void) {
@@ -1970,8 +1970,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         json_t *stmts = statements_json(&v);
         bool any_copy = false;
         for (size_t i = 0; i < json_array_size(outputs); i++)
-            any_copy = any_copy || json_is_true(json_object_get(
-                                       json_array_get(outputs, i), "copied"));
+            any_copy = any_copy || v.out_copy[i];
         set(&v, root, "has_pools", json_boolean(json_array_size(pools) > 0));
         set(&v, root, "has_inputs", json_boolean(json_array_size(inputs) > 0));
         set(&v, root, "has_consts", json_boolean(json_array_size(consts) > 0));
