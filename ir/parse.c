@@ -17,7 +17,6 @@
 #include "ir/intern.h"
 #include "ir/ir.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -251,7 +250,6 @@ static void ir_lex_number(ir_parser *P, ir_token *t) {
     char *buf = t->len < sizeof small ? small : ir_xrealloc(NULL, t->len + 1);
     memcpy(buf, t->s, t->len);
     buf[t->len] = '\0';
-    errno = 0;
     double v = strtod(buf, NULL);
     if (buf != small)
         free(buf);
