@@ -278,13 +278,6 @@ static void verror(vw *v, ir_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-static const char *mode_name(ir_mode m) {
-    return m == IR_MODE_IN      ? "in"
-           : m == IR_MODE_OUT   ? "out"
-           : m == IR_MODE_INOUT ? "inout"
-                                : "scalar";
-}
-
 static const char *ctype_of(ir_dtype t) {
     switch (t) {
     case IR_F64:
@@ -851,7 +844,7 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
         sb_put(&out, "kernel ", 7);
         sb_put(&out, s->name.name, strlen(s->name.name));
         for (uint32_t i = 0; i < s->nmodes; i++) {
-            const char *m = mode_name(s->modes[i]);
+            const char *m = ir_mode_name(s->modes[i]);
             sb_put(&out, i ? ", " : "(", i ? 2 : 1);
             sb_put(&out, m, strlen(m));
         }
@@ -1429,7 +1422,7 @@ static json_t *kernels_json(vw *v) {
         for (uint32_t j = 0; j < n; j++) {
             json_t *q = json_object();
             sets(v, q, "ctype", v->kptype[k][j]);
-            sets(v, q, "mode", mode_name(param_mode(v, (int32_t)k, j)));
+            sets(v, q, "mode", ir_mode_name(param_mode(v, (int32_t)k, j)));
             set(v, q, "last", json_boolean(j + 1 == n));
             json_array_append_new(params, q);
             if (j)
@@ -1573,7 +1566,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
         }
         sets(v, q, "expr", ex);
         sets(v, q, "ctype", ptype);
-        sets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : mode_name(m));
+        sets(v, q, "mode",
+             g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
         set(v, q, "last", json_boolean(j + 1 == s->nargs));
         if (q)
             json_array_append_new(arr, q);
