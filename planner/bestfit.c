@@ -459,25 +459,10 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         for (uint32_t i = mw - 1; i > 0; i--)
             mt[i] = mt[2 * i] > mt[2 * i + 1] ? mt[2 * i] : mt[2 * i + 1];
     }
-    /* the lower bound (sizes rounded to the pool alignment), the cap of
-     * the two-sided passes */
-    uint64_t pa = pb->align ? pb->align : 1, lb = 0;
-    {
-        memset(live, 0, ((size_t)na + 1) * sizeof *live);
-        for (uint32_t p = 0; p < c.m; p++) {
-            const plan_buf *b = &bf[c.ids[p]];
-            int64_t sz = (int64_t)plan_align_up(b->size, pa);
-            live[ti[2 * p]] += sz;
-            live[ti[2 * p + 1] + 1] -= sz;
-        }
-        int64_t run = 0;
-        for (uint32_t i = 0; i < na; i++) {
-            run += live[i];
-            if ((uint64_t)run > lb)
-                lb = (uint64_t)run;
-        }
-        lb = plan_align_up(lb, pa);
-    }
+    /* the lower bound, the cap of the two-sided passes */
+    uint64_t lb = 0;
+    if (plan_lower_bound_axis(pb, axis, na, &lb) != 0)
+        goto out;
 
     uint64_t best = UINT64_MAX;
     /* (ordering, two-sided) per pass; above BF_LARGE buffers, two passes

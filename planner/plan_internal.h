@@ -56,4 +56,9 @@ uint32_t plan_time_axis(const plan_problem *pb, uint32_t **out);
 /* Index of t in the axis (t must be present). */
 uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t);
 
+/* plan_lower_bound over the problem's time axis (plan_time_axis), for a
+ * caller that already has it.  Returns 0 or -1 (out of memory). */
+int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
+                          uint32_t m, uint64_t *lb);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

@@ -174,16 +174,13 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t) {
  * own larger alignment does not add a padding that a neighbour must
  * respect, so it is not counted).  O(n log n).
  */
-uint64_t plan_lower_bound(const plan_problem *pb) {
-    uint32_t *axis = NULL;
-    uint32_t m = plan_time_axis(pb, &axis);
-    if (m == UINT32_MAX)
-        return 0;
+int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
+                          uint32_t m, uint64_t *lb) {
     uint64_t *delta = calloc((size_t)m + 1, sizeof *delta);
     uint64_t *minus = calloc((size_t)m + 1, sizeof *minus);
-    uint64_t best = 0;
+    int rc = -1;
     if (delta && minus) {
-        uint64_t a = pb->align ? pb->align : 1;
+        uint64_t a = pb->align ? pb->align : 1, best = 0, cur = 0;
         for (uint32_t i = 0; i < pb->n; i++) {
             const plan_buf *b = &pb->bufs[i];
             if (b->size == 0)
@@ -192,17 +189,27 @@ uint64_t plan_lower_bound(const plan_problem *pb) {
             delta[plan_time_index(axis, m, b->start)] += s;
             minus[plan_time_index(axis, m, b->end) + 1] += s;
         }
-        uint64_t cur = 0;
         for (uint32_t i = 0; i < m; i++) {
             cur = cur + delta[i] - minus[i];
             if (cur > best)
                 best = cur;
         }
+        *lb = plan_align_up(best, a);
+        rc = 0;
     }
     free(delta);
     free(minus);
+    return rc;
+}
+
+uint64_t plan_lower_bound(const plan_problem *pb) {
+    uint32_t *axis = NULL;
+    uint32_t m = plan_time_axis(pb, &axis);
+    uint64_t lb = 0;
+    if (m == UINT32_MAX || plan_lower_bound_axis(pb, axis, m, &lb) != 0)
+        lb = 0;
     free(axis);
-    return plan_align_up(best, pb->align ? pb->align : 1);
+    return lb;
 }
 
 /* ---- naive ---- */
