@@ -84,6 +84,26 @@ static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
         fprintf(f, "%.3f", (double)size / (double)lb);
 }
 
+/* Dumps `root` (and releases it) as indented JSON text ending in a
+ * newline into *out (malloc'ed, *outlen bytes).  False on out of
+ * memory. */
+static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
+    char *s = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    if (!s)
+        return false;
+    size_t n = strlen(s);
+    *out = malloc(n + 2);
+    if (*out) {
+        memcpy(*out, s, n);
+        (*out)[n] = '\n';
+        (*out)[n + 1] = '\0';
+        *outlen = n + 1;
+    }
+    free(s);
+    return *out != NULL;
+}
+
 /* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
 static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                        char **out, size_t *outlen) {
@@ -206,19 +226,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
             json_array_append_new(bufs, b);
         }
         json_object_set_new(root, "buffers", bufs);
-        char *s = json_dumps(root, JSON_INDENT(2));
-        json_decref(root);
-        if (!s)
-            goto done;
-        *outlen = strlen(s) + 1;
-        *out = malloc(*outlen + 1);
-        if (*out) {
-            memcpy(*out, s, *outlen - 1);
-            (*out)[*outlen - 1] = '\n';
-            (*out)[*outlen] = '\0';
-        }
-        free(s);
-        if (!*out)
+        if (!cg_json_text(root, out, outlen))
             goto done;
     }
     status = 0;
@@ -446,20 +454,7 @@ static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
                             "available (cg_build_view returned nothing)\n");
             goto done;
         }
-        char *s = json_dumps(root, JSON_INDENT(2));
-        json_decref(root);
-        if (!s)
-            goto done;
-        size_t n = strlen(s);
-        *out = malloc(n + 2);
-        if (*out) {
-            memcpy(*out, s, n);
-            (*out)[n] = '\n';
-            (*out)[n + 1] = '\0';
-            *outlen = n + 1;
-        }
-        free(s);
-        if (!*out)
+        if (!cg_json_text(root, out, outlen))
             goto done;
     }
     status = 0;
