@@ -192,12 +192,13 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
         vf_err(err, errlen, "out of memory");
         goto out;
     }
-    /* Time conflicts.  Ends are stored +1 so that 0 means "nothing". */
+    /* Time conflicts.  A nonempty buffer ends above 0, so 0 means
+     * "nothing". */
     for (uint32_t i = 0; i < m; i++) {
         const plan_buf *b = &pb->bufs[idx[i]];
         uint32_t l = vf_index(ax, u, b->start), r = vf_index(ax, u, b->end);
         uint64_t hi = vf_query(&t, 1, 0, u - 1, l, r);
-        if (hi != 0 && hi - 1 > offsets[idx[i]]) {
+        if (hi > offsets[idx[i]]) {
             /* find the culprit for the message (linear, error path only) */
             uint32_t c = idx[i];
             for (uint32_t j = 0; j < i; j++) {
@@ -215,7 +216,7 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                    vf_name(pb, idx[i], n2, sizeof n2), offsets[idx[i]]);
             goto out;
         }
-        vf_update(&t, 1, 0, u - 1, l, r, offsets[idx[i]] + b->size + 1);
+        vf_update(&t, 1, 0, u - 1, l, r, offsets[idx[i]] + b->size);
     }
     /* Colour conflicts: the highest end so far of two distinct classes,
      * and separately the highest ends of colour -1 and colour -2. */

@@ -397,6 +397,21 @@ static void test_verifier_rejects(void **st) {
 
 typedef int (*algo_fn)(const plan_problem *, uint64_t *, uint64_t *);
 
+/* A buffer ending at the last byte of a 2^64 - 1 byte pool still
+ * conflicts with the buffers above its offset (its end used to be stored
+ * +1 and wrapped to "nothing"). */
+static void test_verifier_end_of_address_space(void **st) {
+    (void)st;
+    plan_buf b[] = {nb(UINT64_MAX - 1, 0, 1, 1), nb(1, 0, 1, 2)};
+    plan_problem pb = {2, b, 1, NULL};
+    uint64_t off[2] = {1, 2};
+    char err[200];
+    assert_false(plan_verify_problem(&pb, off, UINT64_MAX, err, sizeof err));
+    assert_non_null(strstr(err, "share bytes at offset 2"));
+    off[1] = 0; /* below it: valid */
+    assert_true(plan_verify_problem(&pb, off, UINT64_MAX, NULL, 0));
+}
+
 static void test_random_properties(void **st) {
     (void)st;
     static const algo_fn fns[] = {plan_naive, plan_reuse, plan_tree,
@@ -552,6 +567,7 @@ int main(void) {
         cmocka_unit_test(test_bestfit_chain_hits_lower_bound),
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_verifier_rejects),
+        cmocka_unit_test(test_verifier_end_of_address_space),
         cmocka_unit_test(test_random_properties),
         cmocka_unit_test(test_verifier_cross_check),
         cmocka_unit_test(test_bestfit_large_random),
