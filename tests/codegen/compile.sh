@@ -22,14 +22,8 @@ ccs=""
 for cc in gcc clang; do
     command -v "$cc" >/dev/null 2>&1 && ccs="$ccs $cc"
 done
-nvcc=""
-if command -v nvcc >/dev/null 2>&1; then
-    nvcc=nvcc
-elif [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-    nvcc=$CUDA_HOME/bin/nvcc
-elif [ -x /usr/local/cuda/bin/nvcc ]; then
-    nvcc=/usr/local/cuda/bin/nvcc
-fi
+. "$root/tests/nvcc.sh"
+pw_find_nvcc
 if [ "$target" = c ] && [ -z "$ccs" ]; then
     echo "compile: no C compiler (gcc, clang) found"
     exit 1
