@@ -37,7 +37,8 @@ typedef struct plan_buf {
     uint32_t end;   /* last statement where it is live (inclusive) */
     /* Exact-reuse class for the `reuse` algorithm: two storages may
      * reuse each other's bytes only when their keys are equal (device,
-     * dtype, elements, comm, group, stream folded by the caller). */
+     * dtype, elements, comm, group, stream: plan_program gives every
+     * distinct tuple its own id, compared exactly, never hashed). */
     uint64_t reuse_key;
     /* Stream colour: -1 = none.  Buffers with different colours never
      * share bytes; colour -2 = "used on several streams": shares bytes

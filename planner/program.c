@@ -22,25 +22,80 @@
  */
 #include "planner/plan_internal.h"
 
+#include "ir/hash.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a over the fields of a reuse key. */
-static uint64_t pp_fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
+/* Exact reuse keys.  Two storages may take each other's bytes under
+ * `reuse` only when (device, dtype, elements, comm, group, stream colour)
+ * are equal.  The key's bytes are the fields in a fixed layout, each string
+ * preceded by a presence byte and ended by its NUL; a uthash table over
+ * those bytes gives each distinct key a dense id in order of first
+ * appearance, which becomes plan_buf.reuse_key.  uthash compares whole
+ * keys, so equal ids mean equal keys: no hash collision can let two
+ * different kinds of storage share bytes. */
+typedef struct pp_reuse_class {
+    UT_hash_handle hh;
+    uint64_t id;
+    unsigned char key[];
+} pp_reuse_class;
+
+typedef struct pp_reuse_keys {
+    ir_arena *arena;
+    pp_reuse_class *table;
+    uint64_t next;
+} pp_reuse_keys;
+
+static size_t pp_key_put(unsigned char *out, size_t at, const void *p,
+                         size_t n) {
+    if (out)
+        memcpy(out + at, p, n);
+    return at + n;
 }
 
-static uint64_t pp_fnv_str(uint64_t h, const char *s) {
-    if (!s)
-        return pp_fnv(h, "\xff", 1);
-    return pp_fnv(h, s, strlen(s) + 1);
+static size_t pp_key_str(unsigned char *out, size_t at, const char *s) {
+    unsigned char present = s != NULL;
+    at = pp_key_put(out, at, &present, 1);
+    return s ? pp_key_put(out, at, s, strlen(s) + 1) : at;
+}
+
+/* Writes the key of `val` with colour `color` into out (when not NULL)
+ * and returns its length. */
+static size_t pp_key_bytes(unsigned char *out, const ir_value *val,
+                           int32_t color) {
+    int32_t kind = (int32_t)val->device.kind;
+    int64_t index = (int64_t)val->device.index;
+    int32_t dtype = (int32_t)val->dtype;
+    uint64_t elements = val->elements;
+    size_t at = 0;
+    at = pp_key_put(out, at, &kind, sizeof kind);
+    at = pp_key_put(out, at, &index, sizeof index);
+    at = pp_key_put(out, at, &dtype, sizeof dtype);
+    at = pp_key_put(out, at, &elements, sizeof elements);
+    at = pp_key_put(out, at, &color, sizeof color);
+    at = pp_key_str(out, at, val->comm);
+    return pp_key_str(out, at, val->group);
+}
+
+static uint64_t pp_reuse_key(pp_reuse_keys *k, const ir_value *val,
+                             int32_t color) {
+    unsigned char scratch[512];
+    size_t len = pp_key_bytes(NULL, val, color);
+    unsigned char *key =
+        len <= sizeof scratch ? scratch : ir_arena_alloc(k->arena, len);
+    pp_key_bytes(key, val, color);
+    pp_reuse_class *found = NULL;
+    HASH_FIND(hh, k->table, key, len, found);
+    if (found)
+        return found->id;
+    pp_reuse_class *c = ir_arena_alloc(k->arena, sizeof *c + len);
+    memcpy(c->key, key, len);
+    c->id = k->next++;
+    HASH_ADD_KEYPTR(hh, k->table, c->key, len, c);
+    return c->id;
 }
 
 static bool pp_streq(const char *a, const char *b) {
@@ -456,6 +511,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     pl->npools = np;
 
     /* one problem per pool */
+    pp_reuse_keys keys = {a, NULL, 0};
     bool ok = true;
     for (uint32_t pi = 0; pi < np && ok; pi++) {
         plan_pool *pool = &pl->pools[pi];
@@ -477,15 +533,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             b->start = st->start;
             b->end = st->end;
             b->color = color[s];
-            uint64_t h = UINT64_C(0xcbf29ce484222325);
-            h = pp_fnv(h, &val->device.kind, sizeof val->device.kind);
-            h = pp_fnv(h, &val->device.index, sizeof val->device.index);
-            h = pp_fnv(h, &val->dtype, sizeof val->dtype);
-            h = pp_fnv(h, &val->elements, sizeof val->elements);
-            h = pp_fnv_str(h, val->comm);
-            h = pp_fnv_str(h, val->group);
-            h = pp_fnv(h, &color[s], sizeof color[s]);
-            b->reuse_key = h;
+            b->reuse_key = pp_reuse_key(&keys, val, color[s]);
             pb.names[pb.n] = val->name;
             members[pb.n++] = s;
         }
@@ -558,6 +606,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             ir_diag_report(d, IR_SEV_NOTE, 0, 0, "search %s: %s", pool->name,
                            pool->search_note);
     }
+    HASH_CLEAR(hh, keys.table); /* the entries live in the arena */
     if (!ok)
         return NULL;
 

@@ -2,8 +2,9 @@
  * planner/reuse.c - `reuse`: PyTorch Inductor's memory_plan_reuse.
  *
  * Walks the statements in order.  When a storage dies it is pushed on the
- * stack of its reuse key (device, dtype, elements, comm, group, stream,
- * folded by the caller into plan_buf.reuse_key); when a storage is
+ * stack of its reuse key (device, dtype, elements, comm, group, stream:
+ * an exact class id that the caller puts in plan_buf.reuse_key); when a
+ * storage is
  * allocated, the stack of its key is scanned from the top (most recently
  * freed first, Inductor's LIFO) and the first dead storage that passes
  * Inductor's peak check gives its bytes to the new one.  The peak check
