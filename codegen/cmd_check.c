@@ -47,45 +47,32 @@ int cg_cmd_check(int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     unsigned max_errors = 50;
-    optind = 1;
-    opterr = 0;
+    cg_opts o;
+    cg_opts_init(&o, "check", argc, argv, "+:h", longopts);
     int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = cg_opts_next(&o)) != -1) {
         switch (c) {
         case 'h':
             cg_check_usage(stdout);
             return 0;
         case 'm':
-            if (!cg_parse_count(optarg, &max_errors)) {
-                fprintf(stderr,
-                        "planwrap: error: --max-errors needs a positive "
-                        "integer, not '%s'\n",
-                        optarg);
-                return 2;
-            }
+            if (!cg_parse_count(optarg, &max_errors))
+                return cg_usage_error("check",
+                                      "invalid value '%s' for --max-errors: "
+                                      "expected a positive integer up to "
+                                      "1000000",
+                                      optarg);
             break;
-        default:
-            if (optopt == 'm')
-                fprintf(stderr,
-                        "planwrap: error: --max-errors needs a value\n");
-            else if (optopt)
-                fprintf(stderr, "planwrap: error: unknown option '-%c'\n",
-                        optopt);
-            else
-                fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                        argv[optind - 1]);
-            fputs("Run 'planwrap check --help' for usage.\n", stderr);
+        default: /* CG_OPT_FAIL: reported */
             return 2;
         }
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, "planwrap: error: check needs exactly one FILE\n");
-        fputs("Run 'planwrap check --help' for usage.\n", stderr);
+    const char *path = cg_opts_operand(&o, "FILE");
+    if (!path)
         return 2;
-    }
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, max_errors);
-    ir_program *p = ir_load(a, argv[optind], d);
+    ir_program *p = ir_load(a, path, d);
     int status = p ? 0 : 1;
     ir_diag_free(d);
     ir_arena_free(a);

@@ -31,10 +31,10 @@ int cg_cmd_fmt(int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     const char *outpath = "-";
-    optind = 1;
-    opterr = 0;
+    cg_opts o;
+    cg_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
     int c;
-    while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+    while ((c = cg_opts_next(&o)) != -1) {
         switch (c) {
         case 'h':
             cg_fmt_usage(stdout);
@@ -42,27 +42,16 @@ int cg_cmd_fmt(int argc, char **argv) {
         case 'o':
             outpath = optarg;
             break;
-        default:
-            if (optopt == 'o')
-                fprintf(stderr, "planwrap: error: -o needs a value\n");
-            else if (optopt)
-                fprintf(stderr, "planwrap: error: unknown option '-%c'\n",
-                        optopt);
-            else
-                fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                        argv[optind - 1]);
-            fputs("Run 'planwrap fmt --help' for usage.\n", stderr);
+        default: /* CG_OPT_FAIL: reported */
             return 2;
         }
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, "planwrap: error: fmt needs exactly one FILE\n");
-        fputs("Run 'planwrap fmt --help' for usage.\n", stderr);
+    const char *path = cg_opts_operand(&o, "FILE");
+    if (!path)
         return 2;
-    }
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);
-    ir_program *p = ir_load(a, argv[optind], d);
+    ir_program *p = ir_load(a, path, d);
     int status = 1;
     if (p) {
         char *buf = NULL;

@@ -7,6 +7,7 @@
  * failing run leaves DIR as it was.
  */
 #include "codegen/codegen.h"
+#include "templates/mustache.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -100,6 +101,26 @@ static void cg_clock_lap(cg_clock *c, const char *phase) {
     c->wall = wall;
 }
 
+/* Every template of `target` that DIR overrides must be readable: an
+ * override that exists but cannot be read (a directory, no permission, a
+ * read error) stops gen before anything is written, instead of falling
+ * back to the built-in.  (Partials are checked where they are included.)
+ * False after printing the error. */
+static bool cg_check_overrides(const char *tdir, const char *target) {
+    size_t tl = strlen(target);
+    const char *name;
+    for (size_t i = 0; (name = mst_builtin_name(i)) != NULL; i++) {
+        if (strncmp(name, target, tl) != 0 || name[tl] != '/')
+            continue;
+        char why[1024];
+        if (mst_dir_unreadable(tdir, name, why, sizeof why)) {
+            fprintf(stderr, "planwrap: error: %s\n", why);
+            return false;
+        }
+    }
+    return true;
+}
+
 int cg_cmd_gen(int argc, char **argv) {
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
@@ -115,10 +136,10 @@ int cg_cmd_gen(int argc, char **argv) {
     plan_options po;
     plan_options_init(&po);
     po.search.progress = true; /* plan_search prints only to a terminal */
-    optind = 1;
-    opterr = 0;
-    int c, li = -1;
-    while ((c = getopt_long(argc, argv, ":t:o:h", longopts, &li)) != -1) {
+    cg_opts o;
+    cg_opts_init(&o, "gen", argc, argv, ":t:o:h", longopts);
+    int c;
+    while ((c = cg_opts_next(&o)) != -1) {
         switch (c) {
         case 't':
             target = optarg;
@@ -136,43 +157,32 @@ int cg_cmd_gen(int argc, char **argv) {
             cg_gen_usage(stdout);
             return 0;
         case CG_PLAN_OPT_VAL:
-            if (cg_plan_option(&po, longopts[li].name, optarg) != 0)
-                return 2;
+            if (cg_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
+                return cg_usage_hint("gen");
             break;
-        case ':':
-            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
-                    argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                    argv[optind - 1]);
-            cg_gen_usage(stderr);
+        default: /* CG_OPT_FAIL: reported */
             return 2;
         }
-        li = -1;
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "planwrap: error: gen needs exactly one MODEL.pw\n");
-        cg_gen_usage(stderr);
+    const char *path = cg_opts_operand(&o, "MODEL.pw");
+    if (!path)
         return 2;
-    }
-    if (strcmp(target, "c") != 0 && strcmp(target, "cuda") != 0) {
-        fprintf(stderr, "planwrap: error: unknown target '%s' (c, cuda)\n",
-                target);
-        return 2;
-    }
-    if (!outdir || strcmp(outdir, "-") == 0 || !*outdir) {
-        fprintf(stderr, "planwrap: error: gen needs an output directory "
-                        "(-o DIR)\n");
-        return 2;
-    }
-    const char *path = argv[optind];
+    if (strcmp(target, "c") != 0 && strcmp(target, "cuda") != 0)
+        return cg_usage_error("gen",
+                              "invalid value '%s' for --target: expected c "
+                              "or cuda",
+                              target);
+    if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
+        return cg_usage_error("gen", "gen needs an output directory (-o DIR)");
     struct stat tst;
-    if (tdir && (stat(tdir, &tst) != 0 || !S_ISDIR(tst.st_mode))) {
-        fprintf(stderr, "planwrap: error: --templates %s: not a directory\n",
-                tdir);
-        return 2;
-    }
+    if (tdir && stat(tdir, &tst) != 0)
+        return cg_usage_error("gen", "cannot use --templates %s: %s", tdir,
+                              strerror(errno));
+    if (tdir && !S_ISDIR(tst.st_mode))
+        return cg_usage_error("gen", "cannot use --templates %s: %s", tdir,
+                              strerror(ENOTDIR));
+    if (tdir && !cg_check_overrides(tdir, target))
+        return 1;
 
     int status = 1;
     ir_arena *a = ir_arena_new();

@@ -124,7 +124,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
     int status = 1;
     char *model = NULL;
     uint64_t *off = NULL, *noff = NULL;
-    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    const char *shown = cg_display_name(path);
     if (!plan_read_csv(a, shown, text, len, &pb, d))
         goto done;
     if (o->align)
@@ -479,19 +479,18 @@ int cg_cmd_plan(int argc, char **argv) {
     cg_emit emit = CG_EMIT_SUMMARY;
     bool csv = false;
     const char *outpath = "-";
-    optind = 1;
-    opterr = 0;
-    int c, li = -1;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    cg_opts o;
+    cg_opts_init(&o, "plan", argc, argv, ":o:h", longopts);
+    int c;
+    while ((c = cg_opts_next(&o)) != -1) {
         switch (c) {
         case 'e':
-            if (!cg_parse_emit(optarg, &emit)) {
-                fprintf(stderr,
-                        "planwrap: error: invalid value '%s' for --emit: "
-                        "expected summary, plan-json, lines or view\n",
-                        optarg);
-                return 2;
-            }
+            if (!cg_parse_emit(optarg, &emit))
+                return cg_usage_error("plan",
+                                      "invalid value '%s' for --emit: "
+                                      "expected summary, plan-json, lines "
+                                      "or view",
+                                      optarg);
             break;
         case 'c':
             csv = true;
@@ -503,31 +502,20 @@ int cg_cmd_plan(int argc, char **argv) {
             cg_plan_usage(stdout);
             return 0;
         case CG_PLAN_OPT_VAL:
-            if (cg_plan_option(&po, longopts[li].name, optarg) != 0)
-                return 2;
+            if (cg_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
+                return cg_usage_hint("plan");
             break;
-        case ':':
-            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
-                    argv[optind - 1]);
-            fputs("Run 'planwrap plan --help' for usage.\n", stderr);
-            return 2;
-        default:
-            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                    argv[optind - 1]);
-            fputs("Run 'planwrap plan --help' for usage.\n", stderr);
+        default: /* CG_OPT_FAIL: reported */
             return 2;
         }
-        li = -1;
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, "planwrap: error: plan needs exactly one FILE\n");
-        fputs("Run 'planwrap plan --help' for usage.\n", stderr);
+    const char *path = cg_opts_operand(&o, "FILE");
+    if (!path)
         return 2;
-    }
     char *out = NULL;
     size_t outlen = 0;
-    int status = csv ? cg_plan_csv(argv[optind], &po, emit, &out, &outlen)
-                     : cg_plan_ir(argv[optind], &po, emit, &out, &outlen);
+    int status = csv ? cg_plan_csv(path, &po, emit, &out, &outlen)
+                     : cg_plan_ir(path, &po, emit, &out, &outlen);
     if (status == 0 && !cg_write_file_atomic(outpath, out ? out : "", outlen))
         status = 1;
     free(out);

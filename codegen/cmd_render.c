@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void render_usage(FILE *out) {
     fputs("usage: planwrap render TEMPLATE --data DATA.json [options]\n"
@@ -52,11 +53,10 @@ int cg_cmd_render(int argc, char **argv) {
     };
     const char *data_path = NULL, *dir = NULL, *out_path = "-";
     mst_options opts = {0};
+    cg_opts o;
+    cg_opts_init(&o, "render", argc, argv, ":d:p:snD:o:h", longopts);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":d:p:snD:o:h", longopts, NULL)) !=
-           -1) {
+    while ((c = cg_opts_next(&o)) != -1) {
         switch (c) {
         case 'd':
             data_path = optarg;
@@ -78,13 +78,11 @@ int cg_cmd_render(int argc, char **argv) {
             errno = 0;
             unsigned long v = strtoul(optarg, &end, 10);
             if (errno || *end || end == optarg || v == 0 || v > UINT_MAX ||
-                optarg[0] == '-') {
-                fprintf(stderr,
-                        "planwrap: error: --max-depth wants a positive "
-                        "integer, not '%s'\n",
-                        optarg);
-                return 2;
-            }
+                optarg[0] == '-')
+                return cg_usage_error("render",
+                                      "invalid value '%s' for --max-depth: "
+                                      "expected a positive integer",
+                                      optarg);
             opts.max_depth = (unsigned)v;
             break;
         }
@@ -95,31 +93,25 @@ int cg_cmd_render(int argc, char **argv) {
         case 'h':
             render_usage(stdout);
             return 0;
-        case ':':
-            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
-                    argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                    argv[optind - 1]);
-            fputs("Run 'planwrap render --help' for usage.\n", stderr);
+        default: /* CG_OPT_FAIL: reported */
             return 2;
         }
     }
-    if (optind != argc - 1 || !data_path) {
-        fprintf(stderr, "planwrap: error: %s\n",
-                optind >= argc      ? "render needs a TEMPLATE"
-                : optind < argc - 1 ? "render takes one TEMPLATE"
-                                    : "render needs --data DATA.json");
-        fputs("Run 'planwrap render --help' for usage.\n", stderr);
+    const char *tpath = cg_opts_operand(&o, "TEMPLATE");
+    if (!tpath)
         return 2;
-    }
-    const char *tpath = argv[optind];
-    if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0) {
-        fputs("planwrap: error: TEMPLATE and DATA cannot both be stdin\n",
-              stderr);
-        return 2;
-    }
+    if (!data_path)
+        return cg_usage_error("render", "render needs --data DATA.json");
+    if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0)
+        return cg_usage_error("render", "TEMPLATE and --data cannot both be "
+                                        "'-' (standard input)");
+    struct stat st;
+    if (dir && stat(dir, &st) != 0)
+        return cg_usage_error("render", "cannot use --partials %s: %s", dir,
+                              strerror(errno));
+    if (dir && !S_ISDIR(st.st_mode))
+        return cg_usage_error("render", "cannot use --partials %s: %s", dir,
+                              strerror(ENOTDIR));
 
     /* The template. */
     size_t tlen = 0;
@@ -138,17 +130,21 @@ int cg_cmd_render(int argc, char **argv) {
         text = owned;
     }
 
-    /* The data. */
+    /* The data, read like every input file (so that a read error says
+     * "cannot read PATH: REASON" and stdin is "<stdin>"). */
+    char *dtext = NULL;
+    size_t dlen = 0;
+    if (!ir_read_file(data_path, &dtext, &dlen, stderr)) {
+        free(owned);
+        return 1;
+    }
     json_error_t jerr;
-    json_t *data = strcmp(data_path, "-") == 0
-                       ? json_loadf(stdin, JSON_DECODE_ANY, &jerr)
-                       : json_load_file(data_path, JSON_DECODE_ANY, &jerr);
+    json_t *data = json_loadb(dtext, dlen, JSON_DECODE_ANY, &jerr);
+    free(dtext);
     if (!data) {
-        if (jerr.line > 0)
-            fprintf(stderr, "%s:%d:%d: error: %s\n", data_path, jerr.line,
-                    jerr.column > 0 ? jerr.column : 1, jerr.text);
-        else
-            fprintf(stderr, "planwrap: error: %s: %s\n", data_path, jerr.text);
+        fprintf(stderr, "%s:%d:%d: error: %s\n", cg_display_name(data_path),
+                jerr.line > 0 ? jerr.line : 1,
+                jerr.column > 0 ? jerr.column : 1, jerr.text);
         free(owned);
         return 1;
     }
@@ -156,7 +152,7 @@ int cg_cmd_render(int argc, char **argv) {
     mst_error err;
     char msg[1024];
     int status = 1;
-    mst_template *t = mst_compile(tpath, text, tlen, &err);
+    mst_template *t = mst_compile(cg_display_name(tpath), text, tlen, &err);
     free(owned);
     if (!t) {
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));

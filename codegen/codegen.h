@@ -24,6 +24,59 @@ int cg_cmd_plan(int argc, char **argv);
 int cg_cmd_render(int argc, char **argv);
 int cg_cmd_gen(int argc, char **argv);
 
+/* ------------------------------------------------------------------ */
+/* Command-line parsing shared by the commands (codegen/cli_opts.c).  A
+ * usage error is one line "planwrap: error: ..." then "Run 'planwrap CMD
+ * --help' for usage." on stderr, and exit status 2.  Options are named as
+ * the user spelled them ("-o", "--output", "--out").
+ *
+ *   cg_opts o;
+ *   cg_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
+ *   while ((c = cg_opts_next(&o)) != -1) switch (c) { ...
+ *       case CG_OPT_FAIL: return 2; }
+ *   const char *file = cg_opts_operand(&o, "FILE");
+ *
+ * optstring must start with ":" (or "+:" to stop at the first operand).
+ * longopts (at most CG_OPTS_MAX entries, flag NULL) needs <getopt.h>. */
+#define CG_OPTS_MAX 32
+#define CG_OPT_FAIL (-2)
+struct option;
+typedef struct cg_opts {
+    const char *cmd; /* "fmt": named in the messages */
+    int argc;
+    char **argv;
+    const char *optstring;
+    const struct option *longopts;
+    int nlong;
+    /* Of the option cg_opts_next returned last: */
+    int longindex;          /* its longopts entry (also for "-o"), or -1 */
+    char spelled[64];       /* as written: "-o", "--out" (without "=VALUE") */
+    bool seen[CG_OPTS_MAX]; /* options with a value given so far */
+} cg_opts;
+
+/* Starts a scan of argv[1..argc-1] (argv[0] is the command name). */
+void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
+                  const char *optstring, const struct option *longopts);
+/* The next option's val (optarg set as by getopt_long), -1 after the last
+ * option, or CG_OPT_FAIL after printing a usage error: a missing value,
+ * an unknown or ambiguous option, a value for an option that takes none,
+ * an option with a value given twice. */
+int cg_opts_next(cg_opts *o);
+/* After the options, exactly one operand must be left (`what` names it in
+ * the messages: "FILE").  Returns it, or NULL after printing "CMD needs a
+ * WHAT" or "unexpected argument 'X' (CMD takes one WHAT)" (with "+":
+ * "unexpected argument '-X' after WHAT (options go before WHAT)"). */
+const char *cg_opts_operand(const cg_opts *o, const char *what);
+/* Prints "planwrap: error: MESSAGE" and the Run line; returns 2. */
+int cg_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints only the Run line (after a message printed elsewhere); returns
+ * 2. */
+int cg_usage_hint(const char *cmd);
+/* How a FILE argument is shown in messages: "<stdin>" for "-", else the
+ * path itself. */
+const char *cg_display_name(const char *path);
+
 /* Writes `len` bytes to `path` through a temporary file in the same
  * directory and rename(2), so that `path` holds either the old content
  * or the new, never a partial file.  "-" writes to stdout.  On failure

@@ -799,6 +799,7 @@ ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
         memcpy(copy, text, len);
         free(text);
     }
+    /* "-" is shown as "<stdin>", in diagnostics and read errors alike. */
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     ir_diag_set_source(d, shown, copy, len);
     ir_program *p = ir_parse(a, shown, copy, len, d);

@@ -221,6 +221,8 @@ void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
         return; /* a note of a suppressed report */
     }
     static const char *const names[] = {"error", "warning", "note"};
+    /* "<input>" only for API callers that give no file name; the CLI
+     * always names the file ("<stdin>" for standard input). */
     const char *file = d->filename ? d->filename : "<input>";
     if (line == 0)
         fprintf(d->out, "%s: %s: ", file, names[sev]);
@@ -244,7 +246,8 @@ void ir_diag_report(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
 bool ir_read_file(const char *path, char **text, size_t *len, FILE *err) {
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    const char *shown = is_stdin ? "standard input" : path;
+    /* Standard input is "<stdin>" in every message, as in diagnostics. */
+    const char *shown = is_stdin ? "<stdin>" : path;
     if (!f) {
         fprintf(err, "planwrap: error: cannot read %s: %s\n", shown,
                 strerror(errno));

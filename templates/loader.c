@@ -2,12 +2,20 @@
  * templates/loader.c - mst_dir_loader: DIR/NAME.mustache first, then the
  * built-in templates.  "builtin:NAME" always names the built-in, so that a
  * user file overriding NAME can still extend the original.
+ *
+ * Only a file that does not exist (ENOENT; ENOTDIR when a directory on
+ * the way is missing or a file) falls back to the built-in.  A file that
+ * exists but cannot be read (a directory, no permission, a read error)
+ * makes the load fail with errno set: an override is never skipped
+ * silently.
  */
 #include "templates/mustache.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MST_BUILTIN_PREFIX "builtin:"
 
@@ -25,8 +33,17 @@ char *mst_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
+    /* fopen opens a directory for reading on Linux: say why up front. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
+    int err = buf ? 0 : ENOMEM;
+    errno = 0;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
@@ -36,15 +53,18 @@ char *mst_read_file(const char *path, size_t *len) {
         if (!nb) {
             free(buf);
             buf = NULL;
+            err = ENOMEM;
             break;
         }
         buf = nb;
         cap *= 2;
     }
-    bool bad = ferror(f) != 0;
+    if (buf && ferror(f))
+        err = errno ? errno : EIO;
     fclose(f);
-    if (!buf || bad) {
+    if (!buf || err) {
         free(buf);
+        errno = err;
         return NULL;
     }
     buf[n] = '\0';
@@ -52,22 +72,46 @@ char *mst_read_file(const char *path, size_t *len) {
     return buf;
 }
 
+/* The built-in NAME; NULL with errno 0 when there is none. */
 static char *load_builtin(const char *name, size_t *len) {
     size_t n = 0;
     const char *s = mst_builtin(name, &n);
-    return s ? dup_text(s, n, len) : NULL;
+    if (!s) {
+        errno = 0;
+        return NULL;
+    }
+    char *text = dup_text(s, n, len);
+    if (!text)
+        errno = ENOMEM;
+    return text;
 }
 
-static char *load_dir(const char *dir, const char *name, size_t *len) {
-    if (!dir)
-        return NULL;
+/* DIR/NAME.mustache (malloc'ed; NULL on out of memory). */
+static char *dir_path(const char *dir, const char *name) {
     size_t need = strlen(dir) + strlen(name) + sizeof "/.mustache";
     char *path = malloc(need);
-    if (!path)
+    if (path)
+        snprintf(path, need, "%s/%s.mustache", dir, name);
+    return path;
+}
+
+/* DIR/NAME.mustache.  NULL with errno 0 when there is no such file (or no
+ * DIR); NULL with errno set when it exists but cannot be read. */
+static char *load_dir(const char *dir, const char *name, size_t *len) {
+    errno = 0;
+    if (!dir)
         return NULL;
-    snprintf(path, need, "%s/%s.mustache", dir, name);
+    char *path = dir_path(dir, name);
+    if (!path) {
+        errno = ENOMEM;
+        return NULL;
+    }
     char *text = mst_read_file(path, len);
+    int err = text ? 0 : errno;
     free(path);
+    if (err == ENOENT || err == ENOTDIR)
+        err = 0;
+    errno = err;
     return text;
 }
 
@@ -76,11 +120,28 @@ static char *load_with_builtins(void *ctx, const char *name, size_t *len) {
     if (strncmp(name, MST_BUILTIN_PREFIX, pl) == 0)
         return load_builtin(name + pl, len);
     char *text = load_dir(ctx, name, len);
-    return text ? text : load_builtin(name, len);
+    if (text || errno != 0)
+        return text;
+    return load_builtin(name, len);
 }
 
 static char *load_dir_only(void *ctx, const char *name, size_t *len) {
     return load_dir(ctx, name, len);
+}
+
+bool mst_dir_unreadable(const char *dir, const char *name, char *why,
+                        size_t size) {
+    size_t len = 0;
+    char *text = load_dir(dir, name, &len);
+    int err = errno;
+    free(text);
+    if (text || err == 0)
+        return false;
+    char *path = dir_path(dir, name);
+    snprintf(why, size, "cannot read %s: %s", path ? path : name,
+             strerror(err));
+    free(path);
+    return true;
 }
 
 mst_loader mst_dir_loader(const char *dir, bool with_builtins) {

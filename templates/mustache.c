@@ -23,6 +23,7 @@
 
 #include "ir/hash.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1486,8 +1487,20 @@ static mst_template *get_partial(rctx *r, const mst_template *t,
         e->t = NULL;
         size_t len = 0;
         char *text = NULL;
+        errno = 0;
         if (r->loader && r->loader->load && strlen(key) == nn)
             text = r->loader->load(r->loader->ctx, key, &len);
+        int lerr = text ? 0 : errno;
+        if (lerr != 0) {
+            /* It exists but cannot be read: never "missing". */
+            *failed = true;
+            rfail(r, t, n, "cannot read partial '%s': %s", key, strerror(lerr));
+            free(e->name);
+            free(e);
+            if (key != small)
+                free(key);
+            return NULL;
+        }
         if (text) {
             mst_error cerr;
             e->t = mst_compile(key, text, len, &cerr);

@@ -27,7 +27,10 @@ typedef struct mst_error {
 const char *mst_error_format(const mst_error *e, char *buf, size_t size);
 
 /* Resolves a partial or parent name to its source text.  Returns a
- * malloc'ed buffer (caller frees) with *len set, or NULL when unknown. */
+ * malloc'ed buffer (caller frees) with *len set.  NULL with errno 0 when
+ * NAME is unknown (rendered as nothing, or an error when strict); NULL
+ * with errno set when NAME exists but cannot be read (rendering stops
+ * with "cannot read partial 'NAME': REASON" at the tag, strict or not). */
 typedef char *(*mst_load_fn)(void *ctx, const char *name, size_t *len);
 
 typedef struct mst_loader {
@@ -64,8 +67,17 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
 const char *mst_builtin(const char *name, size_t *len);
 
 /* A loader that looks up NAME as DIR/NAME.mustache first (when dir is
- * non-NULL) and then among the built-ins.  `dir` must outlive it. */
+ * non-NULL) and then among the built-ins.  `dir` must outlive it.  Only a
+ * DIR/NAME.mustache that does not exist (ENOENT, ENOTDIR) falls back to
+ * the built-in: one that exists but cannot be read (a directory, no
+ * permission, a read error) fails the load with errno set. */
 mst_loader mst_dir_loader(const char *dir, bool with_builtins);
+
+/* True when DIR/NAME.mustache exists but cannot be read; then writes
+ * "cannot read DIR/NAME.mustache: REASON" into why.  For checking the
+ * overrides of a set of templates before using any. */
+bool mst_dir_unreadable(const char *dir, const char *name, char *why,
+                        size_t size);
 
 /* The name of built-in template number i (in sorted order), or NULL when
  * i is past the end: lists the built-ins. */

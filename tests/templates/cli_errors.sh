@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/templates/cli_errors.sh PLANWRAP - `planwrap render` on bad input
 # and bad usage: exit status, the exact diagnostic, and no output file.
+# Also how standard input is named when it cannot be read.
 set -u
 pw=$1
 tmp=$(mktemp -d)
@@ -37,10 +38,10 @@ check help 0 "" "$pw" render --help
 grep -q "usage: planwrap render" "$tmp/stdout" || { echo "FAIL help text"; fails=$((fails + 1)); }
 check no-args 2 "planwrap: error: render needs a TEMPLATE" "$pw" render
 check no-data 2 "planwrap: error: render needs --data DATA.json" "$pw" render "$tmp/t.mustache"
-check two-templates 2 "planwrap: error: render takes one TEMPLATE" "$pw" render a b --data "$tmp/d.json"
+check two-templates 2 "planwrap: error: unexpected argument 'b' (render takes one TEMPLATE)" "$pw" render a b --data "$tmp/d.json"
 check bad-option 2 "planwrap: error: unknown option '--frobnicate'" "$pw" render --frobnicate
 check missing-value 2 "planwrap: error: option '--data' needs a value" "$pw" render "$tmp/t.mustache" --data
-check bad-depth 2 "planwrap: error: --max-depth wants a positive integer, not 'x'" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth x
+check bad-depth 2 "planwrap: error: invalid value 'x' for --max-depth: expected a positive integer" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth x
 check bad-json 1 "$tmp/bad.json:2:8: error: unexpected token near '}'" \
     "$pw" render "$tmp/t.mustache" --data "$tmp/bad.json" -o "$tmp/out1"
 check unclosed 1 "$tmp/unclosed.mustache:2:3: error: unclosed section {{#x}}" \
@@ -49,7 +50,24 @@ check strict 1 "$tmp/t.mustache:1:7: error: unknown name 'nope'" \
     "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --strict -o "$tmp/out3"
 check no-template 1 "planwrap: error: cannot read $tmp/none.mustache: No such file or directory" \
     "$pw" render "$tmp/none.mustache" --data "$tmp/d.json" -o "$tmp/out4"
-for f in out1 out2 out3 out4; do
+# an unreadable partial (a directory named like one) is an error, not a
+# missing partial rendered as nothing; a missing one still is nothing
+mkdir -p "$tmp/q/part.mustache"
+check unreadable-partial 1 "$tmp/usep.mustache:1:2: error: cannot read partial 'part': Is a directory" \
+    "$pw" render "$tmp/usep.mustache" --data "$tmp/d.json" --partials "$tmp/q" -o "$tmp/out5"
+mkdir -p "$tmp/empty"
+check missing-partial 0 "" "$pw" render "$tmp/usep.mustache" --data "$tmp/d.json" --partials "$tmp/empty"
+printf 'ab\n' | cmp -s - "$tmp/stdout" || { echo "FAIL missing partial output"; fails=$((fails + 1)); }
+# standard input is "<stdin>" in read errors too (a directory as stdin)
+check stdin-template-unreadable 1 "planwrap: error: cannot read <stdin>: Is a directory" \
+    sh -c "'$pw' render - --data '$tmp/d.json' -o '$tmp/out6' <'$tmp'"
+check stdin-data-unreadable 1 "planwrap: error: cannot read <stdin>: Is a directory" \
+    sh -c "'$pw' render '$tmp/t.mustache' --data - -o '$tmp/out7' <'$tmp'"
+check stdin-ir-unreadable 1 "planwrap: error: cannot read <stdin>: Is a directory" \
+    sh -c "'$pw' check - <'$tmp'"
+check no-data-file 1 "planwrap: error: cannot read $tmp/none.json: No such file or directory" \
+    "$pw" render "$tmp/t.mustache" --data "$tmp/none.json" -o "$tmp/out8"
+for f in out1 out2 out3 out4 out5 out6 out7 out8; do
     if [ -e "$tmp/$f" ]; then echo "FAIL: $f written on error"; fails=$((fails + 1)); fi
 done
 

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,61 @@ static void test_override_builtin(void **state) {
     assert_int_equal(system(path), 0);
 }
 
+/* An override that exists but cannot be read (here a directory named
+ * B.mustache) is an error naming the reason, never a silent fall back to
+ * the built-in B; one that does not exist falls back. */
+static void test_unreadable_override(void **state) {
+    (void)state;
+    const char *b = mst_builtin_name(0);
+    if (!b)
+        return; /* no built-ins to override */
+    char dir[] = "/tmp/pw-mst-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512], cmd[700];
+    snprintf(path, sizeof path, "%s/%s.mustache", dir, b);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+    assert_int_equal(system(cmd), 0);
+
+    mst_loader ld = mst_dir_loader(dir, true);
+    char text[300];
+    snprintf(text, sizeof text, "{{>%s}}", b);
+    mst_error err;
+    mst_template *t = mst_compile("t", text, strlen(text), &err);
+    assert_non_null(t);
+    char *out = NULL;
+    size_t len = 0;
+    mst_options lax = {0};
+    assert_int_equal(mst_render(t, NULL, &ld, &lax, &out, &len, &err), -1);
+    assert_null(out);
+    char want[1024];
+    snprintf(want, sizeof want, "cannot read partial '%s': %s", b,
+             strerror(EISDIR));
+    assert_string_equal(err.text, want);
+    assert_string_equal(err.source, "t");
+    assert_int_equal(err.line, 1);
+    assert_int_equal(err.col, 1);
+    mst_template_free(t);
+
+    char why[1024];
+    assert_true(mst_dir_unreadable(dir, b, why, sizeof why));
+    snprintf(want, sizeof want, "cannot read %s: %s", path, strerror(EISDIR));
+    assert_string_equal(why, want);
+    /* missing: no file, or a missing directory on the way */
+    assert_false(mst_dir_unreadable(dir, "no-such", why, sizeof why));
+    assert_false(mst_dir_unreadable(dir, "no/such", why, sizeof why));
+    assert_false(mst_dir_unreadable(NULL, b, why, sizeof why));
+    /* builtin:B still loads the built-in */
+    snprintf(text, sizeof text, "{{>builtin:%s}}", b);
+    t = mst_compile("t", text, strlen(text), &err);
+    assert_non_null(t);
+    assert_int_equal(mst_render(t, NULL, &ld, &lax, &out, &len, &err), 0);
+    free(out);
+    mst_template_free(t);
+
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The generated table is sorted, and every entry is found by name. */
 static void test_builtin_table(void **state) {
     (void)state;
@@ -432,6 +488,7 @@ int main(void) {
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_override_builtin),
+        cmocka_unit_test(test_unreadable_override),
         cmocka_unit_test(test_builtin_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

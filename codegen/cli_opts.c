@@ -1,0 +1,202 @@
+/*
+ * codegen/cli_opts.c - command-line parsing shared by the five commands,
+ * so that every usage error reads the same (docs/codegen.md, "Command
+ * line"):
+ *
+ *   planwrap: error: option '--output' needs a value
+ *   Run 'planwrap fmt --help' for usage.
+ *
+ * and exits with status 2.  Options are named as the user spelled them
+ * ("-o", "--output" or an abbreviation such as "--out").
+ */
+#include "codegen/codegen.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int cg_usage_hint(const char *cmd) {
+    fprintf(stderr, "Run 'planwrap %s --help' for usage.\n", cmd);
+    return 2;
+}
+
+int cg_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("planwrap: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return cg_usage_hint(cmd);
+}
+
+const char *cg_display_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
+                  const char *optstring, const struct option *longopts) {
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->argc = argc;
+    o->argv = argv;
+    o->optstring = optstring;
+    o->longopts = longopts;
+    o->longindex = -1;
+    while (longopts[o->nlong].name && o->nlong < CG_OPTS_MAX)
+        o->nlong++;
+    /* 0, not 1: glibc then forgets the state of an earlier scan (a
+     * half-read cluster of short options, the permutation mode). */
+    optind = 0;
+    opterr = 0;
+}
+
+/* "--name..." (not "--" alone): a long option as getopt_long sees it. */
+static bool cg_is_long(const char *s) {
+    return s[0] == '-' && s[1] == '-' && s[2] != '\0';
+}
+
+/* Copies the option name of a long option word ("--out=x" -> "--out"). */
+static void cg_spell_long(cg_opts *o, const char *word) {
+    size_t n = strcspn(word, "=");
+    if (n >= sizeof o->spelled)
+        n = sizeof o->spelled - 1;
+    memcpy(o->spelled, word, n);
+    o->spelled[n] = '\0';
+}
+
+static void cg_spell_short(cg_opts *o, int c) {
+    o->spelled[0] = '-';
+    o->spelled[1] = (char)c;
+    o->spelled[2] = '\0';
+}
+
+/* The entry of longopts whose val is c, or -1. */
+static int cg_long_of(const cg_opts *o, int c) {
+    for (int i = 0; i < o->nlong; i++)
+        if (o->longopts[i].flag == NULL && o->longopts[i].val == c)
+            return i;
+    return -1;
+}
+
+/* How many long options o->spelled ("--pre") names: 1 for an exact
+ * match, else the number of options it is a prefix of. */
+static int cg_prefix_matches(const cg_opts *o) {
+    const char *name = o->spelled + 2;
+    size_t n = strlen(name);
+    int matches = 0;
+    for (int i = 0; i < o->nlong; i++) {
+        if (strcmp(o->longopts[i].name, name) == 0)
+            return 1;
+        matches += strncmp(o->longopts[i].name, name, n) == 0;
+    }
+    return matches;
+}
+
+static void cg_ambiguous(const cg_opts *o) {
+    const char *name = o->spelled + 2;
+    size_t n = strlen(name);
+    fprintf(stderr, "planwrap: error: option '%s' is ambiguous (", o->spelled);
+    const char *sep = "";
+    for (int i = 0; i < o->nlong; i++)
+        if (strncmp(o->longopts[i].name, name, n) == 0) {
+            fprintf(stderr, "%s--%s", sep, o->longopts[i].name);
+            sep = ", ";
+        }
+    fputs(")\n", stderr);
+}
+
+/* getopt_long returned '?' for a long option word: unknown, ambiguous,
+ * or given a value it does not take (optopt is then its val). */
+static void cg_bad_long(const cg_opts *o, const char *word) {
+    if (optopt != 0)
+        fprintf(stderr, "planwrap: error: option '%s' doesn't allow a value\n",
+                o->spelled);
+    else if (cg_prefix_matches(o) == 0)
+        fprintf(stderr, "planwrap: error: unknown option '%s'\n", word);
+    else
+        cg_ambiguous(o);
+}
+int cg_opts_next(cg_opts *o) {
+    /* Whether the option word was long is told by where optind moved: a
+     * long option always moves it past its word, which starts with "--";
+     * a short option inside a cluster ("-sx") leaves it, and a word of
+     * short options starts with a single '-'. */
+    int before = optind < 1 ? 1 : optind;
+    int li = -1;
+    int c = getopt_long(o->argc, o->argv, o->optstring, o->longopts, &li);
+    o->longindex = -1;
+    o->spelled[0] = '\0';
+    if (c == -1)
+        return -1;
+    const char *word =
+        optind > before && optind - 1 < o->argc ? o->argv[optind - 1] : "";
+    bool is_long = optind > before && cg_is_long(word);
+    if (c == ':' || c == '?') {
+        if (is_long)
+            cg_spell_long(o, word);
+        else
+            cg_spell_short(o, optopt);
+        if (c == ':')
+            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
+                    o->spelled);
+        else if (is_long)
+            cg_bad_long(o, word);
+        else
+            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
+                    o->spelled);
+        cg_usage_hint(o->cmd);
+        return CG_OPT_FAIL;
+    }
+    if (li >= 0) {
+        /* "--opt VALUE": the word is the one before the value. */
+        const char *w = o->argv[optind - 1];
+        if (optarg && optarg == o->argv[optind - 1] && optind >= 2)
+            w = o->argv[optind - 2];
+        cg_spell_long(o, w);
+        o->longindex = li;
+        /* glibc takes a prefix of several options that share has_arg and
+         * val (the planning options) as the first of them: refuse it. */
+        if (cg_prefix_matches(o) > 1) {
+            cg_ambiguous(o);
+            cg_usage_hint(o->cmd);
+            return CG_OPT_FAIL;
+        }
+    } else {
+        cg_spell_short(o, c);
+        o->longindex = cg_long_of(o, c);
+    }
+    int i = o->longindex;
+    if (i >= 0 && i < o->nlong && o->longopts[i].has_arg != no_argument) {
+        if (o->seen[i]) {
+            fprintf(stderr, "planwrap: error: option '%s' given twice\n",
+                    o->spelled);
+            cg_usage_hint(o->cmd);
+            return CG_OPT_FAIL;
+        }
+        o->seen[i] = true;
+    }
+    return c;
+}
+
+const char *cg_opts_operand(const cg_opts *o, const char *what) {
+    if (optind >= o->argc) {
+        cg_usage_error(o->cmd, "%s needs a %s", o->cmd, what);
+        return NULL;
+    }
+    if (optind + 1 < o->argc) {
+        const char *extra = o->argv[optind + 1];
+        /* With "+", options after the operand are operands too. */
+        if (o->optstring[0] == '+' && extra[0] == '-' && extra[1] != '\0')
+            cg_usage_error(o->cmd,
+                           "unexpected argument '%s' after %s (options go "
+                           "before %s)",
+                           extra, what, what);
+        else
+            cg_usage_error(o->cmd, "unexpected argument '%s' (%s takes one %s)",
+                           extra, o->cmd, what);
+        return NULL;
+    }
+    return o->argv[optind];
+}
