@@ -44,7 +44,7 @@ void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
     o->optstring = optstring;
     o->longopts = longopts;
     o->longindex = -1;
-    while (longopts[o->nlong].name && o->nlong < CG_OPTS_MAX)
+    while (longopts[o->nlong].name)
         o->nlong++;
     /* 0, not 1: glibc then forgets the state of an earlier scan (a
      * half-read cluster of short options, the permutation mode). */
@@ -118,6 +118,7 @@ static void cg_bad_long(const cg_opts *o, const char *word) {
     else
         cg_ambiguous(o);
 }
+
 int cg_opts_next(cg_opts *o) {
     /* Whether the option word was long is told by where optind moved: a
      * long option always moves it past its word, which starts with "--";
@@ -166,16 +167,6 @@ int cg_opts_next(cg_opts *o) {
     } else {
         cg_spell_short(o, c);
         o->longindex = cg_long_of(o, c);
-    }
-    int i = o->longindex;
-    if (i >= 0 && i < o->nlong && o->longopts[i].has_arg != no_argument) {
-        if (o->seen[i]) {
-            fprintf(stderr, "planwrap: error: option '%s' given twice\n",
-                    o->spelled);
-            cg_usage_hint(o->cmd);
-            return CG_OPT_FAIL;
-        }
-        o->seen[i] = true;
     }
     return c;
 }

@@ -37,8 +37,9 @@ int cg_cmd_gen(int argc, char **argv);
  *   const char *file = cg_opts_operand(&o, "FILE");
  *
  * optstring must start with ":" (or "+:" to stop at the first operand).
- * longopts (at most CG_OPTS_MAX entries, flag NULL) needs <getopt.h>. */
-#define CG_OPTS_MAX 32
+ * longopts (entries with flag NULL) needs <getopt.h>.  An option given
+ * twice takes its last value, so that a later flag overrides an earlier
+ * one (PLANWRAP_FLAGS="--align 64" ... --align 128). */
 #define CG_OPT_FAIL (-2)
 struct option;
 typedef struct cg_opts {
@@ -49,9 +50,8 @@ typedef struct cg_opts {
     const struct option *longopts;
     int nlong;
     /* Of the option cg_opts_next returned last: */
-    int longindex;          /* its longopts entry (also for "-o"), or -1 */
-    char spelled[64];       /* as written: "-o", "--out" (without "=VALUE") */
-    bool seen[CG_OPTS_MAX]; /* options with a value given so far */
+    int longindex;    /* its longopts entry (also for "-o"), or -1 */
+    char spelled[64]; /* as written: "-o", "--out" (without "=VALUE") */
 } cg_opts;
 
 /* Starts a scan of argv[1..argc-1] (argv[0] is the command name). */
@@ -59,8 +59,7 @@ void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
                   const char *optstring, const struct option *longopts);
 /* The next option's val (optarg set as by getopt_long), -1 after the last
  * option, or CG_OPT_FAIL after printing a usage error: a missing value,
- * an unknown or ambiguous option, a value for an option that takes none,
- * an option with a value given twice. */
+ * an unknown or ambiguous option, a value for an option that takes none. */
 int cg_opts_next(cg_opts *o);
 /* After the options, exactly one operand must be left (`what` names it in
  * the messages: "FILE").  Returns it, or NULL after printing "CMD needs a
