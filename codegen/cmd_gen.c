@@ -101,26 +101,6 @@ static void cg_clock_lap(cg_clock *c, const char *phase) {
     c->wall = wall;
 }
 
-/* Every template of `target` that DIR overrides must be readable: an
- * override that exists but cannot be read (a directory, no permission, a
- * read error) stops gen before anything is written, instead of falling
- * back to the built-in.  (Partials are checked where they are included.)
- * False after printing the error. */
-static bool cg_check_overrides(const char *tdir, const char *target) {
-    size_t tl = strlen(target);
-    const char *name;
-    for (size_t i = 0; (name = mst_builtin_name(i)) != NULL; i++) {
-        if (strncmp(name, target, tl) != 0 || name[tl] != '/')
-            continue;
-        char why[1024];
-        if (mst_dir_unreadable(tdir, name, why, sizeof why)) {
-            fprintf(stderr, "planwrap: error: %s\n", why);
-            return false;
-        }
-    }
-    return true;
-}
-
 int cg_cmd_gen(int argc, char **argv) {
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
@@ -181,8 +161,6 @@ int cg_cmd_gen(int argc, char **argv) {
     if (tdir && !S_ISDIR(tst.st_mode))
         return cg_usage_error("gen", "cannot use --templates %s: %s", tdir,
                               strerror(ENOTDIR));
-    if (tdir && !cg_check_overrides(tdir, target))
-        return 1;
 
     int status = 1;
     ir_arena *a = ir_arena_new();

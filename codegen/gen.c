@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "templates/mustache.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +131,16 @@ bool cg_render_target(json_t *view, const char *target, const char *tdir,
         size_t tlen = 0;
         char *text = loader.load(loader.ctx, files[i].template_name, &tlen);
         if (!text) {
-            fprintf(stderr, "planwrap: error: template '%s' not found\n",
-                    files[i].template_name);
+            /* errno set: the override DIR/NAME.mustache exists but cannot
+             * be read, which is an error, not a reason to fall back. */
+            char why[1024];
+            if (errno != 0 && tdir &&
+                mst_dir_unreadable(tdir, files[i].template_name, why,
+                                   sizeof why))
+                fprintf(stderr, "planwrap: error: %s\n", why);
+            else
+                fprintf(stderr, "planwrap: error: template '%s' not found\n",
+                        files[i].template_name);
             ok = false;
             break;
         }
