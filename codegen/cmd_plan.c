@@ -108,11 +108,10 @@ static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
 static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                        char **out, size_t *outlen) {
     if (emit == CG_EMIT_LINES || emit == CG_EMIT_VIEW) {
-        fprintf(stderr,
-                "planwrap: error: --emit %s needs an IR program, not "
-                "a CSV instance\n",
-                emit == CG_EMIT_LINES ? "lines" : "view");
-        return 2;
+        return cg_usage_error("plan",
+                              "--emit %s needs an IR program, not a CSV "
+                              "instance",
+                              emit == CG_EMIT_LINES ? "lines" : "view");
     }
     char *text = NULL;
     size_t len = 0;
