@@ -216,7 +216,13 @@ static uint64_t bf_top_fit(const bf_ctx *c, uint64_t size, uint64_t a,
     return best;
 }
 
-/* One greedy pass in `order`; returns the pool top or UINT64_MAX on oom.
+/* What bf_pass returns for a layout that passes PLAN_MAX_POOL_SIZE. */
+#define BF_OVER (UINT64_MAX - 1)
+
+/* One greedy pass in `order`; returns the pool top, UINT64_MAX on oom, or
+ * BF_OVER when a buffer would end past PLAN_MAX_POOL_SIZE (alignment
+ * padding in this order can exceed the naive plan's; the pass stops there,
+ * so every placed end stays below 2^63 and no offset + size wraps).
  * With `cap` non-zero the pass is two-sided: a buffer whose lowest gap is
  * not at offset 0 goes as high as it fits under `cap` (the lower bound),
  * so that chains alternate between the bottom and the top of the pool. */
@@ -293,6 +299,10 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off,
             if (t != UINT64_MAX)
                 cand = t;
         }
+        /* the ends placed so far are <= PLAN_MAX_POOL_SIZE < 2^63, so cand
+         * (an aligned end, alignments <= 2^63) is <= 2^63 */
+        if (cand > PLAN_MAX_POOL_SIZE || bb->size > PLAN_MAX_POOL_SIZE - cand)
+            return BF_OVER;
         off[b] = cand;
         if (cand + bb->size > top)
             top = cand + bb->size;
@@ -538,6 +548,8 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         uint64_t top = bf_pass(&c, order, off, cap);
         if (top == UINT64_MAX)
             goto out;
+        if (top == BF_OVER)
+            continue; /* the naive plan is smaller */
         if (top < best) {
             best = top;
             for (uint32_t p = 0; p < c.m; p++)
@@ -546,7 +558,8 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     }
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller
-     * when every buffer overlaps every other) */
+     * when every buffer overlaps every other; when every pass is BF_OVER,
+     * best is UINT64_MAX and naive wins) */
     uint64_t nsize = 0;
     if (plan_naive(pb, off, &nsize) == 0 && nsize < *size) {
         memcpy(offsets, off, (size_t)n * sizeof *offsets);

@@ -68,12 +68,18 @@ bool plan_algo_parse(const char *s, plan_algo *out);
 /* Max over time of the sum of live sizes (each rounded up to the pool's
  * alignment; a buffer's own larger alignment is not counted, as it does
  * not always cost padding), rounded up to the pool's alignment.  No valid
- * plan is smaller.  O(n log n). */
+ * plan is smaller.  O(n log n).  Defined for every problem, even one that
+ * fails plan_problem_ok: the sums are exact (no wrap-around) and the
+ * result saturates at the largest multiple of the pool alignment that
+ * fits in 64 bits (still a lower bound); a buffer with start > end is
+ * live nowhere.  Returns 0 on out-of-memory. */
 uint64_t plan_lower_bound(const plan_problem *pb);
 
 /* Each algorithm fills offsets[0..n) and *size (the pool size, a multiple
- * of pb->align); returns 0, or -1 on out-of-memory.  O(...) per algorithm
- * as documented in its source file. */
+ * of pb->align, at most PLAN_MAX_POOL_SIZE); returns 0, or -1 on
+ * out-of-memory or when the problem fails plan_problem_ok (too large for
+ * 64-bit arithmetic, or malformed).  O(...) per algorithm as documented
+ * in its source file. */
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
@@ -99,7 +105,10 @@ typedef struct plan_search_stats {
 } plan_search_stats;
 
 /* Anytime search (planner/search.c): always returns a valid plan, the
- * best found; starts from plan_bestfit. */
+ * best found; starts from plan_bestfit.  Returns 0, or -1 on out-of-memory
+ * or when pb fails plan_problem_ok (*st is zeroed).  Any capacity up to
+ * UINT64_MAX is accepted: a capacity at or above the best-fit size is met
+ * at once. */
 int plan_search(const plan_problem *pb, const plan_search_opts *o,
                 uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 
@@ -116,7 +125,10 @@ size_t plan_search_describe(char *buf, size_t len, uint64_t size,
 
 /* Independent verifier: offsets aligned, no two conflicting buffers
  * sharing a byte, all inside `size`.  Returns true when the plan is valid;
- * otherwise writes a one-line reason into err (if non-NULL). */
+ * otherwise writes a one-line reason into err (if non-NULL).  Accepts any
+ * problem and any `size` up to UINT64_MAX (no PLAN_MAX_POOL_SIZE check)
+ * and never wraps: a buffer whose offset + size passes `size`, or 2^64,
+ * is rejected. */
 bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                          uint64_t size, char *err, size_t errlen);
 
@@ -161,7 +173,8 @@ void plan_options_init(plan_options *o);
  * the search tries to fit it; other algorithms ignore it (the caller
  * checks the size).  With PLAN_SEARCH, *st (may be NULL) gets the
  * search's statistics; otherwise it is zeroed.  Returns 0, or -1 on
- * out-of-memory. */
+ * out-of-memory or when pb fails plan_problem_ok (every algorithm checks
+ * it at entry). */
 int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
              uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 
@@ -231,7 +244,8 @@ bool plan_verify(const plan *pl, char *err, size_t errlen);
  * buffers, first fit over the pools, only the last one growing.  Fills
  * offsets[i] (inside its sub-pool), subpool[i] (UINT32_MAX for zero-size
  * buffers), subpool_size[0..*nsubpools) (Inductor's unrounded pool
- * sizes; arrays of n entries).  Returns 0 or -1 (out of memory). */
+ * sizes, saturating at UINT64_MAX; arrays of n entries).  Returns 0 or -1
+ * (out of memory, or pb fails plan_problem_ok). */
 int plan_tree_pools(const plan_problem *pb, const bool *is_output,
                     plan_memory_pool mode, uint64_t *offsets, uint32_t *subpool,
                     uint64_t *subpool_size, uint32_t *nsubpools);
@@ -246,5 +260,15 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
  * UINT32_MAX when it fits, else the index of the first buffer that
  * does not.  O(n).  (Added by the planner reviewer.) */
 uint32_t plan_first_oversize(const plan_problem *pb);
+
+/* The precondition of every layer-1 algorithm: the pool alignment and
+ * every buffer's alignment are 0, 1 or a power of two, every buffer has
+ * start <= end, and plan_first_oversize(pb) == UINT32_MAX.  plan_naive,
+ * plan_reuse, plan_tree, plan_tree_pools, plan_bestfit and plan_search
+ * (so plan_run too) check it at entry and return -1 when it fails,
+ * without computing anything (offsets and size are left untouched): then
+ * every offset, size and sum they compute stays below 2^64 and their
+ * pools within PLAN_MAX_POOL_SIZE.  O(n). */
+bool plan_problem_ok(const plan_problem *pb);
 
 #endif /* PLANWRAP_PLANNER_H */

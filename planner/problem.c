@@ -168,33 +168,63 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t) {
 
 /* ---- lower bound ---- */
 
+/* Live bytes are summed in 128 bits (two words): n sizes below 2^64 sum
+ * below 2^96, so nothing wraps even when the problem is far beyond
+ * PLAN_MAX_POOL_SIZE. */
+typedef struct plan_u128 {
+    uint64_t lo, hi;
+} plan_u128;
+
+static void plan_u128_add(plan_u128 *x, uint64_t v) {
+    x->lo += v;
+    if (x->lo < v)
+        x->hi++;
+}
+
+/* x -= y; the caller guarantees x >= y. */
+static void plan_u128_sub(plan_u128 *x, const plan_u128 *y) {
+    uint64_t borrow = x->lo < y->lo;
+    x->lo -= y->lo;
+    x->hi -= y->hi + borrow;
+}
+
+static bool plan_u128_gt(const plan_u128 *x, const plan_u128 *y) {
+    return x->hi != y->hi ? x->hi > y->hi : x->lo > y->lo;
+}
+
 /*
  * Max over time of the live bytes: a difference array over the compressed
  * time axis.  Each size is rounded up to the pool alignment (a buffer's
  * own larger alignment does not add a padding that a neighbour must
- * respect, so it is not counted).  O(n log n).
+ * respect, so it is not counted).  Exact in 128 bits; the result
+ * saturates at the largest multiple of the pool alignment below 2^64.
+ * O(n log n).
  */
 int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
                           uint32_t m, uint64_t *lb) {
-    uint64_t *delta = calloc((size_t)m + 1, sizeof *delta);
-    uint64_t *minus = calloc((size_t)m + 1, sizeof *minus);
+    plan_u128 *delta = calloc((size_t)m + 1, sizeof *delta);
+    plan_u128 *minus = calloc((size_t)m + 1, sizeof *minus);
     int rc = -1;
     if (delta && minus) {
-        uint64_t a = pb->align ? pb->align : 1, best = 0, cur = 0;
+        uint64_t a = pb->align ? pb->align : 1;
+        plan_u128 best = {0, 0}, cur = {0, 0};
         for (uint32_t i = 0; i < pb->n; i++) {
             const plan_buf *b = &pb->bufs[i];
-            if (b->size == 0)
-                continue;
+            if (b->size == 0 || b->start > b->end)
+                continue; /* takes no space, or live nowhere */
             uint64_t s = plan_align_up(b->size, a);
-            delta[plan_time_index(axis, m, b->start)] += s;
-            minus[plan_time_index(axis, m, b->end) + 1] += s;
+            plan_u128_add(&delta[plan_time_index(axis, m, b->start)], s);
+            plan_u128_add(&minus[plan_time_index(axis, m, b->end) + 1], s);
         }
         for (uint32_t i = 0; i < m; i++) {
-            cur = cur + delta[i] - minus[i];
-            if (cur > best)
+            plan_u128_add(&cur, delta[i].lo);
+            cur.hi += delta[i].hi;
+            plan_u128_sub(&cur, &minus[i]);
+            if (plan_u128_gt(&cur, &best))
                 best = cur;
         }
-        *lb = plan_align_up(best, a);
+        /* plan_align_up saturates at the same multiple of a */
+        *lb = plan_align_up(best.hi ? UINT64_MAX : best.lo, a);
         rc = 0;
     }
     free(delta);
@@ -235,6 +265,8 @@ static int plan_naive_core(const plan_problem *pb, uint64_t *offsets,
 }
 
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
+    if (!plan_problem_ok(pb))
+        return -1;
     return plan_naive_core(pb, offsets, size);
 }
 
@@ -251,6 +283,30 @@ uint32_t plan_first_oversize(const plan_problem *pb) {
         top = off + b->size;
     }
     return UINT32_MAX;
+}
+
+/* 0, 1 or a power of two (0 and 1 both mean "no alignment"). */
+static bool plan_align_ok(uint64_t a) {
+    return (a & (a - 1)) == 0;
+}
+
+/*
+ * With the naive plan within PLAN_MAX_POOL_SIZE (< 2^63), every size and
+ * every sum of sizes is below 2^63, and an aligned offset below 2^63 is at
+ * most 2^63 (a power of two <= 2^63 divides 2^63): offset + size never
+ * wraps.  The algorithms rely on this; where their layout can still pass
+ * the limit (alignment padding in another order than naive's), they check
+ * and fall back to the naive plan.
+ */
+bool plan_problem_ok(const plan_problem *pb) {
+    if (!plan_align_ok(pb->align))
+        return false;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (!plan_align_ok(b->align) || b->start > b->end)
+            return false;
+    }
+    return plan_first_oversize(pb) == UINT32_MAX;
 }
 
 /* ---- colour classes ---- */
@@ -272,6 +328,8 @@ static int plan_cmp_class(const void *ctx, uint32_t a, uint32_t b) {
 
 int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
                      uint64_t *size) {
+    if (!plan_problem_ok(pb))
+        return -1;
     bool single = true, seen = false;
     int32_t first = -1;
     for (uint32_t i = 0; i < pb->n && single; i++) {
@@ -302,7 +360,8 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
         goto out;
     uint64_t base = 0;
     uint64_t pa = pb->align ? pb->align : 1;
-    for (uint32_t i = 0; i < n;) {
+    bool over = false; /* the stacked classes pass PLAN_MAX_POOL_SIZE */
+    for (uint32_t i = 0; i < n && !over;) {
         uint32_t j = i + 1;
         int32_t c = pb->bufs[idx[i]].color;
         if (c != -2)
@@ -319,20 +378,27 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
         uint64_t ssize = 0;
         if (fn(&sp, soff, &ssize) != 0)
             goto out;
+        /* base <= PLAN_MAX_POOL_SIZE < 2^63 and amax <= 2^63: no wrap */
         base = plan_align_up(base, amax);
+        if (base > PLAN_MAX_POOL_SIZE || ssize > PLAN_MAX_POOL_SIZE - base) {
+            over = true; /* the naive plan below is smaller */
+            break;
+        }
         for (uint32_t k = i; k < j; k++)
             offsets[idx[k]] = sub[k - i].size ? base + soff[k - i] : 0;
         base += ssize;
         i = j;
     }
-    *size = plan_align_up(base, pa);
+    uint64_t stacked = over ? UINT64_MAX : plan_align_up(base, pa);
     /* Stacking classes pads between them: never do worse than naive,
-     * which satisfies every colour constraint. */
+     * which satisfies every colour constraint (and fits the limit). */
     uint64_t nsize = 0;
     plan_naive_core(pb, soff, &nsize);
-    if (nsize < *size) {
+    if (nsize < stacked) {
         memcpy(offsets, soff, (size_t)n * sizeof *offsets);
         *size = nsize;
+    } else {
+        *size = stacked;
     }
     rc = 0;
 out:

@@ -1100,17 +1100,26 @@ static int search_classes(const plan_problem *pb, const ckey *keys, uint32_t nk,
                 goto done;
             *hit = *hit || co.budget_hit;
         }
-        base = align_up(base, amax);
+        /* every class layout is within its best-fit size, so h <=
+         * PLAN_MAX_POOL_SIZE; base <= PLAN_MAX_POOL_SIZE and amax <= 2^63
+         * keep the sums below 2^64.  Stacked classes that pass the limit
+         * lose to the best-fit plan (which is within it). */
         for (uint32_t q = 0; q < m; q++) {
-            out[ids[q]] = base + loc[q];
             uint64_t t = loc[q] + align_up(bufs[q].size, A);
             if (t > h)
                 h = t;
         }
+        base = align_up(base, amax);
+        if (base > PLAN_MAX_POOL_SIZE || h > PLAN_MAX_POOL_SIZE - base) {
+            base = UINT64_MAX;
+            break;
+        }
+        for (uint32_t q = 0; q < m; q++)
+            out[ids[q]] = base + loc[q];
         base += h;
         i = j;
     }
-    base = align_up(base, A);
+    base = align_up(base, A); /* UINT64_MAX stays above *size */
     if (base < *size) {
         for (uint32_t i = 0; i < pb->n; i++)
             offsets[i] = pb->bufs[i].size ? out[i] : 0;
@@ -1132,12 +1141,21 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
+    /* Too large for 64-bit arithmetic, or malformed: refuse (plan_bestfit
+     * would too).  From here on every size sum, offset and pool is within
+     * PLAN_MAX_POOL_SIZE. */
+    if (!plan_problem_ok(pb))
+        return -1;
     int rc = plan_bestfit(pb, offsets, size);
     if (rc != 0)
         return rc;
     st->start_size = *size;
     st->lower_bound = plan_lower_bound(pb);
     uint64_t A = pb->align ? pb->align : 1;
+    /* Any capacity up to UINT64_MAX: one at or above the best-fit size
+     * (<= PLAN_MAX_POOL_SIZE) is met at once (finish_stats: fits), so the
+     * search below only runs with capa < *size <= PLAN_MAX_POOL_SIZE and
+     * its cap + granularity sums cannot wrap. */
     uint64_t cap = o ? o->capacity : 0;
     uint64_t capa = cap - cap % A;
     uint64_t budget = o ? o->budget : 0; /* 0 = default, per class */
@@ -1163,7 +1181,8 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
         uint64_t es = align_up(b->size, A);
         if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
             (A & (A - 1)))
-            overflow = true; /* out of contract: keep the bestfit plan */
+            overflow = true; /* sizes past 2^62 (the search's own headroom
+                                below PLAN_MAX_POOL_SIZE): keep best-fit */
         else
             sum += es;
         keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;

@@ -18,6 +18,12 @@
  * Faithful to the conformance cases MP-1..MP-10, MP-13, CB-1, CB-2 of the
  * design notes (tests/planner/test_tree.c).  Worst case O(n^2) with the
  * range merging; it is a compatibility mode, not the fast path.
+ *
+ * Every split is aligned to the largest alignment of the problem, so with
+ * huge buffer alignments (2^60 and up) the tree can need far more than
+ * the naive plan: its sizes and offsets saturate at UINT64_MAX instead of
+ * wrapping, and plan_tree falls back to the naive plan when the tree's
+ * pool would pass PLAN_MAX_POOL_SIZE.
  */
 #include "planner/plan_internal.h"
 
@@ -51,6 +57,18 @@ typedef struct tr_ctx {
     bool oom;
     uint64_t *offsets;
 } tr_ctx;
+
+/* a + b, saturating at UINT64_MAX. */
+static uint64_t tr_add(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* v rounded up to a multiple of a, saturating at UINT64_MAX (where
+ * plan_align_up would round down). */
+static uint64_t tr_align(uint64_t v, uint64_t a) {
+    uint64_t r = plan_align_up(v, a);
+    return r < v ? UINT64_MAX : r;
+}
 
 static uint32_t tr_new(tr_ctx *c, tr_kind kind) {
     if (c->nnodes == c->capnodes) {
@@ -180,8 +198,8 @@ static void tr_update(tr_ctx *c, uint32_t id) {
             }
         } else {
             const tr_node *l = &c->nodes[n->left], *rt = &c->nodes[n->right];
-            n->hint = plan_align_up(l->hint, c->align) + rt->hint;
-            n->sym = plan_align_up(l->sym, c->align) + rt->sym;
+            n->hint = tr_add(tr_align(l->hint, c->align), rt->hint);
+            n->sym = tr_add(tr_align(l->sym, c->align), rt->sym);
         }
         break;
     }
@@ -328,9 +346,9 @@ static void tr_finalize(tr_ctx *c, uint32_t id, uint64_t off) {
     case TR_SS: {
         uint32_t l = n->left, r = n->right;
         tr_update(c, l);
-        uint64_t step = plan_align_up(c->nodes[l].sym, c->align);
+        uint64_t step = tr_align(c->nodes[l].sym, c->align);
         tr_finalize(c, l, off);
-        tr_finalize(c, r, off + step);
+        tr_finalize(c, r, tr_add(off, step));
         break;
     }
     }
@@ -355,6 +373,8 @@ static int tr_cmp(const void *ctx, uint32_t a, uint32_t b) {
 int plan_tree_pools(const plan_problem *pb, const bool *is_output,
                     plan_memory_pool mode, uint64_t *offsets, uint32_t *subpool,
                     uint64_t *subpool_size, uint32_t *nsubpools) {
+    if (!plan_problem_ok(pb))
+        return -1;
     uint32_t n = pb->n;
     tr_ctx c;
     memset(&c, 0, sizeof c);
@@ -484,13 +504,20 @@ static int plan_tree_core(const plan_problem *pb, uint64_t *offsets,
         if (pb->bufs[i].align > a)
             a = pb->bufs[i].align;
     for (uint32_t p = 0; p < ns; p++) {
-        base[p] = plan_align_up(top, a);
-        top = base[p] + ssz[p];
+        base[p] = tr_align(top, a);
+        top = tr_add(base[p], ssz[p]);
+    }
+    uint64_t pa = pb->align ? pb->align : 1;
+    if (top > PLAN_MAX_POOL_SIZE ||
+        plan_align_up(top, pa) > PLAN_MAX_POOL_SIZE) {
+        /* huge alignments blew the tree up: the naive plan fits */
+        rc = plan_naive(pb, offsets, size);
+        goto out;
     }
     for (uint32_t i = 0; i < n; i++)
         if (sub[i] != UINT32_MAX)
             offsets[i] += base[sub[i]];
-    *size = plan_align_up(top, pb->align ? pb->align : 1);
+    *size = plan_align_up(top, pa);
     rc = 0;
 out:
     free(sub);

@@ -149,7 +149,16 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                    vf_name(pb, i, n1, sizeof n1), offsets[i], a);
             return false;
         }
-        if (offsets[i] > size || b->size > size - offsets[i]) {
+        /* no wrap: offset + size is formed only when it is <= size */
+        if (b->size > UINT64_MAX - offsets[i]) {
+            vf_err(err, errlen,
+                   "buffer %s: bytes [%" PRIu64 ", %" PRIu64 " + %" PRIu64
+                   ") end past 2^64, outside the pool of %" PRIu64 " bytes",
+                   vf_name(pb, i, n1, sizeof n1), offsets[i], offsets[i],
+                   b->size, size);
+            return false;
+        }
+        if (offsets[i] + b->size > size) {
             vf_err(err, errlen,
                    "buffer %s: bytes [%" PRIu64 ", %" PRIu64
                    ") outside the pool of %" PRIu64 " bytes",
