@@ -11,10 +11,12 @@
  */
 #include "codegen/codegen.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cg_usage_hint(const char *cmd) {
     fprintf(stderr, "Run 'planwrap %s --help' for usage.\n", cmd);
@@ -33,6 +35,14 @@ int cg_usage_error(const char *cmd, const char *fmt, ...) {
 
 const char *cg_display_name(const char *path) {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+bool cg_usage_dir(const char *cmd, const char *opt, const char *dir) {
+    struct stat st;
+    int err = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (err)
+        cg_usage_error(cmd, "cannot use %s %s: %s", opt, dir, strerror(err));
+    return err == 0;
 }
 
 void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,

@@ -154,13 +154,8 @@ int cg_cmd_gen(int argc, char **argv) {
                               target);
     if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
         return cg_usage_error("gen", "gen needs an output directory (-o DIR)");
-    struct stat tst;
-    if (tdir && stat(tdir, &tst) != 0)
-        return cg_usage_error("gen", "cannot use --templates %s: %s", tdir,
-                              strerror(errno));
-    if (tdir && !S_ISDIR(tst.st_mode))
-        return cg_usage_error("gen", "cannot use --templates %s: %s", tdir,
-                              strerror(ENOTDIR));
+    if (tdir && !cg_usage_dir("gen", "--templates", tdir))
+        return 2;
 
     int status = 1;
     ir_arena *a = ir_arena_new();

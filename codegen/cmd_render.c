@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void render_usage(FILE *out) {
     fputs("usage: planwrap render TEMPLATE --data DATA.json [options]\n"
@@ -105,13 +104,8 @@ int cg_cmd_render(int argc, char **argv) {
     if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0)
         return cg_usage_error("render", "TEMPLATE and --data cannot both be "
                                         "'-' (standard input)");
-    struct stat st;
-    if (dir && stat(dir, &st) != 0)
-        return cg_usage_error("render", "cannot use --partials %s: %s", dir,
-                              strerror(errno));
-    if (dir && !S_ISDIR(st.st_mode))
-        return cg_usage_error("render", "cannot use --partials %s: %s", dir,
-                              strerror(ENOTDIR));
+    if (dir && !cg_usage_dir("render", "--partials", dir))
+        return 2;
 
     /* The template. */
     size_t tlen = 0;

@@ -75,6 +75,10 @@ int cg_usage_hint(const char *cmd);
 /* How a FILE argument is shown in messages: "<stdin>" for "-", else the
  * path itself. */
 const char *cg_display_name(const char *path);
+/* True when `dir` (the value of option `opt`) is a directory; otherwise
+ * prints "cannot use OPT DIR: REASON" and the Run line, and returns
+ * false (the caller exits with status 2). */
+bool cg_usage_dir(const char *cmd, const char *opt, const char *dir);
 
 /* Writes `len` bytes to `path` through a temporary file in the same
  * directory and rename(2), so that `path` holds either the old content
