@@ -340,6 +340,14 @@ static json_t *cg_emit_json(const plan *pl) {
         json_object_set_new(o, "size", json_integer((json_int_t)st->size));
         json_object_set_new(o, "start", json_integer((json_int_t)st->start));
         json_object_set_new(o, "end", json_integer((json_int_t)st->end));
+        /* start and end count statements; these are the IR lines of
+         * those statements, as the generated code's comments show them */
+        json_object_set_new(
+            o, "start_line",
+            json_integer((json_int_t)p->stmts[st->start].loc.line));
+        json_object_set_new(
+            o, "end_line",
+            json_integer((json_int_t)p->stmts[st->end].loc.line));
         json_object_set_new(o, "output", json_boolean(st->is_output));
         json_object_set_new(
             o, "reuse_of",
@@ -367,7 +375,8 @@ static void cg_emit_lines(FILE *f, const plan *pl) {
         alloc_storage[pl->storages[s].start] = (int32_t)s;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
-        fprintf(f, "%" PRIu32 ": %s", i, cg_kw[st->kind]);
+        /* "line N:" as in the comments of the generated code */
+        fprintf(f, "line %" PRIu32 ": %s", st->loc.line, cg_kw[st->kind]);
         switch (st->kind) {
         case IR_CALL:
             fprintf(f, " %s(", st->name.name);
