@@ -74,8 +74,8 @@ const char *mst_builtin(const char *name, size_t *len);
 mst_loader mst_dir_loader(const char *dir, bool with_builtins);
 
 /* True when DIR/NAME.mustache exists but cannot be read; then writes
- * "cannot read DIR/NAME.mustache: REASON" into why.  For checking the
- * overrides of a set of templates before using any. */
+ * "cannot read DIR/NAME.mustache: REASON" into why.  Tells, after a load
+ * failed, why (planwrap gen names the file this way). */
 bool mst_dir_unreadable(const char *dir, const char *name, char *why,
                         size_t size);
 
