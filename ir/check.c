@@ -12,6 +12,16 @@
  * After an error the checker keeps going: a name whose definition is wrong
  * is still defined (as a "poisoned" value) so that later uses of it do not
  * cascade into further errors.
+ *
+ * After a syntax error (ir_load checks the program of the recovering
+ * parser) the same holds for the lines the parser could not read: a broken
+ * statement counts by its kind and name only (a name it defines is
+ * poisoned, its other fields are never read), and the errors a dropped
+ * statement could have caused are not reported: "undefined" names and
+ * spaces after a statement whose name was lost, kernel signatures that are
+ * broken, storages placed by a broken `device`, "missing model" when some
+ * line could be it, and every warning (docs/ir.md, "After a syntax
+ * error").
  */
 #include "ir/intern.h"
 #include "ir/ir.h"
@@ -41,6 +51,14 @@ typedef struct ir_checker {
     bool *cycle_head;  /* per statement: first alias of a cycle */
     ir_device device;  /* current default device */
     int32_t model_stmt;
+
+    /* After syntax errors (all false/NULL without). */
+    bool after_syntax;    /* the program has a syntax error */
+    bool lost_values;     /* some earlier line may define a name unknown here */
+    bool lost_spaces;     /* the same for memory spaces */
+    bool device_unknown;  /* the default device comes from a broken line */
+    bool *dev_unknown;    /* per value: its device is that unknown default */
+    uint32_t unread_next; /* next entry of p->unread */
 } ir_checker;
 
 static void *ir_xcalloc(size_t n, size_t size) {
@@ -186,7 +204,8 @@ static bool ir_streq(const char *a, const char *b) {
 static int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
     ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
     if (!e || e->id < 0) {
-        ir_cerr(C, id->loc, "%s undefined name '%s'", what, id->name);
+        if (!C->lost_values)
+            ir_cerr(C, id->loc, "%s undefined name '%s'", what, id->name);
         return -1;
     }
     ir_value *v = &C->p->values[e->id];
@@ -227,10 +246,23 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     ir_value_kind kind = st->kind == IR_INPUT   ? IR_VAL_INPUT
                          : st->kind == IR_CONST ? IR_VAL_CONST
                                                 : IR_VAL_ALLOC;
+    if (!st->name.name) {
+        C->lost_values = true; /* a broken line: its name is unknown */
+        return;
+    }
     ir_value *v = ir_define(C, st, kind);
     if (!v)
         return;
     int32_t id = st->value;
+    C->live[id] = 1;
+    if (st->broken) {
+        /* Defined, and nothing else known: no size, no placement. */
+        C->poisoned[id] = true;
+        v->device = C->device;
+        return;
+    }
+    if (C->device_unknown && !st->has_device)
+        C->dev_unknown[id] = true;
     v->dtype = st->type.dtype;
     v->ndim = st->type.ndim;
     v->dims = st->type.dims;
@@ -242,8 +274,9 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     v->align = st->align;
     if (st->space.name) {
         if (!ir_lookup(C, IR_NS_SPACE, st->space.name)) {
-            ir_cerr(C, st->space.loc, "undeclared memory space '%s'",
-                    st->space.name);
+            if (!C->lost_spaces)
+                ir_cerr(C, st->space.loc, "undeclared memory space '%s'",
+                        st->space.name);
             C->poisoned[id] = true;
         }
         v->space = st->space.name;
@@ -252,7 +285,6 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
      * stride; a zero-size stride= is reported like dims. */
     if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
         C->poisoned[id] = true;
-    C->live[id] = 1;
 }
 
 static int32_t ir_alias_next(ir_checker *C, int32_t s);
@@ -277,6 +309,10 @@ static void ir_report_cycle(ir_checker *C, int32_t first) {
 
 static void ir_check_alias(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
+    if (!st->name.name) {
+        C->lost_values = true; /* a broken line: its name is unknown */
+        return;
+    }
     if (C->cycle_head[st->index])
         ir_report_cycle(C, (int32_t)st->index);
     ir_value *v = ir_define(C, st, IR_VAL_ALIAS);
@@ -284,13 +320,20 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         return;
     int32_t id = st->value;
     int32_t old = -1;
+    if (st->broken) {
+        /* Its OLD name and type may be partial: not read. */
+        C->poisoned[id] = true;
+        v->dtype = IR_U8;
+        return;
+    }
     if (C->in_cycle[st->index]) {
         C->poisoned[id] = true;
     } else {
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->old.name);
         if (!e || e->id < 0 || e->id == id) {
-            ir_cerr(C, st->old.loc, "alias of undefined name '%s'",
-                    st->old.name);
+            if (!C->lost_values)
+                ir_cerr(C, st->old.loc, "alias of undefined name '%s'",
+                        st->old.name);
         } else if (p->values[e->id].freed_at >= 0) {
             ir_cerr(C, st->old.loc, "alias of '%s' after it was freed",
                     st->old.name);
@@ -335,9 +378,16 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         v->elements = o->elements;
         v->bytes = o->bytes;
     }
+    if (p->stmts[r->def].broken) {
+        /* The storage's line is broken: its placement and size are
+         * unknown, nothing to compare with. */
+        C->poisoned[id] = true;
+        return;
+    }
     char a[64], b[64];
-    if (st->has_device && (st->device.kind != r->device.kind ||
-                           st->device.index != r->device.index)) {
+    if (st->has_device && !(C->dev_unknown && C->dev_unknown[o->root]) &&
+        (st->device.kind != r->device.kind ||
+         st->device.index != r->device.index)) {
         ir_cerr(C, st->device_loc,
                 "alias '%s' is on device %s but its storage '%s' is on %s",
                 v->name, ir_device_str(st->device, a, sizeof a), r->name,
@@ -398,6 +448,8 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
 
 static void ir_check_call(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
+    if (st->broken)
+        return; /* its arguments may be partial: not read */
     if (st->has_stream)
         p->has_streams = true;
     ir_name_ent *ke = ir_lookup(C, IR_NS_KERNEL, st->name.name);
@@ -411,6 +463,8 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
         ke->id = (int32_t)p->nkernels++;
     }
     const ir_stmt *sig = ke->first >= 0 ? &p->stmts[ke->first] : NULL;
+    if (sig && sig->broken)
+        sig = NULL; /* its modes are unknown: nothing to check against */
     bool arity_ok = true;
     if (sig && sig->nmodes != st->nargs) {
         ir_cerr(
@@ -455,12 +509,17 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
 static void ir_check_free(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
     st->name_values = ir_arena_array(p->arena, st->nnames, sizeof(int32_t));
+    for (uint32_t i = 0; i < st->nnames; i++)
+        st->name_values[i] = -1;
+    if (st->broken)
+        return; /* which names it frees is unknown */
     for (uint32_t i = 0; i < st->nnames; i++) {
         const ir_ident *id = &st->names[i];
         st->name_values[i] = -1;
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
         if (!e || e->id < 0) {
-            ir_cerr(C, id->loc, "free of undefined name '%s'", id->name);
+            if (!C->lost_values)
+                ir_cerr(C, id->loc, "free of undefined name '%s'", id->name);
             continue;
         }
         ir_value *v = &p->values[e->id];
@@ -489,11 +548,14 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
         return;
     }
     p->output_stmt = (int32_t)st->index;
+    if (st->broken)
+        return; /* which names it lists is unknown */
     for (uint32_t i = 0; i < st->nnames; i++) {
         const ir_ident *id = &st->names[i];
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
         if (!e || e->id < 0) {
-            ir_cerr(C, id->loc, "output of undefined name '%s'", id->name);
+            if (!C->lost_values)
+                ir_cerr(C, id->loc, "output of undefined name '%s'", id->name);
             continue;
         }
         ir_value *v = &p->values[e->id];
@@ -529,12 +591,15 @@ static void ir_collect_signatures(ir_checker *C) {
     ir_program *p = C->p;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
-        if (st->kind == IR_KERNEL && !ir_lookup(C, IR_NS_KERNEL, st->name.name))
+        if (st->kind == IR_KERNEL && st->name.name &&
+            !ir_lookup(C, IR_NS_KERNEL, st->name.name))
             ir_insert(C, IR_NS_KERNEL, st->name.name, -1, (int32_t)i);
     }
 }
 
 static void ir_check_signature(ir_checker *C, ir_stmt *st) {
+    if (!st->name.name)
+        return; /* a broken line without its name */
     ir_name_ent *e = ir_lookup(C, IR_NS_KERNEL, st->name.name);
     if (e->first != (int32_t)st->index) {
         ir_cerr(C, st->name.loc, "redefinition of kernel signature '%s'",
@@ -552,7 +617,7 @@ static void ir_check_signature(ir_checker *C, ir_stmt *st) {
 static int32_t ir_alias_next(ir_checker *C, int32_t s) {
     const ir_program *p = C->p;
     ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, p->stmts[s].old.name);
-    if (!e || p->stmts[e->first].kind != IR_ALIAS)
+    if (!e || p->stmts[e->first].kind != IR_ALIAS || p->stmts[e->first].broken)
         return -1;
     return e->first;
 }
@@ -568,15 +633,16 @@ static void ir_collect_names(ir_checker *C) {
     uint32_t *colour = ir_xcalloc(p->nstmts, sizeof *colour);
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
-        if (st->kind != IR_INPUT && st->kind != IR_CONST &&
-            st->kind != IR_ALLOC && st->kind != IR_ALIAS)
+        if ((st->kind != IR_INPUT && st->kind != IR_CONST &&
+             st->kind != IR_ALLOC && st->kind != IR_ALIAS) ||
+            !st->name.name)
             continue;
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->name.name);
         if (!e)
             e = ir_insert(C, IR_NS_VALUE, st->name.name, -1, (int32_t)i);
         if (st->kind == IR_ALIAS) {
             any = true;
-            if (e->first != (int32_t)i)
+            if (e->first != (int32_t)i || st->broken)
                 colour[i] = UINT32_MAX;
         }
     }
@@ -586,7 +652,8 @@ static void ir_collect_names(ir_checker *C) {
     }
     uint32_t walk = 0;
     for (uint32_t i = 0; i < p->nstmts; i++) {
-        if (p->stmts[i].kind != IR_ALIAS || colour[i])
+        /* a broken alias has no known OLD: in no cycle */
+        if (p->stmts[i].kind != IR_ALIAS || p->stmts[i].broken || colour[i])
             continue;
         walk++;
         int32_t cur = (int32_t)i;
@@ -610,6 +677,12 @@ static void ir_collect_names(ir_checker *C) {
 
 static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
+    /* An unread line before this statement may have been anything. */
+    while (C->unread_next < p->nunread &&
+           p->unread[C->unread_next] <= st->index) {
+        C->lost_values = C->lost_spaces = C->device_unknown = true;
+        C->unread_next++;
+    }
     switch (st->kind) {
     case IR_MODEL:
         if (C->model_stmt >= 0) {
@@ -622,9 +695,18 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
         }
         break;
     case IR_DEVICE:
+        if (st->broken) {
+            C->device_unknown = true;
+            break;
+        }
         C->device = st->device;
+        C->device_unknown = false;
         break;
     case IR_SPACE: {
+        if (!st->name.name) {
+            C->lost_spaces = true; /* a broken line: its name is unknown */
+            break;
+        }
         ir_name_ent *e = ir_lookup(C, IR_NS_SPACE, st->name.name);
         if (e) {
             ir_cerr(C, st->name.loc, "redefinition of memory space '%s'",
@@ -635,7 +717,7 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
         }
         ir_space *s = &p->spaces[p->nspaces];
         s->name = st->name.name;
-        s->has_capacity = st->has_capacity;
+        s->has_capacity = st->has_capacity && !st->broken;
         s->capacity = st->capacity;
         s->stmt = st->index;
         ir_insert(C, IR_NS_SPACE, s->name, (int32_t)p->nspaces, -1);
@@ -707,12 +789,15 @@ bool ir_check(ir_program *p, ir_diag *d) {
     C.gen = ++p->check_gen;
     C.device.kind = IR_DEV_CPU;
     uint32_t nv = 0, ns = 0, nk = 0;
+    bool broken = false;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt_kind k = p->stmts[i].kind;
         nv += k == IR_INPUT || k == IR_CONST || k == IR_ALLOC || k == IR_ALIAS;
         ns += k == IR_SPACE;
         nk += k == IR_CALL;
+        broken |= p->stmts[i].broken;
     }
+    C.after_syntax = broken || p->syntax_errors > 0 || p->nunread > 0;
     p->nvalues = 0;
     p->values = ir_arena_array(p->arena, nv, sizeof *p->values);
     p->nspaces = 0;
@@ -728,10 +813,14 @@ bool ir_check(ir_program *p, ir_diag *d) {
     C.root_output = ir_xcalloc(nv, sizeof *C.root_output);
     C.in_cycle = ir_xcalloc(p->nstmts, sizeof *C.in_cycle);
     C.cycle_head = ir_xcalloc(p->nstmts, sizeof *C.cycle_head);
+    if (C.after_syntax)
+        C.dev_unknown = ir_xcalloc(nv, sizeof *C.dev_unknown);
 
-    if (p->nstmts == 0)
+    /* An unread line may be the model statement (a broken one is one):
+     * then it is not missing. */
+    if (p->nstmts == 0 && p->nunread == 0)
         ir_cerr(&C, (ir_loc){0, 0}, "missing 'model NAME' statement");
-    else if (p->stmts[0].kind != IR_MODEL) {
+    else if (p->nstmts > 0 && p->stmts[0].kind != IR_MODEL && p->nunread == 0) {
         bool any = false;
         for (uint32_t i = 0; i < p->nstmts && !any; i++)
             any = p->stmts[i].kind == IR_MODEL;
@@ -743,7 +832,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     ir_collect_names(&C);
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
-    if (C.errors == 0)
+    /* After a syntax error a dropped free or output may be the cause. */
+    if (C.errors == 0 && !C.after_syntax)
         ir_warn_leaks(&C);
 
     free(C.live);
@@ -753,7 +843,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     free(C.root_output);
     free(C.in_cycle);
     free(C.cycle_head);
-    return C.errors == 0;
+    free(C.dev_unknown);
+    return C.errors == 0 && !C.after_syntax;
 }
 
 int32_t ir_find_value(const ir_program *p, const char *name) {
@@ -802,10 +893,12 @@ ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
     /* "-" is shown as "<stdin>", in diagnostics and read errors alike. */
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     ir_diag_set_source(d, shown, copy, len);
-    ir_program *p = ir_parse(a, shown, copy, len, d);
+    /* After syntax errors the checker still runs, on the broken
+     * statements, so that the semantic errors are reported too. */
+    ir_program *p = ir_parse_recover(a, shown, copy, len, d);
     if (!p)
         return NULL;
-    if (!ir_check(p, d))
+    if (!ir_check(p, d) || p->syntax_errors > 0)
         return NULL;
     return p;
 }

@@ -46,6 +46,13 @@ static inline ir_name_rec *ir_name_rec_of(const char *name) {
     return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
 }
 
+/* ir_parse without its "NULL when there is a syntax error": returns the
+ * program with its broken statements and unread lines (ir_program
+ * .syntax_errors, ir/ir.h), for ir_load to check.  NULL only when the
+ * input is too large to parse at all (reported). */
+ir_program *ir_parse_recover(ir_arena *a, const char *filename,
+                             const char *text, size_t len, ir_diag *d);
+
 /* Prints "planwrap: fatal: out of memory" and aborts. */
 _Noreturn void ir_oom(void);
 

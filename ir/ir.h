@@ -227,6 +227,15 @@ typedef struct ir_stmt {
     bool has_capacity;
     bool has_offset;
     bool has_stream;
+
+    /* The line of this statement has a syntax error (only in the programs
+     * the recovering parser of ir_load builds, never in one ir_parse
+     * returns).  `kind`, `index` and `loc` are right; `name` is set when
+     * it was parsed before the error (NULL otherwise); every other field
+     * may be partial and is not used: ir_check takes such a statement into
+     * account by its kind and name only (docs/ir.md, "After a syntax
+     * error").  Lives in the struct's padding: ir_stmt stays 280 bytes. */
+    bool broken;
 } ir_stmt;
 
 typedef enum ir_value_kind {
@@ -317,6 +326,18 @@ typedef struct ir_program {
     /* comments and blank lines (ir_parse), printed back by ir_print */
     uint32_t ncomments;
     ir_comment *comments;
+
+    /* Syntax errors, for ir_check.  All zero in a program from ir_parse
+     * (it returns none with syntax errors) or built by hand; set by the
+     * recovering parser of ir_load, which keeps every line whose statement
+     * keyword was read as a `broken` statement.  A line where not even
+     * that could be read (an unknown keyword, punctuation, an invalid
+     * byte before the keyword) is "unread": it is no statement, and
+     * unread[i] is the index of the statement that follows the i-th such
+     * line (nstmts when none follows), in ascending order. */
+    uint32_t syntax_errors;
+    uint32_t nunread;
+    uint32_t *unread;
 } ir_program;
 
 /* ------------------------------------------------------------------ */
@@ -330,7 +351,9 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
 
 /* Checks every rule of docs/ir.md, reporting all errors (and warnings
  * such as storages never freed) to `d`, and fills the "after ir_check"
- * fields.  Returns true when there were no errors.  O(n).  May be run
+ * fields.  Returns true when there were no errors: never for a program
+ * with syntax errors (broken statements), whose semantic errors are
+ * reported without the cascades of the syntax errors.  O(n).  May be run
  * again after editing the statements; a program built by hand (not by
  * ir_parse) is fine too.  The names of a parsed program are interned:
  * after replacing a name pointer, set p->names_interned = false. */
@@ -343,7 +366,9 @@ bool ir_check(ir_program *p, ir_diag *d);
 void ir_print(FILE *out, const ir_program *p);
 
 /* Convenience: read + parse + check one file into `a`; NULL on error
- * (already reported). */
+ * (already reported).  The checker runs even after syntax errors, so
+ * that every error of the file is reported: first the syntax errors,
+ * then the semantic ones (docs/ir.md, "After a syntax error"). */
 ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d);
 
 /* Look up a value by name among the values visible at the end of the

@@ -8,6 +8,14 @@
  * line with an error gets exactly one diagnostic and parsing recovers at
  * the next line.  Each parse function names its rule of the grammar in
  * docs/ir.md.  Every token records its line and column (1-based, bytes).
+ *
+ * A line with an error is not lost for the checker (ir_parse_recover, used
+ * by ir_load): once its keyword was read it becomes a statement marked
+ * `broken`, with the fields parsed before the error (its name, above all);
+ * a line whose keyword could not be read is recorded as "unread" (its
+ * position among the statements).  A line with an invalid byte is parsed
+ * up to that byte, further errors muted.  ir_parse itself still returns
+ * NULL after any syntax error.
  */
 /* Interning tables answer "not there yet" for every new name: a Bloom
  * filter (2^22 bits) spares most of those the walk of a hash chain.  The
@@ -110,6 +118,8 @@ typedef struct ir_parser {
     ir_name_rec *names; /* interning table */
     ir_comment *comments;
     size_t ncomments, ccomments;
+    uint32_t *unread; /* ir_program.unread */
+    size_t nunread, cunread;
     bool seen_content; /* a statement or comment line so far */
     bool last_blank;   /* the previous line was blank */
     /* The names seen last, by hash: names are mostly used a few lines
@@ -709,9 +719,11 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
         }
         ir_loc kloc = ir_tok_loc(P, &key);
         if (seen[k].line) {
+            bool muted = P->failed; /* before an invalid byte: no note */
             ir_perr(P, key.col, "duplicate attribute '%s'", ir_attr_names[k]);
-            ir_diag_report(P->d, IR_SEV_NOTE, seen[k].line, seen[k].col,
-                           "first given here");
+            if (!muted)
+                ir_diag_report(P->d, IR_SEV_NOTE, seen[k].line, seen[k].col,
+                               "first given here");
             return false;
         }
         seen[k] = kloc;
@@ -1032,6 +1044,18 @@ static bool ir_parse_names(ir_parser *P, ir_stmt *st) {
     return ok;
 }
 
+/* Records that the current line holds a statement whose keyword could
+ * not be read: it comes before statement P->nstmts. */
+static void ir_add_unread(ir_parser *P) {
+    if (P->nunread && P->unread[P->nunread - 1] == P->nstmts)
+        return;
+    if (P->nunread == P->cunread) {
+        P->cunread = P->cunread ? P->cunread * 2 : 16;
+        P->unread = ir_xrealloc(P->unread, P->cunread * sizeof *P->unread);
+    }
+    P->unread[P->nunread++] = P->nstmts;
+}
+
 /* statement = model_stmt | device_stmt | space_stmt | kernel_stmt
  *           | buffer_stmt | alias_stmt | call_stmt | free_stmt
  *           | output_stmt ; */
@@ -1048,6 +1072,7 @@ static void ir_parse_statement(ir_parser *P) {
     const ir_token *t = &P->tok;
     if (t->kind != TK_IDENT) {
         ir_expected(P, "a statement");
+        ir_add_unread(P);
         return;
     }
     int k = -1;
@@ -1059,6 +1084,7 @@ static void ir_parse_statement(ir_parser *P) {
                 "unknown statement '%.*s' (expected model, device, space, "
                 "kernel, input, const, alloc, alias, call, free or output)",
                 t->len > 32 ? 32 : (int)t->len, t->s);
+        ir_add_unread(P);
         return;
     }
     if (P->nstmts >= P->maxstmts)
@@ -1102,19 +1128,22 @@ static void ir_parse_statement(ir_parser *P) {
     default:
         abort();
     }
-    if (ok && ir_parse_eol(P) && !P->failed)
-        P->nstmts++;
+    /* A line with an error stays a statement, marked broken, for the
+     * checker (ir_parse drops the whole program). */
+    st->broken = !(ok && ir_parse_eol(P) && !P->failed);
+    P->nstmts++;
 }
 
-/* Validates the bytes of a line: no NUL, valid UTF-8. */
-static bool ir_check_line_bytes(ir_parser *P) {
+/* Validates the bytes of a line: no NUL, valid UTF-8.  Returns the
+ * offset of the first bad byte (reported), or the length of the line. */
+static size_t ir_check_line_bytes(ir_parser *P) {
     const unsigned char *s = (const unsigned char *)P->line;
     size_t n = P->len;
     for (size_t i = 0; i < n;) {
         unsigned c = s[i];
         if (c == 0) {
             ir_perr(P, (uint32_t)(i + 1), "NUL byte in input");
-            return false;
+            return i;
         }
         if (c < 0x80) {
             i++;
@@ -1124,11 +1153,28 @@ static bool ir_check_line_bytes(ir_parser *P) {
         size_t len = ir_utf8_decode(s + i, n - i, &cp);
         if (len == 0) {
             ir_perr(P, (uint32_t)(i + 1), "invalid UTF-8 byte 0x%02X", c);
-            return false;
+            return i;
         }
         i += len;
     }
-    return true;
+    return n;
+}
+
+/* After the invalid byte at offset `bad` of the current line (reported):
+ * parses the valid bytes before it, errors muted, so that the checker
+ * learns the statement's kind and name (a broken statement) or that a
+ * statement could not be read at all.  A word the bad byte cuts is left
+ * out: it is no name.  A line that is a comment by then holds nothing. */
+static void ir_parse_valid_prefix(ir_parser *P, size_t bad) {
+    size_t cut = bad;
+    while (cut > 0 && ir_is_id_char((unsigned char)P->line[cut - 1]))
+        cut--;
+    P->len = cut;
+    ir_next(P);
+    if (P->tok.kind != TK_EOL)
+        ir_parse_statement(P);
+    else if (P->tok.s == P->line + P->len)
+        ir_add_unread(P); /* no '#' before the bad byte */
 }
 
 /* Records a comment (text, n bytes from '#') or, when text is NULL, a
@@ -1171,9 +1217,12 @@ static size_t ir_count_statements(const char *text, size_t len) {
 }
 
 /* program = { line } ;  line = [ statement ] [ comment ] EOL ;
- * comment = "#" { any character } ;  EOL = "\n" | "\r\n" | end of input ; */
-ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
-                     size_t len, ir_diag *d) {
+ * comment = "#" { any character } ;  EOL = "\n" | "\r\n" | end of input ;
+ * With `recover`, a program with syntax errors is returned too (its
+ * broken statements and unread lines recorded); without, NULL. */
+static ir_program *ir_parse_lines(ir_arena *a, const char *filename,
+                                  const char *text, size_t len, ir_diag *d,
+                                  bool recover) {
     ir_parser P;
     memset(&P, 0, sizeof P);
     P.a = a;
@@ -1199,13 +1248,16 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
         P.pos = 0;
         P.failed = false;
         P.has_ahead = false;
-        if (ir_check_line_bytes(&P)) {
+        size_t bad = ir_check_line_bytes(&P);
+        if (bad < P.len) {
+            ir_parse_valid_prefix(&P, bad);
+        } else {
             ir_next(&P);
             const char *line_end = P.line + P.len;
             if (P.tok.kind != TK_EOL) {
                 uint32_t before = P.nstmts;
                 ir_parse_statement(&P);
-                if (P.nstmts > before && P.tok.kind == TK_EOL &&
+                if (P.nstmts > before && !P.failed && P.tok.kind == TK_EOL &&
                     P.tok.s < line_end)
                     ir_add_comment(&P, before, true, P.tok.s,
                                    (size_t)(line_end - P.tok.s));
@@ -1229,8 +1281,9 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     free(P.sbuf);
     free(P.nums);
     ir_intern_free(&P.names);
-    if (P.errors) {
+    if (P.errors && !recover) {
         free(P.comments);
+        free(P.unread);
         return NULL;
     }
     ir_program *p = ir_arena_alloc(a, sizeof *p);
@@ -1245,8 +1298,24 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
     if (P.ncomments)
         memcpy(p->comments, P.comments, P.ncomments * sizeof *P.comments);
     free(P.comments);
+    p->syntax_errors = P.errors;
+    p->nunread = (uint32_t)P.nunread;
+    p->unread = ir_arena_array(a, P.nunread, sizeof *p->unread);
+    if (P.nunread)
+        memcpy(p->unread, P.unread, P.nunread * sizeof *P.unread);
+    free(P.unread);
     for (uint32_t k = 0; k < P.nstmts; k++)
-        if (P.stmts[k].kind == IR_MODEL && !p->model)
+        if (P.stmts[k].kind == IR_MODEL && !P.stmts[k].broken && !p->model)
             p->model = P.stmts[k].name.name;
     return p;
+}
+
+ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
+                     size_t len, ir_diag *d) {
+    return ir_parse_lines(a, filename, text, len, d, false);
+}
+
+ir_program *ir_parse_recover(ir_arena *a, const char *filename,
+                             const char *text, size_t len, ir_diag *d) {
+    return ir_parse_lines(a, filename, text, len, d, true);
 }

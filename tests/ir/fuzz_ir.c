@@ -1,9 +1,12 @@
 /*
  * tests/ir/fuzz_ir.c - libFuzzer target: parse + check + print arbitrary
  * bytes; when the input is valid, its canonical print must parse, check
- * and print to the same text (a fixed point).  Diagnostics go to a null
- * stream.  Any crash, sanitizer report, leak or abort is a bug.
+ * and print to the same text (a fixed point).  The same bytes also go
+ * through the recovering parser of ir_load and the checker, broken
+ * statements and all: the verdict must be the same.  Diagnostics go to a
+ * null stream.  Any crash, sanitizer report, leak or abort is a bug.
  */
+#include "ir/intern.h" /* ir_parse_recover */
 #include "ir/ir.h"
 
 #include <stdint.h>
@@ -31,7 +34,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ir_diag *d = ir_diag_new(sink, 0);
     ir_diag_set_source(d, "fuzz.pw", (const char *)data, size);
     ir_program *p = ir_parse(a, "fuzz.pw", (const char *)data, size, d);
-    if (p && ir_check(p, d)) {
+    bool valid = p && ir_check(p, d);
+    {
+        /* what ir_load does: check after syntax errors too */
+        ir_arena *ar = ir_arena_new();
+        ir_diag *dr = ir_diag_new(sink, 0);
+        ir_diag_set_source(dr, "fuzz.pw", (const char *)data, size);
+        ir_program *pr =
+            ir_parse_recover(ar, "fuzz.pw", (const char *)data, size, dr);
+        bool valid_r = pr && ir_check(pr, dr) && pr->syntax_errors == 0;
+        if (valid_r != valid)
+            abort(); /* both agree on what is valid */
+        if (pr && !p && pr->syntax_errors == 0)
+            abort(); /* ir_parse drops only programs with syntax errors */
+        ir_diag_free(dr);
+        ir_arena_free(ar);
+    }
+    if (valid) {
         size_t len1, len2;
         char *t1 = fuzz_print(p, &len1);
         ir_arena *a2 = ir_arena_new();

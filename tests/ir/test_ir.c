@@ -2,6 +2,7 @@
  * tests/ir/test_ir.c - unit tests of the IR front end: arena, diagnostics,
  * lexer and parser, checker, printer, and the real models.
  */
+#include "ir/intern.h" /* ir_parse_recover */
 #include "ir/ir.h"
 
 #include <dirent.h>
@@ -857,6 +858,227 @@ static void test_check_hand_built_program(void **state) {
     ir_arena_free(a);
 }
 
+/* ------------------------------------------------------------------ */
+/* After a syntax error: the recovering parser and ir_load. */
+
+/* ir_load of `text` (through a temporary file); diagnostics in f->out. */
+static fixture *fx_load(const char *text, unsigned max_errors) {
+    fixture *f = fx_new(max_errors);
+    char path[] = "/tmp/pw-test-ir-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    f->p = ir_load(f->a, path, f->d);
+    remove(path);
+    fflush(f->mem);
+    return f;
+}
+
+/* The diagnostics of ir_load(text), without the file name and the quoted
+ * lines: "LINE:COL: error: MESSAGE\n" for each diagnostic. */
+static char *load_diags(const char *text, unsigned max_errors) {
+    fixture *f = fx_load(text, max_errors);
+    assert_null(f->p);
+    const char *d = fx_diags(f);
+    char *out = calloc(1, strlen(d) + 1);
+    assert_non_null(out);
+    size_t n = 0;
+    for (const char *line = d; *line;) {
+        size_t len = strcspn(line, "\n");
+        const char *colon = memchr(line, ':', len);
+        if (strncmp(line, "/tmp/pw-test-ir-", 16) == 0 && colon) {
+            memcpy(out + n, colon + 1, (size_t)(line + len - colon - 1));
+            n += (size_t)(line + len - colon - 1);
+            out[n++] = '\n';
+        } else if (strncmp(line, "planwrap:", 9) == 0) {
+            memcpy(out + n, line, len);
+            n += len;
+            out[n++] = '\n';
+        }
+        line += len + (line[len] == '\n');
+    }
+    fx_free(f);
+    return out;
+}
+
+static void assert_load_diags(const char *text, const char *expected) {
+    char *got = load_diags(text, 0);
+    if (strcmp(got, expected) != 0)
+        fail_msg("for\n%s\nexpected\n%s\ngot\n%s", text, expected, got);
+    free(got);
+}
+
+/* ir_parse keeps its contract; the recovering parser keeps each broken
+ * line's kind and name, and the place of the lines it could not read. */
+static void test_recover_parse(void **state) {
+    (void)state;
+    static const char text[] = "model m\n"
+                               "alloc x f32[4,\n"   /* broken, named */
+                               "frob y\n"           /* unread */
+                               "alloc int f32[4]\n" /* broken, nameless */
+                               "# comment \xff\n"   /* nothing lost */
+                               "free x # \xff\n"    /* broken, all parsed */
+                               "alloc z\xff f32[4]\n"
+                               "[\n"; /* unread, after every statement */
+    fixture *f = fx_new(0);
+    ir_diag_set_source(f->d, "t.pw", text, sizeof text - 1);
+    assert_null(ir_parse(f->a, "t.pw", text, sizeof text - 1, f->d));
+    assert_int_equal(ir_diag_errors(f->d), 7);
+    ir_program *p = ir_parse_recover(f->a, "t.pw", text, sizeof text - 1, f->d);
+    assert_non_null(p);
+    assert_int_equal(ir_diag_errors(f->d), 14); /* reported again */
+    assert_int_equal(p->syntax_errors, 7);
+    assert_int_equal(p->nstmts, 5);
+    assert_false(p->stmts[0].broken);
+    assert_true(p->stmts[1].broken);
+    assert_int_equal(p->stmts[1].kind, IR_ALLOC);
+    assert_string_equal(p->stmts[1].name.name, "x");
+    assert_int_equal(p->stmts[1].loc.line, 2);
+    assert_true(p->stmts[2].broken);
+    assert_int_equal(p->stmts[2].kind, IR_ALLOC);
+    assert_null(p->stmts[2].name.name);
+    assert_true(p->stmts[3].broken);
+    assert_int_equal(p->stmts[3].kind, IR_FREE);
+    assert_int_equal(p->stmts[3].loc.line, 6);
+    assert_true(p->stmts[4].broken); /* the cut word is no name */
+    assert_int_equal(p->stmts[4].kind, IR_ALLOC);
+    assert_null(p->stmts[4].name.name);
+    assert_int_equal(p->nunread, 2);
+    assert_int_equal(p->unread[0], 2); /* frob: before statement 2 */
+    assert_int_equal(p->unread[1], 5); /* [: after the last one */
+    assert_string_equal(p->model, "m");
+    /* ir_check never accepts it, even when nothing else is wrong */
+    assert_false(ir_check(p, f->d));
+    fx_free(f);
+
+    /* a valid program: the same from both */
+    static const char ok[] = "model m\ninput x f32[4]\nfree x\n";
+    f = fx_new(0);
+    p = ir_parse_recover(f->a, "t.pw", ok, sizeof ok - 1, f->d);
+    assert_non_null(p);
+    assert_int_equal(p->syntax_errors, 0);
+    assert_int_equal(p->nunread, 0);
+    assert_true(ir_check(p, f->d));
+    fx_free(f);
+}
+
+static void test_load_checks_after_syntax_errors(void **state) {
+    (void)state;
+    /* both errors, the parser's first */
+    assert_load_diags("model m\ninput x f32[4]\nalloc y f32[4,,4]\nfree x\n"
+                      "call k(x)\n",
+                      "3:15: error: empty dimension\n"
+                      "5:8: error: use of 'x' after it was freed\n"
+                      "4:6: note: 'x' was freed here\n");
+    /* a broken definition defines its name, poisoned */
+    assert_load_diags("model m\nalloc x f32[4,\ncall k(x)\nalias v = x "
+                      "f32[1000] offset=3\noutput v x\nfree x\nfree x\n",
+                      "2:15: error: missing ']' to close '[' at column 12\n"
+                      "7:6: error: double free of 'x'\n"
+                      "6:6: note: first freed here\n");
+    /* a broken alias too; its OLD is not looked at */
+    assert_load_diags("model m\nalias y = nothere f32[\ncall k(y)\nfree y\n",
+                      "2:23: error: missing ']' to close '[' at column 22\n");
+    /* a nameless broken alias neither, and it may define any name */
+    assert_load_diags("model m\nalias (y) = x\ncall k(y)\nfree y\n",
+                      "2:7: error: expected a buffer name but found '('\n");
+    /* a line with an invalid byte is parsed up to it, silently */
+    assert_load_diags("model m\nalloc x f32[4] align=4 align=8 \xff\n"
+                      "free x\nfree x\n",
+                      "2:32: error: invalid UTF-8 byte 0xFF\n"
+                      "4:6: error: double free of 'x'\n"
+                      "3:6: note: first freed here\n");
+    /* a broken alias is in no alias cycle */
+    assert_load_diags("model m\nalias a = b\nalias b = a f32[\nfree a b\n",
+                      "3:17: error: missing ']' to close '[' at column 16\n"
+                      "2:11: error: alias of undefined name 'b'\n");
+    /* a broken kernel signature checks no call */
+    assert_load_diags("model m\nkernel k(in, out\ncall k(1, 2, 3)\n"
+                      "kernel j(in)\ncall j(1)\n",
+                      "2:17: error: missing ')' to close '(' at column 9\n"
+                      "5:8: error: argument 1 of 'j' must be a buffer (the "
+                      "signature declares it 'in') but a literal was given\n"
+                      "4:10: note: declared 'in' here\n");
+    /* a broken call uses nothing, a broken output lists nothing but is
+     * an output statement */
+    assert_load_diags("model m\ninput x f32[4]\nfree x\ncall k(x, )\n"
+                      "output x,\noutput x\n",
+                      "4:11: error: expected an argument (a buffer name, a "
+                      "number or a string) but found ')'\n"
+                      "5:9: error: expected end of line but found ','\n"
+                      "6:1: error: second 'output' statement (it may appear "
+                      "once)\n"
+                      "5:1: note: previous 'output' statement here\n");
+    /* no "missing model" when the model line is broken or unread */
+    assert_load_diags("model\ninput x f32[4]\nfree x\n",
+                      "1:6: error: expected a model name but found end of "
+                      "line\n");
+    assert_load_diags("modle m\n",
+                      "1:1: error: unknown statement 'modle' (expected model, "
+                      "device, space, kernel, input, const, alloc, alias, "
+                      "call, free or output)\n");
+    assert_load_diags("input x f32[4\n",
+                      "1:14: error: missing ']' to close '[' at column 12\n"
+                      "1:1: error: missing 'model NAME' statement (it must "
+                      "come first)\n");
+    /* a nameless broken definition or an unread line may define any
+     * name after it: no "undefined" error; before it, yes */
+    assert_load_diags("model m\ncall k(a)\nalloc (b) f32[4]\ncall k(b)\n"
+                      "free b\noutput b\nalias c = b\n",
+                      "3:7: error: expected a buffer name but found '('\n"
+                      "2:8: error: use of undefined name 'a'\n");
+    assert_load_diags("model m\nallco b f32[4]\ncall k(b)\nfree b\n",
+                      "2:1: error: unknown statement 'allco' (expected model, "
+                      "device, space, kernel, input, const, alloc, alias, "
+                      "call, free or output)\n");
+    /* spaces: a broken named one is declared, a nameless one may be any */
+    assert_load_diags("model m\nalloc a f32[4] space=s0\nspace s1 capacity=-1\n"
+                      "alloc b f32[4] space=s1\nalloc c f32[4] space=s2\n"
+                      "space 9\nalloc d f32[4] space=s3\nfree a b c d\n",
+                      "3:19: error: capacity must not be negative\n"
+                      "6:7: error: expected a memory space name but found "
+                      "'9'\n"
+                      "2:22: error: undeclared memory space 's0'\n"
+                      "5:22: error: undeclared memory space 's2'\n");
+    /* the default device of a broken or unread line is unknown until the
+     * next device statement */
+    assert_load_diags("model m\ndevice cuda:x\nalloc a f32[4]\n"
+                      "alias b = a device=cuda:1\ndevize cuda:2\n"
+                      "alloc c f32[4]\nalias d = c device=cuda:0\n"
+                      "device cpu\nalloc e f32[4]\nalias f = e device=cuda:0\n",
+                      "2:13: error: expected an integer (CUDA device number) "
+                      "but found 'x'\n"
+                      "5:1: error: unknown statement 'devize' (expected "
+                      "model, device, space, kernel, input, const, alloc, "
+                      "alias, call, free or output)\n"
+                      "10:13: error: alias 'f' is on device cuda:0 but its "
+                      "storage 'e' is on cpu\n");
+    /* no warning after a syntax error (a broken free may free x) */
+    assert_load_diags("model m\nalloc x f32[4]\nfree x,\n",
+                      "3:7: error: expected end of line but found ','\n");
+    /* the error limit counts both */
+    assert_load_diags("model m\nalloc a f32[\ninput x f32[4]\nfree x\n"
+                      "free x\nfree x\n",
+                      "2:13: error: missing ']' to close '[' at column 12\n"
+                      "5:6: error: double free of 'x'\n"
+                      "4:6: note: first freed here\n"
+                      "6:6: error: double free of 'x'\n"
+                      "4:6: note: first freed here\n");
+    char *got = load_diags("model m\nalloc a f32[\ninput x f32[4]\nfree x\n"
+                           "free x\nfree x\n",
+                           2);
+    assert_string_equal(got,
+                        "2:13: error: missing ']' to close '[' at column 12\n"
+                        "5:6: error: double free of 'x'\n"
+                        "4:6: note: first freed here\n"
+                        "planwrap: error: too many errors (limit 2), "
+                        "stopping\n");
+    free(got);
+}
+
 static void test_read_file_errors(void **state) {
     (void)state;
     char *out = NULL, *text = NULL;
@@ -899,6 +1121,8 @@ int main(void) {
         cmocka_unit_test(test_design_examples),
         cmocka_unit_test(test_real_models),
         cmocka_unit_test(test_check_hand_built_program),
+        cmocka_unit_test(test_recover_parse),
+        cmocka_unit_test(test_load_checks_after_syntax_errors),
         cmocka_unit_test(test_read_file_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
