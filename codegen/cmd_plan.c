@@ -20,7 +20,15 @@ typedef enum cg_emit {
     CG_EMIT_JSON,
     CG_EMIT_LINES,
     CG_EMIT_VIEW,
+    CG_EMIT_SVG,
+    CG_EMIT_HTML,
 } cg_emit;
+
+/* --compare and --compare-algos (the pictures' side by side plans). */
+typedef struct cg_plan_extra {
+    bool compare;
+    const char *algos;
+} cg_plan_extra;
 
 static void cg_plan_usage(FILE *out) {
     fprintf(out,
@@ -38,7 +46,16 @@ static void cg_plan_usage(FILE *out) {
             "                       ratio, naive size and buffer count;\n"
             "                       plan-json: pools and buffers as JSON;\n"
             "                       lines: each statement with its events;\n"
-            "                       view: the plan view that templates see\n"
+            "                       view: the plan view that templates see;\n"
+            "                       svg: a picture of the plan, a panel per "
+            "pool;\n"
+            "                       html: the picture and a sortable table\n"
+            "  --compare            add, per pool, what other allocators "
+            "need\n"
+            "                       (summary and plan-json)\n"
+            "  --compare-algos A,B  svg/html: the plans of these algorithms "
+            "side\n"
+            "                       by side, at one scale\n"
             "  --csv                FILE is a minimalloc CSV instance\n"
             "  -o, --output OUT     write to OUT (default `-`, stdout)\n"
             "  -h, --help           show this help\n"
@@ -50,8 +67,8 @@ static void cg_plan_usage(FILE *out) {
 
 static bool cg_parse_emit(const char *s, cg_emit *e) {
     static const char *const names[] = {"summary", "plan-json", "lines",
-                                        "view"};
-    for (unsigned i = 0; i < 4; i++)
+                                        "view",    "svg",       "html"};
+    for (unsigned i = 0; i < 6; i++)
         if (strcmp(s, names[i]) == 0) {
             *e = (cg_emit)i;
             return true;
@@ -107,11 +124,13 @@ static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
 /* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
 static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                        char **out, size_t *outlen) {
-    if (emit == CG_EMIT_LINES || emit == CG_EMIT_VIEW) {
+    if (emit != CG_EMIT_SUMMARY && emit != CG_EMIT_JSON) {
+        static const char *const nm[] = {"", "", "lines", "view", "svg",
+                                         "html"};
         return cg_usage_error("plan",
                               "--emit %s needs an IR program, not a CSV "
                               "instance",
-                              emit == CG_EMIT_LINES ? "lines" : "view");
+                              nm[emit]);
     }
     char *text = NULL;
     size_t len = 0;
@@ -435,7 +454,7 @@ static void cg_emit_lines(FILE *f, const plan *pl) {
 }
 
 static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
-                      char **out, size_t *outlen) {
+                      const cg_plan_extra *x, char **out, size_t *outlen) {
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);
     int status = 1;
@@ -445,18 +464,31 @@ static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
     plan *pl = plan_program(a, p, o, d);
     if (!pl)
         goto done;
-    if (emit == CG_EMIT_SUMMARY || emit == CG_EMIT_LINES) {
+    if (emit == CG_EMIT_SVG || emit == CG_EMIT_HTML) {
+        if (!cg_picture_emit(a, pl, x->algos, emit == CG_EMIT_HTML, d, out,
+                             outlen))
+            goto done;
+    } else if (emit == CG_EMIT_SUMMARY || emit == CG_EMIT_LINES) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
             goto done;
-        if (emit == CG_EMIT_SUMMARY)
+        bool ok = true;
+        if (emit == CG_EMIT_SUMMARY) {
             cg_emit_summary(f, pl);
-        else
+            ok = !x->compare || cg_compare_summary(f, pl);
+        } else {
             cg_emit_lines(f, pl);
+        }
         fclose(f);
+        if (!ok)
+            goto done;
     } else {
         json_t *root =
             emit == CG_EMIT_JSON ? cg_emit_json(pl) : cg_build_view(pl, "c");
+        if (root && x->compare && !cg_compare_json(root, pl)) {
+            json_decref(root);
+            goto done;
+        }
         if (!root) {
             fprintf(stderr, "planwrap: error: the plan view is not "
                             "available (cg_build_view returned nothing)\n");
@@ -478,6 +510,8 @@ int cg_cmd_plan(int argc, char **argv) {
         {"csv", no_argument, NULL, 'c'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
+        {"compare", no_argument, NULL, 'C'},
+        {"compare-algos", required_argument, NULL, 'A'},
         CG_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -486,6 +520,7 @@ int cg_cmd_plan(int argc, char **argv) {
     po.search.progress = true; /* plan_search prints only to a terminal */
     cg_emit emit = CG_EMIT_SUMMARY;
     bool csv = false;
+    cg_plan_extra x = {false, NULL};
     const char *outpath = "-";
     cg_opts o;
     cg_opts_init(&o, "plan", argc, argv, ":o:h", longopts);
@@ -496,12 +531,18 @@ int cg_cmd_plan(int argc, char **argv) {
             if (!cg_parse_emit(optarg, &emit))
                 return cg_usage_error("plan",
                                       "invalid value '%s' for --emit: "
-                                      "expected summary, plan-json, lines "
-                                      "or view",
+                                      "expected summary, plan-json, lines, "
+                                      "view, svg or html",
                                       optarg);
             break;
         case 'c':
             csv = true;
+            break;
+        case 'C':
+            x.compare = true;
+            break;
+        case 'A':
+            x.algos = optarg;
             break;
         case 'o':
             outpath = optarg;
@@ -520,10 +561,16 @@ int cg_cmd_plan(int argc, char **argv) {
     const char *path = cg_opts_operand(&o, "FILE");
     if (!path)
         return 2;
+    if (x.compare && (csv || (emit != CG_EMIT_SUMMARY && emit != CG_EMIT_JSON)))
+        return cg_usage_error("plan", "--compare needs an IR program and "
+                                      "--emit summary or plan-json");
+    if (x.algos && emit != CG_EMIT_SVG && emit != CG_EMIT_HTML)
+        return cg_usage_error("plan", "--compare-algos needs --emit svg or "
+                                      "html");
     char *out = NULL;
     size_t outlen = 0;
     int status = csv ? cg_plan_csv(path, &po, emit, &out, &outlen)
-                     : cg_plan_ir(path, &po, emit, &out, &outlen);
+                     : cg_plan_ir(path, &po, emit, &x, &out, &outlen);
     if (status == 0 && !cg_write_file_atomic(outpath, out ? out : "", outlen))
         status = 1;
     free(out);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The CLI: `planwrap COMMAND ...`.  Each returns the process exit
  * status: 0 ok, 1 invalid input, 2 bad usage. */
@@ -86,6 +87,21 @@ bool cg_usage_dir(const char *cmd, const char *opt, const char *dir);
  * prints "planwrap: error: cannot write PATH: REASON" to stderr, removes
  * the temporary file and returns false. */
 bool cg_write_file_atomic(const char *path, const char *data, size_t len);
+
+/* `plan --compare` (codegen/compare_out.c): what other allocators need,
+ * per pool, as summary lines or as a "compare" object added to each pool
+ * of a plan-json root.  False after printing an error (out of memory, or
+ * an internal error: a simulated plan that does not verify). */
+bool cg_compare_summary(FILE *f, const plan *pl);
+bool cg_compare_json(json_t *root, const plan *pl);
+
+/* `plan --emit svg|html` (codegen/picture.c, docs/pictures.md): the
+ * picture of `pl`, or with `algos` ("naive,reuse,...", may be NULL) the
+ * plans of those algorithms side by side at one scale (each planned in
+ * `a` with pl's other options; errors reported to `d`).  *out gets the
+ * malloc'ed text.  Deterministic.  False after printing an error. */
+bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos,
+                     bool html, ir_diag *d, char **out, size_t *outlen);
 
 /* The plan view of a planned program (see docs/view.md). */
 json_t *cg_build_view(const plan *pl, const char *target);

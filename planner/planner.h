@@ -195,6 +195,9 @@ typedef struct plan_pool {
     /* --algo search: plan_search_describe's line for this pool (in the
      * plan's arena), else NULL.  (Added by the planner engineer.) */
     const char *search_note;
+    /* The layer-1 problem this pool was planned as (in the plan's arena;
+     * buffers in alloc order), for plan --compare and pictures. */
+    const plan_problem *problem;
 } plan_pool;
 
 /* One planned storage (an `alloc`). */

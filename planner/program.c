@@ -568,6 +568,9 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             pool->search_note = ir_arena_strdup(a, buf);
         }
         uint64_t *noff = ir_arena_array(a, pb.n + 1, sizeof *noff);
+        plan_problem *kept = ir_arena_alloc(a, sizeof *kept);
+        *kept = pb;
+        pool->problem = kept;
         pool->size = size;
         pool->lower_bound = plan_lower_bound(&pb);
         if (plan_naive(&pb, noff, &pool->naive_size) != 0)
