@@ -125,8 +125,8 @@ static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
 static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
                        char **out, size_t *outlen) {
     if (emit != CG_EMIT_SUMMARY && emit != CG_EMIT_JSON) {
-        static const char *const nm[] = {"", "", "lines", "view", "svg",
-                                         "html"};
+        static const char *const nm[] = {"",     "",    "lines",
+                                         "view", "svg", "html"};
         return cg_usage_error("plan",
                               "--emit %s needs an IR program, not a CSV "
                               "instance",
@@ -542,6 +542,12 @@ int cg_cmd_plan(int argc, char **argv) {
             x.compare = true;
             break;
         case 'A':
+            if (!cg_picture_algos_ok(optarg))
+                return cg_usage_error("plan",
+                                      "invalid value '%s' for "
+                                      "--compare-algos: expected algorithm "
+                                      "names separated by commas",
+                                      optarg);
             x.algos = optarg;
             break;
         case 'o':

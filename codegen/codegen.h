@@ -100,8 +100,10 @@ bool cg_compare_json(json_t *root, const plan *pl);
  * plans of those algorithms side by side at one scale (each planned in
  * `a` with pl's other options; errors reported to `d`).  *out gets the
  * malloc'ed text.  Deterministic.  False after printing an error. */
-bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos,
-                     bool html, ir_diag *d, char **out, size_t *outlen);
+bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos, bool html,
+                     ir_diag *d, char **out, size_t *outlen);
+/* Is `list` a comma-separated list of algorithm names (at most 16)? */
+bool cg_picture_algos_ok(const char *list);
 
 /* The plan view of a planned program (see docs/view.md). */
 json_t *cg_build_view(const plan *pl, const char *target);

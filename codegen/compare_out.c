@@ -46,8 +46,9 @@ static void cg_compare_pool_text(FILE *f, const char *name,
             name, c->planwrap, c->naive, c->inductor_reuse, c->tflm_greedy,
             c->executorch_greedy);
     if (!c->has_caching) {
-        fprintf(f, "compare %s: caching_allocator not simulated "
-                   "(communication buffers)\n",
+        fprintf(f,
+                "compare %s: caching_allocator not simulated "
+                "(communication buffers)\n",
                 name);
         return;
     }
@@ -58,7 +59,8 @@ static void cg_compare_pool_text(FILE *f, const char *name,
             ", fragmentation_ratio ",
             name, s->reserved_peak, s->allocated_peak, s->segments);
     cg_fratio(f, s->reserved_peak, s->allocated_peak);
-    fprintf(f, "; most-free-space-first frees: reserved_peak %" PRIu64 " (%s)\n",
+    fprintf(f,
+            "; most-free-space-first frees: reserved_peak %" PRIu64 " (%s)\n",
             v->reserved_peak,
             v->reserved_peak < s->reserved_peak   ? "lower"
             : v->reserved_peak > s->reserved_peak ? "higher"
@@ -82,11 +84,11 @@ static json_t *cg_ca_json(const plan_ca_stats *s) {
     json_object_set_new(o, "reserved_peak",
                         json_integer((json_int_t)s->reserved_peak));
     json_object_set_new(o, "segments", json_integer((json_int_t)s->segments));
-    json_object_set_new(o, "fragmentation_ratio",
-                        json_real(s->allocated_peak
-                                      ? (double)s->reserved_peak /
-                                            (double)s->allocated_peak
-                                      : 1.0));
+    json_object_set_new(
+        o, "fragmentation_ratio",
+        json_real(s->allocated_peak
+                      ? (double)s->reserved_peak / (double)s->allocated_peak
+                      : 1.0));
     return o;
 }
 

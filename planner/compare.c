@@ -21,8 +21,7 @@ static int cmp_run(const plan_problem *pb, cmp_algo_fn fn, const char *name,
     char why[400];
     if (!plan_verify_problem(pb, off, *size, why, sizeof why)) {
         if (err && errlen)
-            snprintf(err, errlen, "the %s plan does not verify: %s", name,
-                     why);
+            snprintf(err, errlen, "the %s plan does not verify: %s", name, why);
         return -2;
     }
     return 0;

@@ -39,11 +39,11 @@
  * O(n log n + n * F), F the number of free blocks. */
 
 #define PLAN_CA_ROUND 512u
-#define PLAN_CA_SMALL_SIZE (UINT64_C(1) << 20)     /* 1 MiB */
-#define PLAN_CA_SMALL_BUFFER (UINT64_C(2) << 20)   /* 2 MiB */
-#define PLAN_CA_LARGE_BUFFER (UINT64_C(20) << 20)  /* 20 MiB */
+#define PLAN_CA_SMALL_SIZE (UINT64_C(1) << 20)       /* 1 MiB */
+#define PLAN_CA_SMALL_BUFFER (UINT64_C(2) << 20)     /* 2 MiB */
+#define PLAN_CA_LARGE_BUFFER (UINT64_C(20) << 20)    /* 20 MiB */
 #define PLAN_CA_MIN_LARGE_ALLOC (UINT64_C(10) << 20) /* 10 MiB */
-#define PLAN_CA_ROUND_LARGE (UINT64_C(2) << 20)    /* 2 MiB */
+#define PLAN_CA_ROUND_LARGE (UINT64_C(2) << 20)      /* 2 MiB */
 
 typedef struct plan_ca_stats {
     uint64_t allocated_peak; /* highest sum of allocated block sizes */
@@ -77,8 +77,7 @@ int plan_caching_allocator(const plan_problem *pb, plan_ca_free_order order,
  * (stable: equal sizes in index order); each goes into the first gap, in
  * offset order, between the placed buffers that overlap it in time, big
  * enough for it, or after the last of them.  O(n^2). */
-int plan_tflm_greedy(const plan_problem *pb, uint64_t *offsets,
-                     uint64_t *size);
+int plan_tflm_greedy(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 
 /* ExecuTorch's greedy planner (exir/memory_planning.py, `greedy` with
  * `pick_shared_obj` by closest size): buffers in order of start (ties in

@@ -158,8 +158,8 @@ static int32_t et_pick(et_obj *obj, uint32_t nobj, const plan_buf *b,
     for (uint32_t k = 0; k < nobj; k++) {
         if (!(b->start > obj[k].last))
             continue;
-        if (picked < 0 || gr_absdiff(obj[k].size, sz) <
-                              gr_absdiff(obj[picked].size, sz)) {
+        if (picked < 0 ||
+            gr_absdiff(obj[k].size, sz) < gr_absdiff(obj[picked].size, sz)) {
             picked = (int32_t)k;
             obj[k].last = b->end;
             if (sz > obj[k].size)
@@ -169,8 +169,7 @@ static int32_t et_pick(et_obj *obj, uint32_t nobj, const plan_buf *b,
     return picked;
 }
 
-static int et_core(const plan_problem *pb, uint64_t *offsets,
-                   uint64_t *size) {
+static int et_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     uint32_t m = 0;
     uint32_t *order = gr_order(pb, gr_cmp_start, &m);
     et_obj *obj = malloc(((size_t)m + 1) * sizeof *obj);

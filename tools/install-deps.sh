@@ -19,6 +19,9 @@ need_pkg uthash-dev     have_file /usr/include/uthash.h
 need_pkg libjansson-dev have_file /usr/include/jansson.h
 need_pkg libcmocka-dev  have_file /usr/include/cmocka.h
 need_pkg pkg-config     have_cmd pkg-config
+# the picture tests (plan --emit svg): well-formed XML, and it renders
+need_pkg libxml2-utils  have_cmd xmllint
+need_pkg librsvg2-bin   have_cmd rsvg-convert
 
 if [ -z "$missing" ]; then
     exit 0

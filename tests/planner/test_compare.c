@@ -99,8 +99,8 @@ static void test_ca_10mib_boundary(void **state) {
     assert_int_equal(s.allocated_peak, 20 * MiB);
 
     tr_init(&t, 1);
-    tr_add(&t, 10 * MiB, 0, 3); /* segment of exactly 10 MiB */
-    tr_add(&t, 11 * MiB, 0, 3); /* 12 MiB segment, 1 MiB left: not split */
+    tr_add(&t, 10 * MiB, 0, 3);     /* segment of exactly 10 MiB */
+    tr_add(&t, 11 * MiB, 0, 3);     /* 12 MiB segment, 1 MiB left: not split */
     tr_add(&t, 10 * MiB + 1, 0, 3); /* 10 MiB+512 -> 12 MiB, split */
     tr_add(&t, 512 * KiB, 0, 3);    /* small: its own 2 MiB segment */
     s = ca(&t);
@@ -185,8 +185,7 @@ static void test_ca_event_order(void **state) {
 }
 
 static void check_plan(const plan_problem *pb,
-                       int (*fn)(const plan_problem *, uint64_t *,
-                                 uint64_t *),
+                       int (*fn)(const plan_problem *, uint64_t *, uint64_t *),
                        const uint64_t *want, uint64_t want_size) {
     uint64_t off[64], size = 0;
     assert_int_equal(fn(pb, off, &size), 0);
