@@ -107,14 +107,43 @@ static uint64_t pic_nice(uint64_t raw) {
     return p <= UINT64_MAX / 10 ? 10 * p : p;
 }
 
-/* A step for about five y ticks: 1, 2 or 5 times a power of ten of
- * bytes, KiB, MiB, ... (so that the labels are round numbers). */
-static uint64_t pic_ystep(uint64_t ymax) {
-    uint64_t unit = 1, raw = ymax / 5 ? ymax / 5 : 1;
-    while (unit <= UINT64_MAX / 1024 && raw >= unit * 1024)
-        unit *= 1024;
-    uint64_t n = pic_nice((raw + unit - 1) / unit);
-    return n <= UINT64_MAX / unit ? n * unit : UINT64_MAX;
+/* The y axis: the unit (a power of 1024 not above ymax) and a step of
+ * about a fifth of ymax, 1, 2 or 5 times a power of ten of that unit
+ * (0.5 MiB, 2 MiB, 20 KiB...), in bytes (at least 1). */
+static uint64_t pic_ystep(uint64_t ymax, unsigned *unit) {
+    double u = 1;
+    *unit = 0;
+    while (*unit < 6 && (double)ymax >= u * 1024) {
+        u *= 1024;
+        (*unit)++;
+    }
+    double raw = (double)ymax / 5 / u, p = 1;
+    while (p * 10 <= raw)
+        p *= 10;
+    while (p > raw && p > 1e-3)
+        p /= 10;
+    double m = raw / p;
+    double step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p * u;
+    return step < 1 ? 1 : (uint64_t)(step + 0.5);
+}
+
+static void pic_ylabel(FILE *f, uint64_t b, unsigned unit) {
+    static const char *const name[] = {"B",   "KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
+    double x = (double)b;
+    for (unsigned i = 0; i < unit; i++)
+        x /= 1024;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%.2f", x);
+    size_t n = strlen(buf); /* "1.50" -> "1.5", "2.00" -> "2" */
+    while (n && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n && buf[n - 1] == '.')
+        buf[--n] = '\0';
+    if (b == 0)
+        fputs("0", f);
+    else
+        fprintf(f, "%s %s", buf, name[unit]);
 }
 
 /* The geometry of one panel. */
@@ -203,14 +232,15 @@ static void pic_axes(FILE *f, const pic_geo *g, const ir_program *p) {
             "<rect class=\"bg\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
             "height=\"%d\"/>\n",
             g->x0, g->y0, g->pw, PIC_PH);
-    uint64_t ys = pic_ystep(g->ymax);
+    unsigned unit;
+    uint64_t ys = pic_ystep(g->ymax, &unit);
     for (uint64_t b = 0; b <= g->ymax; b += ys) {
         double y = pic_y(g, b);
         fprintf(f,
                 "<line class=\"grid\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
                 "y2=\"%.2f\"/><text class=\"yl\" x=\"%.2f\" y=\"%.2f\">",
                 g->x0, y, g->x0 + g->pw, y, g->x0 - 4, y + 3.5);
-        pic_human(f, b);
+        pic_ylabel(f, b, unit);
         fputs("</text>\n", f);
         if (b > UINT64_MAX - ys)
             break;

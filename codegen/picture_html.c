@@ -162,8 +162,8 @@ static uint32_t pic_plan_algos(ir_arena *a, const plan *pl, const char *algos,
     return n;
 }
 
-bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos,
-                     bool html, ir_diag *d, char **out, size_t *outlen) {
+bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos, bool html,
+                     ir_diag *d, char **out, size_t *outlen) {
     const plan *plans[PIC_MAX_ALGOS];
     const char *labels[PIC_MAX_ALGOS];
     uint32_t n = 1;

@@ -55,6 +55,17 @@ for model in "$root"/tests/data/models/*.pw "$root"/tests/codegen/models/*.pw \
         echo "FAIL: $name: no table of buffers"; fail=1; }
 done
 
+# the pictures in docs/ are what planwrap draws today
+"$pw" plan --emit svg "$root/tests/data/models/resnet34.pw" -o "$tmp/r.svg"
+"$pw" plan --emit svg --compare-algos naive,reuse,bestfit \
+    "$root/tests/data/models/alexnet.pw" -o "$tmp/a.svg"
+for pic in r:resnet34 a:alexnet-algos; do
+    if ! cmp -s "$tmp/${pic%%:*}.svg" "$root/docs/images/${pic#*:}.svg"; then
+        echo "FAIL: docs/images/${pic#*:}.svg is out of date (see docs/pictures.md)"
+        fail=1
+    fi
+done
+
 # size linear in storages: 10,000 storages against 1,000 of the same kind
 gen() { # gen N FILE
     awk -v n="$1" 'BEGIN {
