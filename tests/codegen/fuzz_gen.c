@@ -2,16 +2,39 @@
  * tests/codegen/fuzz_gen.c - libFuzzer target for code generation: the
  * input is IR text; when it loads and plans, the view is built for both
  * targets and every built-in template is rendered (strict), which must
- * succeed: a checked, planned program always has a complete view.  Large
- * inputs are cut off to keep each run fast.
+ * succeed: a checked, planned program always has a complete view.  The
+ * picture (svg or html, with --compare-algos on some inputs) and the
+ * comparison with other allocators must succeed too (every simulated plan
+ * verifies).  Large inputs are cut off to keep each run fast.
  */
 #include "codegen/codegen.h"
+#include "planner/compare.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_picture_compare(ir_arena *a, const plan *pl, size_t size,
+                                 ir_diag *d) {
+    if (!pl)
+        return;
+    char *out = NULL;
+    size_t len = 0;
+    const char *algos = (size & 8) ? "naive,reuse,bestfit" : NULL;
+    /* with other algorithms a space capacity can be passed (an error) */
+    if (!cg_picture_emit(a, pl, algos, (size & 16) != 0, d, &out, &len) &&
+        !algos)
+        abort();
+    free(out);
+    for (uint32_t i = 0; i < pl->npools; i++) {
+        plan_compare c;
+        char err[512];
+        if (plan_compare_pool(pl, i, &c, err, sizeof err) == -2)
+            abort(); /* a simulated plan does not verify */
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 4096)
@@ -29,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         plan_options_init(&o);
         o.memory_pool = (plan_memory_pool)(size % 4);
         plan *pl = plan_program(a, p, &o, d);
+        fuzz_picture_compare(a, pl, size, d);
         for (int t = 0; pl && t < 2; t++) {
             const char *target = t ? "cuda" : "c";
             cg_view_options vo = {.kernel_status = (size & 4) != 0};
