@@ -63,14 +63,29 @@ static void pic_td_num(FILE *f, uint64_t v) {
     fputs("</td>", f);
 }
 
+/* The header row: one offset column per plan (named after its algorithm
+ * when there are several). */
+static void pic_table_head(FILE *f, const pic_set *ps) {
+    fputs("<table id=\"bufs\"><thead><tr><th>buffer</th><th>pool</th>", f);
+    for (uint32_t c = 0; c < ps->nplans; c++) {
+        fputs("<th class=\"num\">offset", f);
+        if (ps->nplans > 1) {
+            fputs(" (", f);
+            pic_esc(f, ps->labels[c]);
+            fputc(')', f);
+        }
+        fputs("</th>", f);
+    }
+    fputs("<th class=\"num\">size</th><th class=\"num\">first line</th>"
+          "<th class=\"num\">last line</th><th>kernels</th></tr></thead>\n"
+          "<tbody>\n",
+          f);
+}
+
 static void pic_table(FILE *f, const pic_set *ps) {
     const plan *pl = ps->plans[0];
     const ir_program *p = pl->prog;
-    fputs("<table id=\"bufs\"><thead><tr><th>buffer</th><th>pool</th>"
-          "<th class=\"num\">offset</th><th class=\"num\">size</th>"
-          "<th class=\"num\">first line</th><th class=\"num\">last line</th>"
-          "<th>kernels</th></tr></thead>\n<tbody>\n",
-          f);
+    pic_table_head(f, ps);
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         const plan_storage *st = &pl->storages[s];
         fputs("<tr><td>", f);
@@ -82,10 +97,12 @@ static void pic_table(FILE *f, const pic_set *ps) {
             fputs(st->is_output ? "(caller-owned output)" : "(own allocation)",
                   f);
         fputs("</td>", f);
-        if (st->pool >= 0)
-            pic_td_num(f, st->offset);
-        else
-            fputs("<td data-v=\"-1\"></td>", f);
+        for (uint32_t c = 0; c < ps->nplans; c++) {
+            if (st->pool >= 0)
+                pic_td_num(f, ps->plans[c]->storages[s].offset);
+            else
+                fputs("<td data-v=\"-1\"></td>", f);
+        }
         pic_td_num(f, st->size);
         pic_td_num(f, p->stmts[st->start].loc.line);
         pic_td_num(f, p->stmts[st->end].loc.line);
