@@ -5,6 +5,7 @@
  * to stdout, or atomically to OUT.
  */
 #include "codegen/codegen.h"
+#include "base/base.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -57,15 +58,11 @@ int cg_cmd_fmt(int argc, char **argv) {
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
-        if (!mem) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
+        if (!mem)
+            base_oom();
         ir_print(mem, p);
-        if (fclose(mem) != 0) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
+        if (fclose(mem) != 0)
+            base_oom();
         status = cg_write_file_atomic(outpath, buf, len) ? 0 : 1;
         free(buf);
     }

@@ -9,8 +9,9 @@
  * are used only for membership tests, never iterated for output.
  */
 #include "codegen/codegen.h"
+#include "base/base.h"
 #include "templates/mustache.h"
-#include "ir/hash.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -460,10 +461,8 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
         while (nc < b->len + n + 1)
             nc *= 2;
         char *nb = b->p == b->inl ? malloc(nc) : realloc(b->p, nc);
-        if (!nb) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
+        if (!nb)
+            base_oom();
         if (b->p == b->inl)
             memcpy(nb, b->inl, b->len + 1);
         b->p = nb;
@@ -1475,15 +1474,7 @@ typedef struct stream_state {
 } stream_state;
 
 static uint32_t stream_slot(const vw *v, uint64_t st) {
-    uint32_t lo = 0, hi = v->nstreams;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v->stream_ids[mid] < st)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return base_lower_bound_u64(v->stream_ids, v->nstreams, st);
 }
 
 /* The CUDA stream of calls with stream=st (st < 0: the caller's). */

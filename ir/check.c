@@ -64,7 +64,7 @@ typedef struct ir_checker {
 static void *ir_xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        ir_oom();
+        base_oom();
     return p;
 }
 
