@@ -1857,20 +1857,11 @@ static json_t *streams_json(vw *v) {
 
 /* ------------------------------------------------------------------ */
 
-json_t *cg_build_view_opts(const plan *pl, const char *target,
+json_t *cg_build_view_opts(const plan *pl, cg_target target,
                            const cg_view_options *o, ir_diag *d) {
-    if (!pl || !pl->prog || !target)
+    if (!pl || !pl->prog)
         return NULL;
-    bool cuda;
-    if (strcmp(target, "c") == 0)
-        cuda = false;
-    else if (strcmp(target, "cuda") == 0)
-        cuda = true;
-    else {
-        fprintf(stderr, "planwrap: error: unknown target '%s' (c, cuda)\n",
-                target);
-        return NULL;
-    }
+    bool cuda = target == CG_TARGET_CUDA;
     vw v;
     memset(&v, 0, sizeof v);
     v.pl = pl;
@@ -1904,7 +1895,7 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
         const char *M = v.M;
         root = json_object();
         sets(&v, root, "planwrap_version", PLANWRAP_VERSION);
-        sets(&v, root, "target", target);
+        sets(&v, root, "target", cg_target_name(target));
         sets(&v, root, "model", M);
         sets(&v, root, "model_upper", upper(&v, M));
         json_t *src = json_string(base_name(v.prog->filename));
@@ -1989,6 +1980,6 @@ json_t *cg_build_view_opts(const plan *pl, const char *target,
     return root;
 }
 
-json_t *cg_build_view(const plan *pl, const char *target) {
+json_t *cg_build_view(const plan *pl, cg_target target) {
     return cg_build_view_opts(pl, target, NULL, NULL);
 }
