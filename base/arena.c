@@ -20,12 +20,19 @@ typedef struct base_chunk {
 
 struct base_arena {
     base_chunk *head;
+    size_t align; /* 16, or less for base_arena_new_aligned */
 };
 
 base_arena *base_arena_new(void) {
+    return base_arena_new_aligned(16);
+}
+
+base_arena *base_arena_new_aligned(size_t align) {
+    PW_ASSERT(align >= 1 && align <= 16 && (align & (align - 1)) == 0);
     base_arena *a = calloc(1, sizeof *a);
     if (!a)
         base_oom();
+    a->align = align;
     return a;
 }
 
@@ -42,11 +49,11 @@ void base_arena_free(base_arena *a) {
 }
 
 void *base_arena_alloc(base_arena *a, size_t size) {
-    size_t need = (size + 15) & ~(size_t)15;
+    size_t need = (size + a->align - 1) & ~(a->align - 1);
     if (need < size)
         base_oom();
     if (size == 0)
-        need = 16;
+        need = a->align;
     base_chunk *c = a->head;
     if (!c || c->size - c->used < need) {
         size_t csize = need > BASE_ARENA_CHUNK / 4 ? need : BASE_ARENA_CHUNK;

@@ -41,9 +41,13 @@ typedef struct base_arena base_arena;
 
 /* Returns a new empty arena.  Aborts on out-of-memory (never NULL). */
 base_arena *base_arena_new(void);
+/* An arena whose blocks are aligned to `align` (a power of two up to 16)
+ * only: less padding for many small blocks that need no more. */
+base_arena *base_arena_new_aligned(size_t align);
 /* Frees the arena and everything allocated from it.  NULL is a no-op. */
 void base_arena_free(base_arena *a);
-/* Returns `size` zeroed bytes aligned to 16, valid until base_arena_free.
+/* Returns `size` zeroed bytes aligned to 16 (or the arena's alignment),
+ * valid until base_arena_free.
  * Aborts on out-of-memory or size overflow. */
 void *base_arena_alloc(base_arena *a, size_t size);
 /* Array helper: n * size bytes, zeroed; aborts on overflow. */

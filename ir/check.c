@@ -23,7 +23,7 @@
  * line could be it, and every warning (docs/ir.md, "After a syntax
  * error").
  */
-#include "ir/intern.h"
+#include "intern.h"
 #include "ir/ir.h"
 
 #include <stdlib.h>

@@ -22,7 +22,7 @@
  * tables are created and freed only in this file (the filter changes
  * uthash's table layout). */
 #define HASH_BLOOM 22
-#include "ir/intern.h"
+#include "intern.h"
 #include "ir/ir.h"
 
 #include <math.h>

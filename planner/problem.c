@@ -3,7 +3,7 @@
  * bound, the naive plan and the colour-class driver used by every
  * algorithm.
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 #include "base/base.h"
 
 #include <stdlib.h>

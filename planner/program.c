@@ -20,7 +20,7 @@
  *    reuse_of event of every storage, and the verifier (always in debug
  *    builds).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 #include "base/base.h"
 
 #include "base/hash.h"

@@ -23,7 +23,7 @@
  * Every chain of reuses is one "slot"; slots are laid out one after the
  * other in buffer order.  O(n log n + candidates scanned * log n).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 #include "base/base.h"
 
 #include <stdlib.h>

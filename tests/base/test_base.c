@@ -28,6 +28,12 @@ static void arena_zeroed_aligned(void **state) {
     assert_string_equal(base_arena_strndup(a, "abcdef", 3), "abc");
     base_arena_free(a);
     base_arena_free(NULL);
+    /* 8-byte blocks: consecutive small blocks are 8 bytes apart. */
+    a = base_arena_new_aligned(8);
+    char *p = base_arena_alloc(a, 3), *q = base_arena_alloc(a, 8);
+    assert_int_equal(q - p, 8);
+    assert_int_equal((uintptr_t)q % 8, 0);
+    base_arena_free(a);
 }
 
 static void sb_builds(void **state) {
