@@ -1,6 +1,8 @@
 /*
  * base/arena.c - the arena: bump allocation in chunks, freed in
- * one call.  Large requests get a chunk of their own.
+ * one call.  Chunks double from 64 KiB up to 1 MiB, so that a small
+ * arena stays small and a large one wastes little at chunk ends; large
+ * requests get a chunk of their own.
  */
 #include "base.h"
 
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #define BASE_ARENA_CHUNK ((size_t)64 * 1024)
+#define BASE_ARENA_MAX_CHUNK ((size_t)1024 * 1024)
 
 typedef struct base_chunk {
     struct base_chunk *next;
@@ -21,6 +24,7 @@ typedef struct base_chunk {
 struct base_arena {
     base_chunk *head;
     size_t align; /* 16, or less for base_arena_new_aligned */
+    size_t chunk; /* size of the next chunk */
 };
 
 base_arena *base_arena_new(void) {
@@ -33,6 +37,7 @@ base_arena *base_arena_new_aligned(size_t align) {
     if (!a)
         base_oom();
     a->align = align;
+    a->chunk = BASE_ARENA_CHUNK;
     return a;
 }
 
@@ -56,7 +61,9 @@ void *base_arena_alloc(base_arena *a, size_t size) {
         need = a->align;
     base_chunk *c = a->head;
     if (!c || c->size - c->used < need) {
-        size_t csize = need > BASE_ARENA_CHUNK / 4 ? need : BASE_ARENA_CHUNK;
+        size_t csize = need > a->chunk / 4 ? need : a->chunk;
+        if (csize == a->chunk && a->chunk < BASE_ARENA_MAX_CHUNK)
+            a->chunk *= 2;
         if (csize > SIZE_MAX - sizeof(base_chunk))
             base_oom();
         /* calloc: a big block comes zeroed from fresh pages, untouched
