@@ -9,6 +9,7 @@
  */
 #include "codegen/codegen.h"
 #include "templates/mustache.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,38 +35,17 @@ static const cg_tfile cg_cuda_files[] = {
 
 /* ------------------------------------------------------------------ */
 /* A bump allocator for jansson: a large view is a million small values,
- * and malloc/free of each one dominates `gen` (glibc consolidates its
- * fast bins at every large request).  Values are carved out of 1 MiB
- * chunks; jansson's free is a no-op; cg_json_arena_end releases every
- * chunk at once. */
+ * and malloc/free of each one dominates `gen` (2x its time, measured on
+ * bench/codegen's 10,000 kernels).  Values are carved out of a
+ * base_arena; jansson's free is a no-op; cg_json_arena_end releases the
+ * arena at once.  jansson's allocator is process-wide, hence this one
+ * global: the streaming view (issue 12) removes the large document and
+ * with it the need for this. */
 
-typedef struct cg_chunk {
-    struct cg_chunk *next;
-    size_t size, used;
-    _Alignas(16) unsigned char data[];
-} cg_chunk;
-
-static cg_chunk *cg_chunks;
-
-#define CG_CHUNK_SIZE ((size_t)1 << 20)
+static base_arena *cg_json_arena;
 
 static void *cg_arena_malloc(size_t n) {
-    /* 8 bytes is enough for every jansson type (pointers, sizes,
-     * doubles); 16 would waste ~5% of a view. */
-    n = (n + 7) & ~(size_t)7;
-    if (!cg_chunks || cg_chunks->size - cg_chunks->used < n) {
-        size_t size = n > CG_CHUNK_SIZE ? n : CG_CHUNK_SIZE;
-        cg_chunk *c = malloc(sizeof *c + size);
-        if (!c)
-            return NULL; /* jansson reports the failure */
-        c->size = size;
-        c->used = 0;
-        c->next = cg_chunks;
-        cg_chunks = c;
-    }
-    void *p = cg_chunks->data + cg_chunks->used;
-    cg_chunks->used += n;
-    return p;
+    return base_arena_alloc(cg_json_arena, n);
 }
 
 static void cg_arena_free(void *p) {
@@ -73,113 +53,119 @@ static void cg_arena_free(void *p) {
 }
 
 void cg_json_arena_begin(void) {
+    PW_ASSERT(!cg_json_arena);
+    /* 8 bytes is enough for every jansson type (pointers, sizes,
+     * doubles); 16 would add ~9% to a view. */
+    cg_json_arena = base_arena_new_aligned(8);
     json_set_alloc_funcs(cg_arena_malloc, cg_arena_free);
 }
 
 void cg_json_arena_end(void) {
     json_set_alloc_funcs(malloc, free);
-    while (cg_chunks) {
-        cg_chunk *n = cg_chunks->next;
-        free(cg_chunks);
-        cg_chunks = n;
-    }
+    base_arena_free(cg_json_arena);
+    cg_json_arena = NULL;
 }
 
-void cg_free_files(size_t nfiles, char **names, char **contents, size_t *lens) {
+static const char *const cg_target_names[] = {"c", "cuda"};
+_Static_assert(sizeof cg_target_names / sizeof cg_target_names[0] ==
+                   CG_TARGET_COUNT,
+               "a name per target");
+
+bool cg_target_parse(const char *name, cg_target *t) {
+    for (int i = 0; i < CG_TARGET_COUNT; i++)
+        if (strcmp(name, cg_target_names[i]) == 0) {
+            *t = (cg_target)i;
+            return true;
+        }
+    return false;
+}
+
+const char *cg_target_name(cg_target t) {
+    PW_ASSERT((unsigned)t < CG_TARGET_COUNT);
+    return cg_target_names[t];
+}
+
+void cg_files_free(cg_file *files, size_t nfiles) {
+    if (!files)
+        return;
     for (size_t i = 0; i < nfiles; i++) {
-        if (names)
-            free(names[i]);
-        if (contents)
-            free(contents[i]);
+        free(files[i].name);
+        free(files[i].data);
     }
-    free(names);
-    free(contents);
-    free(lens);
+    free(files);
 }
 
-bool cg_render_target(json_t *view, const char *target, const char *tdir,
-                      size_t *nfiles, char ***names, char ***contents,
-                      size_t **lens) {
+/* Loads and compiles template `tf` and renders it against `view` into
+ * *out (named after `model`).  False after printing the error. */
+static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
+                          const char *tdir, mst_loader *loader, cg_file *out) {
+    size_t tlen = 0;
+    char *text = loader->load(loader->ctx, tf->template_name, &tlen);
+    if (!text) {
+        /* errno set: the override DIR/NAME.mustache exists but cannot
+         * be read, which is an error, not a reason to fall back. */
+        char why[1024];
+        if (errno != 0 && tdir &&
+            mst_dir_unreadable(tdir, tf->template_name, why, sizeof why))
+            fprintf(stderr, "planwrap: error: %s\n", why);
+        else
+            fprintf(stderr, "planwrap: error: template '%s' not found\n",
+                    tf->template_name);
+        return false;
+    }
+    mst_error err;
+    char msg[1024];
+    mst_template *t = mst_compile(tf->template_name, text, tlen, &err);
+    free(text);
+    if (!t) {
+        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        return false;
+    }
+    mst_options opts = {.no_escape = true, .strict = true, .max_depth = 0};
+    char *data = NULL;
+    size_t len = 0;
+    bool ok = mst_render(t, view, loader, &opts, &data, &len, &err) == 0;
+    mst_template_free(t);
+    if (!ok) {
+        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        return false;
+    }
+    base_sb name = {0};
+    base_sb_puts(&name, model);
+    base_sb_puts(&name, tf->suffix);
+    out->name = base_sb_take(&name, NULL);
+    out->data = data;
+    out->len = len;
+    return true;
+}
+
+cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
+                          size_t *nfiles) {
     const cg_tfile *files;
     size_t n;
-    if (strcmp(target, "c") == 0) {
+    switch (target) {
+    case CG_TARGET_C:
         files = cg_c_files;
         n = sizeof cg_c_files / sizeof cg_c_files[0];
-    } else if (strcmp(target, "cuda") == 0) {
+        break;
+    case CG_TARGET_CUDA:
         files = cg_cuda_files;
         n = sizeof cg_cuda_files / sizeof cg_cuda_files[0];
-    } else {
-        fprintf(stderr, "planwrap: error: unknown target '%s' (c, cuda)\n",
-                target);
-        return false;
+        break;
+    default:
+        PW_ASSERT(!"a known target");
+        return NULL;
     }
     const char *model = json_string_value(json_object_get(view, "model"));
     if (!model)
         model = "model";
-    char **nm = calloc(n, sizeof *nm);
-    char **ct = calloc(n, sizeof *ct);
-    size_t *ln = calloc(n, sizeof *ln);
-    if (!nm || !ct || !ln) {
-        fprintf(stderr, "planwrap: error: out of memory\n");
-        cg_free_files(0, nm, ct, ln);
-        return false;
-    }
+    cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
-    mst_options opts = {.no_escape = true, .strict = true, .max_depth = 0};
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-        size_t tlen = 0;
-        char *text = loader.load(loader.ctx, files[i].template_name, &tlen);
-        if (!text) {
-            /* errno set: the override DIR/NAME.mustache exists but cannot
-             * be read, which is an error, not a reason to fall back. */
-            char why[1024];
-            if (errno != 0 && tdir &&
-                mst_dir_unreadable(tdir, files[i].template_name, why,
-                                   sizeof why))
-                fprintf(stderr, "planwrap: error: %s\n", why);
-            else
-                fprintf(stderr, "planwrap: error: template '%s' not found\n",
-                        files[i].template_name);
-            ok = false;
-            break;
+    for (size_t i = 0; i < n; i++)
+        if (!cg_render_one(view, &files[i], model, tdir, &loader, &out[i])) {
+            cg_files_free(out, n);
+            return NULL;
         }
-        mst_error err;
-        char msg[1024];
-        mst_template *t = mst_compile(files[i].template_name, text, tlen, &err);
-        free(text);
-        if (!t) {
-            fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
-            ok = false;
-            break;
-        }
-        char *out = NULL;
-        size_t olen = 0;
-        if (mst_render(t, view, &loader, &opts, &out, &olen, &err) != 0) {
-            fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
-            ok = false;
-        } else {
-            size_t sz = strlen(model) + strlen(files[i].suffix) + 1;
-            nm[i] = malloc(sz);
-            if (!nm[i]) {
-                free(out);
-                fprintf(stderr, "planwrap: error: out of memory\n");
-                ok = false;
-            } else {
-                snprintf(nm[i], sz, "%s%s", model, files[i].suffix);
-                ct[i] = out;
-                ln[i] = olen;
-            }
-        }
-        mst_template_free(t);
-    }
-    if (!ok) {
-        cg_free_files(n, nm, ct, ln);
-        return false;
-    }
     *nfiles = n;
-    *names = nm;
-    *contents = ct;
-    *lens = ln;
-    return true;
+    return out;
 }

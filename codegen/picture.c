@@ -14,7 +14,7 @@
  * and storage order only: deterministic, and linear in the number of
  * storages, views and statements (plus the call arguments, once).
  */
-#include "codegen/picture.h"
+#include "picture.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * script, no network), and the entry point of both pictures,
  * cg_picture_emit, which plans the --compare-algos algorithms.
  */
-#include "codegen/picture.h"
+#include "picture.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
  * line could be it, and every warning (docs/ir.md, "After a syntax
  * error").
  */
-#include "ir/intern.h"
+#include "intern.h"
 #include "ir/ir.h"
 
 #include <stdlib.h>
@@ -64,7 +64,7 @@ typedef struct ir_checker {
 static void *ir_xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        ir_oom();
+        base_oom();
     return p;
 }
 

@@ -1,6 +1,5 @@
 /*
- * ir/intern.h - private to the ir module: interned names (and the
- * out-of-memory exit and UTF-8 decoder shared by its files).
+ * ir/intern.h - private to the ir module: interned names.
  *
  * The parser stores every NAME once, in a record allocated in the arena;
  * equal names share one pointer.  The checker reaches a name's record from
@@ -11,7 +10,7 @@
 #ifndef PLANWRAP_IR_INTERN_H
 #define PLANWRAP_IR_INTERN_H
 
-#include "ir/hash.h"
+#include "base/hash.h"
 #include "ir/ir.h"
 
 #include <stddef.h>
@@ -52,13 +51,5 @@ static inline ir_name_rec *ir_name_rec_of(const char *name) {
  * input is too large to parse at all (reported). */
 ir_program *ir_parse_recover(ir_arena *a, const char *filename,
                              const char *text, size_t len, ir_diag *d);
-
-/* Prints "planwrap: fatal: out of memory" and aborts. */
-_Noreturn void ir_oom(void);
-
-/* Length of the valid UTF-8 sequence at s[0..n) (n >= 1), its code point
- * in *cp; 0 when the bytes are not valid UTF-8 (overlong forms, surrogates
- * and code points above U+10FFFF included). */
-size_t ir_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
 
 #endif /* PLANWRAP_IR_INTERN_H */

@@ -1,6 +1,6 @@
 /*
- * ir/ir.h - planwrap IR v1: arena, diagnostics, data model, parser, checker
- * and canonical printer.
+ * ir/ir.h - planwrap IR v1: data model, parser, checker and canonical
+ * printer (the arena and diagnostics sink are base/'s).
  *
  * Data flows one way: text --ir_parse--> ir_program (statements) --ir_check-->
  * ir_program (statements resolved to values) --> planner.  Everything an
@@ -11,6 +11,8 @@
 #ifndef PLANWRAP_IR_H
 #define PLANWRAP_IR_H
 
+#include "base/base.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,55 +20,32 @@
 #include <stdio.h>
 
 /* ------------------------------------------------------------------ */
-/* Arena: one per compilation; every allocation is freed in one call. */
+/* The arena and the diagnostics sink are base/'s (base/base.h).  These
+ * ir_ names are aliases kept while other branches still use them; new
+ * code uses the base_ names. */
 
-typedef struct ir_arena ir_arena;
+typedef base_arena ir_arena;
+#define ir_arena_new base_arena_new
+#define ir_arena_free base_arena_free
+#define ir_arena_alloc base_arena_alloc
+#define ir_arena_array base_arena_array
+#define ir_arena_strndup base_arena_strndup
+#define ir_arena_strdup base_arena_strdup
+#define ir_arena_printf base_arena_printf
 
-/* Returns a new empty arena. Aborts on out-of-memory (never NULL). */
-ir_arena *ir_arena_new(void);
-/* Frees the arena and everything allocated from it. NULL is a no-op. */
-void ir_arena_free(ir_arena *a);
-/* Returns `size` zeroed bytes aligned to 16, valid until ir_arena_free.
- * Aborts on out-of-memory or size overflow. */
-void *ir_arena_alloc(ir_arena *a, size_t size);
-/* Array helper: n * size bytes, zeroed; aborts on overflow. */
-void *ir_arena_array(ir_arena *a, size_t n, size_t size);
-/* Copies s[0..n) into the arena and NUL-terminates it. */
-char *ir_arena_strndup(ir_arena *a, const char *s, size_t n);
-char *ir_arena_strdup(ir_arena *a, const char *s);
-/* printf into the arena. */
-char *ir_arena_printf(ir_arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+typedef base_severity ir_severity;
+#define IR_SEV_ERROR BASE_SEV_ERROR
+#define IR_SEV_WARNING BASE_SEV_WARNING
+#define IR_SEV_NOTE BASE_SEV_NOTE
 
-/* ------------------------------------------------------------------ */
-/* Diagnostics: a sink that prints `FILE:LINE:COL: error|warning|note: MSG`
- * followed by the source line and a caret (when the source is known),
- * and counts errors.  After `max_errors` errors further errors are
- * counted but not printed (one "too many errors" line is printed). */
-
-typedef enum ir_severity {
-    IR_SEV_ERROR,
-    IR_SEV_WARNING,
-    IR_SEV_NOTE,
-} ir_severity;
-
-typedef struct ir_diag ir_diag;
-
-/* `out` is where messages go (usually stderr); `max_errors` 0 = 50. */
-ir_diag *ir_diag_new(FILE *out, unsigned max_errors);
-void ir_diag_free(ir_diag *d);
-/* Source used for the quoted line and caret. `text` must outlive the
- * reports (it is not copied).  `filename` is copied. */
-void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
-                        size_t len);
-/* line/col are 1-based; line 0 means "no location" (prints FILE: only). */
-void ir_diag_report(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
-                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
-                     const char *fmt, va_list ap)
-    __attribute__((format(printf, 5, 0)));
-unsigned ir_diag_errors(const ir_diag *d);
-unsigned ir_diag_warnings(const ir_diag *d);
+typedef base_diag ir_diag;
+#define ir_diag_new base_diag_new
+#define ir_diag_free base_diag_free
+#define ir_diag_set_source base_diag_set_source
+#define ir_diag_report base_diag_report
+#define ir_diag_vreport base_diag_vreport
+#define ir_diag_errors base_diag_errors
+#define ir_diag_warnings base_diag_warnings
 
 /* Reads a whole file ("-" = standard input) into a malloc'ed buffer with a
  * NUL appended (not counted in *len).  On failure prints

@@ -22,7 +22,7 @@
  * tables are created and freed only in this file (the filter changes
  * uthash's table layout). */
 #define HASH_BLOOM 22
-#include "ir/intern.h"
+#include "intern.h"
 #include "ir/ir.h"
 
 #include <math.h>
@@ -130,7 +130,7 @@ typedef struct ir_parser {
 static void *ir_xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
     if (!q)
-        ir_oom();
+        base_oom();
     return q;
 }
 
@@ -343,7 +343,7 @@ static void ir_lex(ir_parser *P, ir_token *t) {
         if (i < n && (unsigned char)s[i] >= 0x80) {
             /* `dévice`: point at the character, not at a word `d` */
             unsigned cp = 0;
-            ir_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+            base_utf8_decode((const unsigned char *)s + i, n - i, &cp);
             ir_perr(P, (uint32_t)(i + 1),
                     "unexpected character U+%04X in a name", cp);
             t->kind = TK_ERROR;
@@ -380,7 +380,7 @@ static void ir_lex(ir_parser *P, ir_token *t) {
     t->len = 1;
     if (c >= 0x80) {
         unsigned cp = 0;
-        ir_utf8_decode((const unsigned char *)s + P->pos, n - P->pos, &cp);
+        base_utf8_decode((const unsigned char *)s + P->pos, n - P->pos, &cp);
         ir_perr(P, t->col, "unexpected character U+%04X", cp);
     } else if (c >= 0x20 && c < 0x7F) {
         ir_perr(P, t->col, "unexpected character '%c'", c);
@@ -1150,7 +1150,7 @@ static size_t ir_check_line_bytes(ir_parser *P) {
             continue;
         }
         unsigned cp;
-        size_t len = ir_utf8_decode(s + i, n - i, &cp);
+        size_t len = base_utf8_decode(s + i, n - i, &cp);
         if (len == 0) {
             ir_perr(P, (uint32_t)(i + 1), "invalid UTF-8 byte 0x%02X", c);
             return i;

@@ -29,7 +29,7 @@
  * wins (the first pass on ties), so the result is deterministic; the
  * naive plan is kept when it is smaller (alignment padding).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

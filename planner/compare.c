@@ -4,7 +4,7 @@
  * proved by the verifier, and the caching allocator in both free orders.
  */
 #include "planner/compare.h"
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

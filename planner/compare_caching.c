@@ -14,7 +14,7 @@
  * segment starts where the previous one ended.
  */
 #include "planner/compare.h"
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -29,7 +29,7 @@
  * member alignment), and every spec sits at its object's offset.
  */
 #include "planner/compare.h"
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

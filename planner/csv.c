@@ -13,7 +13,7 @@
  */
 #include "planner/planner.h"
 
-#include "ir/hash.h"
+#include "base/hash.h"
 
 #include <string.h>
 

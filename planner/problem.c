@@ -3,7 +3,8 @@
  * bound, the naive plan and the colour-class driver used by every
  * algorithm.
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,15 +156,7 @@ uint32_t plan_time_axis(const plan_problem *pb, uint32_t **out) {
 }
 
 uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (axis[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return base_lower_bound_u32(axis, n, t);
 }
 
 /* ---- lower bound ---- */

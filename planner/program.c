@@ -20,9 +20,10 @@
  *    reuse_of event of every storage, and the verifier (always in debug
  *    builds).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
+#include "base/base.h"
 
-#include "ir/hash.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -310,23 +311,6 @@ static int pp_cmp_dies(const void *ctx, uint32_t a, uint32_t b) {
     return st[a].dies_at < st[b].dies_at ? -1 : st[a].dies_at > st[b].dies_at;
 }
 
-static int pp_cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint32_t pp_coord(const uint64_t *c, uint32_t n, uint64_t v) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* reuse_of of every pooled storage: the dead storage of its pool whose
  * bytes overlap its own and that died last (lowest offset, then lowest
  * id, on ties).  A sweep over time per pool: storages are painted over
@@ -359,7 +343,7 @@ static bool pp_reuse_of(plan *pl) {
         if (plan_sort_idx(byst, m, pp_cmp_start, pl->storages) != 0 ||
             plan_sort_idx(byd, nd, pp_cmp_dies, pl->storages) != 0)
             goto out;
-        qsort(co, nc, sizeof *co, pp_cmp_u64);
+        qsort(co, nc, sizeof *co, base_cmp_u64);
         uint32_t k = 0;
         for (uint32_t i = 0; i < nc; i++)
             if (k == 0 || co[k - 1] != co[i])
@@ -384,13 +368,15 @@ static bool pp_reuse_of(plan *pl) {
                    (uint32_t)pl->storages[byd[di]].dies_at < st->start) {
                 const plan_storage *u = &pl->storages[byd[di]];
                 pp_key key = {u->dies_at, byd[di], u->offset};
-                pp_tree_paint(&t, 1, 0, t.n - 1, pp_coord(co, k, u->offset),
-                              pp_coord(co, k, u->offset + u->size) - 1, &key);
+                pp_tree_paint(
+                    &t, 1, 0, t.n - 1, base_lower_bound_u64(co, k, u->offset),
+                    base_lower_bound_u64(co, k, u->offset + u->size) - 1, &key);
                 di++;
             }
             pp_key best = {-1, 0, 0};
-            pp_tree_query(&t, 1, 0, t.n - 1, pp_coord(co, k, st->offset),
-                          pp_coord(co, k, st->offset + st->size) - 1, &best);
+            pp_tree_query(
+                &t, 1, 0, t.n - 1, base_lower_bound_u64(co, k, st->offset),
+                base_lower_bound_u64(co, k, st->offset + st->size) - 1, &best);
             st->reuse_of = best.dies >= 0 ? (int32_t)best.id : -1;
         }
     }

@@ -23,7 +23,8 @@
  * Every chain of reuses is one "slot"; slots are laid out one after the
  * other in buffer order.  O(n log n + candidates scanned * log n).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,23 +52,6 @@ static int ru_cmp_end(const void *ctx, uint32_t a, uint32_t b) {
     if (bf[a].end != bf[b].end)
         return bf[a].end < bf[b].end ? -1 : 1;
     return a < b ? -1 : a > b;
-}
-
-static int ru_cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint32_t ru_index(const uint64_t *ax, uint32_t n, uint64_t t) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ax[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
@@ -115,7 +99,7 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
         ax[na++] = bf[i].start;
         ax[na++] = (uint64_t)bf[i].end + 1;
     }
-    qsort(ax, na, sizeof *ax, ru_cmp_u64);
+    qsort(ax, na, sizeof *ax, base_cmp_u64);
     uint32_t m = 0;
     for (uint32_t i = 0; i < na; i++)
         if (m == 0 || ax[m - 1] != ax[i])
@@ -126,8 +110,9 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     for (uint32_t i = 0; i < n; i++) {
         if (bf[i].size == 0)
             continue;
-        mem[ru_index(ax, m, bf[i].start)] += (int64_t)bf[i].size;
-        mem[ru_index(ax, m, (uint64_t)bf[i].end + 1)] -= (int64_t)bf[i].size;
+        mem[base_lower_bound_u64(ax, m, bf[i].start)] += (int64_t)bf[i].size;
+        mem[base_lower_bound_u64(ax, m, (uint64_t)bf[i].end + 1)] -=
+            (int64_t)bf[i].size;
     }
     int64_t cur = 0, peak = 0;
     for (uint32_t i = 0; i < m; i++) {
@@ -162,8 +147,8 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
             if (slot_size[s] < bf[b].size || slot_align[s] < need_align)
                 continue;
             bool ok;
-            uint32_t lo = ru_index(ax, m, (uint64_t)bf[f].end + 1);
-            uint32_t hi = ru_index(ax, m, bf[b].start);
+            uint32_t lo = base_lower_bound_u64(ax, m, (uint64_t)bf[f].end + 1);
+            uint32_t hi = base_lower_bound_u64(ax, m, bf[b].start);
             if ((uint64_t)bf[f].end + 1 == bf[b].start || lo >= hi)
                 ok = true;
             else

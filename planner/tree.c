@@ -25,7 +25,7 @@
  * wrapping, and plan_tree falls back to the naive plan when the tree's
  * pool would pass PLAN_MAX_POOL_SIZE.
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

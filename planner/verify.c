@@ -14,6 +14,7 @@
  * highest end addresses of distinct colour classes.
  */
 #include "planner/planner.h"
+#include "base/base.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,19 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct vf_ctx {
-    const plan_problem *pb;
-    const uint64_t *off;
-} vf_ctx;
+/* A buffer and its offset, sorted by offset then index (the key is in
+ * the element: qsort has no context argument). */
+typedef struct vf_at {
+    uint64_t off;
+    uint32_t i;
+} vf_at;
 
-static vf_ctx vf_sort_ctx; /* qsort has no context argument */
-
-static int vf_cmp_offset(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t ox = vf_sort_ctx.off[x], oy = vf_sort_ctx.off[y];
-    if (ox != oy)
-        return ox < oy ? -1 : 1;
-    return x < y ? -1 : x > y;
+static int vf_cmp_at(const void *a, const void *b) {
+    const vf_at *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int vf_cmp_u32(const void *a, const void *b) {
@@ -93,18 +93,6 @@ static uint64_t vf_query(const vf_tree *t, size_t node, uint32_t lo,
     uint64_t b = vf_query(t, 2 * node + 1, mid + 1, hi, l, r);
     uint64_t m = a > b ? a : b;
     return m > t->tag[node] ? m : t->tag[node];
-}
-
-static uint32_t vf_index(const uint32_t *ax, uint32_t n, uint32_t t) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ax[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* Colour class key: -1 is compatible with every class but -2; each -2
@@ -173,15 +161,16 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
     bool ok = false;
     uint32_t *idx = malloc((size_t)m * sizeof *idx);
     uint32_t *ax = malloc((size_t)m * 2 * sizeof *ax);
+    vf_at *at = malloc((size_t)m * sizeof *at);
     vf_tree t = {0, NULL, NULL};
-    if (!idx || !ax) {
+    if (!idx || !ax || !at) {
         vf_err(err, errlen, "out of memory");
         goto out;
     }
     uint32_t k = 0, na = 0;
     for (uint32_t i = 0; i < pb->n; i++)
         if (pb->bufs[i].size) {
-            idx[k++] = i;
+            at[k++] = (vf_at){offsets[i], i};
             ax[na++] = pb->bufs[i].start;
             ax[na++] = pb->bufs[i].end;
         }
@@ -190,9 +179,11 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
     for (uint32_t i = 0; i < na; i++)
         if (u == 0 || ax[u - 1] != ax[i])
             ax[u++] = ax[i];
-    vf_sort_ctx.pb = pb;
-    vf_sort_ctx.off = offsets;
-    qsort(idx, m, sizeof *idx, vf_cmp_offset);
+    qsort(at, m, sizeof *at, vf_cmp_at);
+    for (uint32_t i = 0; i < m; i++)
+        idx[i] = at[i].i;
+    free(at);
+    at = NULL;
 
     t.n = u;
     t.mx = calloc(4 * (size_t)u, sizeof *t.mx);
@@ -205,7 +196,8 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
      * "nothing". */
     for (uint32_t i = 0; i < m; i++) {
         const plan_buf *b = &pb->bufs[idx[i]];
-        uint32_t l = vf_index(ax, u, b->start), r = vf_index(ax, u, b->end);
+        uint32_t l = base_lower_bound_u32(ax, u, b->start),
+                 r = base_lower_bound_u32(ax, u, b->end);
         uint64_t hi = vf_query(&t, 1, 0, u - 1, l, r);
         if (hi > offsets[idx[i]]) {
             /* find the culprit for the message (linear, error path only) */
@@ -286,6 +278,7 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
 out:
     free(idx);
     free(ax);
+    free(at);
     free(t.mx);
     free(t.tag);
     return ok;

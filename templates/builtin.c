@@ -2,7 +2,7 @@
  * templates/builtin.c - lookup in the built-in template table generated at
  * build time from templates/NAME.mustache (templates/cmake/embed.cmake).
  */
-#include "templates/builtin_table.h"
+#include "builtin_table.h"
 #include "templates/mustache.h"
 
 #include <string.h>

@@ -10,6 +10,7 @@
  * silently.
  */
 #include "templates/mustache.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,46 +31,13 @@ static char *dup_text(const char *s, size_t n, size_t *len) {
 }
 
 char *mst_read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    /* fopen opens a directory for reading on Linux: say why up front. */
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    int err = buf ? 0 : ENOMEM;
-    errno = 0;
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            err = ENOMEM;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (buf && ferror(f))
-        err = errno ? errno : EIO;
-    fclose(f);
-    if (!buf || err) {
-        free(buf);
+    char *text = NULL;
+    int err = 0;
+    if (!base_read_file(path, &text, len, &err)) {
         errno = err;
         return NULL;
     }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return text;
 }
 
 /* The built-in NAME; NULL with errno 0 when there is none. */

@@ -21,7 +21,8 @@
  */
 #include "templates/mustache.h"
 
-#include "ir/hash.h"
+#include "base/base.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -36,19 +37,6 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 
-static void *xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
-
-static void *xmalloc(size_t n) {
-    return xrealloc(NULL, n);
-}
-
 /* Grows *p (elements of size `sz`) so that it holds at least `need`. */
 static void grow(void **p, size_t *cap, size_t need, size_t sz) {
     if (need <= *cap)
@@ -56,7 +44,7 @@ static void grow(void **p, size_t *cap, size_t need, size_t sz) {
     size_t nc = *cap ? *cap : 16;
     while (nc < need)
         nc *= 2;
-    *p = xrealloc(*p, nc * sz);
+    *p = base_xrealloc(*p, nc * sz);
     *cap = nc;
 }
 
@@ -121,47 +109,8 @@ static size_t find(const char *hay, size_t hlen, size_t from,
     return SIZE_MAX;
 }
 
-/* ------------------------------------------------------------------ */
-/* Arena: nodes, name parts and merged text live here, freed at once.  */
-
-typedef struct mst_chunk {
-    struct mst_chunk *next;
-    size_t used, cap;
-    max_align_t data[];
-} mst_chunk;
-
-typedef struct mst_arena {
-    mst_chunk *head;
-} mst_arena;
-
-static void *arena_alloc(mst_arena *a, size_t n) {
-    n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-    if (n == 0)
-        n = sizeof(max_align_t);
-    if (!a->head || a->head->cap - a->head->used < n) {
-        size_t cap = 64 * 1024;
-        if (cap < n)
-            cap = n;
-        mst_chunk *c = xmalloc(sizeof *c + cap);
-        c->next = a->head;
-        c->used = 0;
-        c->cap = cap;
-        a->head = c;
-    }
-    void *p = (char *)a->head->data + a->head->used;
-    a->head->used += n;
-    return p;
-}
-
-static void arena_free(mst_arena *a) {
-    mst_chunk *c = a->head;
-    while (c) {
-        mst_chunk *n = c->next;
-        free(c);
-        c = n;
-    }
-    a->head = NULL;
-}
+/* Nodes, name parts and merged text live in a base_arena, freed at
+ * once. */
 
 /* ------------------------------------------------------------------ */
 /* Compiled form                                                       */
@@ -235,7 +184,7 @@ struct mst_template {
     char *name;
     char *src; /* a copy of the source: names and texts point here */
     size_t len;
-    mst_arena arena;
+    base_arena *arena;
     mst_node *nodes;
     size_t nnodes;
 };
@@ -281,7 +230,7 @@ typedef struct compiler {
     tok *toks;
     size_t ntoks, cap;
     mst_error *err;
-    mst_arena *arena;
+    base_arena *arena;
 } compiler;
 
 static tok *push_tok(compiler *c) {
@@ -723,7 +672,7 @@ static void flush_text(compiler *c, level *l) {
         total += l->pieces[i].n;
     const char *s = l->pieces[0].s;
     if (l->npieces > 1) {
-        char *buf = arena_alloc(c->arena, total);
+        char *buf = base_arena_alloc(c->arena, total);
         size_t off = 0;
         for (size_t i = 0; i < l->npieces; i++) {
             memcpy(buf + off, l->pieces[i].s, l->pieces[i].n);
@@ -766,7 +715,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
     uint32_t np = 1;
     for (size_t i = 0; i < t->n; i++)
         np += t->s[i] == '.';
-    n->parts = arena_alloc(c->arena, np * sizeof *n->parts);
+    n->parts = base_arena_alloc(c->arena, np * sizeof *n->parts);
     n->nparts = np;
     size_t start = 0, k = 0;
     for (size_t i = 0; i <= t->n; i++) {
@@ -834,7 +783,7 @@ static int build(compiler *c, mst_template *t) {
             mst_node *kids = NULL;
             size_t nk = l->nkids;
             if (nk) {
-                kids = arena_alloc(c->arena, nk * sizeof *kids);
+                kids = base_arena_alloc(c->arena, nk * sizeof *kids);
                 memcpy(kids, l->kids, nk * sizeof *kids);
             }
             free(l->kids);
@@ -937,7 +886,7 @@ static int build(compiler *c, mst_template *t) {
         level *l = &lv[0];
         flush_text(c, l);
         if (l->nkids) {
-            t->nodes = arena_alloc(c->arena, l->nkids * sizeof *t->nodes);
+            t->nodes = base_arena_alloc(c->arena, l->nkids * sizeof *t->nodes);
             memcpy(t->nodes, l->kids, l->nkids * sizeof *t->nodes);
             t->nnodes = l->nkids;
         }
@@ -951,12 +900,13 @@ mst_template *mst_compile(const char *name, const char *text, size_t len,
                           mst_error *err) {
     if (!name)
         name = "<template>";
-    mst_template *t = xmalloc(sizeof *t);
+    mst_template *t = base_xmalloc(sizeof *t);
     memset(t, 0, sizeof *t);
     size_t nlen = strlen(name);
-    t->name = xmalloc(nlen + 1);
+    t->name = base_xmalloc(nlen + 1);
     memcpy(t->name, name, nlen + 1);
-    t->src = xmalloc(len + 1);
+    t->arena = base_arena_new();
+    t->src = base_xmalloc(len + 1);
     if (len)
         memcpy(t->src, text, len);
     t->src[len] = '\0';
@@ -965,7 +915,7 @@ mst_template *mst_compile(const char *name, const char *text, size_t len,
                   .src = t->src,
                   .len = len,
                   .err = err,
-                  .arena = &t->arena};
+                  .arena = t->arena};
     int rc = tokenize(&c);
     if (rc == 0)
         rc = match_sections(&c);
@@ -984,7 +934,7 @@ mst_template *mst_compile(const char *name, const char *text, size_t len,
 void mst_template_free(mst_template *t) {
     if (!t)
         return;
-    arena_free(&t->arena);
+    base_arena_free(t->arena);
     free(t->src);
     free(t->name);
     free(t);
@@ -1130,7 +1080,7 @@ static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
         size_t nc = r->cap ? r->cap : 4096;
         while (nc < r->len + extra + 1)
             nc *= 2;
-        r->out = xrealloc(r->out, nc);
+        r->out = base_xrealloc(r->out, nc);
         r->cap = nc;
     }
     return 0;
@@ -1475,14 +1425,14 @@ static mst_template *get_partial(rctx *r, const mst_template *t,
         name = json_string_value(v);
         nn = json_string_length(v);
     }
-    char *key = nn < sizeof small ? small : xmalloc(nn + 1);
+    char *key = nn < sizeof small ? small : base_xmalloc(nn + 1);
     memcpy(key, name, nn);
     key[nn] = '\0';
     pcache *e = NULL;
     HASH_FIND(hh, r->cache, key, nn, e);
     if (!e) {
-        e = xmalloc(sizeof *e);
-        e->name = xmalloc(nn + 1);
+        e = base_xmalloc(sizeof *e);
+        e->name = base_xmalloc(nn + 1);
         memcpy(e->name, key, nn + 1);
         e->t = NULL;
         size_t len = 0;

@@ -70,17 +70,16 @@ int main(int argc, char **argv) {
     ir_program *prog = ir_load(a, path, d);
     plan *pl = prog ? plan_program(a, prog, &po, d) : NULL;
     cg_json_arena_begin();
-    json_t *view = pl ? cg_build_view_opts(pl, "c", &vo, d) : NULL;
+    json_t *view = pl ? cg_build_view_opts(pl, CG_TARGET_C, &vo, d) : NULL;
     if (view) {
         double best = 1e9, best_wall = 1e9;
         size_t bytes = 0;
         status = 0;
         for (int r = 0; r < runs && status == 0; r++) {
-            size_t nfiles = 0, *lens = NULL;
-            char **names = NULL, **contents = NULL;
+            size_t nfiles = 0;
             double t0 = now(), w0 = wall();
-            if (!cg_render_target(view, "c", NULL, &nfiles, &names, &contents,
-                                  &lens)) {
+            cg_file *files = cg_render_target(view, CG_TARGET_C, NULL, &nfiles);
+            if (!files) {
                 status = 1;
                 break;
             }
@@ -91,8 +90,8 @@ int main(int argc, char **argv) {
                 best_wall = dw;
             bytes = 0;
             for (size_t i = 0; i < nfiles; i++)
-                bytes += lens[i];
-            cg_free_files(nfiles, names, contents, lens);
+                bytes += files[i].len;
+            cg_files_free(files, nfiles);
         }
         if (status == 0)
             printf("built-in C templates, 10,000-kernel model: %.1f ms "

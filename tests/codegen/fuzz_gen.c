@@ -54,18 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         plan *pl = plan_program(a, p, &o, d);
         fuzz_picture_compare(a, pl, size, d);
         for (int t = 0; pl && t < 2; t++) {
-            const char *target = t ? "cuda" : "c";
+            cg_target target = t ? CG_TARGET_CUDA : CG_TARGET_C;
             cg_view_options vo = {.kernel_status = (size & 4) != 0};
             json_t *view = cg_build_view_opts(pl, target, &vo, d);
             if (!view)
                 continue; /* a reported error (kernel arity, ...) */
             size_t n = 0;
-            char **names = NULL, **contents = NULL;
-            size_t *lens = NULL;
-            if (!cg_render_target(view, target, NULL, &n, &names, &contents,
-                                  &lens))
+            cg_file *files = cg_render_target(view, target, NULL, &n);
+            if (!files)
                 abort(); /* a valid view must render */
-            cg_free_files(n, names, contents, lens);
+            cg_files_free(files, n);
             json_decref(view);
         }
     }

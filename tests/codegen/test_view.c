@@ -39,7 +39,9 @@ static json_t *build(fixture *f, const char *text, const char *target,
     plan *pl = plan_program(f->a, p, &o, f->d);
     assert_non_null(pl);
     cg_view_options vo = {.kernel_status = kernel_status};
-    f->view = cg_build_view_opts(pl, target, &vo, f->d);
+    cg_target t;
+    f->view = cg_target_parse(target, &t) ? cg_build_view_opts(pl, t, &vo, f->d)
+                                          : NULL;
     return f->view;
 }
 
@@ -453,7 +455,9 @@ static void test_keep(void **state) {
     assert_non_null(keys);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         for (int ks = 0; ks < 2; ks++) {
-            const char *text = cases[c].text, *target = cases[c].target;
+            const char *text = cases[c].text;
+            cg_target target;
+            assert_true(cg_target_parse(cases[c].target, &target));
             ir_arena *a = ir_arena_new();
             ir_diag *d = ir_diag_new(stderr, 0);
             ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
@@ -474,21 +478,20 @@ static void test_keep(void **state) {
             assert_true(strlen(jp) < strlen(jf));
             free(jf);
             free(jp);
-            size_t nf = 0, np = 0, *lf = NULL, *lp = NULL;
-            char **namef = NULL, **namep = NULL, **cf = NULL, **cp = NULL;
-            assert_true(
-                cg_render_target(full, target, NULL, &nf, &namef, &cf, &lf));
-            assert_true(
-                cg_render_target(part, target, NULL, &np, &namep, &cp, &lp));
+            size_t nf = 0, np = 0;
+            cg_file *ff = cg_render_target(full, target, NULL, &nf);
+            cg_file *fp = cg_render_target(part, target, NULL, &np);
+            assert_non_null(ff);
+            assert_non_null(fp);
             assert_int_equal(nf, np);
             assert_true(nf >= 3);
             for (size_t i = 0; i < nf; i++) {
-                assert_string_equal(namef[i], namep[i]);
-                assert_int_equal(lf[i], lp[i]);
-                assert_memory_equal(cf[i], cp[i], lf[i]);
+                assert_string_equal(ff[i].name, fp[i].name);
+                assert_int_equal(ff[i].len, fp[i].len);
+                assert_memory_equal(ff[i].data, fp[i].data, ff[i].len);
             }
-            cg_free_files(nf, namef, cf, lf);
-            cg_free_files(np, namep, cp, lp);
+            cg_files_free(ff, nf);
+            cg_files_free(fp, np);
             json_decref(full);
             json_decref(part);
             ir_diag_free(d);

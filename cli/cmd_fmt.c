@@ -1,16 +1,17 @@
 /*
- * codegen/cmd_fmt.c - `planwrap fmt FILE [-o OUT]`: print a valid IR file
+ * cli/cmd_fmt.c - `planwrap fmt FILE [-o OUT]`: print a valid IR file
  * in canonical form (ir_print).  The file is parsed and checked first;
  * on any error nothing is written and the exit status is 1.  Output goes
  * to stdout, or atomically to OUT.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
+#include "base/base.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static void cg_fmt_usage(FILE *out) {
+static void cli_fmt_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap fmt [options] FILE\n"
             "\n"
@@ -24,29 +25,29 @@ static void cg_fmt_usage(FILE *out) {
             "  -h, --help        show this help\n");
 }
 
-int cg_cmd_fmt(int argc, char **argv) {
+int cli_cmd_fmt(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     const char *outpath = "-";
-    cg_opts o;
-    cg_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
+    cli_opts o;
+    cli_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
     int c;
-    while ((c = cg_opts_next(&o)) != -1) {
+    while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'h':
-            cg_fmt_usage(stdout);
+            cli_fmt_usage(stdout);
             return 0;
         case 'o':
             outpath = optarg;
             break;
-        default: /* CG_OPT_FAIL: reported */
+        default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
-    const char *path = cg_opts_operand(&o, "FILE");
+    const char *path = cli_opts_operand(&o, "FILE");
     if (!path)
         return 2;
     ir_arena *a = ir_arena_new();
@@ -57,16 +58,12 @@ int cg_cmd_fmt(int argc, char **argv) {
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
-        if (!mem) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
+        if (!mem)
+            base_oom();
         ir_print(mem, p);
-        if (fclose(mem) != 0) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
-        status = cg_write_file_atomic(outpath, buf, len) ? 0 : 1;
+        if (fclose(mem) != 0)
+            base_oom();
+        status = cli_write_file_atomic(outpath, buf, len) ? 0 : 1;
         free(buf);
     }
     ir_diag_free(d);

@@ -1,36 +1,36 @@
 /*
- * codegen/cli.c - `planwrap COMMAND [options]`: dispatch, --help, --version.
+ * cli/cli.c - `planwrap COMMAND [options]`: dispatch, --help, --version.
  * Each command lives in its own cmd_*.c file.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct cg_command {
+typedef struct cli_command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-} cg_command;
+} cli_command;
 
-static const cg_command cg_commands[] = {
-    {"check", cg_cmd_check, "check an IR file and print its diagnostics"},
-    {"fmt", cg_cmd_fmt, "print an IR file in canonical form"},
-    {"plan", cg_cmd_plan, "plan memory and print the plan"},
-    {"gen", cg_cmd_gen, "generate C or CUDA wrapper sources"},
-    {"render", cg_cmd_render, "render a mustache template with JSON data"},
+static const cli_command cli_commands[] = {
+    {"check", cli_cmd_check, "check an IR file and print its diagnostics"},
+    {"fmt", cli_cmd_fmt, "print an IR file in canonical form"},
+    {"plan", cli_cmd_plan, "plan memory and print the plan"},
+    {"gen", cli_cmd_gen, "generate C or CUDA wrapper sources"},
+    {"render", cli_cmd_render, "render a mustache template with JSON data"},
 };
 
-static void cg_usage(FILE *out) {
+static void cli_usage(FILE *out) {
     fprintf(out, "usage: planwrap COMMAND [options] [FILE]\n"
                  "\n"
                  "Turns a model's execution schedule (IR v1) into planned "
                  "wrapper code.\n"
                  "\n"
                  "commands:\n");
-    for (size_t i = 0; i < sizeof cg_commands / sizeof cg_commands[0]; i++)
-        fprintf(out, "  %-8s %s\n", cg_commands[i].name,
-                cg_commands[i].summary);
+    for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", cli_commands[i].name,
+                cli_commands[i].summary);
     fprintf(out, "\n"
                  "options:\n"
                  "  -h, --help     show this help\n"
@@ -40,24 +40,24 @@ static void cg_usage(FILE *out) {
                  "standard input.\n");
 }
 
-int cg_main(int argc, char **argv) {
+int cli_main(int argc, char **argv) {
     if (argc < 2) {
-        cg_usage(stderr);
+        cli_usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
         strcmp(cmd, "help") == 0) {
-        cg_usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("planwrap %s\n", PLANWRAP_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof cg_commands / sizeof cg_commands[0]; i++)
-        if (strcmp(cmd, cg_commands[i].name) == 0)
-            return cg_commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
+        if (strcmp(cmd, cli_commands[i].name) == 0)
+            return cli_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "planwrap: error: unknown command '%s'\n", cmd);
     fprintf(stderr, "Run 'planwrap --help' for the list of commands.\n");
     return 2;

@@ -1,12 +1,12 @@
 /*
- * codegen/cmd_gen.c - `planwrap gen MODEL.pw --target c|cuda -o DIR`.
+ * cli/cmd_gen.c - `planwrap gen MODEL.pw --target c|cuda -o DIR`.
  *
  * The whole pipeline in one function: load (parse + check) -> plan ->
  * view -> render every template of the target -> write.  Files are
  * written (each atomically) only after every earlier step succeeded, so a
  * failing run leaves DIR as it was.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 #include "templates/mustache.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static void cg_gen_usage(FILE *out) {
+static void cli_gen_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap gen MODEL.pw [--target c|cuda] -o DIR "
             "[options]\n"
@@ -38,44 +38,17 @@ static void cg_gen_usage(FILE *out) {
             "                       by the run function at once\n"
             "  -h, --help           show this help\n"
             "planning options:\n%s",
-            cg_plan_options_help);
-}
-
-/* mkdir -p: creates DIR and its missing parents. */
-static bool cg_mkdirs(const char *dir) {
-    size_t n = strlen(dir);
-    char *buf = malloc(n + 1);
-    if (!buf)
-        return false;
-    memcpy(buf, dir, n + 1);
-    bool ok = true;
-    for (size_t i = 1; i <= n && ok; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        char c = buf[i];
-        buf[i] = '\0';
-        struct stat st;
-        if (stat(buf, &st) != 0) {
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                ok = false;
-        } else if (!S_ISDIR(st.st_mode)) {
-            errno = ENOTDIR;
-            ok = false;
-        }
-        buf[i] = c;
-    }
-    free(buf);
-    return ok;
+            cli_plan_options_help);
 }
 
 /* PLANWRAP_TIMES=1 in the environment prints the CPU and wall time of
  * every phase of `gen` to stderr (for bench/codegen/run.sh). */
-typedef struct cg_clock {
+typedef struct cli_clock {
     bool on;
     double cpu, wall;
-} cg_clock;
+} cli_clock;
 
-static void cg_clock_now(double *cpu, double *wall, long *rss) {
+static void cli_clock_now(double *cpu, double *wall, long *rss) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     *rss = ru.ru_maxrss;
@@ -86,12 +59,12 @@ static void cg_clock_now(double *cpu, double *wall, long *rss) {
     *wall = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static void cg_clock_lap(cg_clock *c, const char *phase) {
+static void cli_clock_lap(cli_clock *c, const char *phase) {
     if (!c->on)
         return;
     double cpu, wall;
     long rss;
-    cg_clock_now(&cpu, &wall, &rss);
+    cli_clock_now(&cpu, &wall, &rss);
     if (phase)
         fprintf(stderr,
                 "planwrap: time: %-8s cpu %7.1f ms, wall %7.1f ms, "
@@ -101,28 +74,28 @@ static void cg_clock_lap(cg_clock *c, const char *phase) {
     c->wall = wall;
 }
 
-int cg_cmd_gen(int argc, char **argv) {
+int cli_cmd_gen(int argc, char **argv) {
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
         {"templates", required_argument, NULL, 'T'},
         {"kernel-status", no_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
-        CG_PLAN_LONG_OPTIONS,
+        CLI_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    const char *target = "c", *outdir = NULL, *tdir = NULL;
+    const char *target_name = "c", *outdir = NULL, *tdir = NULL;
     cg_view_options vo = {.kernel_status = false};
     plan_options po;
     plan_options_init(&po);
     po.search.progress = true; /* plan_search prints only to a terminal */
-    cg_opts o;
-    cg_opts_init(&o, "gen", argc, argv, ":t:o:h", longopts);
+    cli_opts o;
+    cli_opts_init(&o, "gen", argc, argv, ":t:o:h", longopts);
     int c;
-    while ((c = cg_opts_next(&o)) != -1) {
+    while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 't':
-            target = optarg;
+            target_name = optarg;
             break;
         case 'o':
             outdir = optarg;
@@ -134,27 +107,28 @@ int cg_cmd_gen(int argc, char **argv) {
             vo.kernel_status = true;
             break;
         case 'h':
-            cg_gen_usage(stdout);
+            cli_gen_usage(stdout);
             return 0;
-        case CG_PLAN_OPT_VAL:
-            if (cg_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
-                return cg_usage_hint("gen");
+        case CLI_PLAN_OPT_VAL:
+            if (cli_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
+                return cli_usage_hint("gen");
             break;
-        default: /* CG_OPT_FAIL: reported */
+        default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
-    const char *path = cg_opts_operand(&o, "MODEL.pw");
+    const char *path = cli_opts_operand(&o, "MODEL.pw");
     if (!path)
         return 2;
-    if (strcmp(target, "c") != 0 && strcmp(target, "cuda") != 0)
-        return cg_usage_error("gen",
-                              "invalid value '%s' for --target: expected c "
-                              "or cuda",
-                              target);
+    cg_target target;
+    if (!cg_target_parse(target_name, &target))
+        return cli_usage_error("gen",
+                               "invalid value '%s' for --target: expected c "
+                               "or cuda",
+                               target_name);
     if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
-        return cg_usage_error("gen", "gen needs an output directory (-o DIR)");
-    if (tdir && !cg_usage_dir("gen", "--templates", tdir))
+        return cli_usage_error("gen", "gen needs an output directory (-o DIR)");
+    if (tdir && !cli_usage_dir("gen", "--templates", tdir))
         return 2;
 
     int status = 1;
@@ -162,23 +136,22 @@ int cg_cmd_gen(int argc, char **argv) {
     ir_diag *d = ir_diag_new(stderr, 0);
     json_t *view = NULL;
     size_t nfiles = 0;
-    char **names = NULL, **contents = NULL;
-    size_t *lens = NULL;
+    cg_file *files = NULL;
     bool arena_on = false;
     cg_keyset *keep = NULL;
 
     const char *times = getenv("PLANWRAP_TIMES");
-    cg_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
-    cg_clock_lap(&clk, NULL);
+    cli_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
+    cli_clock_lap(&clk, NULL);
 
     ir_program *prog = ir_load(a, path, d);
     if (!prog)
         goto done;
-    cg_clock_lap(&clk, "load");
+    cli_clock_lap(&clk, "load");
     plan *pl = plan_program(a, prog, &po, d);
     if (!pl)
         goto done;
-    cg_clock_lap(&clk, "plan");
+    cli_clock_lap(&clk, "plan");
     cg_json_arena_begin();
     arena_on = true;
     /* With the built-in templates only, the view needs no key that none
@@ -188,50 +161,17 @@ int cg_cmd_gen(int argc, char **argv) {
     view = cg_build_view_opts(pl, target, &vo, d);
     if (!view)
         goto done;
-    cg_clock_lap(&clk, "view");
-    if (!cg_render_target(view, target, tdir, &nfiles, &names, &contents,
-                          &lens))
+    cli_clock_lap(&clk, "view");
+    files = cg_render_target(view, target, tdir, &nfiles);
+    if (!files)
         goto done;
-    cg_clock_lap(&clk, "render");
-    if (!cg_mkdirs(outdir)) {
-        fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
-                outdir, strerror(errno));
-        goto done;
-    }
-    /* Refuse before writing anything when a destination is a directory. */
-    size_t dlen = strlen(outdir);
-    char **paths = calloc(nfiles, sizeof *paths);
-    if (!paths)
-        goto done;
-    bool ok = true;
-    for (size_t i = 0; i < nfiles && ok; i++) {
-        size_t sz = dlen + 1 + strlen(names[i]) + 1;
-        paths[i] = malloc(sz);
-        if (!paths[i]) {
-            ok = false;
-            break;
-        }
-        snprintf(paths[i], sz, "%s/%s", outdir, names[i]);
-        struct stat st;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],
-                    strerror(EISDIR));
-            ok = false;
-        }
-    }
-    for (size_t i = 0; i < nfiles && ok; i++)
-        ok = cg_write_file_atomic(paths[i], contents[i], lens[i]);
-    for (size_t i = 0; i < nfiles; i++)
-        free(paths[i]);
-    free(paths);
-    if (ok)
+    cli_clock_lap(&clk, "render");
+    if (cli_write_files(outdir, files, nfiles))
         status = 0;
-    cg_clock_lap(&clk, "write");
+    cli_clock_lap(&clk, "write");
 
 done:
-    /* names, contents and lens stay NULL (nfiles 0) unless rendering
-     * succeeded: then they are freed here. */
-    cg_free_files(nfiles, names, contents, lens);
+    cg_files_free(files, nfiles);
     /* The view lives in the arena (json_decref would walk a million
      * values to free nothing): it is released in one call. */
     if (arena_on)

@@ -1,18 +1,18 @@
 /*
- * codegen/plan_opts.c - the planning options shared by `plan` and `gen`.
+ * cli/plan_opts.c - the planning options shared by `plan` and `gen`.
  *
  * Every option is validated here so that both commands report the same
  * message for the same mistake ("planwrap: error: ..." then exit 2 at the
  * caller).
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char cg_plan_options_help[] =
+const char cli_plan_options_help[] =
     "  --algo A             naive, reuse, tree, bestfit (default) or search\n"
     "  --align N            pool alignment in bytes, a power of two "
     "(default 64 on\n"
@@ -30,7 +30,7 @@ const char cg_plan_options_help[] =
     "  --time-limit S       search: safety stop after S seconds (reported)\n";
 
 /* Parses a decimal unsigned integer that fits in 63 bits. */
-static bool cg_parse_u63(const char *s, uint64_t *out) {
+static bool cli_parse_u63(const char *s, uint64_t *out) {
     if (!s || !*s)
         return false;
     uint64_t v = 0;
@@ -46,42 +46,42 @@ static bool cg_parse_u63(const char *s, uint64_t *out) {
     return true;
 }
 
-static int cg_bad_value(const char *name, const char *value,
-                        const char *expected) {
+static int cli_bad_value(const char *name, const char *value,
+                         const char *expected) {
     fprintf(stderr, "planwrap: error: invalid value '%s' for --%s: %s\n",
             value ? value : "", name, expected);
     return -1;
 }
 
-int cg_plan_option(plan_options *o, const char *name, const char *value) {
+int cli_plan_option(plan_options *o, const char *name, const char *value) {
     if (strcmp(name, "verify") == 0) {
         o->verify = true;
         return 0;
     }
     if (!value)
-        return cg_bad_value(name, value, "a value is required");
+        return cli_bad_value(name, value, "a value is required");
     if (strcmp(name, "algo") == 0) {
         if (!plan_algo_parse(value, &o->algo))
-            return cg_bad_value(name, value,
-                                "expected naive, reuse, tree, bestfit or "
-                                "search");
+            return cli_bad_value(name, value,
+                                 "expected naive, reuse, tree, bestfit or "
+                                 "search");
         return 0;
     }
     if (strcmp(name, "align") == 0) {
         uint64_t v;
-        if (!cg_parse_u63(value, &v) || v == 0 || (v & (v - 1)) != 0 ||
+        if (!cli_parse_u63(value, &v) || v == 0 || (v & (v - 1)) != 0 ||
             v > (UINT64_C(1) << 32))
-            return cg_bad_value(name, value,
-                                "expected a power of two between 1 and "
-                                "4294967296");
+            return cli_bad_value(name, value,
+                                 "expected a power of two between 1 and "
+                                 "4294967296");
         o->align = v;
         return 0;
     }
     if (strcmp(name, "memory-pool") == 0) {
         if (!plan_memory_pool_parse(value, &o->memory_pool))
-            return cg_bad_value(name, value,
-                                "expected none, intermediates, outputs or "
-                                "combined");
+            return cli_bad_value(name, value,
+                                 "expected none, intermediates, outputs or "
+                                 "combined");
         return 0;
     }
     if (strcmp(name, "streams") == 0) {
@@ -92,21 +92,22 @@ int cg_plan_option(plan_options *o, const char *name, const char *value) {
         else if (strcmp(value, "share") == 0)
             o->streams = PLAN_STREAMS_SHARE;
         else
-            return cg_bad_value(name, value, "expected auto, isolate or share");
+            return cli_bad_value(name, value,
+                                 "expected auto, isolate or share");
         return 0;
     }
     if (strcmp(name, "capacity") == 0) {
         uint64_t v;
-        if (!cg_parse_u63(value, &v) || v == 0)
-            return cg_bad_value(name, value,
-                                "expected a positive number of bytes");
+        if (!cli_parse_u63(value, &v) || v == 0)
+            return cli_bad_value(name, value,
+                                 "expected a positive number of bytes");
         o->search.capacity = v;
         return 0;
     }
     if (strcmp(name, "search-budget") == 0) {
         uint64_t v;
-        if (!cg_parse_u63(value, &v) || v == 0)
-            return cg_bad_value(name, value, "expected a positive integer");
+        if (!cli_parse_u63(value, &v) || v == 0)
+            return cli_bad_value(name, value, "expected a positive integer");
         o->search.budget = v;
         return 0;
     }
@@ -116,8 +117,8 @@ int cg_plan_option(plan_options *o, const char *name, const char *value) {
         double v = strtod(value, &end);
         if (errno != 0 || end == value || *end != '\0' || !(v >= 0.0) ||
             v > 1e9)
-            return cg_bad_value(name, value,
-                                "expected a non-negative number of seconds");
+            return cli_bad_value(name, value,
+                                 "expected a non-negative number of seconds");
         o->search.time_limit = v;
         return 0;
     }

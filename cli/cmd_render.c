@@ -1,9 +1,9 @@
 /*
- * codegen/cmd_render.c - `planwrap render TEMPLATE --data DATA.json`: a
+ * cli/cmd_render.c - `planwrap render TEMPLATE --data DATA.json`: a
  * general mustache renderer with spec semantics by default, for trying
  * templates (and overrides of the built-in ones) by hand.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 #include "templates/mustache.h"
 
 #include <errno.h>
@@ -38,7 +38,7 @@ static void render_usage(FILE *out) {
           out);
 }
 
-int cg_cmd_render(int argc, char **argv) {
+int cli_cmd_render(int argc, char **argv) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
         {"partials", required_argument, NULL, 'p'},
@@ -52,10 +52,10 @@ int cg_cmd_render(int argc, char **argv) {
     };
     const char *data_path = NULL, *dir = NULL, *out_path = "-";
     mst_options opts = {0};
-    cg_opts o;
-    cg_opts_init(&o, "render", argc, argv, ":d:p:snD:o:h", longopts);
+    cli_opts o;
+    cli_opts_init(&o, "render", argc, argv, ":d:p:snD:o:h", longopts);
     int c;
-    while ((c = cg_opts_next(&o)) != -1) {
+    while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'd':
             data_path = optarg;
@@ -78,10 +78,10 @@ int cg_cmd_render(int argc, char **argv) {
             unsigned long v = strtoul(optarg, &end, 10);
             if (errno || *end || end == optarg || v == 0 || v > UINT_MAX ||
                 optarg[0] == '-')
-                return cg_usage_error("render",
-                                      "invalid value '%s' for --max-depth: "
-                                      "expected a positive integer",
-                                      optarg);
+                return cli_usage_error("render",
+                                       "invalid value '%s' for --max-depth: "
+                                       "expected a positive integer",
+                                       optarg);
             opts.max_depth = (unsigned)v;
             break;
         }
@@ -92,19 +92,19 @@ int cg_cmd_render(int argc, char **argv) {
         case 'h':
             render_usage(stdout);
             return 0;
-        default: /* CG_OPT_FAIL: reported */
+        default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
-    const char *tpath = cg_opts_operand(&o, "TEMPLATE");
+    const char *tpath = cli_opts_operand(&o, "TEMPLATE");
     if (!tpath)
         return 2;
     if (!data_path)
-        return cg_usage_error("render", "render needs --data DATA.json");
+        return cli_usage_error("render", "render needs --data DATA.json");
     if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0)
-        return cg_usage_error("render", "TEMPLATE and --data cannot both be "
-                                        "'-' (standard input)");
-    if (dir && !cg_usage_dir("render", "--partials", dir))
+        return cli_usage_error("render", "TEMPLATE and --data cannot both be "
+                                         "'-' (standard input)");
+    if (dir && !cli_usage_dir("render", "--partials", dir))
         return 2;
 
     /* The template. */
@@ -136,7 +136,7 @@ int cg_cmd_render(int argc, char **argv) {
     json_t *data = json_loadb(dtext, dlen, JSON_DECODE_ANY, &jerr);
     free(dtext);
     if (!data) {
-        fprintf(stderr, "%s:%d:%d: error: %s\n", cg_display_name(data_path),
+        fprintf(stderr, "%s:%d:%d: error: %s\n", cli_display_name(data_path),
                 jerr.line > 0 ? jerr.line : 1,
                 jerr.column > 0 ? jerr.column : 1, jerr.text);
         free(owned);
@@ -146,7 +146,7 @@ int cg_cmd_render(int argc, char **argv) {
     mst_error err;
     char msg[1024];
     int status = 1;
-    mst_template *t = mst_compile(cg_display_name(tpath), text, tlen, &err);
+    mst_template *t = mst_compile(cli_display_name(tpath), text, tlen, &err);
     free(owned);
     if (!t) {
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
@@ -158,7 +158,7 @@ int cg_cmd_render(int argc, char **argv) {
     size_t outlen = 0;
     if (mst_render(t, data, &loader, &opts, &out, &outlen, &err) != 0)
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
-    else if (cg_write_file_atomic(out_path, out, outlen))
+    else if (cli_write_file_atomic(out_path, out, outlen))
         status = 0;
     free(out);
     mst_template_free(t);

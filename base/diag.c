@@ -1,5 +1,5 @@
 /*
- * ir/diag.c - the diagnostics sink and file reading.
+ * base/diag.c - the diagnostics sink.
  *
  * A report prints `FILE:LINE:COL: SEVERITY: MESSAGE`, then the source line
  * and a caret under the column (like a C compiler).  Long lines are shown
@@ -7,8 +7,7 @@
  * characters, invalid UTF-8) are shown as '?', so a diagnostic is always
  * one readable line of text whatever the input holds.
  */
-#include "ir/intern.h"
-#include "ir/ir.h"
+#include "base.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,9 +16,9 @@
 #include <string.h>
 
 /* Source lines longer than this are shown as a window around the column. */
-#define IR_DIAG_WINDOW 120
+#define BASE_DIAG_WINDOW 120
 
-struct ir_diag {
+struct base_diag {
     FILE *out;
     unsigned max_errors;
     unsigned errors;
@@ -33,16 +32,16 @@ struct ir_diag {
     size_t nlines;
 };
 
-ir_diag *ir_diag_new(FILE *out, unsigned max_errors) {
-    ir_diag *d = calloc(1, sizeof *d);
+base_diag *base_diag_new(FILE *out, unsigned max_errors) {
+    base_diag *d = calloc(1, sizeof *d);
     if (!d)
-        ir_oom();
+        base_oom();
     d->out = out;
-    d->max_errors = max_errors ? max_errors : 50;
+    d->max_errors = max_errors ? max_errors : BASE_DIAG_DEFAULT_MAX_ERRORS;
     return d;
 }
 
-void ir_diag_free(ir_diag *d) {
+void base_diag_free(base_diag *d) {
     if (!d)
         return;
     free(d->filename);
@@ -50,15 +49,15 @@ void ir_diag_free(ir_diag *d) {
     free(d);
 }
 
-void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
-                        size_t len) {
+void base_diag_set_source(base_diag *d, const char *filename, const char *text,
+                          size_t len) {
     free(d->filename);
     d->filename = NULL;
     if (filename) {
         size_t n = strlen(filename);
         d->filename = malloc(n + 1);
         if (!d->filename)
-            ir_oom();
+            base_oom();
         memcpy(d->filename, filename, n + 1);
     }
     d->text = text;
@@ -68,22 +67,22 @@ void ir_diag_set_source(ir_diag *d, const char *filename, const char *text,
     d->nlines = 0;
 }
 
-unsigned ir_diag_errors(const ir_diag *d) {
+unsigned base_diag_errors(const base_diag *d) {
     return d->errors;
 }
 
-unsigned ir_diag_warnings(const ir_diag *d) {
+unsigned base_diag_warnings(const base_diag *d) {
     return d->warnings;
 }
 
-static void ir_diag_index_lines(ir_diag *d) {
+static void base_diag_index_lines(base_diag *d) {
     size_t n = 1;
     for (size_t i = 0; i < d->len; i++)
         if (d->text[i] == '\n')
             n++;
     d->lines = malloc(n * sizeof *d->lines);
     if (!d->lines)
-        ir_oom();
+        base_oom();
     size_t k = 0;
     d->lines[k++] = 0;
     for (size_t i = 0; i < d->len; i++)
@@ -92,7 +91,7 @@ static void ir_diag_index_lines(ir_diag *d) {
     d->nlines = n;
 }
 
-size_t ir_utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
+size_t base_utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
     unsigned c = s[0];
     size_t len;
     unsigned min;
@@ -127,17 +126,17 @@ size_t ir_utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
 }
 
 /* Length of the valid UTF-8 sequence at s[0..n), 0 when invalid. */
-static size_t ir_utf8_len(const unsigned char *s, size_t n) {
+static size_t base_utf8_len(const unsigned char *s, size_t n) {
     unsigned cp;
-    return ir_utf8_decode(s, n, &cp);
+    return base_utf8_decode(s, n, &cp);
 }
 
 /* Prints the source line and a caret under byte column `col`. */
-static void ir_diag_quote(ir_diag *d, uint32_t line, uint32_t col) {
+static void base_diag_quote(base_diag *d, uint32_t line, uint32_t col) {
     if (!d->text)
         return;
     if (!d->lines)
-        ir_diag_index_lines(d);
+        base_diag_index_lines(d);
     if (line == 0 || line > d->nlines)
         return;
     const unsigned char *s =
@@ -153,9 +152,9 @@ static void ir_diag_quote(ir_diag *d, uint32_t line, uint32_t col) {
     if (c > n)
         c = n;
     size_t from = 0, to = n;
-    if (n > IR_DIAG_WINDOW) {
-        from = c > IR_DIAG_WINDOW / 2 ? c - IR_DIAG_WINDOW / 2 : 0;
-        to = from + IR_DIAG_WINDOW < n ? from + IR_DIAG_WINDOW : n;
+    if (n > BASE_DIAG_WINDOW) {
+        from = c > BASE_DIAG_WINDOW / 2 ? c - BASE_DIAG_WINDOW / 2 : 0;
+        to = from + BASE_DIAG_WINDOW < n ? from + BASE_DIAG_WINDOW : n;
         /* Do not start in the middle of a UTF-8 sequence. */
         while (from > 0 && from < n && (s[from] & 0xC0) == 0x80)
             from++;
@@ -166,7 +165,7 @@ static void ir_diag_quote(ir_diag *d, uint32_t line, uint32_t col) {
      * needs (tab, space or nothing for continuation bytes). */
     size_t i = from;
     while (i < to) {
-        size_t l = ir_utf8_len(s + i, n - i);
+        size_t l = base_utf8_len(s + i, n - i);
         if (l > 1 && i + l <= to) {
             fwrite(s + i, 1, l, d->out);
             i += l;
@@ -184,7 +183,7 @@ static void ir_diag_quote(ir_diag *d, uint32_t line, uint32_t col) {
     fputs(from > 0 ? "   " : "", d->out);
     i = from;
     while (i < c) {
-        size_t l = ir_utf8_len(s + i, n - i);
+        size_t l = base_utf8_len(s + i, n - i);
         if (l > 1 && i + l <= to) {
             fputc(' ', d->out);
             i += l;
@@ -196,9 +195,9 @@ static void ir_diag_quote(ir_diag *d, uint32_t line, uint32_t col) {
     fputs("^\n", d->out);
 }
 
-void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
-                     const char *fmt, va_list ap) {
-    if (sev == IR_SEV_ERROR) {
+void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
+                       uint32_t col, const char *fmt, va_list ap) {
+    if (sev == BASE_SEV_ERROR) {
         d->errors++;
         if (d->errors > d->max_errors) {
             d->suppressed = true;
@@ -212,7 +211,7 @@ void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
             return;
         }
         d->suppressed = false;
-    } else if (sev == IR_SEV_WARNING) {
+    } else if (sev == BASE_SEV_WARNING) {
         d->warnings++;
         d->suppressed = d->said_too_many;
         if (d->suppressed)
@@ -232,58 +231,13 @@ void ir_diag_vreport(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
     vfprintf(d->out, fmt, ap);
     fputc('\n', d->out);
     if (line != 0)
-        ir_diag_quote(d, line, col);
+        base_diag_quote(d, line, col);
 }
 
-void ir_diag_report(ir_diag *d, ir_severity sev, uint32_t line, uint32_t col,
-                    const char *fmt, ...) {
+void base_diag_report(base_diag *d, base_severity sev, uint32_t line,
+                      uint32_t col, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    ir_diag_vreport(d, sev, line, col, fmt, ap);
+    base_diag_vreport(d, sev, line, col, fmt, ap);
     va_end(ap);
-}
-
-bool ir_read_file(const char *path, char **text, size_t *len, FILE *err) {
-    bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    /* Standard input is "<stdin>" in every message, as in diagnostics. */
-    const char *shown = is_stdin ? "<stdin>" : path;
-    if (!f) {
-        fprintf(err, "planwrap: error: cannot read %s: %s\n", shown,
-                strerror(errno));
-        return false;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        ir_oom();
-    for (;;) {
-        if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2)
-                ir_oom();
-            char *nb = realloc(buf, cap * 2);
-            if (!nb)
-                ir_oom();
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int saved = errno;
-    bool failed = ferror(f) != 0;
-    if (!is_stdin)
-        fclose(f);
-    if (failed) {
-        fprintf(err, "planwrap: error: cannot read %s: %s\n", shown,
-                strerror(saved ? saved : EIO));
-        free(buf);
-        return false;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return true;
 }

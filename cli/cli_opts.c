@@ -1,5 +1,5 @@
 /*
- * codegen/cli_opts.c - command-line parsing shared by the five commands,
+ * cli/cli_opts.c - command-line parsing shared by the five commands,
  * so that every usage error reads the same (docs/codegen.md, "Command
  * line"):
  *
@@ -9,7 +9,7 @@
  * and exits with status 2.  Options are named as the user spelled them
  * ("-o", "--output" or an abbreviation such as "--out").
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,35 +18,35 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int cg_usage_hint(const char *cmd) {
+int cli_usage_hint(const char *cmd) {
     fprintf(stderr, "Run 'planwrap %s --help' for usage.\n", cmd);
     return 2;
 }
 
-int cg_usage_error(const char *cmd, const char *fmt, ...) {
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("planwrap: error: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    return cg_usage_hint(cmd);
+    return cli_usage_hint(cmd);
 }
 
-const char *cg_display_name(const char *path) {
+const char *cli_display_name(const char *path) {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-bool cg_usage_dir(const char *cmd, const char *opt, const char *dir) {
+bool cli_usage_dir(const char *cmd, const char *opt, const char *dir) {
     struct stat st;
     int err = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
     if (err)
-        cg_usage_error(cmd, "cannot use %s %s: %s", opt, dir, strerror(err));
+        cli_usage_error(cmd, "cannot use %s %s: %s", opt, dir, strerror(err));
     return err == 0;
 }
 
-void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
-                  const char *optstring, const struct option *longopts) {
+void cli_opts_init(cli_opts *o, const char *cmd, int argc, char **argv,
+                   const char *optstring, const struct option *longopts) {
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->argc = argc;
@@ -63,12 +63,12 @@ void cg_opts_init(cg_opts *o, const char *cmd, int argc, char **argv,
 }
 
 /* "--name..." (not "--" alone): a long option as getopt_long sees it. */
-static bool cg_is_long(const char *s) {
+static bool cli_is_long(const char *s) {
     return s[0] == '-' && s[1] == '-' && s[2] != '\0';
 }
 
 /* Copies the option name of a long option word ("--out=x" -> "--out"). */
-static void cg_spell_long(cg_opts *o, const char *word) {
+static void cli_spell_long(cli_opts *o, const char *word) {
     size_t n = strcspn(word, "=");
     if (n >= sizeof o->spelled)
         n = sizeof o->spelled - 1;
@@ -76,14 +76,14 @@ static void cg_spell_long(cg_opts *o, const char *word) {
     o->spelled[n] = '\0';
 }
 
-static void cg_spell_short(cg_opts *o, int c) {
+static void cli_spell_short(cli_opts *o, int c) {
     o->spelled[0] = '-';
     o->spelled[1] = (char)c;
     o->spelled[2] = '\0';
 }
 
 /* The entry of longopts whose val is c, or -1. */
-static int cg_long_of(const cg_opts *o, int c) {
+static int cli_long_of(const cli_opts *o, int c) {
     for (int i = 0; i < o->nlong; i++)
         if (o->longopts[i].flag == NULL && o->longopts[i].val == c)
             return i;
@@ -92,7 +92,7 @@ static int cg_long_of(const cg_opts *o, int c) {
 
 /* How many long options o->spelled ("--pre") names: 1 for an exact
  * match, else the number of options it is a prefix of. */
-static int cg_prefix_matches(const cg_opts *o) {
+static int cli_prefix_matches(const cli_opts *o) {
     const char *name = o->spelled + 2;
     size_t n = strlen(name);
     int matches = 0;
@@ -104,7 +104,7 @@ static int cg_prefix_matches(const cg_opts *o) {
     return matches;
 }
 
-static void cg_ambiguous(const cg_opts *o) {
+static void cli_ambiguous(const cli_opts *o) {
     const char *name = o->spelled + 2;
     size_t n = strlen(name);
     fprintf(stderr, "planwrap: error: option '%s' is ambiguous (", o->spelled);
@@ -119,17 +119,17 @@ static void cg_ambiguous(const cg_opts *o) {
 
 /* getopt_long returned '?' for a long option word: unknown, ambiguous,
  * or given a value it does not take (optopt is then its val). */
-static void cg_bad_long(const cg_opts *o, const char *word) {
+static void cli_bad_long(const cli_opts *o, const char *word) {
     if (optopt != 0)
         fprintf(stderr, "planwrap: error: option '%s' doesn't allow a value\n",
                 o->spelled);
-    else if (cg_prefix_matches(o) == 0)
+    else if (cli_prefix_matches(o) == 0)
         fprintf(stderr, "planwrap: error: unknown option '%s'\n", word);
     else
-        cg_ambiguous(o);
+        cli_ambiguous(o);
 }
 
-int cg_opts_next(cg_opts *o) {
+int cli_opts_next(cli_opts *o) {
     /* Whether the option word was long is told by where optind moved: a
      * long option always moves it past its word, which starts with "--";
      * a short option inside a cluster ("-sx") leaves it, and a word of
@@ -143,60 +143,61 @@ int cg_opts_next(cg_opts *o) {
         return -1;
     const char *word =
         optind > before && optind - 1 < o->argc ? o->argv[optind - 1] : "";
-    bool is_long = optind > before && cg_is_long(word);
+    bool is_long = optind > before && cli_is_long(word);
     if (c == ':' || c == '?') {
         if (is_long)
-            cg_spell_long(o, word);
+            cli_spell_long(o, word);
         else
-            cg_spell_short(o, optopt);
+            cli_spell_short(o, optopt);
         if (c == ':')
             fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
                     o->spelled);
         else if (is_long)
-            cg_bad_long(o, word);
+            cli_bad_long(o, word);
         else
             fprintf(stderr, "planwrap: error: unknown option '%s'\n",
                     o->spelled);
-        cg_usage_hint(o->cmd);
-        return CG_OPT_FAIL;
+        cli_usage_hint(o->cmd);
+        return CLI_OPT_FAIL;
     }
     if (li >= 0) {
         /* "--opt VALUE": the word is the one before the value. */
         const char *w = o->argv[optind - 1];
         if (optarg && optarg == o->argv[optind - 1] && optind >= 2)
             w = o->argv[optind - 2];
-        cg_spell_long(o, w);
+        cli_spell_long(o, w);
         o->longindex = li;
         /* glibc takes a prefix of several options that share has_arg and
          * val (the planning options) as the first of them: refuse it. */
-        if (cg_prefix_matches(o) > 1) {
-            cg_ambiguous(o);
-            cg_usage_hint(o->cmd);
-            return CG_OPT_FAIL;
+        if (cli_prefix_matches(o) > 1) {
+            cli_ambiguous(o);
+            cli_usage_hint(o->cmd);
+            return CLI_OPT_FAIL;
         }
     } else {
-        cg_spell_short(o, c);
-        o->longindex = cg_long_of(o, c);
+        cli_spell_short(o, c);
+        o->longindex = cli_long_of(o, c);
     }
     return c;
 }
 
-const char *cg_opts_operand(const cg_opts *o, const char *what) {
+const char *cli_opts_operand(const cli_opts *o, const char *what) {
     if (optind >= o->argc) {
-        cg_usage_error(o->cmd, "%s needs a %s", o->cmd, what);
+        cli_usage_error(o->cmd, "%s needs a %s", o->cmd, what);
         return NULL;
     }
     if (optind + 1 < o->argc) {
         const char *extra = o->argv[optind + 1];
         /* With "+", options after the operand are operands too. */
         if (o->optstring[0] == '+' && extra[0] == '-' && extra[1] != '\0')
-            cg_usage_error(o->cmd,
-                           "unexpected argument '%s' after %s (options go "
-                           "before %s)",
-                           extra, what, what);
+            cli_usage_error(o->cmd,
+                            "unexpected argument '%s' after %s (options go "
+                            "before %s)",
+                            extra, what, what);
         else
-            cg_usage_error(o->cmd, "unexpected argument '%s' (%s takes one %s)",
-                           extra, o->cmd, what);
+            cli_usage_error(o->cmd,
+                            "unexpected argument '%s' (%s takes one %s)", extra,
+                            o->cmd, what);
         return NULL;
     }
     return o->argv[optind];

@@ -1,5 +1,5 @@
 /*
- * codegen/cmd_plan.c - `planwrap plan`: plan memory and print the plan.
+ * cli/cmd_plan.c - `planwrap plan`: plan memory and print the plan.
  *
  *   planwrap plan [options] FILE.pw
  *   planwrap plan --csv [options] FILE.csv      (minimalloc instances)
@@ -7,7 +7,7 @@
  * The whole output is built in memory and written atomically (-o FILE,
  * default stdout): nothing is written when there is an error.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,22 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum cg_emit {
-    CG_EMIT_SUMMARY,
-    CG_EMIT_JSON,
-    CG_EMIT_LINES,
-    CG_EMIT_VIEW,
-    CG_EMIT_SVG,
-    CG_EMIT_HTML,
-} cg_emit;
+typedef enum cli_emit {
+    CLI_EMIT_SUMMARY,
+    CLI_EMIT_JSON,
+    CLI_EMIT_LINES,
+    CLI_EMIT_VIEW,
+    CLI_EMIT_SVG,
+    CLI_EMIT_HTML,
+} cli_emit;
 
 /* --compare and --compare-algos (the pictures' side by side plans). */
-typedef struct cg_plan_extra {
+typedef struct cli_plan_extra {
     bool compare;
     const char *algos;
-} cg_plan_extra;
+} cli_plan_extra;
 
-static void cg_plan_usage(FILE *out) {
+static void cli_plan_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap plan [options] FILE.pw\n"
             "       planwrap plan --csv [options] FILE.csv\n"
@@ -62,15 +62,15 @@ static void cg_plan_usage(FILE *out) {
             "\n"
             "planning options:\n"
             "%s",
-            cg_plan_options_help);
+            cli_plan_options_help);
 }
 
-static bool cg_parse_emit(const char *s, cg_emit *e) {
+static bool cli_parse_emit(const char *s, cli_emit *e) {
     static const char *const names[] = {"summary", "plan-json", "lines",
                                         "view",    "svg",       "html"};
     for (unsigned i = 0; i < 6; i++)
         if (strcmp(s, names[i]) == 0) {
-            *e = (cg_emit)i;
+            *e = (cli_emit)i;
             return true;
         }
     return false;
@@ -78,7 +78,7 @@ static bool cg_parse_emit(const char *s, cg_emit *e) {
 
 /* The model name of a CSV instance: its file name without directory and
  * extension. */
-static char *cg_csv_model(const char *path) {
+static char *cli_csv_model(const char *path) {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     if (strcmp(path, "-") == 0)
@@ -94,7 +94,7 @@ static char *cg_csv_model(const char *path) {
     return m;
 }
 
-static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
+static void cli_ratio(FILE *f, uint64_t size, uint64_t lb) {
     if (lb == 0)
         fprintf(f, "%s", size == 0 ? "1.000" : "inf");
     else
@@ -104,7 +104,7 @@ static void cg_ratio(FILE *f, uint64_t size, uint64_t lb) {
 /* Dumps `root` (and releases it) as indented JSON text ending in a
  * newline into *out (malloc'ed, *outlen bytes).  False on out of
  * memory. */
-static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
+static bool cli_json_text(json_t *root, char **out, size_t *outlen) {
     char *s = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     if (!s)
@@ -122,15 +122,15 @@ static bool cg_json_text(json_t *root, char **out, size_t *outlen) {
 }
 
 /* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
-static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
-                       char **out, size_t *outlen) {
-    if (emit != CG_EMIT_SUMMARY && emit != CG_EMIT_JSON) {
+static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
+                        char **out, size_t *outlen) {
+    if (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON) {
         static const char *const nm[] = {"",     "",    "lines",
                                          "view", "svg", "html"};
-        return cg_usage_error("plan",
-                              "--emit %s needs an IR program, not a CSV "
-                              "instance",
-                              nm[emit]);
+        return cli_usage_error("plan",
+                               "--emit %s needs an IR program, not a CSV "
+                               "instance",
+                               nm[emit]);
     }
     char *text = NULL;
     size_t len = 0;
@@ -142,7 +142,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
     int status = 1;
     char *model = NULL;
     uint64_t *off = NULL, *noff = NULL;
-    const char *shown = cg_display_name(path);
+    const char *shown = cli_display_name(path);
     if (!plan_read_csv(a, shown, text, len, &pb, d))
         goto done;
     if (o->align)
@@ -157,7 +157,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
     }
     off = calloc((size_t)pb.n + 1, sizeof *off);
     noff = calloc((size_t)pb.n + 1, sizeof *noff);
-    model = cg_csv_model(path);
+    model = cli_csv_model(path);
     uint64_t size = 0, naive = 0;
     bool time_hit = false;
     char note[512] = "";
@@ -195,7 +195,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
             fprintf(stderr, "%s: note: search pool0: %s\n", shown, note);
         goto done;
     }
-    if (emit == CG_EMIT_SUMMARY) {
+    if (emit == CLI_EMIT_SUMMARY) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
             goto done;
@@ -204,7 +204,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
         fprintf(f,
                 "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 size, lb);
-        cg_ratio(f, size, lb);
+        cli_ratio(f, size, lb);
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffers\n", naive, pb.n);
         if (note[0])
             fprintf(f, "search pool0: %s\n", note);
@@ -244,7 +244,7 @@ static int cg_plan_csv(const char *path, const plan_options *o, cg_emit emit,
             json_array_append_new(bufs, b);
         }
         json_object_set_new(root, "buffers", bufs);
-        if (!cg_json_text(root, out, outlen))
+        if (!cli_json_text(root, out, outlen))
             goto done;
     }
     status = 0;
@@ -258,11 +258,11 @@ done:
     return status;
 }
 
-static const char *cg_space(const char *s) {
+static const char *cli_space(const char *s) {
     return s ? s : "default";
 }
 
-static void cg_emit_summary(FILE *f, const plan *pl) {
+static void cli_emit_summary(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     uint32_t unpooled = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++)
@@ -276,7 +276,7 @@ static void cg_emit_summary(FILE *f, const plan *pl) {
         const plan_pool *pool = &pl->pools[i];
         fprintf(f, "pool %s: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 pool->name, pool->size, pool->lower_bound);
-        cg_ratio(f, pool->size, pool->lower_bound);
+        cli_ratio(f, pool->size, pool->lower_bound);
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s",
                 pool->naive_size, pool->nstorages,
                 pool->nstorages == 1 ? "" : "s");
@@ -292,7 +292,7 @@ static void cg_emit_summary(FILE *f, const plan *pl) {
     if (pl->npools > 1) {
         fprintf(f, "total: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 total, total_lb);
-        cg_ratio(f, total, total_lb);
+        cli_ratio(f, total, total_lb);
         fprintf(f, ", naive %" PRIu64 "\n", total_naive);
     }
     if (unpooled)
@@ -304,11 +304,11 @@ static void cg_emit_summary(FILE *f, const plan *pl) {
         fprintf(f, "note: the search stopped at its time limit\n");
 }
 
-static json_t *cg_json_nullable(const char *s) {
+static json_t *cli_json_nullable(const char *s) {
     return s ? json_string(s) : json_null();
 }
 
-static json_t *cg_emit_json(const plan *pl) {
+static json_t *cli_emit_json(const plan *pl) {
     const ir_program *p = pl->prog;
     char dev[32];
     json_t *root = json_object();
@@ -326,9 +326,9 @@ static json_t *cg_emit_json(const plan *pl) {
         json_object_set_new(
             o, "device",
             json_string(ir_device_str(pool->device, dev, sizeof dev)));
-        json_object_set_new(o, "space", json_string(cg_space(pool->space)));
-        json_object_set_new(o, "comm", cg_json_nullable(pool->comm));
-        json_object_set_new(o, "group", cg_json_nullable(pool->group));
+        json_object_set_new(o, "space", json_string(cli_space(pool->space)));
+        json_object_set_new(o, "comm", cli_json_nullable(pool->comm));
+        json_object_set_new(o, "group", cli_json_nullable(pool->group));
         json_object_set_new(o, "align", json_integer((json_int_t)pool->align));
         json_object_set_new(o, "size", json_integer((json_int_t)pool->size));
         json_object_set_new(o, "lower_bound",
@@ -379,11 +379,11 @@ static json_t *cg_emit_json(const plan *pl) {
     return root;
 }
 
-static const char *const cg_kw[] = {"model", "device", "space", "kernel",
-                                    "input", "const",  "alloc", "alias",
-                                    "call",  "free",   "output"};
+static const char *const cli_kw[] = {"model", "device", "space", "kernel",
+                                     "input", "const",  "alloc", "alias",
+                                     "call",  "free",   "output"};
 
-static void cg_emit_lines(FILE *f, const plan *pl) {
+static void cli_emit_lines(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
     if (!alloc_storage)
@@ -395,7 +395,7 @@ static void cg_emit_lines(FILE *f, const plan *pl) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         /* "line N:" as in the comments of the generated code */
-        fprintf(f, "line %" PRIu32 ": %s", st->loc.line, cg_kw[st->kind]);
+        fprintf(f, "line %" PRIu32 ": %s", st->loc.line, cli_kw[st->kind]);
         switch (st->kind) {
         case IR_CALL:
             fprintf(f, " %s(", st->name.name);
@@ -453,8 +453,8 @@ static void cg_emit_lines(FILE *f, const plan *pl) {
     free(alloc_storage);
 }
 
-static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
-                      const cg_plan_extra *x, char **out, size_t *outlen) {
+static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
+                       const cli_plan_extra *x, char **out, size_t *outlen) {
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);
     int status = 1;
@@ -464,27 +464,27 @@ static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
     plan *pl = plan_program(a, p, o, d);
     if (!pl)
         goto done;
-    if (emit == CG_EMIT_SVG || emit == CG_EMIT_HTML) {
-        if (!cg_picture_emit(a, pl, x->algos, emit == CG_EMIT_HTML, d, out,
+    if (emit == CLI_EMIT_SVG || emit == CLI_EMIT_HTML) {
+        if (!cg_picture_emit(a, pl, x->algos, emit == CLI_EMIT_HTML, d, out,
                              outlen))
             goto done;
-    } else if (emit == CG_EMIT_SUMMARY || emit == CG_EMIT_LINES) {
+    } else if (emit == CLI_EMIT_SUMMARY || emit == CLI_EMIT_LINES) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
             goto done;
         bool ok = true;
-        if (emit == CG_EMIT_SUMMARY) {
-            cg_emit_summary(f, pl);
+        if (emit == CLI_EMIT_SUMMARY) {
+            cli_emit_summary(f, pl);
             ok = !x->compare || cg_compare_summary(f, pl);
         } else {
-            cg_emit_lines(f, pl);
+            cli_emit_lines(f, pl);
         }
         fclose(f);
         if (!ok)
             goto done;
     } else {
-        json_t *root =
-            emit == CG_EMIT_JSON ? cg_emit_json(pl) : cg_build_view(pl, "c");
+        json_t *root = emit == CLI_EMIT_JSON ? cli_emit_json(pl)
+                                             : cg_build_view(pl, CG_TARGET_C);
         if (root && x->compare && !cg_compare_json(root, pl)) {
             json_decref(root);
             goto done;
@@ -494,7 +494,7 @@ static int cg_plan_ir(const char *path, const plan_options *o, cg_emit emit,
                             "available (cg_build_view returned nothing)\n");
             goto done;
         }
-        if (!cg_json_text(root, out, outlen))
+        if (!cli_json_text(root, out, outlen))
             goto done;
     }
     status = 0;
@@ -504,7 +504,7 @@ done:
     return status;
 }
 
-int cg_cmd_plan(int argc, char **argv) {
+int cli_cmd_plan(int argc, char **argv) {
     static const struct option longopts[] = {
         {"emit", required_argument, NULL, 'e'},
         {"csv", no_argument, NULL, 'c'},
@@ -512,28 +512,28 @@ int cg_cmd_plan(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},
         {"compare", no_argument, NULL, 'C'},
         {"compare-algos", required_argument, NULL, 'A'},
-        CG_PLAN_LONG_OPTIONS,
+        CLI_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     plan_options po;
     plan_options_init(&po);
     po.search.progress = true; /* plan_search prints only to a terminal */
-    cg_emit emit = CG_EMIT_SUMMARY;
+    cli_emit emit = CLI_EMIT_SUMMARY;
     bool csv = false;
-    cg_plan_extra x = {false, NULL};
+    cli_plan_extra x = {false, NULL};
     const char *outpath = "-";
-    cg_opts o;
-    cg_opts_init(&o, "plan", argc, argv, ":o:h", longopts);
+    cli_opts o;
+    cli_opts_init(&o, "plan", argc, argv, ":o:h", longopts);
     int c;
-    while ((c = cg_opts_next(&o)) != -1) {
+    while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'e':
-            if (!cg_parse_emit(optarg, &emit))
-                return cg_usage_error("plan",
-                                      "invalid value '%s' for --emit: "
-                                      "expected summary, plan-json, lines, "
-                                      "view, svg or html",
-                                      optarg);
+            if (!cli_parse_emit(optarg, &emit))
+                return cli_usage_error("plan",
+                                       "invalid value '%s' for --emit: "
+                                       "expected summary, plan-json, lines, "
+                                       "view, svg or html",
+                                       optarg);
             break;
         case 'c':
             csv = true;
@@ -543,41 +543,42 @@ int cg_cmd_plan(int argc, char **argv) {
             break;
         case 'A':
             if (!cg_picture_algos_ok(optarg))
-                return cg_usage_error("plan",
-                                      "invalid value '%s' for "
-                                      "--compare-algos: expected algorithm "
-                                      "names separated by commas",
-                                      optarg);
+                return cli_usage_error("plan",
+                                       "invalid value '%s' for "
+                                       "--compare-algos: expected algorithm "
+                                       "names separated by commas",
+                                       optarg);
             x.algos = optarg;
             break;
         case 'o':
             outpath = optarg;
             break;
         case 'h':
-            cg_plan_usage(stdout);
+            cli_plan_usage(stdout);
             return 0;
-        case CG_PLAN_OPT_VAL:
-            if (cg_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
-                return cg_usage_hint("plan");
+        case CLI_PLAN_OPT_VAL:
+            if (cli_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
+                return cli_usage_hint("plan");
             break;
-        default: /* CG_OPT_FAIL: reported */
+        default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
-    const char *path = cg_opts_operand(&o, "FILE");
+    const char *path = cli_opts_operand(&o, "FILE");
     if (!path)
         return 2;
-    if (x.compare && (csv || (emit != CG_EMIT_SUMMARY && emit != CG_EMIT_JSON)))
-        return cg_usage_error("plan", "--compare needs an IR program and "
-                                      "--emit summary or plan-json");
-    if (x.algos && emit != CG_EMIT_SVG && emit != CG_EMIT_HTML)
-        return cg_usage_error("plan", "--compare-algos needs --emit svg or "
-                                      "html");
+    if (x.compare &&
+        (csv || (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON)))
+        return cli_usage_error("plan", "--compare needs an IR program and "
+                                       "--emit summary or plan-json");
+    if (x.algos && emit != CLI_EMIT_SVG && emit != CLI_EMIT_HTML)
+        return cli_usage_error("plan", "--compare-algos needs --emit svg or "
+                                       "html");
     char *out = NULL;
     size_t outlen = 0;
-    int status = csv ? cg_plan_csv(path, &po, emit, &out, &outlen)
-                     : cg_plan_ir(path, &po, emit, &x, &out, &outlen);
-    if (status == 0 && !cg_write_file_atomic(outpath, out ? out : "", outlen))
+    int status = csv ? cli_plan_csv(path, &po, emit, &out, &outlen)
+                     : cli_plan_ir(path, &po, emit, &x, &out, &outlen);
+    if (status == 0 && !cli_write_file_atomic(outpath, out ? out : "", outlen))
         status = 1;
     free(out);
     return status;

@@ -1,16 +1,16 @@
 /*
- * codegen/cmd_check.c - `planwrap check [--max-errors N] FILE`: parse and
+ * cli/cmd_check.c - `planwrap check [--max-errors N] FILE`: parse and
  * check an IR file, print its diagnostics to stderr.  Exit 0 when there is
  * no error (warnings allowed), 1 on invalid input, 2 on bad usage.
  */
-#include "codegen/codegen.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void cg_check_usage(FILE *out) {
+static void cli_check_usage(FILE *out) {
     fprintf(out, "usage: planwrap check [options] FILE\n"
                  "\n"
                  "Parses and checks an IR v1 file and prints its diagnostics.\n"
@@ -23,7 +23,7 @@ static void cg_check_usage(FILE *out) {
 }
 
 /* Parses a positive count for --max-errors; false when invalid. */
-static bool cg_parse_count(const char *s, unsigned *out) {
+static bool cli_parse_count(const char *s, unsigned *out) {
     if (!*s)
         return false;
     unsigned long v = 0;
@@ -40,34 +40,34 @@ static bool cg_parse_count(const char *s, unsigned *out) {
     return true;
 }
 
-int cg_cmd_check(int argc, char **argv) {
+int cli_cmd_check(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"max-errors", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
     unsigned max_errors = 50;
-    cg_opts o;
-    cg_opts_init(&o, "check", argc, argv, "+:h", longopts);
+    cli_opts o;
+    cli_opts_init(&o, "check", argc, argv, "+:h", longopts);
     int c;
-    while ((c = cg_opts_next(&o)) != -1) {
+    while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'h':
-            cg_check_usage(stdout);
+            cli_check_usage(stdout);
             return 0;
         case 'm':
-            if (!cg_parse_count(optarg, &max_errors))
-                return cg_usage_error("check",
-                                      "invalid value '%s' for --max-errors: "
-                                      "expected a positive integer up to "
-                                      "1000000",
-                                      optarg);
+            if (!cli_parse_count(optarg, &max_errors))
+                return cli_usage_error("check",
+                                       "invalid value '%s' for --max-errors: "
+                                       "expected a positive integer up to "
+                                       "1000000",
+                                       optarg);
             break;
-        default: /* CG_OPT_FAIL: reported */
+        default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
-    const char *path = cg_opts_operand(&o, "FILE");
+    const char *path = cli_opts_operand(&o, "FILE");
     if (!path)
         return 2;
     ir_arena *a = ir_arena_new();

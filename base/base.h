@@ -1,0 +1,183 @@
+/*
+ * base/base.h - the bottom module: what every stage of planwrap shares.
+ *
+ * One arena, one out-of-memory abort, PW_ASSERT, a string builder, a
+ * whole-file reader, the diagnostics sink, one binary search and one
+ * uint64_t comparison.  Names carry the prefix `base_` (`pw_` belongs to
+ * the runtime that generated code links); macros `PW_` / `BASE_`.  The
+ * uthash configuration is base/hash.h.  base/ includes no other module.
+ */
+#ifndef PLANWRAP_BASE_H
+#define PLANWRAP_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ */
+/* Fatal errors. */
+
+/* Prints "planwrap: fatal: out of memory" to stderr and aborts. */
+_Noreturn void base_oom(void);
+/* malloc / realloc / calloc that never return NULL (base_oom instead); a
+ * size of 0 allocates 1 byte. */
+void *base_xmalloc(size_t n);
+void *base_xrealloc(void *p, size_t n);
+void *base_xcalloc(size_t n, size_t size);
+
+/* Prints "planwrap: internal error: FILE:LINE: assertion `COND' failed"
+ * and aborts.  For internal bugs only, never for bad input (that gets a
+ * diagnostic).  Always on (not compiled out by NDEBUG). */
+_Noreturn void base_assert_fail(const char *cond, const char *file, int line);
+#define PW_ASSERT(cond)                                                        \
+    ((cond) ? (void)0 : base_assert_fail(#cond, __FILE__, __LINE__))
+
+/* ------------------------------------------------------------------ */
+/* Arena: bump allocation in chunks, everything freed in one call. */
+
+typedef struct base_arena base_arena;
+
+/* Returns a new empty arena.  Aborts on out-of-memory (never NULL). */
+base_arena *base_arena_new(void);
+/* An arena whose blocks are aligned to `align` (a power of two up to 16)
+ * only: less padding for many small blocks that need no more. */
+base_arena *base_arena_new_aligned(size_t align);
+/* Frees the arena and everything allocated from it.  NULL is a no-op. */
+void base_arena_free(base_arena *a);
+/* Returns `size` zeroed bytes aligned to 16 (or the arena's alignment),
+ * valid until base_arena_free.
+ * Aborts on out-of-memory or size overflow. */
+void *base_arena_alloc(base_arena *a, size_t size);
+/* Array helper: n * size bytes, zeroed; aborts on overflow. */
+void *base_arena_array(base_arena *a, size_t n, size_t size);
+/* Copies s[0..n) into the arena and NUL-terminates it. */
+char *base_arena_strndup(base_arena *a, const char *s, size_t n);
+char *base_arena_strdup(base_arena *a, const char *s);
+/* printf into the arena. */
+char *base_arena_printf(base_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* String builder: a growing malloc'ed buffer, always NUL-terminated.
+ *
+ *   base_sb b = {0};
+ *   base_sb_puts(&b, "x = ");
+ *   base_sb_printf(&b, "%d", 42);
+ *   char *s = base_sb_take(&b, NULL);   // caller frees s
+ *
+ * Aborts on out-of-memory. */
+typedef struct base_sb {
+    char *p;    /* NULL until the first byte */
+    size_t len; /* bytes in p, NUL not counted */
+    size_t cap;
+} base_sb;
+
+/* Room for `n` more bytes (and the NUL). */
+void base_sb_reserve(base_sb *b, size_t n);
+void base_sb_put(base_sb *b, const char *s, size_t n);
+void base_sb_puts(base_sb *b, const char *s);
+void base_sb_putc(base_sb *b, char c);
+/* `n` spaces. */
+void base_sb_spaces(base_sb *b, size_t n);
+/* x in decimal. */
+void base_sb_u64(base_sb *b, uint64_t x);
+void base_sb_printf(base_sb *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void base_sb_vprintf(base_sb *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* The text so far (never NULL: "" when empty); valid until the next
+ * change. */
+const char *base_sb_str(const base_sb *b);
+/* Empties the builder, keeping its buffer. */
+void base_sb_clear(base_sb *b);
+/* Hands the buffer to the caller (free it; never NULL) and resets the
+ * builder.  *len (may be NULL) gets the length. */
+char *base_sb_take(base_sb *b, size_t *len);
+void base_sb_free(base_sb *b);
+
+/* ------------------------------------------------------------------ */
+/* Files. */
+
+/* Reads a whole file ("-" = standard input) into a malloc'ed buffer with a
+ * NUL appended (not counted in *len).  A directory fails with EISDIR.  On
+ * failure returns false with *err set to the errno value, and nothing to
+ * free.  Aborts on out-of-memory. */
+bool base_read_file(const char *path, char **text, size_t *len, int *err);
+
+/* ------------------------------------------------------------------ */
+/* Sorting and searching. */
+
+/* qsort comparator of uint64_t values, ascending. */
+int base_cmp_u64(const void *a, const void *b);
+
+/* The first index i in sorted a[0..n) with a[i] >= v (n when none). */
+static inline uint32_t base_lower_bound_u64(const uint64_t *a, uint32_t n,
+                                            uint64_t v) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The same over uint32_t values. */
+static inline uint32_t base_lower_bound_u32(const uint32_t *a, uint32_t n,
+                                            uint32_t v) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics: a sink that prints `FILE:LINE:COL: error|warning|note: MSG`
+ * followed by the source line and a caret (when the source is known),
+ * and counts errors.  After `max_errors` errors further errors are
+ * counted but not printed (one "too many errors" line is printed). */
+
+typedef enum base_severity {
+    BASE_SEV_ERROR,
+    BASE_SEV_WARNING,
+    BASE_SEV_NOTE,
+} base_severity;
+
+/* The error limit when the caller gives 0. */
+#define BASE_DIAG_DEFAULT_MAX_ERRORS 50u
+
+typedef struct base_diag base_diag;
+
+/* `out` is where messages go (usually stderr); `max_errors` 0 =
+ * BASE_DIAG_DEFAULT_MAX_ERRORS. */
+base_diag *base_diag_new(FILE *out, unsigned max_errors);
+void base_diag_free(base_diag *d);
+/* Source used for the quoted line and caret. `text` must outlive the
+ * reports (it is not copied).  `filename` is copied. */
+void base_diag_set_source(base_diag *d, const char *filename, const char *text,
+                          size_t len);
+/* line/col are 1-based; line 0 means "no location" (prints FILE: only). */
+void base_diag_report(base_diag *d, base_severity sev, uint32_t line,
+                      uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
+                       uint32_t col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+unsigned base_diag_errors(const base_diag *d);
+unsigned base_diag_warnings(const base_diag *d);
+
+/* Length of the valid UTF-8 sequence at s[0..n) (n >= 1), its code point
+ * in *cp; 0 when the bytes are not valid UTF-8 (overlong forms, surrogates
+ * and code points above U+10FFFF included). */
+size_t base_utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+
+#endif /* PLANWRAP_BASE_H */

@@ -1,0 +1,42 @@
+/*
+ * base/fatal.c - the out-of-memory abort, allocation that cannot fail,
+ * PW_ASSERT's report, and the uint64_t comparator.
+ */
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+_Noreturn void base_oom(void) {
+    fputs("planwrap: fatal: out of memory\n", stderr);
+    abort();
+}
+
+void *base_xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        base_oom();
+    return q;
+}
+
+void *base_xmalloc(size_t n) {
+    return base_xrealloc(NULL, n);
+}
+
+void *base_xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        base_oom();
+    return p;
+}
+
+_Noreturn void base_assert_fail(const char *cond, const char *file, int line) {
+    fprintf(stderr, "planwrap: internal error: %s:%d: assertion `%s' failed\n",
+            file, line, cond);
+    abort();
+}
+
+int base_cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}

@@ -1,0 +1,101 @@
+/*
+ * base/sb.c - the string builder.
+ */
+#include "base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void base_sb_reserve(base_sb *b, size_t n) {
+    if (n > SIZE_MAX - b->len - 1)
+        base_oom();
+    size_t need = b->len + n + 1;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    b->p = base_xrealloc(b->p, cap);
+    b->cap = cap;
+}
+
+void base_sb_put(base_sb *b, const char *s, size_t n) {
+    base_sb_reserve(b, n);
+    if (n)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void base_sb_puts(base_sb *b, const char *s) {
+    base_sb_put(b, s, strlen(s));
+}
+
+void base_sb_putc(base_sb *b, char c) {
+    base_sb_put(b, &c, 1);
+}
+
+void base_sb_spaces(base_sb *b, size_t n) {
+    base_sb_reserve(b, n);
+    memset(b->p + b->len, ' ', n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void base_sb_u64(base_sb *b, uint64_t x) {
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[sizeof tmp - 1 - n++] = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    base_sb_put(b, tmp + sizeof tmp - n, n);
+}
+
+void base_sb_vprintf(base_sb *b, const char *fmt, va_list ap) {
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0)
+        base_oom();
+    base_sb_reserve(b, (size_t)n);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void base_sb_printf(base_sb *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    base_sb_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+const char *base_sb_str(const base_sb *b) {
+    return b->p ? b->p : "";
+}
+
+void base_sb_clear(base_sb *b) {
+    b->len = 0;
+    if (b->p)
+        b->p[0] = '\0';
+}
+
+char *base_sb_take(base_sb *b, size_t *len) {
+    if (!b->p)
+        base_sb_reserve(b, 0);
+    char *p = b->p;
+    if (len)
+        *len = b->len;
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+void base_sb_free(base_sb *b) {
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,234 @@
+/*
+ * codegen/view_fmt.c - formatting for the view: the error report, C
+ * types, a string builder with an inline buffer, vfmt (printf into the
+ * view's arena) and C string literals.
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Small helpers. */
+
+void cg_verror(vw *v, ir_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    v->errors++;
+    if (v->d) {
+        ir_diag_vreport(v->d, IR_SEV_ERROR, loc.line, loc.col, fmt, ap);
+    } else {
+        fprintf(stderr, "%s:%" PRIu32 ":%" PRIu32 ": error: ",
+                v->prog->filename ? v->prog->filename : "<input>", loc.line,
+                loc.col);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
+}
+
+const char *cg_ctype_of(ir_dtype t) {
+    switch (t) {
+    case IR_F64:
+        return "double";
+    case IR_F32:
+        return "float";
+    case IR_F16:
+    case IR_BF16:
+        return "uint16_t";
+    case IR_I64:
+        return "int64_t";
+    case IR_I32:
+        return "int32_t";
+    case IR_I16:
+        return "int16_t";
+    case IR_I8:
+        return "int8_t";
+    case IR_U8:
+        return "uint8_t";
+    case IR_BOOL:
+        return "bool";
+    default:
+        return "unsigned char";
+    }
+}
+
+void cg_sb_init(sbuf *b) {
+    b->p = b->inl;
+    b->len = 0;
+    b->cap = sizeof b->inl;
+    b->p[0] = '\0';
+}
+
+void cg_sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap * 2;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *nb = b->p == b->inl ? malloc(nc) : realloc(b->p, nc);
+        if (!nb)
+            base_oom();
+        if (b->p == b->inl)
+            memcpy(nb, b->inl, b->len + 1);
+        b->p = nb;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void cg_sb_puts(sbuf *b, const char *s) {
+    cg_sb_put(b, s, strlen(s));
+}
+
+const char *cg_sb_done(const vw *v, sbuf *b) {
+    const char *r = ir_arena_strndup(v->a, b->p, b->len);
+    if (b->p != b->inl)
+        free(b->p);
+    cg_sb_init(b);
+    return r;
+}
+
+/* Appends n spaces. */
+static void sb_spaces(sbuf *b, size_t n) {
+    static const char sp[] = "                                ";
+    while (n) {
+        size_t k = n < sizeof sp - 1 ? n : sizeof sp - 1;
+        cg_sb_put(b, sp, k);
+        n -= k;
+    }
+}
+
+/* Appends the decimal digits of x. */
+void cg_sb_u64(sbuf *b, uint64_t x) {
+    char tmp[24], *e = tmp + sizeof tmp, *q = e;
+    do {
+        *--q = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    cg_sb_put(b, q, (size_t)(e - q));
+}
+
+/* printf into the arena without the cost of stdio (the view formats
+ * tens of thousands of short strings): %s, %%, and %d / %u with the
+ * length modifiers l, ll and z are appended by the string builder;
+ * anything else (flags, widths, other conversions) falls back to
+ * vsnprintf for the whole string. */
+const char *cg_vfmt(const vw *v, const char *f, ...) {
+    sbuf b;
+    cg_sb_init(&b);
+    va_list ap;
+    va_start(ap, f);
+    for (const char *p = f; *p;) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            cg_sb_puts(&b, p);
+            break;
+        }
+        cg_sb_put(&b, p, (size_t)(pct - p));
+        p = pct + 1;
+        int lmod = 0; /* 0 int, 1 long, 2 long long, 3 size_t */
+        for (; *p == 'l' && lmod < 2; p++)
+            lmod++;
+        if (*p == 'z' && lmod == 0) {
+            lmod = 3;
+            p++;
+        }
+        char conv = *p ? *p++ : '\0';
+        if (conv == 's' && lmod == 0) {
+            cg_sb_puts(&b, va_arg(ap, const char *));
+        } else if (conv == '%' && lmod == 0) {
+            cg_sb_put(&b, "%", 1);
+        } else if (conv == 'u') {
+            cg_sb_u64(&b, lmod == 0   ? va_arg(ap, unsigned)
+                          : lmod == 1 ? va_arg(ap, unsigned long)
+                          : lmod == 2 ? va_arg(ap, unsigned long long)
+                                      : va_arg(ap, size_t));
+        } else if (conv == 'd') {
+            int64_t x = lmod == 0   ? va_arg(ap, int)
+                        : lmod == 1 ? va_arg(ap, long)
+                        : lmod == 2 ? va_arg(ap, long long)
+                                    : (int64_t)va_arg(ap, size_t);
+            if (x < 0)
+                cg_sb_put(&b, "-", 1);
+            cg_sb_u64(&b, x < 0 ? 0u - (uint64_t)x : (uint64_t)x);
+        } else {
+            /* not handled here: let stdio format the whole string */
+            va_end(ap);
+            if (b.p != b.inl)
+                free(b.p);
+            va_start(ap, f);
+            base_sb out = {0};
+            base_sb_vprintf(&out, f, ap);
+            va_end(ap);
+            const char *r = ir_arena_strndup(v->a, base_sb_str(&out), out.len);
+            base_sb_free(&out);
+            return r;
+        }
+    }
+    va_end(ap);
+    return cg_sb_done(v, &b);
+}
+
+/* Appends s left-aligned in a field of `width` bytes (right-aligned when
+ * `right`). */
+void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right) {
+    size_t n = strlen(s), pad = width > n ? width - n : 0;
+    if (right)
+        sb_spaces(b, pad);
+    cg_sb_put(b, s, n);
+    if (!right)
+        sb_spaces(b, pad);
+}
+
+/* Concatenates n strings into the arena. */
+const char *cg_cat(const vw *v, int n, ...) {
+    sbuf b;
+    cg_sb_init(&b);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        cg_sb_puts(&b, va_arg(ap, const char *));
+    va_end(ap);
+    return cg_sb_done(v, &b);
+}
+
+/* Appends `s` to a C string literal body (or a comment when `comment`):
+ * escapes quotes, backslashes, '?' (trigraphs), control and non-ASCII
+ * bytes; in comments also breaks up the pair that would close it. */
+void cg_sb_escape(sbuf *b, const char *s, bool comment) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char tmp[8];
+        unsigned char ch = *p;
+        if (ch == '\\')
+            cg_sb_put(b, "\\\\", 2);
+        else if (ch == '"')
+            cg_sb_put(b, "\\\"", 2);
+        else if (ch == '\n')
+            cg_sb_put(b, "\\n", 2);
+        else if (ch == '\t')
+            cg_sb_put(b, "\\t", 2);
+        else if (ch == '?')
+            cg_sb_put(b, "\\?", 2);
+        else if (ch == '*' && comment && p[1] == '/')
+            cg_sb_put(b, "*\\", 2);
+        else if (ch < 0x20 || ch >= 0x7f) {
+            snprintf(tmp, sizeof tmp, "\\%03o", (unsigned)ch);
+            cg_sb_put(b, tmp, 4);
+        } else
+            cg_sb_put(b, (const char *)p, 1);
+    }
+}
+
+const char *cg_c_string(vw *v, const char *s, bool comment) {
+    sbuf b;
+    cg_sb_init(&b);
+    cg_sb_put(&b, "\"", 1);
+    cg_sb_escape(&b, s, comment);
+    cg_sb_put(&b, "\"", 1);
+    return cg_sb_done(v, &b);
+}

@@ -1,0 +1,294 @@
+/*
+ * codegen/view_internal.h - private to the view (codegen/view*.c): the
+ * builder's state `vw`, the key-set filter, the string builder and the
+ * functions the view's files share (prefix cg_).
+ *
+ * The view is built in phases over one vw: names (view_names.c), pools
+ * and ownership (view_ownership.c), kernels (view_kernels.c), values
+ * (view_layout.c), streams (view_streams.c); then each section of the
+ * JSON document is built on its own (pools, buffers, inputs, consts,
+ * outputs, kernels, streams, statements), so that a later change can
+ * build and render the view section by section.
+ */
+#ifndef PLANWRAP_CODEGEN_VIEW_INTERNAL_H
+#define PLANWRAP_CODEGEN_VIEW_INTERNAL_H
+
+#include "codegen/codegen.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "templates/mustache.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct cg_name {
+    const char *s;
+    UT_hash_handle hh;
+} cg_name;
+
+typedef struct cg_nameset {
+    cg_name *head;
+} cg_nameset;
+
+/* Whether a key (a string literal, by address) is in the key set. */
+typedef struct keep_memo {
+    const char *k;
+    bool keep;
+    UT_hash_handle hh;
+} keep_memo;
+
+typedef struct vw {
+    const plan *pl;
+    const ir_program *prog;
+    ir_arena *a;
+    bool cuda;
+    bool kernel_status;
+    ir_diag *d;
+    unsigned errors;
+    const char *M; /* model prefix */
+
+    cg_nameset ids; /* file-scope and local C identifiers */
+
+    /* per value */
+    const char **local;
+    bool *used;
+    bool *is_const; /* root is an input or const */
+
+    /* per storage */
+    int32_t *spool;      /* view pool index, -1 = home output */
+    int32_t *home_value; /* output value whose field is its memory, -1 */
+    int32_t *home_pos;   /* its position among the outputs */
+    const char **off_macro, **size_macro, **align_macro;
+    uint64_t *salign;
+
+    /* view pools: plan pools then one per unpooled storage */
+    uint32_t npools;
+    const char **pool_name;  /* struct field / display name */
+    const char **pool_local; /* pw_pool local */
+    const char **pool_upper; /* macro stem */
+    uint64_t *pool_size, *pool_align;
+    int32_t *pool_plan;    /* plan pool index, -1 synthetic */
+    int32_t *pool_storage; /* synthetic: its storage */
+
+    /* per kernel */
+    const char **kname; /* C name */
+    uint32_t *knparams;
+    const char ***kptype; /* parameter C types */
+    bool **kconst;        /* parameter is a pointer to const */
+    int32_t *kernel_of_stmt;
+
+    /* streams: distinct stream= numbers, ascending */
+    uint64_t *stream_ids;
+    uint32_t nstreams;
+
+    /* parameters and fixed names */
+    const char *p_in, *p_c, *p_out, *p_p, *p_ctx, *p_stream, *rc, *copy_fn;
+    const char *pools_var, *check_macro;
+
+    /* outputs */
+    bool *out_copy; /* per output position: copied at the output stmt */
+    /* per output position: struct field and size macro (io_json) */
+    const char **out_field, **out_size_macro;
+    /* per input or const value: struct field (io_json) */
+    const char **io_field;
+
+    /* stmt_text per statement, computed once (input hash and comments) */
+    const char **stmt_txt;
+    bool *stmt_txt_done;
+
+    /* wait events made by statements_json */
+    uint32_t nwaits;
+
+    /* per value, computed once: ptr_type and decl_of */
+    const char **ptr_memo, **decl_memo;
+
+    /* the keys to keep (NULL: all) and keep_key's answers */
+    const cg_keyset *keep;
+    keep_memo *keep_memo;
+} vw;
+
+const char *cg_vfmt(const vw *v, const char *f, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+void cg_verror(vw *v, ir_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Strings of the view are ASCII (IR names, escaped literals), so the
+ * UTF-8 validation of json_string is skipped; a NULL is "". */
+static inline json_t *jstr(const char *s) {
+    return s ? json_string_nocheck(s) : json_string_nocheck("");
+}
+
+static inline json_t *ju64(uint64_t x) {
+    return json_integer((json_int_t)x);
+}
+
+typedef struct cg_key {
+    UT_hash_handle hh;
+    char name[]; /* the key, NUL-terminated */
+} cg_key;
+
+struct cg_keyset {
+    cg_key *head;
+    bool oom;
+};
+
+static inline bool keyset_has(const cg_keyset *s, const char *k, size_t n) {
+    cg_key *f = NULL;
+    HASH_FIND(hh, s->head, k, n, f);
+    return f != NULL;
+}
+
+/* The uthash hash value of a pointer key: one multiplication, cheaper
+ * than FNV over its bytes (keep_key runs for every key of the view).
+ * Every lookup and insertion in a table keyed this way must use it
+ * (HASH_FIND_BYHASHVALUE and HASH_ADD_BYHASHVALUE). */
+static inline unsigned ptr_hash(const void *p) {
+    return (unsigned)((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+/* set and sets take a string literal as the key (its length is known
+ * at compile time: no strlen per key in a view of a million values).
+ * Whether a key is kept is remembered per literal address in
+ * v->keep_memo, so that the key set is searched once per literal. */
+static inline bool keep_key(vw *v, const char *k, size_t n) {
+    if (!v->keep)
+        return true;
+    keep_memo *m = NULL;
+    unsigned h = ptr_hash(k);
+    HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
+    if (!m) {
+        m = ir_arena_alloc(v->a, sizeof *m);
+        m->k = k;
+        m->keep = keyset_has(v->keep, k, n);
+        HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
+    }
+    return m->keep;
+}
+
+static inline void set_n(vw *v, json_t *o, const char *k, size_t kn,
+                         json_t *val) {
+    if (!o || !keep_key(v, k, kn)) {
+        json_decref(val);
+        return;
+    }
+    json_object_setn_new_nocheck(o, k, kn, val);
+}
+
+#define set(v, o, k, val) set_n((v), (o), "" k, sizeof("" k) - 1, (val))
+
+static inline void sets_n(vw *v, json_t *o, const char *k, size_t kn,
+                          const char *s) {
+    if (o && keep_key(v, k, kn))
+        json_object_setn_new_nocheck(o, k, kn, jstr(s));
+}
+
+#define sets(v, o, k, s) sets_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+/* A string builder: small strings stay in the inline buffer, so that
+ * building most view strings costs no malloc; sb_done copies the result
+ * into the view's arena. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    char inl[256];
+} sbuf;
+
+/* Stream bits: bit 0 is the caller's stream, so at most 63 context
+ * streams are tracked (CUDA). */
+#define CG_SYNC_BITS 64u
+#define CG_MAX_STREAMS (CG_SYNC_BITS - 1u)
+
+/* Cross-stream ordering (CUDA).  Streams are numbered by bit: 0 is the
+ * caller's stream, SLOT+1 a context stream.  Per storage (or per root
+ * value for caller memory): the stream of the last write and the streams
+ * that read since.  A call waits for the last writer on another stream
+ * before reading, and for every other stream that touched the storage
+ * since its last write before writing. */
+typedef struct stream_state {
+    int32_t *writer;   /* bit of the last writer, -1 = none */
+    uint64_t *readers; /* bits of the streams that read since */
+    uint32_t nevents;
+    bool off; /* more streams than bits: no tracking (reported) */
+} stream_state;
+
+/* view_names.c */
+void cg_set_clear(cg_nameset *s);
+const char *cg_set_unique(vw *v, cg_nameset *s, const char *base);
+const char *cg_field_base(vw *v, const char *name);
+char *cg_upper(vw *v, const char *s);
+void cg_name_kernels(vw *v);
+void cg_name_fixed(vw *v);
+
+/* view_fmt.c */
+const char *cg_ctype_of(ir_dtype t);
+void cg_sb_init(sbuf *b);
+void cg_sb_put(sbuf *b, const char *s, size_t n);
+void cg_sb_puts(sbuf *b, const char *s);
+const char *cg_sb_done(const vw *v, sbuf *b);
+void cg_sb_u64(sbuf *b, uint64_t x);
+void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right);
+const char *cg_cat(const vw *v, int n, ...);
+void cg_sb_escape(sbuf *b, const char *s, bool comment);
+const char *cg_c_string(vw *v, const char *s, bool comment);
+
+/* view_stmt_text.c */
+const char *cg_stmt_text(vw *v, const ir_stmt *s);
+const char *cg_input_hash(vw *v);
+const char *cg_base_name(const char *path);
+
+/* view_ownership.c */
+int32_t cg_output_value_at(const vw *v, uint32_t i);
+void cg_plan_pools(vw *v);
+void cg_plan_outputs(vw *v);
+
+/* view_kernels.c */
+ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j);
+void cg_plan_kernels(vw *v);
+json_t *cg_kernels_json(vw *v);
+
+/* view_layout.c */
+const char *cg_ptr_type(const vw *v, int32_t val);
+const char *cg_decl_of(const vw *v, int32_t val);
+void cg_plan_values(vw *v);
+const char *cg_alias_expr(const vw *v, int32_t val);
+json_t *cg_pools_json(vw *v);
+json_t *cg_buffers_json(vw *v);
+json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind);
+
+/* view_streams.c */
+uint32_t cg_stream_slot(const vw *v, uint64_t st);
+const char *cg_stream_expr(const vw *v, int64_t st);
+int32_t cg_stream_key(const vw *v, int32_t val);
+void cg_view_streams(vw *v);
+json_t *cg_streams_json(vw *v);
+/* stream_state before the first statement. */
+void cg_sync_init(vw *v, stream_state *ss);
+/* The streams (bits) that call s (kernel k, `ok` when its arity matches)
+ * must wait for before it runs; why[bit] gets the first buffer that needs
+ * each of them (why has CG_SYNC_BITS entries). */
+uint64_t cg_sync_before_call(const vw *v, const stream_state *ss,
+                             const ir_stmt *s, int32_t k, bool ok,
+                             const char **why);
+/* Records the reads and writes of call s, after its waits. */
+void cg_sync_after_call(const vw *v, stream_state *ss, const ir_stmt *s,
+                        int32_t k, bool ok);
+/* A storage that reuses `old`'s bytes inherits their history. */
+void cg_sync_reuse(stream_state *ss, int32_t sid, int32_t old);
+/* Reports more than CG_MAX_STREAMS distinct stream= numbers with --target
+ * cuda (a target check: issue 9 item 1 moves it to ir/check.c). */
+void cg_check_streams(vw *v);
+
+/* view_stmts.c */
+json_t *cg_event(vw *v, const char *kind, json_t **body);
+json_t *cg_statements_json(vw *v);
+extern const char *const cg_event_kinds[];
+extern const size_t cg_nevent_kinds;
+
+#endif /* PLANWRAP_CODEGEN_VIEW_INTERNAL_H */

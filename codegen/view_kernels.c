@@ -1,0 +1,167 @@
+/*
+ * codegen/view_kernels.c - kernel parameter types from signatures and
+ * call sites, and the "kernels" section.  plan_kernels also rejects
+ * calls that disagree in arity or argument kind (issue 9 item 1: these
+ * rules move to ir/check.c).
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Kernels: parameter types from signatures and call sites. */
+
+/* The mode of parameter j of kernel k: from its signature, inout when it
+ * has none (or k < 0). */
+ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j) {
+    const ir_program *p = v->prog;
+    if (k < 0 || p->kernels[k].sig_stmt < 0)
+        return IR_MODE_INOUT;
+    return p->stmts[p->kernels[k].sig_stmt].modes[j];
+}
+
+enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
+
+void cg_plan_kernels(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t nk = p->nkernels;
+    v->knparams = ir_arena_array(v->a, nk + 1, sizeof(uint32_t));
+    v->kptype = ir_arena_array(v->a, nk + 1, sizeof(char **));
+    v->kconst = ir_arena_array(v->a, nk + 1, sizeof(bool *));
+    v->kernel_of_stmt = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        v->kernel_of_stmt[i] = -1;
+    /* map calls to kernels by name (kernels are few; linear per name via
+     * a temporary hash keyed by name) */
+    typedef struct kn {
+        const char *name;
+        uint32_t k;
+        UT_hash_handle hh;
+    } kn;
+    kn *map = NULL;
+    for (uint32_t k = 0; k < nk; k++) {
+        kn *e = ir_arena_alloc(v->a, sizeof *e);
+        e->name = p->kernels[k].name;
+        e->k = k;
+        HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
+        const ir_kernel *kk = &p->kernels[k];
+        uint32_t n = kk->sig_stmt >= 0 ? p->stmts[kk->sig_stmt].nmodes
+                                       : p->stmts[kk->first_call].nargs;
+        v->knparams[k] = n;
+    }
+    uint32_t **kinds = ir_arena_array(v->a, nk + 1, sizeof(uint32_t *));
+    int32_t **dt = ir_arena_array(v->a, nk + 1, sizeof(int32_t *));
+    for (uint32_t k = 0; k < nk; k++) {
+        kinds[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(uint32_t));
+        dt[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(int32_t));
+        for (uint32_t j = 0; j < v->knparams[k]; j++)
+            dt[k][j] = -1;
+    }
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind != IR_CALL)
+            continue;
+        kn *e = NULL;
+        HASH_FIND_STR(map, s->name.name, e);
+        if (!e)
+            continue;
+        v->kernel_of_stmt[i] = (int32_t)e->k;
+        if (s->nargs != v->knparams[e->k]) {
+            cg_verror(v, s->loc,
+                      "kernel '%s' is called with %" PRIu32
+                      " arguments here and %" PRIu32 " elsewhere",
+                      s->name.name, s->nargs, v->knparams[e->k]);
+            continue;
+        }
+        for (uint32_t j = 0; j < s->nargs; j++) {
+            const ir_arg *g = &s->args[j];
+            uint32_t kind = g->kind == IR_ARG_BUFFER  ? K_BUF
+                            : g->kind == IR_ARG_INT   ? K_INT
+                            : g->kind == IR_ARG_FLOAT ? K_FLOAT
+                                                      : K_STR;
+            uint32_t prev = kinds[e->k][j];
+            uint32_t all = prev | kind;
+            bool bad = ((all & K_BUF) && (all & ~(uint32_t)K_BUF)) ||
+                       ((all & K_STR) && (all & ~(uint32_t)K_STR));
+            if (bad) {
+                cg_verror(v, g->loc,
+                          "argument %" PRIu32 " of kernel '%s' has different "
+                          "kinds at different calls (buffer, number, string)",
+                          j + 1, s->name.name);
+                continue;
+            }
+            kinds[e->k][j] = all;
+            if (kind == K_BUF && g->value >= 0) {
+                int32_t d = (int32_t)p->values[g->value].dtype;
+                if (dt[e->k][j] == -1)
+                    dt[e->k][j] = d;
+                else if (dt[e->k][j] != d)
+                    dt[e->k][j] = -2; /* disagree: void * */
+            }
+        }
+    }
+    HASH_CLEAR(hh, map);
+    for (uint32_t k = 0; k < nk; k++) {
+        uint32_t n = v->knparams[k];
+        v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));
+        v->kconst[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
+        for (uint32_t j = 0; j < n; j++) {
+            ir_mode m = cg_param_mode(v, (int32_t)k, j);
+            uint32_t kind = kinds[k][j];
+            if (kind & K_BUF || (kind == K_NONE && m != IR_MODE_SCALAR)) {
+                bool c = m == IR_MODE_IN;
+                bool vd = dt[k][j] < 0;
+                const char *t = vd ? "void" : cg_ctype_of((ir_dtype)dt[k][j]);
+                v->kconst[k][j] = c;
+                v->kptype[k][j] = cg_vfmt(v, "%s%s *", c ? "const " : "", t);
+            } else if (kind & K_STR) {
+                v->kptype[k][j] = "const char *";
+            } else if (kind & K_FLOAT) {
+                v->kptype[k][j] = "double";
+            } else {
+                v->kptype[k][j] = "int64_t";
+            }
+        }
+    }
+}
+
+json_t *cg_kernels_json(vw *v) {
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        json_t *o = json_object();
+        sets(v, o, "name", p->kernels[k].name);
+        sets(v, o, "c_name", v->kname[k]);
+        set(v, o, "renamed",
+            json_boolean(strcmp(v->kname[k], p->kernels[k].name) != 0));
+        set(v, o, "has_signature", json_boolean(p->kernels[k].sig_stmt >= 0));
+        sets(v, o, "return", v->kernel_status ? "int" : "void");
+        json_t *params = json_array();
+        sbuf decl;
+        cg_sb_init(&decl);
+        uint32_t n = v->knparams[k];
+        for (uint32_t j = 0; j < n; j++) {
+            json_t *q = json_object();
+            sets(v, q, "ctype", v->kptype[k][j]);
+            sets(v, q, "mode", ir_mode_name(cg_param_mode(v, (int32_t)k, j)));
+            set(v, q, "last", json_boolean(j + 1 == n));
+            json_array_append_new(params, q);
+            if (j)
+                cg_sb_put(&decl, ", ", 2);
+            cg_sb_put(&decl, v->kptype[k][j], strlen(v->kptype[k][j]));
+        }
+        set(v, o, "params", params);
+        set(v, o, "nparams", json_integer(n));
+        const char *ds = cg_sb_done(v, &decl);
+        sets(v, o, "params_decl", n ? ds : "void");
+        sets(v, o, "params_decl_stream",
+             cg_cat(v, 3, ds, n ? ", " : "", "cudaStream_t"));
+        set(v, o, "last", json_boolean(k + 1 == p->nkernels));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}

@@ -1,0 +1,307 @@
+/*
+ * codegen/view_layout.c - values (locals, declarations, alias
+ * expressions) and the "pools", "buffers", "inputs", "consts" and
+ * "outputs" sections.
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Values: locals and their declarations. */
+
+const char *cg_ptr_type(const vw *v, int32_t val) {
+    if (!v->ptr_memo[val]) {
+        const ir_value *iv = &v->prog->values[val];
+        v->ptr_memo[val] = cg_cat(v, 3, v->is_const[val] ? "const " : "",
+                                  cg_ctype_of(iv->dtype), " *");
+    }
+    return v->ptr_memo[val];
+}
+
+const char *cg_decl_of(const vw *v, int32_t val) {
+    if (!v->decl_memo[val])
+        v->decl_memo[val] = cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
+    return v->decl_memo[val];
+}
+
+void cg_plan_values(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t nv = p->nvalues;
+    v->local = ir_arena_array(v->a, nv + 1, sizeof(char *));
+    v->used = ir_arena_array(v->a, nv + 1, sizeof(bool));
+    v->is_const = ir_arena_array(v->a, nv + 1, sizeof(bool));
+    for (uint32_t i = 0; i < nv; i++) {
+        const ir_value *iv = &p->values[i];
+        v->local[i] = cg_set_unique(v, &v->ids, cg_vfmt(v, "b_%s", iv->name));
+        const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
+        v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
+    }
+    /* A local is used when a call, an alias or an output copy reads it. */
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind == IR_CALL) {
+            for (uint32_t j = 0; j < s->nargs; j++)
+                if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
+                    v->used[s->args[j].value] = true;
+        }
+    }
+    for (uint32_t i = 0; i < nv; i++) {
+        const ir_value *iv = &p->values[i];
+        if (iv->kind == IR_VAL_ALIAS && iv->root >= 0)
+            v->used[iv->root] = true;
+    }
+}
+
+/* The expression of an alias: its root's local, offset and cast. */
+const char *cg_alias_expr(const vw *v, int32_t val) {
+    const ir_value *iv = &v->prog->values[val];
+    int32_t r = iv->root;
+    const ir_value *rv = &v->prog->values[r];
+    bool c = v->is_const[val];
+    if (iv->byte_offset == 0 && iv->dtype == rv->dtype)
+        return v->local[r];
+    if (iv->byte_offset == 0)
+        return cg_vfmt(v, "(%s)(%svoid *)%s", cg_ptr_type(v, val),
+                       c ? "const " : "", v->local[r]);
+    return cg_vfmt(v, "(%s)(%svoid *)((%sunsigned char *)%s + %" PRIu64 ")",
+                   cg_ptr_type(v, val), c ? "const " : "", c ? "const " : "",
+                   v->local[r], iv->byte_offset);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON sections. */
+
+static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
+    const ir_program *p = v->prog;
+    uint32_t a = start < p->nstmts ? p->stmts[start].loc.line : 0;
+    uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
+    return cg_vfmt(v, "%" PRIu32 "-%" PRIu32, a, b);
+}
+
+/* Decimal digits of x. */
+static size_t digits(uint64_t x) {
+    size_t n = 1;
+    while (x >= 10) {
+        x /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* The comment table of view pool i (its buffers, offsets, sizes and live
+ * ranges, in aligned columns) and its "buffers", into o. */
+static void pool_table(vw *v, uint32_t i, json_t *o) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    size_t wname = strlen("buffer"), woff = strlen("offset"),
+           wsize = strlen("size");
+    uint32_t cnt = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] != (int32_t)i)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        size_t n = strlen(p->values[st->value].name);
+        size_t lo = digits(st->offset), ls = digits(st->size);
+        wname = n > wname ? n : wname;
+        woff = lo > woff ? lo : woff;
+        wsize = ls > wsize ? ls : wsize;
+        cnt++;
+    }
+    sbuf row;
+    cg_sb_init(&row);
+    cg_sb_pad(&row, "buffer", wname, false);
+    cg_sb_put(&row, " ", 1);
+    cg_sb_pad(&row, "offset", woff, true);
+    cg_sb_put(&row, " ", 1);
+    cg_sb_pad(&row, "size", wsize, true);
+    cg_sb_puts(&row, "  live (IR lines)");
+    sets(v, o, "table_header", cg_sb_done(v, &row));
+    json_t *rows = json_array();
+    json_t *bufs = json_array();
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] != (int32_t)i)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const char *nm = p->values[st->value].name;
+        const char *live = live_text(v, st->start, st->end);
+        char num[24];
+        cg_sb_pad(&row, nm, wname, false);
+        cg_sb_put(&row, " ", 1);
+        snprintf(num, sizeof num, "%" PRIu64, st->offset);
+        cg_sb_pad(&row, num, woff, true);
+        cg_sb_put(&row, " ", 1);
+        snprintf(num, sizeof num, "%" PRIu64, st->size);
+        cg_sb_pad(&row, num, wsize, true);
+        cg_sb_put(&row, "  ", 2);
+        cg_sb_puts(&row, live);
+        json_t *r = json_object();
+        sets(v, r, "row", cg_sb_done(v, &row));
+        json_array_append_new(rows, r);
+        json_t *b = json_object();
+        sets(v, b, "name", nm);
+        set(v, b, "offset", ju64(st->offset));
+        set(v, b, "size", ju64(st->size));
+        sets(v, b, "live", live);
+        json_array_append_new(bufs, b);
+    }
+    set(v, o, "table", rows);
+    set(v, o, "buffers", bufs);
+    set(v, o, "nbuffers", json_integer(cnt));
+}
+
+json_t *cg_pools_json(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < v->npools; i++) {
+        json_t *o = json_object();
+        int32_t pi = v->pool_plan[i];
+        const plan_pool *pp = pi >= 0 ? &pl->pools[pi] : NULL;
+        sets(v, o, "name", v->pool_name[i]);
+        sets(v, o, "field", v->pool_name[i]);
+        sets(v, o, "local", v->pool_local[i]);
+        const char *U = v->pool_upper[i];
+        sets(v, o, "size_macro", cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
+        sets(v, o, "align_macro", cg_vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
+        sets(v, o, "attr_macro", cg_vfmt(v, "%s_POOL_%s_ATTR", v->M, U));
+        sets(v, o, "static_name",
+             cg_vfmt(v, "%s_pool_%s", v->M, v->pool_name[i]));
+        set(v, o, "size", ju64(v->pool_size[i]));
+        set(v, o, "align", ju64(v->pool_align[i]));
+        set(v, o, "lower_bound", ju64(pp ? pp->lower_bound : v->pool_size[i]));
+        set(v, o, "naive_size", ju64(pp ? pp->naive_size : v->pool_size[i]));
+        set(v, o, "has_capacity", json_boolean(pp && pp->has_capacity));
+        set(v, o, "capacity",
+            pp && pp->has_capacity ? ju64(pp->capacity) : json_null());
+        char dev[24];
+        ir_device d =
+            pp ? pp->device
+               : p->values[pl->storages[v->pool_storage[i]].value].device;
+        sets(v, o, "device", ir_device_str(d, dev, sizeof dev));
+        const char *space =
+            pp ? pp->space
+               : p->values[pl->storages[v->pool_storage[i]].value].space;
+        set(v, o, "space", space ? jstr(space) : json_null());
+        const char *comm = pp ? pp->comm : NULL;
+        const char *group = pp ? pp->group : NULL;
+        set(v, o, "is_comm", json_boolean(comm != NULL));
+        set(v, o, "comm", comm ? jstr(comm) : json_null());
+        set(v, o, "group", group ? jstr(group) : json_null());
+        sets(v, o, "comm_str", comm ? cg_c_string(v, comm, false) : "NULL");
+        sets(v, o, "group_str", group ? cg_c_string(v, group, false) : "NULL");
+        set(v, o, "outputs", json_boolean(pp && pp->outputs));
+        set(v, o, "synthetic", json_boolean(pp == NULL));
+        sets(v, o, "name_str", cg_c_string(v, v->pool_name[i], false));
+
+        pool_table(v, i, o);
+        set(v, o, "last", json_boolean(i + 1 == v->npools));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+json_t *cg_buffers_json(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    const char **psize = ir_arena_array(v->a, v->npools + 1, sizeof *psize);
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        if (v->spool[s] >= 0)
+            n++;
+    uint32_t k = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        int32_t pi = v->spool[s];
+        json_t *o = json_object();
+        sets(v, o, "name", iv->name);
+        sets(v, o, "local", v->local[st->value]);
+        sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+        sets(v, o, "ctype", cg_ctype_of(iv->dtype));
+        sets(v, o, "pool", v->pool_name[pi]);
+        sets(v, o, "pool_local", v->pool_local[pi]);
+        if (!psize[pi])
+            psize[pi] = cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]);
+        sets(v, o, "pool_size_macro", psize[pi]);
+        set(v, o, "offset", ju64(st->offset));
+        set(v, o, "size", ju64(st->size));
+        set(v, o, "align", ju64(v->salign[s]));
+        sets(v, o, "offset_macro", v->off_macro[s]);
+        sets(v, o, "size_macro", v->size_macro[s]);
+        sets(v, o, "align_macro", v->align_macro[s]);
+        sets(v, o, "assert_id",
+             cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+        set(v, o, "start", json_integer(st->start));
+        set(v, o, "end", json_integer(st->end));
+        sets(v, o, "live", live_text(v, st->start, st->end));
+        set(v, o, "is_output", json_boolean(st->is_output));
+        set(v, o, "last", json_boolean(k + 1 == n));
+        json_array_append_new(arr, o);
+        k++;
+    }
+    return arr;
+}
+
+/* inputs, consts or outputs */
+json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
+    const ir_program *p = v->prog;
+    json_t *arr = json_array();
+    cg_nameset fields = {NULL}, stems = {NULL};
+    if (kind == IR_OUTPUT) {
+        if (p->output_stmt >= 0) {
+            const ir_stmt *os = &p->stmts[p->output_stmt];
+            for (uint32_t i = 0; i < os->nnames; i++) {
+                int32_t val = cg_output_value_at(v, i);
+                const ir_value *iv = &p->values[val];
+                json_t *o = json_object();
+                sets(v, o, "name", iv->name);
+                v->out_field[i] =
+                    cg_set_unique(v, &fields, cg_field_base(v, iv->name));
+                v->out_size_macro[i] =
+                    cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
+                            cg_set_unique(v, &stems, cg_upper(v, iv->name)));
+                sets(v, o, "field", v->out_field[i]);
+                sets(v, o, "ctype", cg_ctype_of(iv->dtype));
+                sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+                sets(v, o, "size_macro", v->out_size_macro[i]);
+                set(v, o, "bytes", ju64(iv->bytes));
+                set(v, o, "copied", json_boolean(v->out_copy[i]));
+                set(v, o, "last", json_boolean(i + 1 == os->nnames));
+                json_array_append_new(arr, o);
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < p->nstmts; i++) {
+            const ir_stmt *s = &p->stmts[i];
+            if (s->kind != kind || s->value < 0)
+                continue;
+            const ir_value *iv = &p->values[s->value];
+            json_t *o = json_object();
+            sets(v, o, "name", iv->name);
+            v->io_field[s->value] =
+                cg_set_unique(v, &fields, cg_field_base(v, iv->name));
+            sets(v, o, "field", v->io_field[s->value]);
+            sets(v, o, "ctype", cg_ctype_of(iv->dtype));
+            sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+            sets(v, o, "size_macro",
+                 cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
+                         cg_set_unique(v, &stems, cg_upper(v, iv->name))));
+            set(v, o, "bytes", ju64(iv->bytes));
+            json_array_append_new(arr, o);
+        }
+        size_t n = json_array_size(arr);
+        for (size_t i = 0; i < n; i++)
+            set(v, json_array_get(arr, i), "last", json_boolean(i + 1 == n));
+    }
+    cg_set_clear(&fields);
+    cg_set_clear(&stems);
+    return arr;
+}

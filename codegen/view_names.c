@@ -1,0 +1,201 @@
+/*
+ * codegen/view_names.c - identifiers of the generated code: sets of
+ * names, struct fields, reserved names, kernel names and the fixed
+ * parameter and API names (deterministic: IR order, never hash order).
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Identifier sets. */
+
+static bool set_has(const cg_nameset *s, const char *name) {
+    cg_name *f = NULL;
+    HASH_FIND_STR(s->head, name, f);
+    return f != NULL;
+}
+
+static void set_add(vw *v, cg_nameset *s, const char *name) {
+    if (set_has(s, name))
+        return;
+    cg_name *n = ir_arena_alloc(v->a, sizeof *n);
+    n->s = name;
+    HASH_ADD_KEYPTR(hh, s->head, n->s, strlen(n->s), n);
+}
+
+void cg_set_clear(cg_nameset *s) {
+    HASH_CLEAR(hh, s->head);
+}
+
+/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it. */
+const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
+    const char *cand = ir_arena_strdup(v->a, base);
+    for (unsigned k = 2; set_has(s, cand); k++)
+        cand = cg_vfmt(v, "%s_%u", base, k);
+    set_add(v, s, cand);
+    return cand;
+}
+
+/* Names that are not C11 keywords (ir_is_c_keyword) but that a struct
+ * field may not be either: <stdbool.h> macros and a name the generated
+ * headers use. */
+static const char *const cg_field_reserved[] = {"bool", "true", "false",
+                                                "unused"};
+
+/* A struct field name for `name`: itself unless it is a C keyword (or a
+ * name the generated headers use), then name_. */
+const char *cg_field_base(vw *v, const char *name) {
+    bool taken = ir_is_c_keyword(name);
+    for (size_t i = 0;
+         !taken && i < sizeof cg_field_reserved / sizeof *cg_field_reserved;
+         i++)
+        taken = strcmp(name, cg_field_reserved[i]) == 0;
+    return taken ? cg_vfmt(v, "%s_", name) : name;
+}
+
+char *cg_upper(vw *v, const char *s) {
+    char *u = ir_arena_strdup(v->a, s);
+    for (char *p = u; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+    return u;
+}
+
+/* Names a kernel may not keep: C library functions (gcc knows many as
+ * built-ins with fixed types), names of the headers generated code
+ * includes, the runtime, and C's reserved forms. */
+static const char *const cg_reserved[] = {
+    "abort",     "abs",           "acos",      "acosf",
+    "acosh",     "alloca",        "asin",      "asinf",
+    "asinh",     "assert",        "atan",      "atan2",
+    "atan2f",    "atanf",         "atanh",     "atexit",
+    "atof",      "atoi",          "atol",      "bcmp",
+    "bcopy",     "bool",          "bsearch",   "bzero",
+    "calloc",    "cbrt",          "cbrtf",     "ceil",
+    "ceilf",     "clock",         "copysign",  "cos",
+    "cosf",      "cosh",          "coshf",     "div",
+    "erf",       "erfc",          "erfcf",     "erff",
+    "errno",     "exit",          "exp",       "exp2",
+    "exp2f",     "expf",          "expm1",     "expm1f",
+    "fabs",      "fabsf",         "false",     "fclose",
+    "fdim",      "feof",          "ferror",    "fflush",
+    "ffs",       "fgetc",         "fgets",     "floor",
+    "floorf",    "fma",           "fmaf",      "fmax",
+    "fmaxf",     "fmin",          "fminf",     "fmod",
+    "fmodf",     "fopen",         "fprintf",   "fputc",
+    "fputs",     "fread",         "free",      "frexp",
+    "fscanf",    "fseek",         "ftell",     "fwrite",
+    "getc",      "getchar",       "getenv",    "gets",
+    "hypot",     "hypotf",        "ilogb",     "index",
+    "int16_t",   "int32_t",       "int64_t",   "int8_t",
+    "intmax_t",  "intptr_t",      "isalnum",   "isalpha",
+    "isdigit",   "isfinite",      "isinf",     "islower",
+    "isnan",     "isspace",       "isupper",   "isxdigit",
+    "labs",      "ldexp",         "lgamma",    "llabs",
+    "llrint",    "llround",       "log",       "log10",
+    "log10f",    "log1p",         "log1pf",    "log2",
+    "log2f",     "logb",          "logf",      "lrint",
+    "lround",    "main",          "malloc",    "max_align_t",
+    "memchr",    "memcmp",        "memcpy",    "memmove",
+    "memset",    "modf",          "nan",       "nearbyint",
+    "nextafter", "offsetof",      "pow",       "powf",
+    "printf",    "ptrdiff_t",     "putc",      "putchar",
+    "puts",      "qsort",         "raise",     "rand",
+    "realloc",   "remainder",     "remove",    "rename",
+    "rindex",    "rint",          "round",     "roundf",
+    "scalbn",    "scanf",         "signal",    "signbit",
+    "sin",       "sinf",          "sinh",      "sinhf",
+    "size_t",    "snprintf",      "sprintf",   "sqrt",
+    "sqrtf",     "srand",         "sscanf",    "stderr",
+    "stdin",     "stdout",        "stpcpy",    "strcat",
+    "strchr",    "strcmp",        "strcpy",    "strcspn",
+    "strdup",    "strlen",        "strncat",   "strncmp",
+    "strncpy",   "strndup",       "strpbrk",   "strrchr",
+    "strspn",    "strstr",        "strtod",    "strtol",
+    "strtoul",   "system",        "tan",       "tanf",
+    "tanh",      "tanhf",         "tgamma",    "time",
+    "tolower",   "toupper",       "true",      "trunc",
+    "truncf",    "uint16_t",      "uint32_t",  "uint64_t",
+    "uint8_t",   "uintmax_t",     "uintptr_t", "vprintf",
+    "vsnprintf", "vsprintf",      "wchar_t",   "alloc_from_pool",
+    "dim3",      "static_assert", "NULL",
+};
+
+static bool kernel_name_reserved(const vw *v, const char *n) {
+    for (size_t i = 0; i < sizeof cg_reserved / sizeof cg_reserved[0]; i++)
+        if (strcmp(n, cg_reserved[i]) == 0)
+            return true;
+    if (strncmp(n, "pw_", 3) == 0 || strncmp(n, "PW_", 3) == 0 ||
+        strncmp(n, "__", 2) == 0 || (n[0] == '_' && n[1] >= 'A' && n[1] <= 'Z'))
+        return true;
+    size_t ml = strlen(v->M);
+    if (strncmp(n, v->M, ml) == 0 && n[ml] == '_') {
+        /* the generated API and file-scope names: M_run, M_POOL_..., */
+        static const char *const api[] = {
+            "inputs",     "consts",  "outputs", "pools", "run",
+            "run_static", "ctx",     "init",    "fini",  "copy_bytes",
+            "pool_",      "buffer_", "k_",
+        };
+        const char *rest = n + ml + 1;
+        if (*rest >= 'A' && *rest <= 'Z')
+            return true; /* macros */
+        for (size_t i = 0; i < sizeof api / sizeof api[0]; i++) {
+            size_t al = strlen(api[i]);
+            if (api[i][al - 1] == '_' ? strncmp(rest, api[i], al) == 0
+                                      : strcmp(rest, api[i]) == 0)
+                return true;
+        }
+    }
+    if (v->cuda && (strncmp(n, "cuda", 4) == 0 || strncmp(n, "cu", 2) == 0 ||
+                    strncmp(n, "CU", 2) == 0 || strncmp(n, "nccl", 4) == 0))
+        return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Naming. */
+
+void cg_name_kernels(vw *v) {
+    const ir_program *p = v->prog;
+    v->kname = ir_arena_array(v->a, p->nkernels, sizeof *v->kname);
+    /* Kernel names that stay are taken first, so renamed ones and every
+     * generated identifier avoid them. */
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        if (!kernel_name_reserved(v, p->kernels[k].name)) {
+            v->kname[k] = p->kernels[k].name;
+            set_add(v, &v->ids, v->kname[k]);
+        }
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        if (!v->kname[k])
+            v->kname[k] = cg_set_unique(
+                v, &v->ids, cg_vfmt(v, "%s_k_%s", v->M, p->kernels[k].name));
+}
+
+void cg_name_fixed(vw *v) {
+    /* API names are fixed by the contract; kernels were renamed away. */
+    static const char *const api[] = {
+        "inputs",     "consts", "outputs", "pools", "run",
+        "run_static", "ctx",    "init",    "fini",
+    };
+    for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
+        set_add(v, &v->ids, cg_vfmt(v, "%s_%s", v->M, api[i]));
+    static const char *const rt[] = {"alloc_from_pool", "pw_pool", "pw_rt_fail",
+                                     "pw_comm_alloc", "pw_comm_free"};
+    for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++)
+        set_add(v, &v->ids, rt[i]);
+    v->p_in = cg_set_unique(v, &v->ids, "in");
+    v->p_c = cg_set_unique(v, &v->ids, "c");
+    v->p_out = cg_set_unique(v, &v->ids, "out");
+    v->p_p = cg_set_unique(v, &v->ids, "p");
+    v->p_ctx = cg_set_unique(v, &v->ids, "ctx");
+    v->p_stream = cg_set_unique(v, &v->ids, "stream");
+    v->rc = cg_set_unique(v, &v->ids, "rc");
+    v->pools_var = cg_set_unique(v, &v->ids, "pools");
+    v->copy_fn = cg_set_unique(v, &v->ids, cg_vfmt(v, "%s_copy_bytes", v->M));
+    v->check_macro = cg_set_unique(v, &v->ids, cg_vfmt(v, "%s_CHECK", v->M));
+}

@@ -1,0 +1,130 @@
+/*
+ * codegen/view_ownership.c - which output owns a storage, the extra
+ * pools of unpooled storages, the default alignment and the buffer
+ * macros.  These are planning decisions (issue 9 item 2: they move to
+ * planner/); they are kept here, apart, until then.
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Pools and storages. */
+
+int32_t cg_output_value_at(const vw *v, uint32_t i) {
+    const ir_program *p = v->prog;
+    return p->stmts[p->output_stmt].name_values[i];
+}
+
+void cg_plan_pools(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    uint32_t ns = pl->nstorages;
+    v->spool = ir_arena_array(v->a, ns + 1, sizeof *v->spool);
+    v->home_value = ir_arena_array(v->a, ns + 1, sizeof *v->home_value);
+    v->home_pos = ir_arena_array(v->a, ns + 1, sizeof *v->home_pos);
+    v->salign = ir_arena_array(v->a, ns + 1, sizeof *v->salign);
+    for (uint32_t s = 0; s < ns; s++) {
+        v->home_value[s] = -1;
+        v->spool[s] = pl->storages[s].pool;
+    }
+    /* Caller-owned outputs: the first output naming the whole storage. */
+    if (p->output_stmt >= 0) {
+        const ir_stmt *os = &p->stmts[p->output_stmt];
+        for (uint32_t i = 0; i < os->nnames; i++) {
+            int32_t val = cg_output_value_at(v, i);
+            if (val < 0)
+                continue;
+            int32_t s = pl->storage_of_value[val];
+            if (s < 0 || pl->storages[s].pool >= 0 || v->home_value[s] >= 0)
+                continue;
+            const ir_value *iv = &p->values[val];
+            if (iv->byte_offset == 0 && iv->bytes == pl->storages[s].size) {
+                v->home_value[s] = val;
+                v->home_pos[s] = (int32_t)i;
+            }
+        }
+    }
+    uint32_t nsyn = 0;
+    for (uint32_t s = 0; s < ns; s++)
+        if (v->spool[s] < 0 && v->home_value[s] < 0)
+            nsyn++;
+    uint32_t np = pl->npools + nsyn;
+    v->npools = np;
+    v->pool_name = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_local = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_upper = ir_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_size = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_align = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_plan = ir_arena_array(v->a, np + 1, sizeof(int32_t));
+    v->pool_storage = ir_arena_array(v->a, np + 1, sizeof(int32_t));
+    cg_nameset fields = {NULL}, stems = {NULL};
+    for (uint32_t i = 0; i < pl->npools; i++) {
+        const plan_pool *pp = &pl->pools[i];
+        v->pool_name[i] = cg_set_unique(v, &fields, cg_field_base(v, pp->name));
+        v->pool_size[i] = pp->size;
+        v->pool_align[i] = pp->align ? pp->align : 1;
+        v->pool_plan[i] = (int32_t)i;
+        v->pool_storage[i] = -1;
+    }
+    uint64_t dalign = pl->opts.align ? pl->opts.align : (v->cuda ? 256 : 64);
+    uint32_t k = pl->npools;
+    for (uint32_t s = 0; s < ns; s++) {
+        if (v->spool[s] >= 0 || v->home_value[s] >= 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        v->pool_name[k] = cg_set_unique(v, &fields, cg_field_base(v, iv->name));
+        v->pool_size[k] = st->size;
+        uint64_t al = iv->align > dalign ? iv->align : dalign;
+        v->pool_align[k] = al;
+        v->pool_plan[k] = -1;
+        v->pool_storage[k] = (int32_t)s;
+        v->spool[s] = (int32_t)k;
+        k++;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        v->pool_upper[i] =
+            cg_set_unique(v, &stems, cg_upper(v, v->pool_name[i]));
+        v->pool_local[i] =
+            cg_set_unique(v, &v->ids, cg_vfmt(v, "pool_%s", v->pool_name[i]));
+    }
+    cg_set_clear(&fields);
+    cg_set_clear(&stems);
+
+    v->off_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    v->size_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    v->align_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    cg_nameset bufs = {NULL};
+    for (uint32_t s = 0; s < ns; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        const plan_storage *st = &pl->storages[s];
+        const ir_value *iv = &p->values[st->value];
+        const char *stem = cg_set_unique(v, &bufs, cg_upper(v, iv->name));
+        v->off_macro[s] = cg_vfmt(v, "%s_BUF_%s_OFFSET", v->M, stem);
+        v->size_macro[s] = cg_vfmt(v, "%s_BUF_%s_SIZE", v->M, stem);
+        v->align_macro[s] = cg_vfmt(v, "%s_BUF_%s_ALIGN", v->M, stem);
+        uint64_t pa = v->pool_align[v->spool[s]];
+        v->salign[s] = iv->align > pa ? iv->align : pa;
+    }
+    cg_set_clear(&bufs);
+}
+
+void cg_plan_outputs(vw *v) {
+    const ir_program *p = v->prog;
+    uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
+    v->out_copy = ir_arena_array(v->a, n + 1, sizeof(bool));
+    v->out_field = ir_arena_array(v->a, n + 1, sizeof(char *));
+    v->out_size_macro = ir_arena_array(v->a, n + 1, sizeof(char *));
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t val = cg_output_value_at(v, i);
+        int32_t s = v->pl->storage_of_value[val];
+        v->out_copy[i] = !(s >= 0 && v->home_value[s] == val);
+        v->used[val] = v->used[val] || v->out_copy[i];
+    }
+}

@@ -1,0 +1,352 @@
+/*
+ * codegen/view_stmts.c - the "statements" section: per IR statement its
+ * events (bind, reuse, alloc, alias, call, wait, death, output, ...).
+ */
+#include "view_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Statements and events. */
+
+const char *const cg_event_kinds[] = {
+    "bind", "reuse", "alloc", "alloc_output", "alias",
+    "call", "del",   "death", "output",       "wait",
+};
+const size_t cg_nevent_kinds = sizeof cg_event_kinds / sizeof cg_event_kinds[0];
+
+/* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
+ * KIND: false for every kind, so that a strict template may test any kind
+ * inside any event (the lookup falls through to the root). */
+json_t *cg_event(vw *v, const char *kind, json_t **body) {
+    json_t *e = json_object();
+    sets(v, e, "kind", kind);
+    /* e holds the body (event kinds are always kept: cg_keep_internal) */
+    *body = json_object();
+    set_n(v, e, kind, strlen(kind), *body);
+    return e;
+}
+
+/* The "wait" events of a call on stream expression `to` that must wait
+ * for the streams in `need` (one per stream, in stream order; why[bit]
+ * is the buffer that needs it). */
+static void wait_events(vw *v, stream_state *ss, uint64_t need,
+                        const char *const *why, const char *to,
+                        json_t *events) {
+    for (uint32_t bit = 0; bit < CG_SYNC_BITS; bit++) {
+        if (!((need >> bit) & 1))
+            continue;
+        json_t *wb;
+        json_t *w = cg_event(v, "wait", &wb);
+        sets(v, wb, "event",
+             cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, ss->nevents));
+        set(v, wb, "index", json_integer(ss->nevents));
+        sets(
+            v, wb, "from",
+            cg_stream_expr(v, bit == 0 ? -1 : (int64_t)v->stream_ids[bit - 1]));
+        sets(v, wb, "to", to);
+        sets(v, wb, "buffer", why[bit]);
+        json_array_append_new(events, w);
+        ss->nevents++;
+    }
+}
+
+/* The view of argument j of call s (kernel k; `ok` when the call matches
+ * the kernel's arity), into q (NULL: not kept); returns its C
+ * expression. */
+static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
+                            bool ok, json_t *q) {
+    const ir_arg *g = &s->args[j];
+    const char *ex = g->text ? g->text : "";
+    const char *ptype = ok ? v->kptype[k][j] : "";
+    ir_mode m = cg_param_mode(v, ok ? k : -1, j);
+    if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
+        int32_t val = g->value;
+        const ir_value *iv = &v->prog->values[val];
+        ex = v->local[val];
+        if (ok && v->is_const[val] && !v->kconst[k][j])
+            ex = cg_vfmt(v, "(%s)%s", ptype, ex);
+        sets(v, q, "kind", "buffer");
+        sets(v, q, "buffer", iv->name);
+        sets(v, q, "dtype", ir_dtype_name(iv->dtype));
+        set(v, q, "bytes", ju64(iv->bytes));
+    } else if (g->kind == IR_ARG_STRING) {
+        ex = cg_c_string(v, g->sval ? g->sval : "", false);
+        sets(v, q, "kind", "string");
+    } else if (g->kind == IR_ARG_INT) {
+        sets(v, q, "kind", "int");
+    } else {
+        sets(v, q, "kind", "float");
+    }
+    sets(v, q, "expr", ex);
+    sets(v, q, "ctype", ptype);
+    sets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
+    set(v, q, "last", json_boolean(j + 1 == s->nargs));
+    return ex;
+}
+
+/* The "call" event of s, after its "wait" events (appended to events). */
+static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
+                          json_t *events) {
+    int32_t k = v->kernel_of_stmt[s->index];
+    json_t *b;
+    json_t *e = cg_event(v, "call", &b);
+    sets(v, b, "kernel", s->name.name);
+    sets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    set(v, b, "status", json_boolean(v->kernel_status));
+    set(v, b, "has_stream", json_boolean(s->has_stream));
+    set(v, b, "stream", s->has_stream ? ju64(s->stream) : json_null());
+    const char *sx = cg_stream_expr(v, s->has_stream ? (int64_t)s->stream : -1);
+    sets(v, b, "stream_expr", sx);
+
+    sbuf args;
+    cg_sb_init(&args);
+    json_t *arr = json_array();
+    bool want_args = keep_key(v, "args", 4);
+    bool ok = k >= 0 && s->nargs == v->knparams[k];
+    const char *why[CG_SYNC_BITS] = {NULL};
+    uint64_t need = cg_sync_before_call(v, ss, s, k, ok, why);
+    for (uint32_t j = 0; j < s->nargs; j++) {
+        json_t *q = want_args ? json_object() : NULL;
+        const char *ex = call_arg(v, s, j, k, ok, q);
+        if (q)
+            json_array_append_new(arr, q);
+        if (j)
+            cg_sb_put(&args, ", ", 2);
+        cg_sb_put(&args, ex, strlen(ex));
+    }
+    wait_events(v, ss, need, why, sx, events);
+    cg_sync_after_call(v, ss, s, k, ok);
+    set(v, b, "args", arr);
+    const char *cn = k >= 0 ? v->kname[k] : s->name.name;
+    const char *as = cg_sb_done(v, &args);
+    sets(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
+    sets(v, b, "expr_stream",
+         cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
+    return e;
+}
+
+static void death_event(vw *v, json_t *events, int32_t s) {
+    const plan_storage *st = &v->pl->storages[s];
+    int32_t pi = v->spool[s];
+    if (pi < 0)
+        return;
+    json_t *b;
+    json_t *e = cg_event(v, "death", &b);
+    const char *nm = v->prog->values[st->value].name;
+    sets(v, b, "name", nm);
+    sets(v, b, "name_str", cg_c_string(v, nm, false));
+    sets(v, b, "pool_local", v->pool_local[pi]);
+    sets(v, b, "offset_macro", v->off_macro[s]);
+    sets(v, b, "size_macro", v->size_macro[s]);
+    json_array_append_new(events, e);
+}
+
+/* The "bind" event of an input or const statement. */
+static void bind_event(vw *v, const ir_stmt *s, json_t *events) {
+    const ir_program *p = v->prog;
+    if (s->value < 0)
+        return;
+    json_t *b;
+    json_t *e = cg_event(v, "bind", &b);
+    sets(v, b, "name", p->values[s->value].name);
+    sets(v, b, "local", v->local[s->value]);
+    sets(v, b, "decl", cg_decl_of(v, s->value));
+    const char *field = v->io_field[s->value];
+    sets(v, b, "expr",
+         cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
+    set(v, b, "unused", json_boolean(!v->used[s->value]));
+    sets(v, b, "field", field);
+    json_array_append_new(events, e);
+}
+
+/* The "alloc_output" event of value val: storage sid is an output's
+ * memory. */
+static void alloc_output_event(vw *v, int32_t val, int32_t sid,
+                               json_t *events) {
+    const ir_program *p = v->prog;
+    json_t *b;
+    json_t *e = cg_event(v, "alloc_output", &b);
+    int32_t hv = v->home_value[sid];
+    sets(v, b, "name", p->values[val].name);
+    sets(v, b, "output", p->values[hv].name);
+    sets(v, b, "local", v->local[val]);
+    sets(v, b, "decl", cg_decl_of(v, val));
+    sets(v, b, "ptr_type", cg_ptr_type(v, val));
+    const char *field = v->out_field[v->home_pos[sid]];
+    sets(v, b, "field", field);
+    bool same = p->values[hv].dtype == p->values[val].dtype;
+    set(v, b, "same_type", json_boolean(same));
+    set(v, b, "unused", json_boolean(!v->used[val]));
+    const char *ex = cg_vfmt(v, "%s->%s", v->p_out, field);
+    if (!same)
+        ex = cg_vfmt(v, "(%s)(void *)%s", cg_ptr_type(v, val), ex);
+    sets(v, b, "expr", ex);
+    json_array_append_new(events, e);
+}
+
+/* The "reuse" event (when the storage takes a dead one's bytes) and the
+ * "alloc" event of value val in pooled storage sid. */
+static void alloc_events(vw *v, int32_t val, int32_t sid, stream_state *ss,
+                         json_t *events) {
+    const ir_program *p = v->prog;
+    const plan_storage *st = &v->pl->storages[sid];
+    int32_t pi = v->spool[sid];
+    if (st->reuse_of >= 0) {
+        const plan_storage *old = &v->pl->storages[st->reuse_of];
+        json_t *b;
+        json_t *e = cg_event(v, "reuse", &b);
+        const char *nn = p->values[val].name;
+        const char *on = p->values[old->value].name;
+        sets(v, b, "new", nn);
+        sets(v, b, "old", on);
+        sets(v, b, "pool", v->pool_name[pi]);
+        set(v, b, "offset", ju64(st->offset));
+        sets(v, b, "comment",
+             cg_vfmt(v,
+                     "/* reuse: %s takes %s's bytes at "
+                     "%s+%" PRIu64 " */",
+                     nn, on, v->pool_name[pi], st->offset));
+        json_array_append_new(events, e);
+    }
+    json_t *b;
+    json_t *e = cg_event(v, "alloc", &b);
+    sets(v, b, "name", p->values[val].name);
+    sets(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
+    sets(v, b, "local", v->local[val]);
+    sets(v, b, "decl", cg_decl_of(v, val));
+    sets(v, b, "ptr_type", cg_ptr_type(v, val));
+    sets(v, b, "pool", v->pool_name[pi]);
+    sets(v, b, "pool_local", v->pool_local[pi]);
+    sets(v, b, "offset_macro", v->off_macro[sid]);
+    sets(v, b, "size_macro", v->size_macro[sid]);
+    set(v, b, "offset", ju64(st->offset));
+    set(v, b, "size", ju64(st->size));
+    if (st->reuse_of >= 0)
+        cg_sync_reuse(ss, sid, st->reuse_of);
+    set(v, b, "unused", json_boolean(!v->used[val]));
+    json_array_append_new(events, e);
+}
+
+/* The "alias" event of an alias statement. */
+static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
+    int32_t val = s->value;
+    if (val < 0)
+        return;
+    json_t *b;
+    json_t *e = cg_event(v, "alias", &b);
+    sets(v, b, "new", s->name.name);
+    sets(v, b, "old", s->old.name);
+    sets(v, b, "comment",
+         cg_cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name, " */"));
+    sets(v, b, "local", v->local[val]);
+    sets(v, b, "decl", cg_decl_of(v, val));
+    sets(v, b, "expr", cg_alias_expr(v, val));
+    set(v, b, "unused", json_boolean(!v->used[val]));
+    json_array_append_new(events, e);
+}
+
+/* The "del" events of a free statement and the "output" events of the
+ * output statement. */
+static void names_events(vw *v, const ir_stmt *s, json_t *events) {
+    for (uint32_t j = 0; j < s->nnames; j++) {
+        json_t *b;
+        if (s->kind == IR_FREE) {
+            json_t *e = cg_event(v, "del", &b);
+            sets(v, b, "name", s->names[j].name);
+            sets(v, b, "comment",
+                 cg_cat(v, 3, "/* del ", s->names[j].name, " */"));
+            json_array_append_new(events, e);
+            continue;
+        }
+        int32_t val = cg_output_value_at(v, j);
+        json_t *e = cg_event(v, "output", &b);
+        sets(v, b, "name", s->names[j].name);
+        sets(v, b, "src", v->local[val]);
+        set(v, b, "copied", json_boolean(v->out_copy[j]));
+        sets(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
+        sets(v, b, "size_macro", v->out_size_macro[j]);
+        json_array_append_new(events, e);
+    }
+}
+
+/* The events of statement s, in order, before its deaths. */
+static void stmt_events(vw *v, const ir_stmt *s, stream_state *ss,
+                        json_t *events) {
+    const plan *pl = v->pl;
+    switch (s->kind) {
+    case IR_INPUT:
+    case IR_CONST:
+        bind_event(v, s, events);
+        break;
+    case IR_ALLOC: {
+        int32_t val = s->value;
+        int32_t sid = val < 0 ? -1 : pl->storage_of_value[val];
+        if (sid < 0)
+            break;
+        if (v->spool[sid] < 0)
+            alloc_output_event(v, val, sid, events);
+        else
+            alloc_events(v, val, sid, ss, events);
+        break;
+    }
+    case IR_ALIAS:
+        alias_event(v, s, events);
+        break;
+    case IR_CALL:
+        json_array_append_new(events, call_event(v, s, ss, events));
+        break;
+    case IR_FREE:
+    case IR_OUTPUT:
+        names_events(v, s, events);
+        break;
+    default:
+        break;
+    }
+}
+
+json_t *cg_statements_json(vw *v) {
+    const ir_program *p = v->prog;
+    const plan *pl = v->pl;
+    json_t *arr = json_array();
+    stream_state ss;
+    cg_sync_init(v, &ss);
+    /* deaths by statement */
+    int32_t *death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    int32_t *death_next =
+        ir_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        death_head[i] = -1;
+    for (uint32_t s = pl->nstorages; s-- > 0;) {
+        int32_t at = pl->storages[s].dies_at;
+        death_next[s] = -1;
+        if (at >= 0 && (uint32_t)at < p->nstmts) {
+            death_next[s] = death_head[at];
+            death_head[at] = (int32_t)s;
+        }
+    }
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        json_t *o = json_object();
+        json_t *events = json_array();
+        set(v, o, "index", json_integer(i));
+        set(v, o, "line", json_integer(s->loc.line));
+        const char *txt = cg_stmt_text(v, s);
+        set(v, o, "emit", json_boolean(txt != NULL));
+        sets(v, o, "ir", txt ? txt : "");
+        sets(v, o, "comment",
+             txt ? cg_vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt)
+                 : "");
+        stmt_events(v, s, &ss, events);
+        for (int32_t d = death_head[i]; d >= 0; d = death_next[d])
+            death_event(v, events, d);
+        set(v, o, "events", events);
+        json_array_append_new(arr, o);
+    }
+    v->nwaits = ss.nevents;
+    return arr;
+}
