@@ -2,6 +2,8 @@
  * cli/files.c - output files: written to a temporary file in the
  * destination directory, flushed, then renamed over the destination, so a
  * reader sees the old file or the complete new one, never a partial one.
+ * A destination that is a device or a FIFO (/dev/null, a pipe) is written
+ * in place instead.
  */
 #include "cli/cli.h"
 
@@ -27,7 +29,34 @@ static bool cli_write_all(int fd, const char *data, size_t len) {
     return true;
 }
 
+/* A destination that exists and is not a regular file (a character
+ * device such as /dev/null, a FIFO, a socket) is written in place: renaming
+ * a temporary file over it would replace the device with a regular file
+ * (as root, /dev/null itself), and a reader of a FIFO would never see the
+ * data.  Returns -1 when `path` is not such a file, else 1 (written) or 0
+ * (error reported). */
+static int cli_write_special(const char *path, const char *data, size_t len) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return -1;
+    int fd = open(path, O_WRONLY);
+    bool ok = fd >= 0 && cli_write_all(fd, data, len);
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok)
+        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
+                strerror(saved));
+    return ok;
+}
+
 bool cli_write_file_atomic(const char *path, const char *data, size_t len) {
+    int special =
+        strcmp(path, "-") == 0 ? -1 : cli_write_special(path, data, len);
+    if (special >= 0)
+        return special == 1;
     if (strcmp(path, "-") == 0) {
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
             fprintf(stderr,

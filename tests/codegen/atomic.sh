@@ -72,5 +72,23 @@ expect_fail "invalid IR" "$pw" gen "$tmp/bad.pw" -o "$tmp/out4"
     echo "FAIL: unexpected files: $(ls -a "$tmp/new/a/b")"
     fail=1
 }
+# 7. -o naming a FIFO (or a device such as /dev/null) writes into it: a
+# rename would put a regular file in its place and the reader would wait
+# forever.
+mkfifo "$tmp/fifo"
+timeout 10 cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+timeout 10 "$pw" fmt -o "$tmp/fifo" "$model" || {
+    echo "FAIL: fmt -o FIFO failed"
+    fail=1
+}
+wait $reader || { echo "FAIL: the FIFO's reader got nothing"; fail=1; }
+[ -p "$tmp/fifo" ] || { echo "FAIL: the FIFO was replaced"; fail=1; }
+"$pw" fmt "$model" | cmp -s - "$tmp/fifo.out" || {
+    echo "FAIL: the FIFO's reader got other bytes than stdout"
+    fail=1
+}
+ls "$tmp" | grep -q 'fifo.tmp' && { echo "FAIL: temporary left"; fail=1; }
+
 [ $fail -eq 0 ] && echo "atomic: ok"
 exit $fail
