@@ -18,6 +18,7 @@ static const cli_command cli_commands[] = {
     {"fmt", cli_cmd_fmt, "print an IR file in canonical form"},
     {"plan", cli_cmd_plan, "plan memory and print the plan"},
     {"gen", cli_cmd_gen, "generate C or CUDA wrapper sources"},
+    {"schedule", cli_cmd_schedule, "reorder the calls for a lower peak memory"},
     {"render", cli_cmd_render, "render a mustache template with JSON data"},
 };
 

@@ -26,6 +26,7 @@ int cli_cmd_fmt(int argc, char **argv);
 int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
 int cli_cmd_gen(int argc, char **argv);
+int cli_cmd_schedule(int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
 /* Command-line parsing shared by the commands (cli/cli_opts.c).  A
@@ -113,10 +114,15 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n);
         {"streams", required_argument, NULL, CLI_PLAN_OPT_VAL},                \
         {"verify", no_argument, NULL, CLI_PLAN_OPT_VAL},                       \
         {"capacity", required_argument, NULL, CLI_PLAN_OPT_VAL},               \
-        {"search-budget", required_argument, NULL, CLI_PLAN_OPT_VAL}, {        \
-        "time-limit", required_argument, NULL, CLI_PLAN_OPT_VAL                \
+        {"search-budget", required_argument, NULL, CLI_PLAN_OPT_VAL},          \
+        {"time-limit", required_argument, NULL, CLI_PLAN_OPT_VAL}, {           \
+        "order", required_argument, NULL, CLI_PLAN_OPT_VAL                     \
     }
 int cli_plan_option(plan_options *o, const char *name, const char *value);
+/* Applies --order to a loaded program (planner/schedule.h): returns `p`
+ * for `keep`, the reordered program, or NULL after reporting an error. */
+ir_program *cli_plan_order(ir_arena *a, ir_program *p, const plan_options *o,
+                           ir_diag *d);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cli_plan_options_help[];
 

@@ -144,7 +144,7 @@ int cli_cmd_gen(int argc, char **argv) {
     cli_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
     cli_clock_lap(&clk, NULL);
 
-    ir_program *prog = ir_load(a, path, d);
+    ir_program *prog = cli_plan_order(a, ir_load(a, path, d), &po, d);
     if (!prog)
         goto done;
     cli_clock_lap(&clk, "load");

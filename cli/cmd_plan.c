@@ -132,6 +132,9 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
                                "instance",
                                nm[emit]);
     }
+    if (o->order != PLAN_ORDER_KEEP)
+        return cli_usage_error("plan", "--order needs an IR program, not a CSV "
+                                       "instance");
     char *text = NULL;
     size_t len = 0;
     if (!ir_read_file(path, &text, &len, stderr))
@@ -458,7 +461,7 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);
     int status = 1;
-    ir_program *p = ir_load(a, path, d);
+    ir_program *p = cli_plan_order(a, ir_load(a, path, d), o, d);
     if (!p)
         goto done;
     plan *pl = plan_program(a, p, o, d);

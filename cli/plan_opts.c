@@ -27,7 +27,10 @@ const char cli_plan_options_help[] =
     "                       search looks for a plan that fits\n"
     "  --search-budget N    search: number of search steps (default: its "
     "own)\n"
-    "  --time-limit S       search: safety stop after S seconds (reported)\n";
+    "  --time-limit S       search: safety stop after S seconds (reported)\n"
+    "  --order O            reorder the calls first: keep (default), lpmf, "
+    "bfs,\n"
+    "                       dfs, list or best (see `planwrap schedule`)\n";
 
 /* Parses a decimal unsigned integer that fits in 63 bits. */
 static bool cli_parse_u63(const char *s, uint64_t *out) {
@@ -122,6 +125,19 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         o->search.time_limit = v;
         return 0;
     }
+    if (strcmp(name, "order") == 0) {
+        if (!plan_order_parse(value, &o->order))
+            return cli_bad_value(name, value,
+                                 "expected keep, lpmf, bfs, dfs, list or best");
+        return 0;
+    }
     fprintf(stderr, "planwrap: error: unknown planning option --%s\n", name);
     return -1;
+}
+
+ir_program *cli_plan_order(ir_arena *a, ir_program *p, const plan_options *o,
+                           ir_diag *d) {
+    if (!p || o->order == PLAN_ORDER_KEEP)
+        return p;
+    return plan_sched_program(a, p, o->order, NULL, d, NULL);
 }

@@ -23,6 +23,7 @@
 #define PLANWRAP_PLANNER_H
 
 #include "ir/ir.h"
+#include "planner/schedule.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -164,6 +165,9 @@ typedef struct plan_options {
     plan_streams streams;
     bool verify; /* always on in debug builds */
     plan_search_opts search;
+    /* --order (default keep): the call order; not used by plan_program,
+     * the CLI reorders the program first (planner/schedule.h) */
+    plan_order order;
 } plan_options;
 
 void plan_options_init(plan_options *o);
