@@ -31,6 +31,11 @@ static ir_stmt *sched_emit(sched_rw *R, const ir_stmt *st, int32_t orig) {
     ir_stmt *o = &R->out[R->n];
     *o = *st;
     o->index = R->n;
+    if (st->kind == IR_CALL && st->nargs) {
+        /* ir_check writes the value ids into the arguments: a copy */
+        o->args = ir_arena_array(R->a, st->nargs, sizeof *o->args);
+        memcpy(o->args, st->args, st->nargs * sizeof *o->args);
+    }
     if (orig >= 0)
         R->newpos[orig] = (int32_t)R->n;
     R->n++;
@@ -341,9 +346,13 @@ ir_program *plan_sched_rewrite(ir_arena *a, const ir_program *p,
     np->stmts = R.out;
     np->nstmts = R.n;
     sched_comments(&R, np);
-    /* the names are the same interned pointers: a fresh checker run */
+    /* The names are the same interned pointers, whose checker state is
+     * stamped with a generation: np's run must use a number no run on
+     * these names used, and so must later rewrites of p. */
     np->check_gen = p->check_gen;
-    if (!ir_check(np, d))
+    bool ok = ir_check(np, d);
+    ((ir_program *)p)->check_gen = np->check_gen;
+    if (!ok)
         np = NULL;
 done:
     free(first);

@@ -139,7 +139,8 @@ int plan_sched_list(const plan_sched_graph *g, uint32_t *order);
  * output names after it).  Statements keep their source locations and
  * comments (a comment on a line that moves goes with it).  The result
  * (in `a`) is checked with ir_check into `d`; NULL when that fails (a
- * bug) or on out of memory. */
+ * bug) or on out of memory.  It shares p's interned names, so p's
+ * checker generation (p->check_gen) advances. */
 ir_program *plan_sched_rewrite(ir_arena *a, const ir_program *p,
                                const plan_sched_graph *g, const uint32_t *order,
                                ir_diag *d);
