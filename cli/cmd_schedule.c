@@ -45,7 +45,7 @@ static void cli_ratio_to(FILE *f, uint64_t a, uint64_t b) {
 }
 
 /* planwrap: schedule: peak GIVEN -> PEAK bytes (RATIO), order O (won by
- * W); keep ..., lpmf ..., ...; S segments (E exact), N steps */
+ * W); lpmf P, bfs P, dfs P, list P; segments S (E exact), steps N */
 static void cli_schedule_summary(FILE *f, plan_order alg,
                                  const plan_sched_stats *st) {
     uint64_t peak = st->peak[alg];
@@ -61,7 +61,8 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
     for (plan_order a = PLAN_ORDER_LPMF; a < PLAN_ORDER_BEST; a++)
         fprintf(f, " %s %" PRIu64 "%s", plan_order_name(a), st->peak[a],
                 a + 1 < PLAN_ORDER_BEST ? "," : ";");
-    fprintf(f, " %" PRIu32 " segments (%" PRIu32 " exact), %" PRIu64 " steps\n",
+    fprintf(f,
+            " segments %" PRIu32 " (%" PRIu32 " exact), steps %" PRIu64 "\n",
             st->segments, st->exact_segments, st->steps);
 }
 

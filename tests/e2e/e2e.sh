@@ -21,6 +21,10 @@
 # With E2E_KERNEL_STATUS=1 the wrappers are generated with --kernel-status
 # and a kernel that returns non-zero at call 1 must stop every run there.
 #
+# With E2E_ORDERS="lpmf best ..." the program is also reordered with each
+# `--order` (test kernels rendered from the reordered plan view, bestfit,
+# tracker on): its outputs must equal the given order's.
+#
 # E2E_SAN adds sanitizer flags (e.g. -fsanitize=address,undefined) to
 # the compilation and link of the generated code, kernels and driver.
 #
@@ -90,13 +94,13 @@ done
 $cc $cflags -c "$here/harness.c" -o "$work/harness.o"
 
 # 3. one wrapper per algorithm
-build() { # build DIR TAG TRACKFLAGS RT
+build() { # build DIR TAG TRACKFLAGS RT [KERNELS.o]
     d=$1
     # shellcheck disable=SC2086
     $cc $cflags $3 -I "$d" -I "$root/runtime" -c "$d/$name.c" \
         -o "$d/model_$2.o" || return 1
     # shellcheck disable=SC2086
-    $cc ${E2E_SAN:-} "$d/model_$2.o" "$d/main.o" "$work/kernels.o" "$work/harness.o" \
+    $cc ${E2E_SAN:-} "$d/model_$2.o" "$d/main.o" "${5:-$work/kernels.o}" "$work/harness.o" \
         "$work/$4"/*.o -o "$d/run_$2" || return 1
 }
 
@@ -209,4 +213,35 @@ if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
     fi
     echo "ok: negative: a read after the storage's death changes the outputs"
 fi
-echo "PASS: $name ($algos)"
+# 7. reordered programs: the same outputs as the given order
+for order in ${E2E_ORDERS:-}; do
+    # shellcheck disable=SC2086
+    set -- $gen_opts
+    d=$work/order_$order
+    mkdir -p "$d"
+    "$pw" plan --emit view --order "$order" "$@" "$model" >"$d/view.json" ||
+        fail "planwrap plan --emit view --order $order"
+    "$prep" $ks "$d/view.json" >"$d/view_e2e.json" || fail "e2e_view_prep ($order)"
+    for t in kernels main; do
+        "$pw" render --strict --no-escape --data "$d/view_e2e.json" \
+            -o "$d/$t.c" "$here/test_$t.c.mustache" ||
+            fail "planwrap render test_$t.c.mustache ($order)"
+    done
+    "$pw" gen --target c --algo bestfit --order "$order" $gen_extra "$@" \
+        -o "$d" "$model" || fail "planwrap gen --order $order"
+    for t in main kernels; do
+        # shellcheck disable=SC2086
+        $cc $cflags -I "$d" -I "$root/runtime" -I "$here" -c "$d/$t.c" \
+            -o "$d/$t.o" || fail "compile $t.c for --order $order"
+    done
+    build "$d" t1 "-DPW_RT_TRACK -DPW_RT_CHECKS" rt1 "$d/kernels.o" ||
+        fail "build --order $order"
+    "$d/run_t1" "$d/out_t1.bin" >"$d/run_t1.txt" 2>&1 || {
+        cat "$d/run_t1.txt" >&2
+        fail "run --order $order"
+    }
+    cmp -s "$ref" "$d/out_t1.bin" ||
+        fail "--order $order: outputs differ from the given order's"
+    echo "ok: --order $order"
+done
+echo "PASS: $name ($algos${E2E_ORDERS:+; orders $E2E_ORDERS})"

@@ -97,7 +97,11 @@ int pwt_kernel(const char *kernel, void *const *bufs, size_t nbufs) {
             }
         }
     }
-    uint64_t h = pwt_hash(idx, kernel, strlen(kernel));
+    /* Seeded by the call's kernel and buffer names, not its index: a
+     * reordered program (--order) computes the same bytes. */
+    uint64_t h = pwt_hash(0, kernel, strlen(kernel));
+    for (size_t i = 0; i < nbufs; i++)
+        h = pwt_hash(h, c->args[i].buffer, strlen(c->args[i].buffer) + 1);
     for (size_t i = 0; i < nbufs; i++) {
         const pwt_arg *x = &c->args[i];
         const unsigned char *xp = bufs[i];

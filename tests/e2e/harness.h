@@ -5,8 +5,9 @@
  * (test_kernels.c.mustache): each kernel forwards its buffer arguments to
  * pwt_kernel(), which checks the call against the table of the IR's calls
  * (kernel name, argument count), hashes every `in`/`inout` argument's bytes
- * together with the call index, and fills every `out`/`inout` argument from
- * that hash.  So the outputs of the model are a function of all the bytes
+ * together with the kernel and buffer names (not the call index, so that a
+ * reordered program computes the same bytes), and fills every `out`/`inout`
+ * argument from that hash.  So the outputs of the model are a function of all the bytes
  * every call read: any wrong reuse, overlap or stale read changes them.
  */
 #ifndef PWT_HARNESS_H
