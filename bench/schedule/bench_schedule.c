@@ -5,6 +5,8 @@
  *   bench_schedule graphs SEEDS N...   random irregular graphs in
  *                                      breadth-first order
  *   bench_schedule models FILE.pw...   programs in their given order
+ *   bench_schedule models-bfs FILE.pw... the same programs rewritten in
+ *                                      breadth-first order (Kahn, FIFO)
  *
  * Prints, per graph, the peak of the given order, lpmf, bfs, dfs, list
  * and best, best / the best baseline, and the time of best (baselines
@@ -123,7 +125,43 @@ static int bench_graphs(unsigned seeds, int argc, char **argv) {
                : 1;
 }
 
-static int bench_models(int argc, char **argv) {
+/* g renumbered in breadth-first order (a valid order: the dependencies
+ * derived again from it are the same). */
+static plan_sched_graph *bench_bfs(const plan_sched_graph *g) {
+    uint32_t n = g->n, *q = malloc((n + 1) * sizeof *q);
+    uint32_t *indeg = malloc((n + 1) * sizeof *indeg);
+    uint32_t *off = malloc((n + 1) * sizeof *off);
+    uint32_t *use = malloc((g->use_off[n] + 1) * sizeof *use);
+    uint8_t *mode = malloc(g->use_off[n] + 1);
+    plan_sched_graph *b = NULL;
+    if (q && indeg && off && use && mode) {
+        uint32_t qt = 0, k = 0;
+        for (uint32_t v = 0; v < n; v++)
+            if ((indeg[v] = g->pred_off[v + 1] - g->pred_off[v]) == 0)
+                q[qt++] = v;
+        for (uint32_t qh = 0; qh < qt; qh++) {
+            uint32_t v = q[qh];
+            for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++)
+                if (--indeg[g->succ[e]] == 0)
+                    q[qt++] = g->succ[e];
+            off[qh] = k;
+            for (uint32_t u = g->use_off[v]; u < g->use_off[v + 1]; u++) {
+                use[k] = g->use[u];
+                mode[k++] = g->use_mode[u];
+            }
+        }
+        off[n] = k;
+        b = plan_sched_graph_new(n, g->nstor, off, use, mode, g->size, g->keep);
+    }
+    free(q);
+    free(indeg);
+    free(off);
+    free(use);
+    free(mode);
+    return b;
+}
+
+static int bench_models(int argc, char **argv, bool bfs) {
     bench_header();
     int rc = 0;
     for (int i = 0; i < argc; i++) {
@@ -131,6 +169,11 @@ static int bench_models(int argc, char **argv) {
         ir_diag *d = ir_diag_new(stderr, 0);
         ir_program *p = ir_load(a, argv[i], d);
         plan_sched_graph *g = p ? plan_sched_graph_build(p) : NULL;
+        if (g && bfs) {
+            plan_sched_graph *h = bench_bfs(g);
+            plan_sched_graph_free(g);
+            g = h;
+        }
         const char *b = strrchr(argv[i], '/');
         if (g)
             bench_row(b ? b + 1 : argv[i], g, NULL);
@@ -148,8 +191,10 @@ int main(int argc, char **argv) {
         return bench_graphs((unsigned)strtoul(argv[2], NULL, 10), argc - 3,
                             argv + 3);
     if (argc >= 2 && strcmp(argv[1], "models") == 0)
-        return bench_models(argc - 2, argv + 2);
+        return bench_models(argc - 2, argv + 2, false);
+    if (argc >= 2 && strcmp(argv[1], "models-bfs") == 0)
+        return bench_models(argc - 2, argv + 2, true);
     fprintf(stderr, "usage: bench_schedule graphs SEEDS N... | models "
-                    "FILE.pw...\n");
+                    "FILE.pw... | models-bfs FILE.pw...\n");
     return 2;
 }

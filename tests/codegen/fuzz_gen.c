@@ -5,7 +5,9 @@
  * succeed: a checked, planned program always has a complete view.  The
  * picture (svg or html, with --compare-algos on some inputs) and the
  * comparison with other allocators must succeed too (every simulated plan
- * verifies).  Large inputs are cut off to keep each run fast.
+ * verifies).  One input in two is reordered first (--order,
+ * planner/schedule.h), which must succeed for every checked program.
+ * Large inputs are cut off to keep each run fast.
  */
 #include "codegen/codegen.h"
 #include "planner/compare.h"
@@ -47,7 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
     ir_diag_set_source(d, "fuzz.pw", text, size);
     ir_program *p = ir_parse(a, "fuzz.pw", text, size, d);
-    if (p && ir_check(p, d)) {
+    bool ok = p && ir_check(p, d);
+    if (ok && (size & 8)) {
+        plan_order ord = (plan_order)(size % PLAN_ORDER_COUNT);
+        plan_sched_opts so = {.budget = 20000};
+        p = plan_sched_program(a, p, ord, &so, d, NULL);
+        if (!p)
+            abort(); /* a checked program always reorders */
+    }
+    if (ok) {
         plan_options o;
         plan_options_init(&o);
         o.memory_pool = (plan_memory_pool)(size % 4);
