@@ -28,8 +28,10 @@ static void cli_schedule_usage(FILE *out) {
             "input, 2 bad usage.\n"
             "\n"
             "options:\n"
-            "  --order O            keep, lpmf, bfs, dfs, list or best "
-            "(default)\n"
+            "  --order O            keep, lpmf, bfs, dfs, list, best "
+            "(default) or\n"
+            "                       partitions (fewest runs of capturable "
+            "calls)\n"
             "  --budget N           best: search steps (default 4000000 + "
             "2000 per call)\n"
             "  -q, --quiet          no summary line\n"
@@ -53,6 +55,15 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
             st->peak_given, peak);
     cli_ratio_to(f, peak, st->peak_given);
     fprintf(f, "x), order %s", plan_order_name(alg));
+    if (alg == PLAN_ORDER_PARTITIONS) {
+        fprintf(f, "%s; partitions %" PRIu32 " -> %" PRIu32 "\n",
+                strcmp(st->won_by, "keep") == 0
+                    ? " (kept the given order: the peak would grow more than "
+                      "1.1x)"
+                    : "",
+                st->parts_given, st->parts);
+        return;
+    }
     if (alg != PLAN_ORDER_BEST) {
         fputc('\n', f);
         return;
@@ -61,8 +72,7 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
     for (plan_order a = PLAN_ORDER_LPMF; a < PLAN_ORDER_BEST; a++)
         fprintf(f, " %s %" PRIu64 "%s", plan_order_name(a), st->peak[a],
                 a + 1 < PLAN_ORDER_BEST ? "," : ";");
-    fprintf(f,
-            " segments %" PRIu32 " (%" PRIu32 " exact), steps %" PRIu64 "\n",
+    fprintf(f, " segments %" PRIu32 " (%" PRIu32 " exact), steps %" PRIu64 "\n",
             st->segments, st->exact_segments, st->steps);
 }
 
@@ -120,8 +130,8 @@ int cli_cmd_schedule(int argc, char **argv) {
             if (!plan_order_parse(optarg, &alg))
                 return cli_usage_error("schedule",
                                        "invalid value '%s' for --order: "
-                                       "expected keep, lpmf, bfs, dfs, list "
-                                       "or best",
+                                       "expected keep, lpmf, bfs, dfs, list, "
+                                       "best or partitions",
                                        optarg);
             break;
         case 'b': {

@@ -30,7 +30,8 @@ const char cli_plan_options_help[] =
     "  --time-limit S       search: safety stop after S seconds (reported)\n"
     "  --order O            reorder the calls first: keep (default), lpmf, "
     "bfs,\n"
-    "                       dfs, list or best (see `planwrap schedule`)\n";
+    "                       dfs, list, best or partitions (see `planwrap\n"
+    "                       schedule`)\n";
 
 /* Parses a decimal unsigned integer that fits in 63 bits. */
 static bool cli_parse_u63(const char *s, uint64_t *out) {
@@ -128,7 +129,8 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     if (strcmp(name, "order") == 0) {
         if (!plan_order_parse(value, &o->order))
             return cli_bad_value(name, value,
-                                 "expected keep, lpmf, bfs, dfs, list or best");
+                                 "expected keep, lpmf, bfs, dfs, list, best "
+                                 "or partitions");
         return 0;
     }
     fprintf(stderr, "planwrap: error: unknown planning option --%s\n", name);

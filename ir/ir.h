@@ -206,6 +206,7 @@ typedef struct ir_stmt {
     bool has_capacity;
     bool has_offset;
     bool has_stream;
+    bool nocapture; /* kernel statement: `nocapture` (not in a CUDA graph) */
 
     /* The line of this statement has a syntax error (only in the programs
      * the recovering parser of ir_load builds, never in one ir_parse

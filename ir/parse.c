@@ -838,7 +838,7 @@ static bool ir_parse_space(ir_parser *P, ir_stmt *st) {
     return ir_parse_attrs(P, st, 1u << IR_AT_CAPACITY, "space");
 }
 
-/* kernel_stmt = "kernel" NAME "(" [ MODE { "," MODE } ] ")" ;
+/* kernel_stmt = "kernel" NAME "(" [ MODE { "," MODE } ] ")" [ "nocapture" ] ;
  * MODE = "in" | "out" | "inout" | "scalar" ; */
 static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
     if (!ir_parse_name(P, &st->name, "a kernel name"))
@@ -901,6 +901,10 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
     }
     free(modes);
     free(locs);
+    if (ok && P->tok.kind == TK_IDENT && ir_tok_is(&P->tok, "nocapture")) {
+        st->nocapture = true;
+        ir_next(P);
+    }
     return ok;
 }
 

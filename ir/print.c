@@ -84,6 +84,8 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
         for (uint32_t i = 0; i < st->nmodes; i++)
             fprintf(out, "%s%s", i ? ", " : "", ir_mode_name(st->modes[i]));
         fputc(')', out);
+        if (st->nocapture)
+            fputs(" nocapture", out);
         return;
     case IR_INPUT:
     case IR_CONST:

@@ -442,3 +442,61 @@ done:
     free(h.a);
     return rc;
 }
+
+/* ------------------------------------------------------------------ */
+/* Partitions: Inductor's two-queue breadth-first sort. */
+
+static bool sched_idx_less(const void *ctx, uint64_t a, uint64_t b) {
+    (void)ctx;
+    return a < b;
+}
+
+static void sched_part_ready(const plan_sched_graph *g, sched_heap *q,
+                             uint32_t v) {
+    sched_heap_push(&q[g->nocapture[v] ? 0 : 1], v);
+}
+
+int plan_sched_partitions(const plan_sched_graph *g, uint32_t *order) {
+    uint32_t *indeg = sched_indegree(g);
+    sched_heap q[2] = {{.less = sched_idx_less}, {.less = sched_idx_less}};
+    q[0].a = malloc(((size_t)g->n + 1) * sizeof *q[0].a);
+    q[1].a = malloc(((size_t)g->n + 1) * sizeof *q[1].a);
+    int rc = -1;
+    if (!indeg || !q[0].a || !q[1].a)
+        goto done;
+    for (uint32_t v = 0; v < g->n; v++)
+        if (indeg[v] == 0)
+            sched_part_ready(g, q, v);
+    /* Drain the nocapture queue, then the capturable one (calls that
+     * become ready meanwhile join their queue), in turns. */
+    int k = 0;
+    for (uint32_t t = 0; t < g->n;) {
+        if (q[k].n == 0) {
+            k ^= 1;
+            continue;
+        }
+        uint32_t v = (uint32_t)sched_heap_pop(&q[k]);
+        order[t++] = v;
+        for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++)
+            if (--indeg[g->succ[e]] == 0)
+                sched_part_ready(g, q, g->succ[e]);
+    }
+    rc = 0;
+done:
+    free(indeg);
+    free(q[0].a);
+    free(q[1].a);
+    return rc;
+}
+
+uint32_t plan_sched_count_partitions(const plan_sched_graph *g,
+                                     const uint32_t *order) {
+    uint32_t runs = 0;
+    bool in_run = false;
+    for (uint32_t t = 0; t < g->n; t++) {
+        bool cap = !g->nocapture[order[t]];
+        runs += cap && !in_run;
+        in_run = cap;
+    }
+    return runs;
+}

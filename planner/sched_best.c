@@ -27,7 +27,7 @@
 #include <string.h>
 
 static const char *const plan_order_names[PLAN_ORDER_COUNT] = {
-    "keep", "lpmf", "bfs", "dfs", "list", "best"};
+    "keep", "lpmf", "bfs", "dfs", "list", "best", "partitions"};
 
 const char *plan_order_name(plan_order o) {
     return (unsigned)o < PLAN_ORDER_COUNT ? plan_order_names[o] : "?";
@@ -53,6 +53,8 @@ static int sched_run_one(const plan_sched_graph *g, plan_order alg,
         return plan_sched_dfs(g, order);
     case PLAN_ORDER_LIST:
         return plan_sched_list(g, order);
+    case PLAN_ORDER_PARTITIONS:
+        return plan_sched_partitions(g, order);
     default:
         for (uint32_t v = 0; v < g->n; v++)
             order[v] = v;
@@ -367,12 +369,20 @@ int plan_sched_order(const plan_sched_graph *g, plan_order alg,
         return -1;
     }
     st->peak_given = plan_sched_peak(g, tmp);
+    st->parts_given = plan_sched_count_partitions(g, tmp);
     int rc = 0;
     if (alg != PLAN_ORDER_BEST) {
         rc = sched_run_one(g, alg, order);
+        st->won_by = plan_order_name(alg);
+        /* partitions: not at the price of more than 1.1 times the peak */
+        if (!rc && alg == PLAN_ORDER_PARTITIONS &&
+            (double)plan_sched_peak(g, order) > 1.1 * (double)st->peak_given) {
+            memcpy(order, tmp, (size_t)g->n * sizeof *order);
+            st->won_by = "keep";
+        }
         st->ran[alg] = true;
         st->peak[alg] = rc ? 0 : plan_sched_peak(g, order);
-        st->won_by = plan_order_name(alg);
+        st->parts = rc ? 0 : plan_sched_count_partitions(g, order);
         free(tmp);
         return rc;
     }
@@ -395,6 +405,7 @@ int plan_sched_order(const plan_sched_graph *g, plan_order alg,
     }
     st->ran[PLAN_ORDER_BEST] = true;
     st->peak[PLAN_ORDER_BEST] = plan_sched_peak(g, order);
+    st->parts = plan_sched_count_partitions(g, order);
     free(tmp);
     return rc;
 }

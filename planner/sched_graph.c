@@ -33,6 +33,7 @@ void plan_sched_graph_free(plan_sched_graph *g) {
     free(g->keep);
     free(g->comm);
     free(g->alloc);
+    free(g->nocapture);
     free(g->stmt);
     free(g->root);
     free(g);
@@ -240,8 +241,9 @@ static plan_sched_graph *sched_alloc(uint32_t n, uint32_t nstor, size_t nuses) {
     g->size = calloc((size_t)nstor + 1, sizeof *g->size);
     g->keep = calloc((size_t)nstor + 1, sizeof *g->keep);
     g->comm = calloc((size_t)nstor + 1, sizeof *g->comm);
+    g->nocapture = calloc((size_t)n + 1, sizeof *g->nocapture);
     if (!g->use_off || !g->use || !g->use_mode || !g->size || !g->keep ||
-        !g->comm) {
+        !g->comm || !g->nocapture) {
         plan_sched_graph_free(g);
         return NULL;
     }
@@ -293,6 +295,7 @@ static bool sched_from_program(plan_sched_graph *g, const ir_program *p,
             continue;
         const ir_stmt *sig = sched_signature(p, sorted, st);
         g->stmt[v] = i;
+        g->nocapture[v] = sig && sig->nocapture;
         g->use_off[v] = k;
         for (uint32_t a = 0; a < st->nargs; a++) {
             if (st->args[a].kind != IR_ARG_BUFFER)

@@ -39,11 +39,12 @@ typedef enum plan_order {
     PLAN_ORDER_DFS,
     PLAN_ORDER_LIST,
     PLAN_ORDER_BEST,
+    PLAN_ORDER_PARTITIONS,
     PLAN_ORDER_COUNT
 } plan_order;
 
-/* "keep", "lpmf", "bfs", "dfs", "list", "best"; parse returns false for
- * other names. */
+/* "keep", "lpmf", "bfs", "dfs", "list", "best", "partitions"; parse
+ * returns false for other names. */
 const char *plan_order_name(plan_order o);
 bool plan_order_parse(const char *s, plan_order *out);
 
@@ -63,6 +64,7 @@ typedef struct plan_sched_graph {
     bool *keep;                /* live to the end (output, never freed) */
     bool *comm;                /* communication storage */
     uint64_t *alloc;           /* per node: bytes of the storages it defines */
+    bool *nocapture;           /* per node: its kernel is `nocapture` */
     uint64_t base;             /* bytes of kept storages no call touches */
     uint64_t unused_max;       /* largest other storage no call touches */
     /* from a program: the statement of each node, the root value of each
@@ -114,6 +116,7 @@ typedef struct plan_sched_stats {
     const char *won_by;                /* best: the method that gave it */
     uint64_t steps;                    /* best: steps used */
     uint32_t segments, exact_segments; /* best: segments, solved exactly */
+    uint32_t parts_given, parts;       /* runs of capturable calls */
 } plan_sched_stats;
 
 /* Computes order `alg` into order[0..n).  For PLAN_ORDER_BEST the four
@@ -129,6 +132,18 @@ int plan_sched_lpmf(const plan_sched_graph *g, uint32_t *order);
 int plan_sched_bfs(const plan_sched_graph *g, uint32_t *order);
 int plan_sched_dfs(const plan_sched_graph *g, uint32_t *order);
 int plan_sched_list(const plan_sched_graph *g, uint32_t *order);
+
+/* Inductor's reorder_for_minimizing_partition: a breadth-first sort with
+ * two queues by given position, draining the `nocapture` calls first,
+ * then the capturable ones, in turns; the fewest runs of capturable calls
+ * (CUDA graphs).  plan_sched_order keeps the given order instead when the
+ * peak would grow more than 1.1 times (maybe_reorder_for_minimizing_
+ * partition).  Returns 0 or -1. */
+int plan_sched_partitions(const plan_sched_graph *g, uint32_t *order);
+
+/* The number of maximal runs of capturable calls in `order`. */
+uint32_t plan_sched_count_partitions(const plan_sched_graph *g,
+                                     const uint32_t *order);
 
 /* Rewrites `p` (checked) in the node order `order` of its graph `g`:
  * declarations first (model, spaces, kernels, inputs, constants, with

@@ -238,12 +238,14 @@ typedef struct exh {
     uint32_t *indeg, *ord;
     uint8_t *used;
     uint64_t best;
+    bool parts; /* minimise the runs of capturable calls, not the peak */
 } exh;
 
 static void exh_rec(exh *E, uint32_t t) {
     const plan_sched_graph *g = E->g;
     if (t == g->n) {
-        uint64_t p = plan_sched_peak(g, E->ord);
+        uint64_t p = E->parts ? plan_sched_count_partitions(g, E->ord)
+                              : plan_sched_peak(g, E->ord);
         E->best = p < E->best ? p : E->best;
         return;
     }
@@ -261,8 +263,8 @@ static void exh_rec(exh *E, uint32_t t) {
     }
 }
 
-static uint64_t exhaustive(const plan_sched_graph *g) {
-    exh E = {.g = g, .best = UINT64_MAX};
+static uint64_t exhaustive(const plan_sched_graph *g, bool parts) {
+    exh E = {.g = g, .best = UINT64_MAX, .parts = parts};
     E.indeg = calloc(g->n + 1, sizeof *E.indeg);
     E.ord = calloc(g->n + 1, sizeof *E.ord);
     E.used = calloc(g->n + 1, 1);
@@ -293,12 +295,42 @@ static void test_best_exact(void **state) {
         uint32_t o[16];
         plan_sched_stats st;
         order_of(g, PLAN_ORDER_BEST, o, &st);
-        uint64_t opt = exhaustive(g);
+        uint64_t opt = exhaustive(g, false);
         if (st.peak[PLAN_ORDER_BEST] != opt || st.exact_segments != st.segments)
             fail_msg("seed %llu: best %llu, optimum %llu (%u/%u exact)",
                      (unsigned long long)seed,
                      (unsigned long long)st.peak[PLAN_ORDER_BEST],
                      (unsigned long long)opt, st.exact_segments, st.segments);
+        plan_sched_graph_free(g);
+        sgen_free(&gg);
+    }
+}
+
+/* partitions: the fewest runs of capturable calls (exhaustive search),
+ * unless the given order was kept for its peak. */
+static void test_partitions(void **state) {
+    (void)state;
+    uint64_t count, s0 = env_seed(60, &count);
+    for (uint64_t seed = s0; seed < s0 + count; seed++) {
+        sgen_graph gg;
+        assert_true(
+            sgen_make(SGEN_RANDOM, 4 + (uint32_t)(seed % 6), seed, &gg));
+        plan_sched_graph *g = sgen_sched_graph(&gg, 0);
+        assert_non_null(g);
+        for (uint32_t v = 0; v < g->n; v++)
+            g->nocapture[v] = (seed >> (v % 8) & 1) != 0;
+        uint32_t o[16];
+        plan_sched_stats st;
+        order_of(g, PLAN_ORDER_PARTITIONS, o, &st);
+        char err[200];
+        assert_true(plan_sched_verify(g, o, err, sizeof err));
+        assert_int_equal(st.parts, plan_sched_count_partitions(g, o));
+        uint64_t opt = exhaustive(g, true);
+        bool kept = strcmp(st.won_by, "keep") == 0;
+        if (kept ? st.parts != st.parts_given : st.parts != opt)
+            fail_msg("seed %llu: %u runs (given %u, fewest %llu, %s)",
+                     (unsigned long long)seed, st.parts, st.parts_given,
+                     (unsigned long long)opt, kept ? "kept" : "reordered");
         plan_sched_graph_free(g);
         sgen_free(&gg);
     }
@@ -579,6 +611,7 @@ int main(void) {
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_list_ties),
         cmocka_unit_test(test_best_exact),
+        cmocka_unit_test(test_partitions),
         cmocka_unit_test(test_random_graphs),
         cmocka_unit_test(test_random_programs),
         cmocka_unit_test(test_rewrite_text),
