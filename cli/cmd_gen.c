@@ -36,6 +36,9 @@ static void cli_gen_usage(FILE *out) {
             "  --kernel-status      kernels return int; a non-zero result "
             "is returned\n"
             "                       by the run function at once\n"
+            "  --cuda-graphs        cuda: capture each run of capturable "
+            "calls into a\n"
+            "                       CUDA graph once and replay it\n"
             "  -h, --help           show this help\n"
             "planning options:\n%s",
             cli_plan_options_help);
@@ -80,6 +83,7 @@ int cli_cmd_gen(int argc, char **argv) {
         {"output", required_argument, NULL, 'o'},
         {"templates", required_argument, NULL, 'T'},
         {"kernel-status", no_argument, NULL, 'k'},
+        {"cuda-graphs", no_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         CLI_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -106,6 +110,9 @@ int cli_cmd_gen(int argc, char **argv) {
         case 'k':
             vo.kernel_status = true;
             break;
+        case 'G':
+            vo.cuda_graphs = true;
+            break;
         case 'h':
             cli_gen_usage(stdout);
             return 0;
@@ -126,6 +133,12 @@ int cli_cmd_gen(int argc, char **argv) {
                                "invalid value '%s' for --target: expected c "
                                "or cuda",
                                target_name);
+    if (vo.cuda_graphs && target != CG_TARGET_CUDA)
+        return cli_usage_error("gen", "--cuda-graphs needs --target cuda");
+    if (vo.cuda_graphs && vo.kernel_status)
+        return cli_usage_error("gen", "--cuda-graphs and --kernel-status "
+                                      "cannot be combined (a captured run "
+                                      "returns no kernel status)");
     if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
         return cli_usage_error("gen", "gen needs an output directory (-o DIR)");
     if (tdir && !cli_usage_dir("gen", "--templates", tdir))

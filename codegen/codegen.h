@@ -41,6 +41,7 @@ typedef struct cg_keyset cg_keyset;
 /* Options of the view that change generated code. */
 typedef struct cg_view_options {
     bool kernel_status; /* kernels return int; non-zero stops the run */
+    bool cuda_graphs;   /* cuda: capture runs of capturable calls */
     /* NULL: the complete view.  Otherwise the view leaves out every key
      * not in the set (and its value); for `gen` with the built-in
      * templates, which look up no other key. */
@@ -64,6 +65,13 @@ json_t *cg_build_view_opts(const plan *pl, cg_target target,
                            const cg_view_options *o, ir_diag *d);
 /* cg_build_view_opts(pl, target, NULL, NULL). */
 json_t *cg_build_view(const plan *pl, cg_target target);
+
+/* Adds the CUDA graph partitions to a cuda view (codegen/view_graphs.c,
+ * docs/view.md): `cuda_graphs`, `ngraphs`, `has_graphs`, per statement
+ * `graph_begin`/`graph_end` ({index} or false), per call `captured`.
+ * With `on` false every statement is outside any graph.  False after
+ * reporting an error (calls on several streams) or on out of memory. */
+bool cg_view_add_graphs(json_t *root, const plan *pl, bool on, ir_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Rendering (codegen/gen.c). */

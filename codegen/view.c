@@ -142,6 +142,11 @@ json_t *cg_build_view_opts(const plan *pl, cg_target target,
         set(&v, root, "names", names_json(&v));
         root_sections(&v, root);
     }
+    if (root && v.cuda &&
+        !cg_view_add_graphs(root, pl, o && o->cuda_graphs, d)) {
+        json_decref(root);
+        root = NULL;
+    }
     cg_set_clear(&v.ids);
     HASH_CLEAR(hh, v.keep_memo);
     ir_arena_free(v.a);

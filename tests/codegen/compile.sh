@@ -119,6 +119,13 @@ for mp in none outputs combined; do
     done
 done
 nvcc_batch
+# CUDA graphs (--cuda-graphs): every model on one stream
+for model in "$root"/tests/codegen/models/*.pw; do
+    m=$(basename "$model" .pw)
+    [ "$target" = cuda ] && [ "$m" != streams ] || continue
+    gen "$m-graphs" "$model" 0 --cuda-graphs
+done
+nvcc_batch
 for algo in naive reuse tree search; do
     [ "$target" = c ] || break
     for model in "$root"/tests/codegen/models/*.pw; do
