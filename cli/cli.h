@@ -90,6 +90,9 @@ bool cli_usage_dir(const char *cmd, const char *opt, const char *dir);
  * prints "planwrap: error: cannot write PATH: REASON" to stderr, removes
  * the temporary file and returns false. */
 bool cli_write_file_atomic(const char *path, const char *data, size_t len);
+/* Prints `p` in canonical form (ir_print) and writes it to `path` with
+ * cli_write_file_atomic.  Aborts on out of memory. */
+bool cli_write_program(const char *path, const ir_program *p);
 
 /* Writes files[0..n) into directory `outdir` (created with its missing
  * parents), each atomically (cli_write_file_atomic).  Refuses before

@@ -54,18 +54,8 @@ int cli_cmd_fmt(int argc, char **argv) {
     ir_diag *d = ir_diag_new(stderr, 0);
     ir_program *p = ir_load(a, path, d);
     int status = 1;
-    if (p) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&buf, &len);
-        if (!mem)
-            base_oom();
-        ir_print(mem, p);
-        if (fclose(mem) != 0)
-            base_oom();
-        status = cli_write_file_atomic(outpath, buf, len) ? 0 : 1;
-        free(buf);
-    }
+    if (p)
+        status = cli_write_program(outpath, p) ? 0 : 1;
     ir_diag_free(d);
     ir_arena_free(a);
     return status;

@@ -86,20 +86,7 @@ static int cli_schedule_run(const char *path, plan_order alg,
     ir_program *p = ir_load(a, path, d);
     ir_program *np = p ? plan_sched_program(a, p, alg, so, d, &st) : NULL;
     if (np) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&buf, &len);
-        if (!mem) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
-        ir_print(mem, np);
-        if (fclose(mem) != 0) {
-            fputs("planwrap: fatal: out of memory\n", stderr);
-            abort();
-        }
-        status = cli_write_file_atomic(outpath, buf, len) ? 0 : 1;
-        free(buf);
+        status = cli_write_program(outpath, np) ? 0 : 1;
         if (status == 0 && !quiet)
             cli_schedule_summary(stderr, alg, &st);
     }

@@ -163,3 +163,17 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n) {
     free(paths);
     return ok;
 }
+
+bool cli_write_program(const char *path, const ir_program *p) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        base_oom();
+    ir_print(mem, p);
+    if (fclose(mem) != 0)
+        base_oom();
+    bool ok = cli_write_file_atomic(path, buf, len);
+    free(buf);
+    return ok;
+}

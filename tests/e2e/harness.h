@@ -7,8 +7,9 @@
  * (kernel name, argument count), hashes every `in`/`inout` argument's bytes
  * together with the kernel and buffer names (not the call index, so that a
  * reordered program computes the same bytes), and fills every `out`/`inout`
- * argument from that hash.  So the outputs of the model are a function of all the bytes
- * every call read: any wrong reuse, overlap or stale read changes them.
+ * argument from that hash.  So the outputs of the model are a function of all
+ * the bytes every call read: any wrong reuse, overlap or stale read changes
+ * them.
  */
 #ifndef PWT_HARNESS_H
 #define PWT_HARNESS_H
