@@ -284,8 +284,10 @@ static bool sched_ls_pass(sched_best *B, uint32_t *pos, sched_score *cur,
                           uint64_t *prof, uint64_t limit) {
     const plan_sched_graph *g = B->g;
     uint32_t tp = 0;
-    while (prof[tp] != cur->peak)
+    while (tp < g->n && prof[tp] != cur->peak)
         tp++;
+    if (tp == g->n) /* the peak is storages no call touches */
+        return false;
     for (uint32_t t = 0; t < g->n && B->steps < limit; t++) {
         uint32_t v = B->cur[t], lo, hi, to;
         sched_window(g, pos, v, &lo, &hi);

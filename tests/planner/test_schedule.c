@@ -603,6 +603,30 @@ static void test_rewrite_text(void **state) {
     ir_arena_free(l.a);
 }
 
+/* A kept storage no call touches: it sets the peak, and best's local
+ * search (which moves calls around the peak step) finds no such step. */
+static void test_untouched_peak(void **state) {
+    (void)state;
+    loaded l;
+    load(&l, "model e\n"
+             "input x f32[4]\n"
+             "alloc big f32[10000]\n"
+             "alloc a f32[4]\n"
+             "call k(x, a)\n"
+             "alloc b f32[4]\n"
+             "call k(x, b)\n"
+             "free a b\n"
+             "output big\n");
+    for (plan_order a = PLAN_ORDER_KEEP; a < PLAN_ORDER_COUNT; a++) {
+        plan_sched_stats st;
+        ir_diag *d = ir_diag_new(stderr, 0);
+        assert_non_null(plan_sched_program(l.a, l.p, a, NULL, d, &st));
+        ir_diag_free(d);
+        assert_int_equal(st.peak[a], 40016);
+    }
+    ir_arena_free(l.a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edges),
@@ -615,6 +639,7 @@ int main(void) {
         cmocka_unit_test(test_random_graphs),
         cmocka_unit_test(test_random_programs),
         cmocka_unit_test(test_rewrite_text),
+        cmocka_unit_test(test_untouched_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
