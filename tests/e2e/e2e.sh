@@ -214,34 +214,58 @@ if [ "${E2E_NEGATIVE:-0}" = 1 ]; then
     echo "ok: negative: a read after the storage's death changes the outputs"
 fi
 # 7. reordered programs: the same outputs as the given order
-for order in ${E2E_ORDERS:-}; do
+# run_order DIR ORDER MODEL: builds and runs MODEL reordered by ORDER (test
+# kernels from its own view, bestfit, tracker on) into DIR/out_t1.bin.
+run_order() {
+    d=$1 ord=$2 src=$3
+    mkdir -p "$d"
     # shellcheck disable=SC2086
     set -- $gen_opts
-    d=$work/order_$order
-    mkdir -p "$d"
-    "$pw" plan --emit view --order "$order" "$@" "$model" >"$d/view.json" ||
-        fail "planwrap plan --emit view --order $order"
-    "$prep" $ks "$d/view.json" >"$d/view_e2e.json" || fail "e2e_view_prep ($order)"
+    "$pw" plan --emit view --order "$ord" "$@" "$src" >"$d/view.json" ||
+        fail "planwrap plan --emit view --order $ord"
+    "$prep" $ks "$d/view.json" >"$d/view_e2e.json" || fail "e2e_view_prep ($ord)"
     for t in kernels main; do
         "$pw" render --strict --no-escape --data "$d/view_e2e.json" \
             -o "$d/$t.c" "$here/test_$t.c.mustache" ||
-            fail "planwrap render test_$t.c.mustache ($order)"
+            fail "planwrap render test_$t.c.mustache ($ord)"
     done
-    "$pw" gen --target c --algo bestfit --order "$order" $gen_extra "$@" \
-        -o "$d" "$model" || fail "planwrap gen --order $order"
+    "$pw" gen --target c --algo bestfit --order "$ord" $gen_extra "$@" \
+        -o "$d" "$src" || fail "planwrap gen --order $ord"
     for t in main kernels; do
         # shellcheck disable=SC2086
         $cc $cflags -I "$d" -I "$root/runtime" -I "$here" -c "$d/$t.c" \
-            -o "$d/$t.o" || fail "compile $t.c for --order $order"
+            -o "$d/$t.o" || fail "compile $t.c for --order $ord"
     done
     build "$d" t1 "-DPW_RT_TRACK -DPW_RT_CHECKS" rt1 "$d/kernels.o" ||
-        fail "build --order $order"
+        fail "build --order $ord"
     "$d/run_t1" "$d/out_t1.bin" >"$d/run_t1.txt" 2>&1 || {
         cat "$d/run_t1.txt" >&2
-        fail "run --order $order"
+        fail "run --order $ord"
     }
-    cmp -s "$ref" "$d/out_t1.bin" ||
+}
+for order in ${E2E_ORDERS:-}; do
+    run_order "$work/order_$order" "$order" "$model"
+    cmp -s "$ref" "$work/order_$order/out_t1.bin" ||
         fail "--order $order: outputs differ from the given order's"
     echo "ok: --order $order"
 done
+# 8. the order test can fail: the first call moved after the second (with
+# the frees between them), which reads what the first writes, still checks
+# but must change the outputs
+if [ "${E2E_NEGATIVE:-0}" = 1 ] && [ -n "${E2E_ORDERS:-}" ]; then
+    mkdir -p "$work/swap_src"
+    "$pw" schedule -q --order keep -o "$work/keep.pw" "$model" ||
+        fail "planwrap schedule --order keep"
+    awk '
+        done { print; next }
+        /^call / && call == "" { call = $0; next }
+        /^free / && call != "" { frees = frees $0 "\n"; next }
+        /^call / { print; print call; printf "%s", frees; done = 1; next }
+        { print }' "$work/keep.pw" >"$work/swap_src/$name.pw"
+    "$pw" check "$work/swap_src/$name.pw" || fail "swapped program does not check"
+    run_order "$work/order_swapped" keep "$work/swap_src/$name.pw"
+    cmp -s "$ref" "$work/order_swapped/out_t1.bin" &&
+        fail "negative test: a broken order gave the same outputs"
+    echo "ok: negative: an order that breaks a dependency changes the outputs"
+fi
 echo "PASS: $name ($algos${E2E_ORDERS:+; orders $E2E_ORDERS})"
