@@ -157,7 +157,12 @@ static int sched_segment(sched_best *B, const uint32_t *floor, uint32_t a,
     uint32_t m = b - a;
     uint64_t share = B->budget / 2 * m / (B->g->n ? B->g->n : 1);
     double w = (double)share / ((double)m * ready);
-    uint32_t width = w < 1 ? 1 : w > 4096 ? 4096 : (uint32_t)w;
+    /* at most 4,096 sets a level, and 2^24 in the history (m levels) */
+    double cap = (double)(UINT32_C(1) << 24) / m;
+    cap = cap < 4096 ? cap : 4096;
+    uint32_t width = w < 1     ? 1
+                     : w > cap ? (uint32_t)(cap < 1 ? 1 : cap)
+                               : (uint32_t)w;
     uint64_t fpeak = 0;
     for (uint32_t t = a; t < b; t++)
         fpeak = B->prof[t] > fpeak ? B->prof[t] : fpeak;
