@@ -11,6 +11,8 @@
  */
 #include "sched_internal.h"
 
+#include "base/base.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +64,6 @@ static void sched_edge(sched_edges *E, uint32_t a, uint32_t b) {
     E->e[E->n++] = (uint64_t)a << 32 | b;
 }
 
-static int sched_cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Users of every storage (CSR), in node order. */
 static bool sched_users(plan_sched_graph *g) {
     g->user_off = calloc((size_t)g->nstor + 1, sizeof *g->user_off);
@@ -89,15 +86,9 @@ static bool sched_users(plan_sched_graph *g) {
 
 /* The mode node v has on storage s (bit 0 read, bit 1 write). */
 static uint8_t sched_mode(const plan_sched_graph *g, uint32_t v, uint32_t s) {
-    uint32_t lo = g->use_off[v], hi = g->use_off[v + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->use[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return g->use_mode[lo];
+    uint32_t b = g->use_off[v];
+    return g->use_mode[b + base_lower_bound_u32(g->use + b,
+                                                g->use_off[v + 1] - b, s)];
 }
 
 /* RAW, WAW and WAR edges of storage s, and the definer edges. */
@@ -124,7 +115,7 @@ static void sched_storage_edges(const plan_sched_graph *g, uint32_t s,
 /* Sorted, deduplicated edges into pred and succ CSR arrays. */
 static bool sched_csr(plan_sched_graph *g, sched_edges *E) {
     if (E->n)
-        qsort(E->e, E->n, sizeof *E->e, sched_cmp_u64);
+        qsort(E->e, E->n, sizeof *E->e, base_cmp_u64);
     size_t m = 0;
     for (size_t i = 0; i < E->n; i++)
         if (m == 0 || E->e[m - 1] != E->e[i])
