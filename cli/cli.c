@@ -20,6 +20,7 @@ static const cli_command cli_commands[] = {
     {"gen", cli_cmd_gen, "generate C or CUDA wrapper sources"},
     {"schedule", cli_cmd_schedule, "reorder the calls for a lower peak memory"},
     {"render", cli_cmd_render, "render a mustache template with JSON data"},
+    {"import", cli_cmd_import, "turn an ONNX model into IR"},
 };
 
 static void cli_usage(FILE *out) {

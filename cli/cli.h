@@ -27,6 +27,7 @@ int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
 int cli_cmd_gen(int argc, char **argv);
 int cli_cmd_schedule(int argc, char **argv);
+int cli_cmd_import(int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
 /* Command-line parsing shared by the commands (cli/cli_opts.c).  A

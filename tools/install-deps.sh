@@ -22,6 +22,14 @@ need_pkg pkg-config     have_cmd pkg-config
 # the picture tests (plan --emit svg): well-formed XML, and it renders
 need_pkg libxml2-utils  have_cmd xmllint
 need_pkg librsvg2-bin   have_cmd rsvg-convert
+# ONNX import: the protobuf-c reader is generated from libonnx-dev's
+# onnx.proto at build time; libonnx-testdata feeds the import sweep;
+# python3-onnx builds the small models of tests/import.
+need_pkg libprotobuf-c-dev   have_file /usr/include/protobuf-c/protobuf-c.h
+need_pkg protobuf-c-compiler have_cmd protoc-c
+need_pkg libonnx-dev         have_file /usr/include/onnx/onnx.proto
+need_pkg libonnx-testdata    have_file /usr/share/libonnx-testdata/data/node
+need_pkg python3-onnx        /usr/bin/python3 -c "import onnx"
 
 if [ -z "$missing" ]; then
     exit 0

@@ -1,0 +1,288 @@
+/*
+ * import/fold.c - constant folding of shape arithmetic: a node whose
+ * inputs all have data (initializers, Constant nodes, Shape outputs and
+ * what was folded from them) and whose outputs are small gets its
+ * outputs' data computed here, so that Reshape, Expand, Slice, Pad,
+ * Resize and Tile downstream see concrete shapes.  Folded nodes emit no
+ * statement.
+ */
+#include "shape.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Allocates the data of output v (false when it is too large). */
+static bool imp_data_alloc(imp_ctx *c, imp_value *v) {
+    int64_t n = imp_numel(v);
+    if (n > IMP_FOLD_LIMIT || v->dtype == IMP_FLOAT16 ||
+        v->dtype == IMP_BFLOAT16)
+        return false;
+    if (imp_is_float(v->dtype))
+        v->fval = imp_alloc(c, (size_t)(n + 1) * sizeof(double));
+    else
+        v->ival = imp_alloc(c, (size_t)(n + 1) * sizeof(int64_t));
+    v->has_data = true;
+    return true;
+}
+
+static void imp_put(imp_value *v, int64_t k, double f, int64_t i,
+                    bool from_float) {
+    if (v->fval)
+        v->fval[k] = from_float ? f : (double)i;
+    else if (v->dtype == IMP_BOOL)
+        v->ival[k] = from_float ? f != 0 : i != 0;
+    else
+        v->ival[k] = from_float ? (int64_t)f : i;
+}
+
+/* Element k of out (a linear index) read from in under broadcasting. */
+static int64_t imp_bidx(const imp_value *in, const imp_value *out, int64_t k) {
+    int64_t idx = 0, stride = 1;
+    for (int a = out->rank - 1, b = in->rank - 1; a >= 0; a--, b--) {
+        int64_t coord = k % out->dims[a];
+        k /= out->dims[a];
+        if (b >= 0) {
+            if (in->dims[b] != 1)
+                idx += coord * stride;
+            stride *= in->dims[b];
+        }
+    }
+    return idx;
+}
+
+static bool imp_fold_copy(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_in(c, n, 0), *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    for (int64_t k = 0; k < imp_numel(o); k++)
+        imp_put(o, k, x->fval ? x->fval[k] : 0, x->ival ? x->ival[k] : 0,
+                x->fval != NULL);
+    return true;
+}
+
+static double imp_fop(const char *op, double a, double b) {
+    switch (op[0]) {
+    case 'A':
+        return op[1] == 'd' ? a + b : (a != 0 && b != 0);
+    case 'S':
+        return op[1] == 'u' ? a - b : sqrt(a);
+    case 'M':
+        return op[1] == 'u'   ? a * b
+               : op[1] == 'o' ? fmod(a, b)
+               : op[2] == 'x' ? fmax(a, b)
+                              : fmin(a, b);
+    case 'D':
+        return a / b;
+    case 'E':
+        return a == b;
+    case 'L':
+        return a < b;
+    case 'G':
+        return a > b;
+    case 'N':
+        return op[1] == 'e' ? -a : a == 0;
+    case 'O':
+        return a != 0 || b != 0;
+    default:
+        return 0;
+    }
+}
+
+static int64_t imp_iop(imp_ctx *c, const char *op, int64_t a, int64_t b) {
+    if ((op[0] == 'D' || (op[0] == 'M' && op[1] == 'o')) && b == 0)
+        imp_fail(c, "integer division by zero while folding constants");
+    switch (op[0]) {
+    case 'A':
+        return op[1] == 'd' ? (int64_t)((uint64_t)a + (uint64_t)b)
+                            : (a != 0 && b != 0);
+    case 'S':
+        return op[1] == 'u' ? (int64_t)((uint64_t)a - (uint64_t)b)
+                            : (int64_t)sqrt((double)a);
+    case 'M':
+        if (op[1] == 'u')
+            return (int64_t)((uint64_t)a * (uint64_t)b);
+        if (op[1] == 'o') /* Python's %: the sign of the divisor */
+            return b == -1 ? 0 : ((a % b) + b) % b;
+        return op[2] == 'x' ? (a > b ? a : b) : (a < b ? a : b);
+    case 'D':
+        return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
+    case 'E':
+        return a == b;
+    case 'L':
+        return a < b;
+    case 'G':
+        return a > b;
+    case 'N':
+        return op[1] == 'e' ? (int64_t)(0 - (uint64_t)a) : a == 0;
+    case 'O':
+        return a != 0 || b != 0;
+    default:
+        return 0;
+    }
+}
+
+/* Elementwise ops of one or two inputs, with broadcasting; Where;
+ * Expand (input 0 broadcast to the output). */
+static bool imp_fold_ew(imp_ctx *c, imp_node *n) {
+    imp_value *o = imp_out(c, n, 0);
+    imp_value *a = imp_in(c, n, 0), *b = n->nin > 1 ? imp_in(c, n, 1) : a;
+    bool where = !strcmp(n->op, "Where"), expand = !strcmp(n->op, "Expand");
+    if (!imp_data_alloc(c, o))
+        return false;
+    bool fl = imp_is_float(a->dtype) || (where && imp_is_float(b->dtype));
+    for (int64_t k = 0; k < imp_numel(o); k++) {
+        int64_t ia = imp_bidx(a, o, k);
+        if (expand) {
+            imp_put(o, k, a->fval ? a->fval[ia] : 0, a->ival ? a->ival[ia] : 0,
+                    a->fval != NULL);
+        } else if (where) {
+            imp_value *y = imp_in(c, n, 1), *z = imp_in(c, n, 2);
+            imp_value *s = imp_ival(a, ia) ? y : z;
+            int64_t is = imp_bidx(s, o, k);
+            imp_put(o, k, s->fval ? s->fval[is] : 0, s->ival ? s->ival[is] : 0,
+                    s->fval != NULL);
+        } else {
+            int64_t ib = imp_bidx(b, o, k);
+            if (fl)
+                imp_put(o, k, imp_fop(n->op, imp_fval(a, ia), imp_fval(b, ib)),
+                        0, true);
+            else
+                imp_put(o, k, 0,
+                        imp_iop(c, n->op, imp_ival(a, ia), imp_ival(b, ib)),
+                        false);
+        }
+    }
+    return true;
+}
+
+static void imp_copy_elem(imp_value *o, int64_t k, const imp_value *x,
+                          int64_t j) {
+    imp_put(o, k, x->fval ? x->fval[j] : 0, x->ival ? x->ival[j] : 0,
+            x->fval != NULL);
+}
+
+static bool imp_fold_gather(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_in(c, n, 0), *ind = imp_in(c, n, 1),
+              *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    int axis = imp_axis(c, imp_attr_i(n, "axis", 0), x->rank);
+    int64_t outer = 1, inner = 1, d = x->dims[axis], ni = imp_numel(ind);
+    for (int i = 0; i < axis; i++)
+        outer *= x->dims[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->dims[i];
+    for (int64_t a = 0; a < outer; a++)
+        for (int64_t j = 0; j < ni; j++) {
+            int64_t t = imp_ival(ind, j);
+            t = t < 0 ? t + d : t;
+            if (t < 0 || t >= d)
+                imp_fail(c, "index %lld is out of range for an axis of %lld",
+                         (long long)imp_ival(ind, j), (long long)d);
+            for (int64_t k = 0; k < inner; k++)
+                imp_copy_elem(o, (a * ni + j) * inner + k, x,
+                              (a * d + t) * inner + k);
+        }
+    return true;
+}
+
+static bool imp_fold_slice(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_in(c, n, 0), *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    int64_t st[IMP_MAX_RANK], sp[IMP_MAX_RANK], d[IMP_MAX_RANK];
+    imp_slice_params(c, n, st, sp, d);
+    for (int64_t k = 0; k < imp_numel(o); k++) {
+        int64_t rem = k, src = 0, stride = 1;
+        for (int a = x->rank - 1; a >= 0; a--) {
+            int64_t coord = rem % o->dims[a];
+            rem /= o->dims[a];
+            src += (st[a] + coord * sp[a]) * stride;
+            stride *= x->dims[a];
+        }
+        imp_copy_elem(o, k, x, src);
+    }
+    return true;
+}
+
+static bool imp_fold_concat(imp_ctx *c, imp_node *n) {
+    imp_value *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    int axis = imp_axis(c, imp_attr_i(n, "axis", 0), o->rank);
+    int64_t outer = 1, k = 0;
+    for (int i = 0; i < axis; i++)
+        outer *= o->dims[i];
+    for (int64_t a = 0; a < outer; a++)
+        for (int i = 0; i < n->nin; i++) {
+            imp_value *x = imp_in(c, n, i);
+            int64_t chunk = imp_numel(x) / (outer ? outer : 1);
+            for (int64_t j = 0; j < chunk; j++)
+                imp_copy_elem(o, k++, x, a * chunk + j);
+        }
+    return true;
+}
+
+static bool imp_fold_range(imp_ctx *c, imp_node *n) {
+    imp_value *s = imp_in(c, n, 0), *dl = imp_in(c, n, 2),
+              *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    for (int64_t k = 0; k < imp_numel(o); k++)
+        imp_put(o, k, imp_fval(s, 0) + (double)k * imp_fval(dl, 0),
+                imp_ival(s, 0) + k * imp_ival(dl, 0), o->fval != NULL);
+    return true;
+}
+
+static bool imp_fold_cos(imp_ctx *c, imp_node *n) {
+    imp_value *o = imp_out(c, n, 0);
+    const Onnx__AttributeProto *a = imp_attr(n, "value");
+    imp_value val = {.name = "value", .dtype = IMP_FLOAT};
+    if (a && a->t) {
+        imp_tensor_value(c, &val, a->t);
+        if (imp_numel(&val) != 1 || !val.has_data)
+            return false;
+    }
+    if (!imp_data_alloc(c, o))
+        return false;
+    for (int64_t k = 0; k < imp_numel(o); k++)
+        imp_put(o, k, val.has_data ? imp_fval(&val, 0) : 0,
+                val.has_data ? imp_ival(&val, 0) : 0, true);
+    return true;
+}
+
+static const char *const imp_fold_copy_ops[] = {
+    "Cast", "Dropout", "Flatten", "Identity", "Reshape", "Squeeze", "Unsqueeze",
+};
+static const char *const imp_fold_ew_ops[] = {
+    "Add", "And", "Div", "Equal", "Expand", "Greater", "Less", "Max",   "Min",
+    "Mod", "Mul", "Neg", "Not",   "Or",     "Sqrt",    "Sub",  "Where",
+};
+
+static bool imp_in_list(const char *op, const char *const *l, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(op, l[i]))
+            return true;
+    return false;
+}
+
+bool imp_fold(imp_ctx *c, imp_node *n) {
+    const char *op = n->op;
+    if (imp_in_list(op, imp_fold_copy_ops,
+                    sizeof imp_fold_copy_ops / sizeof *imp_fold_copy_ops))
+        return imp_fold_copy(c, n);
+    if (imp_in_list(op, imp_fold_ew_ops,
+                    sizeof imp_fold_ew_ops / sizeof *imp_fold_ew_ops))
+        return imp_fold_ew(c, n);
+    if (!strcmp(op, "Gather"))
+        return imp_fold_gather(c, n);
+    if (!strcmp(op, "Slice"))
+        return imp_fold_slice(c, n);
+    if (!strcmp(op, "Concat"))
+        return imp_fold_concat(c, n);
+    if (!strcmp(op, "Range"))
+        return imp_fold_range(c, n);
+    if (!strcmp(op, "ConstantOfShape"))
+        return imp_fold_cos(c, n);
+    return false;
+}

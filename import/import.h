@@ -1,0 +1,55 @@
+/*
+ * import/import.h - ONNX models to planwrap IR v1 (`planwrap import`).
+ *
+ * imp_import reads an ONNX ModelProto (protobuf bytes), infers the dtype
+ * and dims of every value itself (constant folding of shape arithmetic
+ * included), and writes IR v1 text: one `call` per compute node with a
+ * `kernel` signature, views as `alias`, frees after each value's last use.
+ * The kernel signatures are documented in docs/import.md.
+ *
+ * Stage: first in the pipeline (models -> IR); it includes no header of a
+ * later stage.  Output is deterministic: the same bytes and options give
+ * the same text.
+ */
+#ifndef PLANWRAP_IMPORT_H
+#define PLANWRAP_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IMP_MAX_RANK 8
+
+/* `--input NAME=D0,D1,...`: the full shape of a graph input. */
+typedef struct imp_binding {
+    const char *name;
+    int rank;
+    int64_t dims[IMP_MAX_RANK];
+} imp_binding;
+
+typedef struct imp_options {
+    const imp_binding *inputs; /* bindings of graph inputs' dims */
+    size_t n_inputs;
+    bool inplace; /* elementwise nodes write into a dying input (default) */
+    bool concat;  /* producers write into views of a Concat's output */
+} imp_options;
+
+/* Default options: no bindings, every memory option on. */
+void imp_options_init(imp_options *o);
+
+/* Parses "NAME=D0,D1,..." (the value of --input) into *b; b->name points
+ * into `arg`.  Returns false with a message in *err (malloc'd) when the
+ * text is not of that form (dims are decimal integers >= 0). */
+bool imp_parse_binding(char *arg, imp_binding *b, char **err);
+
+/* Imports the ONNX model `data` (`len` bytes) read from `file` (named in
+ * messages; its basename, sanitised, is the IR model name).  On success
+ * returns the IR text (malloc'd, NUL-terminated, length in *out_len) and
+ * sets *err to NULL.  On any error returns NULL and sets *err to a
+ * malloc'd message "FILE: error: ..." (no trailing newline); every error
+ * path frees what it allocated.  Never reads any other file (external
+ * tensor data is not needed). */
+char *imp_import(const char *file, const uint8_t *data, size_t len,
+                 const imp_options *o, size_t *out_len, char **err);
+
+#endif /* PLANWRAP_IMPORT_H */
