@@ -63,7 +63,8 @@ void imp_set(imp_ctx *c, imp_node *n, int i, int dtype, int rank,
     v->dtype = dtype;
     v->rank = rank;
     memset(v->dims, 0, sizeof v->dims);
-    memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
+    if (rank > 0)
+        memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
 }
 
 void imp_set_like(imp_ctx *c, imp_node *n, int i, const imp_value *v) {
@@ -254,6 +255,16 @@ static void sh_shape(imp_ctx *c, imp_node *n) {
     v->kind = IMP_V_FOLDED;
 }
 
+static void sh_size(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_req(c, n, 0);
+    imp_set(c, n, 0, IMP_INT64, 0, NULL);
+    imp_value *v = imp_out(c, n, 0);
+    v->ival = imp_alloc(c, sizeof(int64_t));
+    v->ival[0] = imp_numel(x);
+    v->has_data = true;
+    v->kind = IMP_V_FOLDED;
+}
+
 /* --- the table ------------------------------------------------------ */
 
 #define P(i) (1u << (i))
@@ -338,6 +349,7 @@ static const imp_op imp_ops[] = {
     UN("Sigmoid"),
     UN("Sign"),
     UN("Sin"),
+    {"Size", sh_size, IMP_C_NONE, 0, 1, 1},
     {"Slice", imp_sh_slice, IMP_C_SHAPE, P(1) | P(2) | P(3) | P(4), 1, 5},
     {"Softmax", sh_unary, IMP_C_SHAPE, 0, 1, 1},
     UN("Softplus"),

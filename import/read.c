@@ -321,6 +321,16 @@ static void imp_bind_input(imp_ctx *c, imp_value *v,
 
 static void imp_read_inputs(imp_ctx *c) {
     const Onnx__GraphProto *g = c->g;
+    for (size_t i = 0; i < c->opt->n_inputs; i++) {
+        size_t j = 0;
+        while (j < g->n_input &&
+               strcmp(g->input[j]->name ? g->input[j]->name : "",
+                      c->opt->inputs[i].name) != 0)
+            j++;
+        if (j == g->n_input)
+            imp_fail(c, "--input %s: the graph has no input of that name",
+                     c->opt->inputs[i].name);
+    }
     for (size_t i = 0; i < g->n_initializer; i++) {
         const Onnx__TensorProto *t = g->initializer[i];
         if (!t->name || !*t->name)
@@ -351,12 +361,6 @@ static void imp_read_inputs(imp_ctx *c) {
         v->dtype = tp->tensor_type->elem_type;
         imp_check_dtype(c, v->dtype, "input", vi->name);
         imp_bind_input(c, v, tp->tensor_type->shape);
-    }
-    for (size_t i = 0; i < c->opt->n_inputs; i++) {
-        imp_value *v = imp_find(c, c->opt->inputs[i].name);
-        if (!v || v->kind != IMP_V_INPUT)
-            imp_fail(c, "--input %s: the graph has no input of that name",
-                     c->opt->inputs[i].name);
     }
 }
 

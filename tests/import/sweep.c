@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     static const char *const folders[] = {"node", "pytorch-converted",
-                                          "pytorch-operator", "simple", "real"};
+                                          "pytorch-operator", "simple"};
     bool verbose = getenv("PW_SWEEP_VERBOSE") != NULL;
     int failed = 0;
     if (argc > 2)
