@@ -223,6 +223,29 @@ static bool imp_fold_concat(imp_ctx *c, imp_node *n) {
     return true;
 }
 
+static bool imp_fold_transpose(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_in(c, n, 0), *o = imp_out(c, n, 0);
+    if (!imp_data_alloc(c, o))
+        return false;
+    const int64_t *perm;
+    int np = imp_attr_ints(n, "perm", &perm);
+    int64_t xstride[IMP_MAX_RANK], st = 1;
+    for (int a = x->rank - 1; a >= 0; a--) {
+        xstride[a] = st;
+        st *= x->dims[a];
+    }
+    for (int64_t k = 0; k < imp_numel(o); k++) {
+        int64_t rem = k, src = 0;
+        for (int a = o->rank - 1; a >= 0; a--) {
+            int64_t p = np >= 0 ? perm[a] : o->rank - 1 - a;
+            src += (rem % o->dims[a]) * xstride[p];
+            rem /= o->dims[a];
+        }
+        imp_copy_elem(o, k, x, src);
+    }
+    return true;
+}
+
 static bool imp_fold_range(imp_ctx *c, imp_node *n) {
     imp_value *s = imp_in(c, n, 0), *dl = imp_in(c, n, 2),
               *o = imp_out(c, n, 0);
@@ -282,6 +305,8 @@ bool imp_fold(imp_ctx *c, imp_node *n) {
         return imp_fold_concat(c, n);
     if (!strcmp(op, "Range"))
         return imp_fold_range(c, n);
+    if (!strcmp(op, "Transpose"))
+        return imp_fold_transpose(c, n);
     if (!strcmp(op, "ConstantOfShape"))
         return imp_fold_cos(c, n);
     return false;

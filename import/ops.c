@@ -171,9 +171,12 @@ static void sh_cast(imp_ctx *c, imp_node *n) {
 
 static void sh_dropout(imp_ctx *c, imp_node *n) {
     imp_value *x = imp_req(c, n, 0);
-    imp_value *t = imp_in(c, n, 2);
-    if ((t && (!t->has_data || imp_ival(t, 0) != 0)) ||
-        imp_attr_i(n, "is_test", 1) == 0)
+    imp_value *t = imp_in(c, n, 2), *ratio = imp_in(c, n, 1);
+    bool training = t && (!t->has_data || imp_ival(t, 0) != 0);
+    /* training with ratio 0 (F.dropout(p=0.0) exports so) is identity */
+    bool zero = ratio && ratio->has_data && imp_numel(ratio) == 1 &&
+                imp_fval(ratio, 0) == 0;
+    if ((training && !zero) || imp_attr_i(n, "is_test", 1) == 0)
         imp_fail(c, "training mode is not supported (only inference "
                     "Dropout)");
     imp_set_like(c, n, 0, x);
