@@ -130,6 +130,13 @@ static void imp_emit_node(imp_ctx *c, imp_node *n, int k) {
         imp_type(&c->body, o);
         imp_printf(&c->body, "  # node '%s' (%s)\n", imp_printable(c, n->name),
                    n->op);
+    } else if (n->cview) {
+        imp_value *o = imp_out(c, n, 0);
+        imp_emit_def(c, o);
+        c->body.len--; /* the comment goes on the alias line */
+        imp_printf(&c->body,
+                   "  # node '%s' (Concat): its inputs lie in order in '%s'\n",
+                   imp_printable(c, n->name), imp_id(c, &c->vals[o->view_of]));
     } else if (n->eliminated) {
         imp_emit_concat_copies(c, n);
     } else {

@@ -63,6 +63,7 @@ typedef struct imp_value {
     int first_def;  /* node before which its alloc must come (concat) */
     int early_next; /* next value of the same c->early chain, -1 */
     int nuses;      /* uses as a buffer by emitted nodes */
+    int ncat;       /* of those, by Concats of contiguous slices */
     /* of storage roots: last use of any of its names; one is an output */
     int slast;
     bool sout;
@@ -83,6 +84,9 @@ typedef struct imp_node {
     bool eliminated; /* a Concat whose inputs were placed in its output */
     int inplace_in;  /* input position it overwrites, -1 */
     bool *placed;    /* eliminated Concat: input i written in place */
+    bool flatcat;    /* a Concat of contiguous slices (mem.c) */
+    bool cview;      /* a Concat whose inputs lie in order in one storage:
+                        its output is a view of that storage */
 } imp_node;
 
 typedef struct imp_blk imp_blk;

@@ -38,6 +38,8 @@ char *imp_strdup(imp_ctx *c, const char *s) {
     return d;
 }
 
+static char *imp_vasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 static char *imp_vasprintf(const char *fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);

@@ -66,6 +66,18 @@ def models():
         n("Relu", ["c"], ["y"], name="relu"),
     ], [t("x", [1, 4, 4, 4])], [t("y", [1, 12, 4, 4])],
         [w("w", [4, 4, 1, 1])])
+    # DenseNet-style block: every feature goes to every later Concat; the
+    # features are written into the last Concat, the earlier ones are views.
+    yield "dense", model("dense", [
+        n("Relu", ["x"], ["x0"], name="stem"),
+        n("Concat", ["x0"], ["c1"], name="cat1", axis=1),
+        n("Conv", ["c1", "w4"], ["f1"], name="conv1"),
+        n("Concat", ["x0", "f1"], ["c2"], name="cat2", axis=1),
+        n("Conv", ["c2", "w8"], ["f2"], name="conv2"),
+        n("Concat", ["x0", "f1", "f2"], ["c3"], name="cat3", axis=1),
+        n("Sigmoid", ["c3"], ["y"], name="head"),
+    ], [t("x", [1, 4, 4, 4])], [t("y", [1, 12, 4, 4])],
+        [w("w4", [4, 4, 1, 1]), w("w8", [4, 8, 1, 1])])
     # Names that collide after sanitising; a C keyword.
     yield "names", model("names", [
         n("Relu", ["in.put"], ["a.b"], name="first"),
