@@ -60,62 +60,107 @@ static bool imp_fold_copy(imp_ctx *c, imp_node *n) {
     return true;
 }
 
-static double imp_fop(const char *op, double a, double b) {
-    switch (op[0]) {
-    case 'A':
-        return op[1] == 'd' ? a + b : (a != 0 && b != 0);
-    case 'S':
-        return op[1] == 'u' ? a - b : sqrt(a);
-    case 'M':
-        return op[1] == 'u'   ? a * b
-               : op[1] == 'o' ? fmod(a, b)
-               : op[2] == 'x' ? fmax(a, b)
-                              : fmin(a, b);
-    case 'D':
+/* The elementwise ops folded here, in the order of imp_fold_ew_ops. */
+typedef enum imp_ew {
+    EW_ADD,
+    EW_AND,
+    EW_DIV,
+    EW_EQUAL,
+    EW_EXPAND,
+    EW_GREATER,
+    EW_LESS,
+    EW_MAX,
+    EW_MIN,
+    EW_MOD,
+    EW_MUL,
+    EW_NEG,
+    EW_NOT,
+    EW_OR,
+    EW_SQRT,
+    EW_SUB,
+    EW_WHERE,
+} imp_ew;
+static const char *const imp_fold_ew_ops[] = {
+    "Add", "And", "Div", "Equal", "Expand", "Greater", "Less", "Max",   "Min",
+    "Mod", "Mul", "Neg", "Not",   "Or",     "Sqrt",    "Sub",  "Where",
+};
+
+/* Floating-point folding (comparisons and logic give 0 or 1). */
+static double imp_cmp(imp_ew op, double a, double b) {
+    switch (op) {
+    case EW_ADD:
+        return a + b;
+    case EW_SUB:
+        return a - b;
+    case EW_MUL:
+        return a * b;
+    case EW_DIV:
         return a / b;
-    case 'E':
-        return a == b;
-    case 'L':
-        return a < b;
-    case 'G':
-        return a > b;
-    case 'N':
-        return op[1] == 'e' ? -a : a == 0;
-    case 'O':
+    case EW_MOD:
+        return fmod(a, b);
+    case EW_MAX:
+        return fmax(a, b);
+    case EW_MIN:
+        return fmin(a, b);
+    case EW_SQRT:
+        return sqrt(a);
+    case EW_NEG:
+        return -a;
+    case EW_NOT:
+        return a == 0;
+    case EW_AND:
+        return a != 0 && b != 0;
+    case EW_OR:
         return a != 0 || b != 0;
+    case EW_EQUAL:
+        return a == b;
+    case EW_LESS:
+        return a < b;
+    case EW_GREATER:
+        return a > b;
     default:
         return 0;
     }
 }
 
-static int64_t imp_iop(imp_ctx *c, const char *op, int64_t a, int64_t b) {
-    if ((op[0] == 'D' || (op[0] == 'M' && op[1] == 'o')) && b == 0)
+/* Integer folding; arithmetic wraps (two's complement), never overflows. */
+static int64_t imp_iop(imp_ctx *c, imp_ew op, int64_t a, int64_t b) {
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    if ((op == EW_DIV || op == EW_MOD) && b == 0)
         imp_fail(c, "integer division by zero while folding constants");
-    switch (op[0]) {
-    case 'A':
-        return op[1] == 'd' ? (int64_t)((uint64_t)a + (uint64_t)b)
-                            : (a != 0 && b != 0);
-    case 'S':
-        return op[1] == 'u' ? (int64_t)((uint64_t)a - (uint64_t)b)
-                            : (int64_t)sqrt((double)a);
-    case 'M':
-        if (op[1] == 'u')
-            return (int64_t)((uint64_t)a * (uint64_t)b);
-        if (op[1] == 'o') /* Python's %: the sign of the divisor */
-            return b == -1 ? 0 : ((a % b) + b) % b;
-        return op[2] == 'x' ? (a > b ? a : b) : (a < b ? a : b);
-    case 'D':
-        return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
-    case 'E':
-        return a == b;
-    case 'L':
-        return a < b;
-    case 'G':
-        return a > b;
-    case 'N':
-        return op[1] == 'e' ? (int64_t)(0 - (uint64_t)a) : a == 0;
-    case 'O':
+    switch (op) {
+    case EW_ADD:
+        return (int64_t)(ua + ub);
+    case EW_SUB:
+        return (int64_t)(ua - ub);
+    case EW_MUL:
+        return (int64_t)(ua * ub);
+    case EW_DIV:
+        return b == -1 ? (int64_t)(0 - ua) : a / b;
+    case EW_MOD: { /* Python's %: the sign of the divisor */
+        int64_t r = b == -1 ? 0 : a % b;
+        return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+    }
+    case EW_SQRT:
+        return (int64_t)sqrt((double)a);
+    case EW_NEG:
+        return (int64_t)(0 - ua);
+    case EW_MAX:
+        return a > b ? a : b;
+    case EW_MIN:
+        return a < b ? a : b;
+    case EW_NOT:
+        return a == 0;
+    case EW_AND:
+        return a != 0 && b != 0;
+    case EW_OR:
         return a != 0 || b != 0;
+    case EW_EQUAL:
+        return a == b;
+    case EW_LESS:
+        return a < b;
+    case EW_GREATER:
+        return a > b;
     default:
         return 0;
     }
@@ -123,10 +168,10 @@ static int64_t imp_iop(imp_ctx *c, const char *op, int64_t a, int64_t b) {
 
 /* Elementwise ops of one or two inputs, with broadcasting; Where;
  * Expand (input 0 broadcast to the output). */
-static bool imp_fold_ew(imp_ctx *c, imp_node *n) {
+static bool imp_fold_ew(imp_ctx *c, imp_node *n, imp_ew op) {
     imp_value *o = imp_out(c, n, 0);
     imp_value *a = imp_in(c, n, 0), *b = n->nin > 1 ? imp_in(c, n, 1) : a;
-    bool where = !strcmp(n->op, "Where"), expand = !strcmp(n->op, "Expand");
+    bool where = op == EW_WHERE, expand = op == EW_EXPAND;
     if (!imp_data_alloc(c, o))
         return false;
     bool fl = imp_is_float(a->dtype) || (where && imp_is_float(b->dtype));
@@ -144,11 +189,11 @@ static bool imp_fold_ew(imp_ctx *c, imp_node *n) {
         } else {
             int64_t ib = imp_bidx(b, o, k);
             if (fl)
-                imp_put(o, k, imp_fop(n->op, imp_fval(a, ia), imp_fval(b, ib)),
-                        0, true);
+                imp_put(o, k, imp_cmp(op, imp_fval(a, ia), imp_fval(b, ib)), 0,
+                        true);
             else
                 imp_put(o, k, 0,
-                        imp_iop(c, n->op, imp_ival(a, ia), imp_ival(b, ib)),
+                        imp_iop(c, op, imp_ival(a, ia), imp_ival(b, ib)),
                         false);
         }
     }
@@ -277,11 +322,6 @@ static bool imp_fold_cos(imp_ctx *c, imp_node *n) {
 static const char *const imp_fold_copy_ops[] = {
     "Cast", "Dropout", "Flatten", "Identity", "Reshape", "Squeeze", "Unsqueeze",
 };
-static const char *const imp_fold_ew_ops[] = {
-    "Add", "And", "Div", "Equal", "Expand", "Greater", "Less", "Max",   "Min",
-    "Mod", "Mul", "Neg", "Not",   "Or",     "Sqrt",    "Sub",  "Where",
-};
-
 static bool imp_in_list(const char *op, const char *const *l, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(op, l[i]))
@@ -294,9 +334,10 @@ bool imp_fold(imp_ctx *c, imp_node *n) {
     if (imp_in_list(op, imp_fold_copy_ops,
                     sizeof imp_fold_copy_ops / sizeof *imp_fold_copy_ops))
         return imp_fold_copy(c, n);
-    if (imp_in_list(op, imp_fold_ew_ops,
-                    sizeof imp_fold_ew_ops / sizeof *imp_fold_ew_ops))
-        return imp_fold_ew(c, n);
+    for (size_t i = 0; i < sizeof imp_fold_ew_ops / sizeof *imp_fold_ew_ops;
+         i++)
+        if (!strcmp(op, imp_fold_ew_ops[i]))
+            return imp_fold_ew(c, n, (imp_ew)i);
     if (!strcmp(op, "Gather"))
         return imp_fold_gather(c, n);
     if (!strcmp(op, "Slice"))
