@@ -7,7 +7,7 @@ REL    := build/release
 ASAN   := build/asan
 FUZZ   := build/fuzz
 
-.PHONY: all deps build run test test-release test-asan bench fuzz format format-check clean
+.PHONY: all deps build run test test-release test-asan bench oracle fuzz format format-check clean
 
 all: build
 
@@ -35,6 +35,11 @@ test-asan: deps
 
 bench: build
 	@sh bench/run.sh $(REL)
+
+# The ONNX Runtime oracle of `planwrap import` (npm onnxruntime-node,
+# python3-torch); slow, never part of `make test`.
+oracle: build
+	@$(CMAKE) --build $(REL) --target import_oracle
 
 fuzz: deps
 	@$(CMAKE) -S . -B $(FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPW_FUZZ=ON >/dev/null
