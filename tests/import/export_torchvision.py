@@ -3,8 +3,10 @@
 and the import benchmark.  Weights are random (no download): only shapes
 matter to planwrap.
 
-usage: export_torchvision.py OUT_DIR MODEL[:SIZE] ...
-  SIZE is the input's height and width (default 224).
+usage: export_torchvision.py OUT_DIR MODEL[:SIZE[:dyn]] ...
+  SIZE is the input's height and width (default 224); `dyn` exports
+  MODEL_dyn.onnx with a dynamic batch dim ("batch"), as third-party
+  exports often have.
 Exit status 3 when torch or torchvision is missing (the caller skips).
 """
 import os
@@ -18,15 +20,14 @@ except ImportError as e:  # the test is skipped with this message
     sys.exit(3)
 
 
-def export(name, size, out_dir):
+def export(name, size, dyn, path):
     ctor = getattr(torchvision.models, name)
     model = ctor(weights=None).eval()
     x = torch.randn(1, 3, size, size)
-    path = os.path.join(out_dir, f"{name}.onnx")
+    axes = {"image": {0: "batch"}, "logits": {0: "batch"}} if dyn else None
     torch.onnx.export(model, x, path, opset_version=13,
                       input_names=["image"], output_names=["logits"],
-                      do_constant_folding=True)
-    return path
+                      do_constant_folding=True, dynamic_axes=axes)
 
 
 def main():
@@ -37,10 +38,10 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     torch.manual_seed(0)
     for spec in sys.argv[2:]:
-        name, _, size = spec.partition(":")
-        path = os.path.join(out_dir, f"{name}.onnx")
+        name, size, dyn = (spec.split(":") + ["", ""])[:3]
+        path = os.path.join(out_dir, name + ("_dyn" if dyn else "") + ".onnx")
         if not os.path.exists(path):
-            export(name, int(size or 224), out_dir)
+            export(name, int(size or 224), dyn == "dyn", path)
         print(path)
     return 0
 

@@ -12,8 +12,10 @@ set -u
 pw=$1 src=$2 work=$3 cc=$4
 mkdir -p "$work"
 models="resnet18 mobilenet_v2 squeezenet1_0 densenet121:64"
+dynamic="resnet18:224:dyn"
 # shellcheck disable=SC2086
 /usr/bin/python3 "$src/tests/import/export_torchvision.py" "$work" $models \
+    $dynamic \
     >"$work/export.log" 2>&1
 case $? in
 0) ;;
@@ -58,4 +60,15 @@ print(len(m.graph.value_info), 'values typed by onnx shape inference')
     fi
     rm -f "$work/$m.inferred.onnx"
 done
+# A dynamic batch dim: refused with the option to add, then bound.
+dyn="$work/resnet18_dyn.onnx"
+want="$dyn: error: input 'image': dimension 0 ('batch') is not fixed; bind it with --input image=D0,3,224,224"
+got=$("$pw" import "$dyn" 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL dyn: got '$got'"; fail=1; }
+if ! "$pw" import "$dyn" --input image=2,3,224,224 -o "$work/dyn.pw" ||
+    ! "$pw" check "$work/dyn.pw" ||
+    ! grep -q '^alloc  logits f32\[2,1000\]$' "$work/dyn.pw"; then
+    echo "FAIL dyn: --input image=2,3,224,224 does not give logits f32[2,1000]"
+    fail=1
+fi
 exit $fail
