@@ -181,7 +181,8 @@ static bool imp_inplace_first(const imp_node *n) {
 
 static bool imp_inplace_op(const imp_node *n) {
     if (n->info->cls == IMP_C_FLAT)
-        return strcmp(n->op, "Cast") && strcmp(n->op, "Where");
+        return strncmp(n->op, "Cast", 4) && strcmp(n->op, "Where") &&
+               strncmp(n->op, "Is", 2);
     return imp_inplace_first(n);
 }
 

@@ -269,6 +269,57 @@ void imp_sh_scatternd(imp_ctx *c, imp_node *n) {
     imp_req(c, n, 2);
 }
 
+void imp_sh_gather_elements(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_req(c, n, 0), *idx = imp_req(c, n, 1);
+    imp_axis(c, imp_attr_i(n, "axis", 0), x->rank);
+    if (idx->rank != x->rank)
+        imp_fail(c, "indices have rank %d but the data has rank %d", idx->rank,
+                 x->rank);
+    imp_set(c, n, 0, x->dtype, idx->rank, idx->dims);
+}
+
+void imp_sh_gather_nd(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_req(c, n, 0), *idx = imp_req(c, n, 1);
+    int64_t b = imp_attr_i(n, "batch_dims", 0);
+    int q = idx->rank;
+    int64_t last = q > 0 ? idx->dims[q - 1] : -1;
+    if (q < 1 || b < 0 || last < 1 || b + last > x->rank ||
+        q - 1 + x->rank - b - last > IMP_MAX_RANK)
+        imp_fail(c, "indices %s do not fit data %s with batch_dims %lld",
+                 imp_dims_str(c, q, idx->dims),
+                 imp_dims_str(c, x->rank, x->dims), (long long)b);
+    int64_t d[IMP_MAX_RANK];
+    int r = 0;
+    for (int i = 0; i < q - 1; i++)
+        d[r++] = idx->dims[i];
+    for (int64_t i = b + last; i < x->rank; i++)
+        d[r++] = x->dims[i];
+    imp_set(c, n, 0, x->dtype, r, d);
+}
+
+/* DepthToSpace and SpaceToDepth. */
+void imp_sh_depth_space(imp_ctx *c, imp_node *n) {
+    imp_value *x = imp_req(c, n, 0);
+    int64_t bs = imp_attr_i(n, "blocksize", 0);
+    bool to_space = !strcmp(n->op, "DepthToSpace");
+    if (x->rank != 4 || bs <= 0 ||
+        (to_space ? x->dims[1] % (bs * bs)
+                  : x->dims[2] % bs + x->dims[3] % bs) != 0)
+        imp_fail(c, "blocksize %lld does not fit input %s", (long long)bs,
+                 imp_dims_str(c, x->rank, x->dims));
+    int64_t d[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+    if (to_space) {
+        d[1] /= bs * bs;
+        d[2] *= bs;
+        d[3] *= bs;
+    } else {
+        d[1] *= bs * bs;
+        d[2] /= bs;
+        d[3] /= bs;
+    }
+    imp_set(c, n, 0, x->dtype, 4, d);
+}
+
 void imp_sh_expand(imp_ctx *c, imp_node *n) {
     imp_value *x = imp_req(c, n, 0);
     imp_value sh = {.name = "shape"};

@@ -111,7 +111,9 @@ static const char *imp_variant(imp_ctx *c, const imp_node *n) {
         return imp_in(c, n, 2) ? "_bias" : "";
     if (!strcmp(op, "MaxPool"))
         return imp_out(c, n, 1) ? "_indices" : "";
-    if ((!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax")) && c->opset < 13)
+    if ((!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax") ||
+         !strcmp(op, "Hardmax")) &&
+        c->opset < 13)
         return "_legacy";
     return "";
 }
@@ -165,9 +167,48 @@ static bool imp_attrs_unary(imp_call *k, const imp_node *n) {
                         : imp_attr_f(n, "max", FLT_MAX));
     } else if (!strcmp(op, "Mod"))
         imp_int(k, imp_attr_i(n, "fmod", 0));
-    else
+    else if (!strcmp(op, "Shrink")) {
+        imp_float(k, imp_attr_f(n, "bias", 0.0f));
+        imp_float(k, imp_attr_f(n, "lambd", 0.5f));
+    } else if (!strcmp(op, "IsInf")) {
+        imp_int(k, imp_attr_i(n, "detect_negative", 1));
+        imp_int(k, imp_attr_i(n, "detect_positive", 1));
+    } else
         return false;
     return true;
+}
+
+/* Attributes of the operators beyond the list. */
+static void imp_attrs_more(imp_call *k, const imp_node *n, int r) {
+    imp_ctx *c = k->c;
+    const char *op = n->op;
+    if (!strcmp(op, "GatherElements")) {
+        imp_int(k, imp_axis(c, imp_attr_i(n, "axis", 0), r));
+    } else if (!strcmp(op, "ScatterElements")) {
+        imp_int(k, imp_axis(c, imp_attr_i(n, "axis", 0), r));
+        imp_str(k, imp_attr_s(c, n, "reduction", "none"));
+    } else if (!strcmp(op, "GatherND")) {
+        imp_int(k, imp_attr_i(n, "batch_dims", 0));
+    } else if (!strcmp(op, "DepthToSpace") || !strcmp(op, "SpaceToDepth")) {
+        imp_int(k, imp_attr_i(n, "blocksize", 0));
+        imp_str(k, imp_attr_s(c, n, "mode", "DCR"));
+    } else if (!strcmp(op, "LRN")) {
+        imp_float(k, imp_attr_f(n, "alpha", 1e-4f));
+        imp_float(k, imp_attr_f(n, "beta", 0.75f));
+        imp_float(k, imp_attr_f(n, "bias", 1.0f));
+        imp_int(k, imp_attr_i(n, "size", 1));
+    } else if (!strcmp(op, "CumSum")) {
+        imp_need_data(c, n, 1, "axis");
+        imp_int(k, imp_axis(c, imp_ival(imp_in(c, n, 1), 0), r));
+        imp_int(k, imp_attr_i(n, "exclusive", 0));
+        imp_int(k, imp_attr_i(n, "reverse", 0));
+    } else if (!strcmp(op, "Trilu")) {
+        imp_value *kv = imp_in(c, n, 1);
+        if (kv)
+            imp_need_data(c, n, 1, "k");
+        imp_int(k, kv ? imp_ival(kv, 0) : 0);
+        imp_int(k, imp_attr_i(n, "upper", 1));
+    }
 }
 
 static void imp_attrs_tensor(imp_call *k, const imp_node *n,
@@ -200,6 +241,8 @@ static void imp_attrs_tensor(imp_call *k, const imp_node *n,
                                     : imp_attr_f(n, "value", 0));
     } else if (!strcmp(op, "ScatterND")) {
         imp_str(k, imp_attr_s(c, n, "reduction", "none"));
+    } else {
+        imp_attrs_more(k, n, r);
     }
 }
 
@@ -230,12 +273,13 @@ static void imp_attrs_nn(imp_call *k, const imp_node *n, const imp_value *x) {
     } else if (!strcmp(op, "LayerNormalization")) {
         imp_int(k, imp_axis(c, imp_attr_i(n, "axis", -1), r));
         imp_float(k, imp_attr_f(n, "epsilon", 1e-5f));
-    } else if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax")) {
+    } else if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax") ||
+               !strcmp(op, "Hardmax")) {
         int64_t def = c->opset < 13 ? 1 : -1;
         imp_int(k, imp_axis(c, imp_attr_i(n, "axis", def), r));
     } else if (!strncmp(op, "Reduce", 6)) {
         imp_int(k, (int64_t)imp_reduce_mask(c, n));
-    } else if (!strcmp(op, "ArgMax")) {
+    } else if (!strcmp(op, "ArgMax") || !strcmp(op, "ArgMin")) {
         imp_int(k, imp_axis(c, imp_attr_i(n, "axis", 0), r));
         imp_int(k, imp_attr_i(n, "keepdims", 1));
         imp_int(k, imp_attr_i(n, "select_last_index", 0));
@@ -296,7 +340,7 @@ static const char *imp_kernel_name(imp_ctx *c, const imp_node *n,
     imp_snake(&b, n->op);
     imp_printf(&b, "%s_%s", imp_variant(c, n),
                imp_dtype_name(k->bufs[0]->dtype));
-    if (!strcmp(n->op, "Cast"))
+    if (!strncmp(n->op, "Cast", 4)) /* Cast, CastLike: the target too */
         imp_printf(&b, "_%s", imp_dtype_name(k->bufs[k->nbufs - 1]->dtype));
     if (!flat) {
         imp_printf(&b, "_r");
@@ -317,7 +361,7 @@ void imp_emit_call(imp_ctx *c, imp_node *n) {
     imp_printf(&c->modes, "%s", "");
     imp_collect(c, n, &k);
     bool flat = n->info->cls == IMP_C_FLAT &&
-                (imp_same_shapes(&k) || !strcmp(n->op, "Cast"));
+                (imp_same_shapes(&k) || !strncmp(n->op, "Cast", 4));
     int ndata = 0;
     for (int i = 0; i < n->nin; i++)
         if (imp_in(c, n, i) && !imp_is_param_in(n, i)) {

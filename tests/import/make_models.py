@@ -85,7 +85,7 @@ def models():
         n("Neg", ["a_b"], ["int"], name="third"),
     ], [t("in.put", [2])], [t("int", [2])])
     yield "err_unsupported", model("bad", [
-        n("Shrink", ["x"], ["y"], name="shrink0"),
+        n("NonZero", ["x"], ["y"], name="nonzero0"),
     ], [t("x", [2])], [t("y", [2])])
     yield "err_domain", model("bad", [
         h.make_node("FusedConv", ["x"], ["y"], name="fused",
