@@ -121,6 +121,9 @@ void imp_fail(imp_ctx *c, const char *fmt, ...) {
         imp_printf(&b, "node '%s' (%s): ", imp_printable(c, n->name),
                    imp_printable(c, n->op));
     }
+    for (char *p = msg; *p; p++) /* one line, whatever the names hold */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     imp_printf(&b, "%s", msg);
     free(msg);
     c->err = b.s;

@@ -271,12 +271,14 @@ static const char *imp_binding_hint(imp_ctx *c, const char *name,
     return r;
 }
 
-static const char *imp_dim_symbol(const Onnx__TensorShapeProto__Dimension *d) {
+/* "('batch')", "(size 0)" or "(no size)": how the model gives a dim. */
+static const char *imp_dim_symbol(imp_ctx *c,
+                                  const Onnx__TensorShapeProto__Dimension *d) {
     if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
-        return d->dim_param;
-    return d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
-               ? "a negative or zero size"
-               : "no size";
+        return imp_fmt(c, "('%s')", imp_printable(c, d->dim_param));
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+        return imp_fmt(c, "(size %lld)", (long long)d->dim_value);
+    return "(no size)";
 }
 
 static void imp_bind_input(imp_ctx *c, imp_value *v,
@@ -311,9 +313,9 @@ static void imp_bind_input(imp_ctx *c, imp_value *v,
                      (long long)d->dim_value);
         if (!b && !fixed)
             imp_fail(c,
-                     "input '%s': dimension %zu ('%s') is not fixed; bind "
-                     "it with %s",
-                     v->name, i, imp_dim_symbol(d),
+                     "input '%s': dimension %zu %s is not fixed; bind it "
+                     "with %s",
+                     v->name, i, imp_dim_symbol(c, d),
                      imp_binding_hint(c, v->name, s));
         v->dims[i] = b ? b->dims[i] : d->dim_value;
     }
