@@ -133,6 +133,10 @@ char *imp_strdup(imp_ctx *c, const char *s);
  * being processed (c->cur >= 0), else "FILE: error: MSG". */
 _Noreturn void imp_fail(imp_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* An importer bug: prints FILE:LINE and the message, then aborts. */
+#define IMP_BUG(...) imp_bug(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void imp_bug(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void imp_printf(imp_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void imp_buf_free(imp_buf *b);

@@ -109,6 +109,16 @@ const char *imp_printable(imp_ctx *c, const char *s) {
     return d;
 }
 
+void imp_bug(const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "planwrap: internal error at %s:%d: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
 void imp_fail(imp_ctx *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

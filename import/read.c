@@ -73,7 +73,7 @@ static imp_value *imp_value_get(imp_ctx *c, const char *name) {
     if (v)
         return v;
     if (c->nvals == c->capvals)
-        imp_fail(c, "internal error: value table full");
+        IMP_BUG("value table full");
     v = &c->vals[c->nvals++];
     v->name = name;
     v->rank = -1;
@@ -425,8 +425,8 @@ static void imp_read_node(imp_ctx *c, int k) {
         v->producer = k;
         n->out[i] = (int)(v - c->vals);
     }
-    if (n->nout == 0)
-        imp_fail(c, "node has no outputs");
+    if (n->nout == 0 || n->out[0] < 0)
+        imp_fail(c, "node has no first output");
     c->cur = -1;
 }
 

@@ -70,8 +70,8 @@ void imp_kernel(imp_ctx *c, const char *name, const char *modes) {
     const char **slot = imp_map_slot(c, &c->kernels, name);
     if (slot[0]) {
         if (strcmp(slot[1], modes) != 0)
-            imp_fail(c, "internal error: kernel %s declared as (%s) and (%s)",
-                     name, slot[1], modes);
+            IMP_BUG("kernel %s declared as (%s) and (%s)", name, slot[1],
+                    modes);
         return;
     }
     slot[0] = imp_strdup(c, name);
@@ -111,6 +111,10 @@ static const char *imp_variant(imp_ctx *c, const imp_node *n) {
         return imp_in(c, n, 2) ? "_bias" : "";
     if (!strcmp(op, "MaxPool"))
         return imp_out(c, n, 1) ? "_indices" : "";
+    if ((!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") ||
+         !strcmp(op, "Mean")) &&
+        n->nin != 2) /* variadic: the input count, when it is not 2 */
+        return imp_fmt(c, "_n%d", n->nin);
     if ((!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax") ||
          !strcmp(op, "Hardmax")) &&
         c->opset < 13)
