@@ -33,7 +33,7 @@ static void cli_import_usage(FILE *out) {
 }
 
 static int cli_import_run(const char *path, const char *outpath,
-                         const imp_options *o) {
+                          const imp_options *o) {
     struct stat st;
     if (strcmp(outpath, "-") != 0 && stat(outpath, &st) == 0 &&
         S_ISDIR(st.st_mode)) {
@@ -50,8 +50,8 @@ static int cli_import_run(const char *path, const char *outpath,
         return 1;
     }
     char *err = NULL;
-    char *text = imp_import(cli_display_name(path), (const uint8_t *)data,
-                            len, o, &tlen, &err);
+    char *text = imp_import(cli_display_name(path), (const uint8_t *)data, len,
+                            o, &tlen, &err);
     free(data);
     if (!text) {
         fprintf(stderr, "%s\n", err);

@@ -46,7 +46,7 @@ static void imp_emit_decls(imp_ctx *c) {
             imp_decl(c, "const", v);
     }
     if (unused.len)
-        imp_printf(&c->body, "free  %s\n", unused.s);
+        imp_printf(&c->body, "free  %s\n", base_sb_str(&unused));
     imp_buf_free(&unused);
 }
 
@@ -117,7 +117,7 @@ static void imp_emit_frees(imp_ctx *c, imp_node *n, int k) {
             imp_printf(&b, " %s", v->ident);
     }
     if (b.len)
-        imp_printf(&c->body, "free  %s\n", b.s);
+        imp_printf(&c->body, "free  %s\n", base_sb_str(&b));
     imp_buf_free(&b);
 }
 
@@ -184,7 +184,7 @@ void imp_emit(imp_ctx *c) {
                imp_printable(c, base ? base + 1 : c->file),
                (long long)c->opset);
     imp_model_name(c, &all);
-    imp_printf(&all, "%s%s", c->sigs.len ? c->sigs.s : "", c->body.s);
+    imp_printf(&all, "%s%s", base_sb_str(&c->sigs), base_sb_str(&c->body));
     imp_buf_free(&c->body);
     c->body = all;
 }

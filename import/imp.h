@@ -6,6 +6,7 @@
 #ifndef PLANWRAP_IMP_H
 #define PLANWRAP_IMP_H
 
+#include "base/base.h"
 #include "import/import.h"
 #include "onnx.pb-c.h"
 
@@ -89,13 +90,8 @@ typedef struct imp_node {
                         its output is a view of that storage */
 } imp_node;
 
-typedef struct imp_blk imp_blk;
-
-/* A growable text buffer. */
-typedef struct imp_buf {
-    char *s;
-    size_t len, cap;
-} imp_buf;
+/* A growable text buffer (base's string builder). */
+typedef base_sb imp_buf;
 
 /* A string map (open addressing; keys and values in the arena). */
 typedef struct imp_map {
@@ -108,7 +104,7 @@ typedef struct imp_ctx {
     const imp_options *opt;
     jmp_buf fail;
     char *err;
-    imp_blk *blocks; /* the arena */
+    base_arena *arena;
     Onnx__ModelProto *model;
     const Onnx__GraphProto *g;
     int64_t opset;

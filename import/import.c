@@ -7,49 +7,27 @@
  * so the one cleanup path frees it all.
  */
 #include "imp.h"
+#include "ir/ir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct imp_blk {
-    imp_blk *next;
-    max_align_t data[];
-};
-
-static _Noreturn void imp_oom(void) {
-    fputs("planwrap: fatal: out of memory\n", stderr);
-    abort();
-}
-
 void *imp_alloc(imp_ctx *c, size_t n) {
-    imp_blk *b = calloc(1, sizeof *b + n);
-    if (!b)
-        imp_oom();
-    b->next = c->blocks;
-    c->blocks = b;
-    return b->data;
+    return base_arena_alloc(c->arena, n);
 }
 
 char *imp_strdup(imp_ctx *c, const char *s) {
-    size_t n = strlen(s);
-    char *d = imp_alloc(c, n + 1);
-    memcpy(d, s, n);
-    return d;
+    return base_arena_strdup(c->arena, s);
 }
 
+/* A malloc'd copy of the formatted text. */
 static char *imp_vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 static char *imp_vasprintf(const char *fmt, va_list ap) {
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        imp_oom();
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
+    base_sb b = {0};
+    base_sb_vprintf(&b, fmt, ap);
+    return base_sb_take(&b, NULL);
 }
 
 static char *imp_asprintf(const char *fmt, ...)
@@ -63,23 +41,9 @@ static char *imp_asprintf(const char *fmt, ...) {
 }
 
 void imp_printf(imp_buf *b, const char *fmt, ...) {
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            imp_oom();
-        b->s = s;
-        b->cap = cap;
-    }
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    b->len += (size_t)n;
+    base_sb_vprintf(b, fmt, ap);
     va_end(ap);
 }
 
@@ -94,13 +58,9 @@ const char *imp_fmt(imp_ctx *c, const char *fmt, ...) {
 }
 
 void imp_buf_free(imp_buf *b) {
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
+    base_sb_free(b);
 }
 
-/* ONNX names may hold any bytes: messages and comments show printable
- * ASCII and '?' for the rest. */
 const char *imp_printable(imp_ctx *c, const char *s) {
     char *d = imp_strdup(c, s);
     for (char *p = d; *p; p++)
@@ -136,7 +96,7 @@ void imp_fail(imp_ctx *c, const char *fmt, ...) {
             *p = '?';
     imp_printf(&b, "%s", msg);
     free(msg);
-    c->err = b.s;
+    c->err = base_sb_take(&b, NULL);
     longjmp(c->fail, 1);
 }
 
@@ -180,20 +140,6 @@ bad:
 }
 
 /* --- identifiers ---------------------------------------------------- */
-
-static const char *const imp_keywords[] = {
-    "auto",       "break",     "case",           "char",
-    "const",      "continue",  "default",        "do",
-    "double",     "else",      "enum",           "extern",
-    "float",      "for",       "goto",           "if",
-    "inline",     "int",       "long",           "register",
-    "restrict",   "return",    "short",          "signed",
-    "sizeof",     "static",    "struct",         "switch",
-    "typedef",    "union",     "unsigned",       "void",
-    "volatile",   "while",     "_Alignas",       "_Alignof",
-    "_Atomic",    "_Bool",     "_Complex",       "_Generic",
-    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
-};
 
 static uint64_t imp_hash(const char *s) {
     uint64_t h = 1469598103934665603ULL;
@@ -257,9 +203,8 @@ const char *imp_unique_ident(imp_ctx *c, const char *onnx_name) {
         s[k++] = ok ? ch : '_';
     }
     s[k] = '\0';
-    for (size_t i = 0; i < sizeof imp_keywords / sizeof *imp_keywords; i++)
-        if (strcmp(s, imp_keywords[i]) == 0)
-            s[k++] = '_';
+    if (ir_is_c_keyword(s))
+        s[k++] = '_';
     s[k] = '\0';
     if (imp_id_insert(c, s))
         return s;
@@ -275,11 +220,7 @@ const char *imp_unique_ident(imp_ctx *c, const char *onnx_name) {
 static void imp_cleanup(imp_ctx *c) {
     if (c->model)
         onnx__model_proto__free_unpacked(c->model, NULL);
-    while (c->blocks) {
-        imp_blk *b = c->blocks;
-        c->blocks = b->next;
-        free(b);
-    }
+    base_arena_free(c->arena);
     imp_buf_free(&c->sigs);
     imp_buf_free(&c->args);
     imp_buf_free(&c->modes);
@@ -288,9 +229,8 @@ static void imp_cleanup(imp_ctx *c) {
 
 char *imp_import(const char *file, const uint8_t *data, size_t len,
                  const imp_options *o, size_t *out_len, char **err) {
-    imp_ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        imp_oom();
+    imp_ctx *c = base_xcalloc(1, sizeof *c);
+    c->arena = base_arena_new();
     c->file = file;
     c->opt = o;
     c->cur = -1;
@@ -301,9 +241,8 @@ char *imp_import(const char *file, const uint8_t *data, size_t len,
         imp_infer(c);
         imp_memory(c);
         imp_emit(c);
-        text = c->body.s; /* imp_emit leaves the whole text in body */
-        *out_len = c->body.len;
-        c->body.s = NULL;
+        /* imp_emit leaves the whole text in body */
+        text = base_sb_take(&c->body, out_len);
     } else {
         *err = c->err;
     }

@@ -266,7 +266,7 @@ static const char *imp_binding_hint(imp_ctx *c, const char *name,
         else
             imp_printf(&b, "%sD%zu", i ? "," : "", i);
     }
-    const char *r = imp_strdup(c, b.s);
+    const char *r = imp_strdup(c, base_sb_str(&b));
     imp_buf_free(&b);
     return r;
 }

@@ -353,16 +353,15 @@ static const char *imp_kernel_name(imp_ctx *c, const imp_node *n,
     }
     if (n->inplace_in >= 0)
         imp_printf(&b, "_ip%d", n->inplace_in);
-    const char *s = imp_strdup(c, b.s);
+    const char *s = imp_strdup(c, base_sb_str(&b));
     imp_buf_free(&b);
     return s;
 }
 
 void imp_emit_call(imp_ctx *c, imp_node *n) {
     imp_call k = {.c = c, .args = &c->args, .modes = &c->modes};
-    c->args.len = c->modes.len = 0;
-    imp_printf(&c->args, "%s", "");
-    imp_printf(&c->modes, "%s", "");
+    base_sb_clear(&c->args);
+    base_sb_clear(&c->modes);
     imp_collect(c, n, &k);
     bool flat = n->info->cls == IMP_C_FLAT &&
                 (imp_same_shapes(&k) || !strncmp(n->op, "Cast", 4));
@@ -388,7 +387,7 @@ void imp_emit_call(imp_ctx *c, imp_node *n) {
     if (!imp_attrs_unary(&k, n))
         imp_attrs_nn(&k, n, x);
     const char *name = imp_kernel_name(c, n, &k, flat);
-    imp_kernel(c, name, c->modes.s);
-    imp_printf(&c->body, "call   %s(%s)  # node '%s' (%s)\n", name, c->args.s,
-               imp_printable(c, n->name), n->op);
+    imp_kernel(c, name, base_sb_str(&c->modes));
+    imp_printf(&c->body, "call   %s(%s)  # node '%s' (%s)\n", name,
+               base_sb_str(&c->args), imp_printable(c, n->name), n->op);
 }

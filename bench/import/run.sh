@@ -3,8 +3,8 @@
 # exported here (opset 13, random weights; cached in BUILD_DIR/bench-import,
 # never committed).  Needs python3-torch/torchvision (skipped otherwise).
 #
-# - import time of the largest model (by IR lines), best of 5, the file
-#   already read: target < 0.5 s;
+# - import time of the largest model (by IR lines): the best of 5 runs in
+#   process CPU time, the file already read: target < 0.5 s;
 # - planned bytes per model with the memory options on, off, and the
 #   literal reference: every non-view value its own buffer, live from its
 #   producer to its last consumer, outputs to the end.  That is exactly the
