@@ -30,6 +30,10 @@ need_pkg protobuf-c-compiler have_cmd protoc-c
 need_pkg libonnx-dev         have_file /usr/include/onnx/onnx.proto
 need_pkg libonnx-testdata    have_file /usr/share/libonnx-testdata/data/node
 need_pkg python3-onnx        /usr/bin/python3 -c "import onnx"
+# Real models for tests/import/torchvision.sh: torchvision classifiers
+# exported with torch.onnx.export at test time (nothing large committed).
+need_pkg python3-torch       /usr/bin/python3 -c "import torch"
+need_pkg python3-torchvision /usr/bin/python3 -c "import torchvision"
 
 if [ -z "$missing" ]; then
     exit 0
