@@ -4,6 +4,7 @@
  * (docs/schedule.md, "The rewritten program").
  */
 #include "sched_internal.h"
+#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,13 @@ typedef struct sched_rw {
     ir_device dev;    /* the device in effect */
     uint32_t *al_off; /* per storage: its aliases (value ids, CSR) */
     uint32_t *al;
-    int32_t *stor_of;  /* value -> storage of its root */
-    ir_loc *free_loc;  /* value -> location of its name in its `free` */
-    uint32_t *free_at; /* value -> statement of its `free` (UINT32_MAX) */
-    uint32_t *names;   /* scratch: value ids of one free statement */
-    uint32_t *at_off;  /* per position: aliases defined before that call */
+    int32_t *stor_of;   /* value -> storage of its root */
+    ir_loc *free_loc;   /* value -> location of its name in its `free` */
+    uint32_t *free_at;  /* value -> statement of its `free` (UINT32_MAX) */
+    uint32_t *names;    /* scratch: value ids of one free statement */
+    uint64_t *free_key; /* value -> its `free` statement << 32 | place in it */
+    uint64_t *keys;     /* scratch: free_key of one free statement's names */
+    uint32_t *at_off;   /* per position: aliases defined before that call */
     uint32_t *at;
 } sched_rw;
 
@@ -83,10 +86,24 @@ static uint32_t sched_freed_names(sched_rw *R, uint32_t s, uint32_t nn) {
     return nn;
 }
 
-/* One `free` of the values R->names[0..nn). */
+/* Sorts R->names[0..nn) by where the source freed them (statement, then
+ * place in it): the names keep the order they were written in, and
+ * rewriting the result again gives the same text. */
+static void sched_sort_names(sched_rw *R, uint32_t nn) {
+    const ir_program *p = R->p;
+    for (uint32_t i = 0; i < nn; i++)
+        R->keys[i] = R->free_key[R->names[i]];
+    qsort(R->keys, nn, sizeof *R->keys, base_cmp_u64);
+    for (uint32_t i = 0; i < nn; i++)
+        R->names[i] = (uint32_t)p->stmts[R->keys[i] >> 32]
+                          .name_values[(uint32_t)R->keys[i]];
+}
+
+/* One `free` of the values R->names[0..nn), in source order. */
 static void sched_emit_free(sched_rw *R, uint32_t nn) {
     if (nn == 0)
         return;
+    sched_sort_names(R, nn);
     ir_stmt f = {.kind = IR_FREE, .value = -1, .nnames = nn};
     f.loc = R->p->stmts[R->free_at[R->names[0]]].loc;
     f.names = ir_arena_array(R->a, nn, sizeof *f.names);
@@ -222,8 +239,10 @@ static bool sched_rw_init(sched_rw *R) {
     R->free_loc = calloc(nv, sizeof *R->free_loc);
     R->free_at = malloc(nv * sizeof *R->free_at);
     R->names = malloc(nv * sizeof *R->names);
+    R->keys = malloc(nv * sizeof *R->keys);
+    R->free_key = calloc(nv, sizeof *R->free_key);
     if (!R->newpos || !R->al_off || !R->al || !R->stor_of || !R->free_loc ||
-        !R->free_at || !R->names)
+        !R->free_at || !R->names || !R->keys || !R->free_key)
         return false;
     memset(R->newpos, 0xff, ((size_t)p->nstmts + 1) * sizeof *R->newpos);
     memset(R->free_at, 0xff, nv * sizeof *R->free_at);
@@ -250,6 +269,7 @@ static bool sched_rw_init(sched_rw *R) {
              p->stmts[i].kind == IR_FREE && j < p->stmts[i].nnames; j++) {
             R->free_at[p->stmts[i].name_values[j]] = i;
             R->free_loc[p->stmts[i].name_values[j]] = p->stmts[i].names[j].loc;
+            R->free_key[p->stmts[i].name_values[j]] = (uint64_t)i << 32 | j;
         }
     return true;
 }
@@ -262,6 +282,8 @@ static void sched_rw_free(sched_rw *R) {
     free(R->free_loc);
     free(R->free_at);
     free(R->names);
+    free(R->keys);
+    free(R->free_key);
     free(R->at_off);
     free(R->at);
 }

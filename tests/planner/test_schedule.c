@@ -489,6 +489,28 @@ static uint64_t planned_lb(ir_arena *a, const ir_program *p) {
     return pl->npools == 1 ? pl->pools[0].lower_bound : UINT64_MAX;
 }
 
+/* The rewritten program is a normal form: rewriting its text again in
+ * its own order gives the same text. */
+static void check_fixed_point(const ir_program *np, uint64_t seed,
+                              plan_order a) {
+    char *text = print_prog(np);
+    loaded l;
+    load(&l, text);
+    ir_diag *d = ir_diag_new(stderr, 0);
+    plan_sched_stats st;
+    ir_program *again =
+        plan_sched_program(l.a, l.p, PLAN_ORDER_KEEP, NULL, d, &st);
+    ir_diag_free(d);
+    assert_non_null(again);
+    char *out = print_prog(again);
+    if (strcmp(out, text) != 0)
+        fail_msg("seed %llu, order %s: not a fixed point:\n%s\nbecomes\n%s",
+                 (unsigned long long)seed, plan_order_name(a), text, out);
+    free(out);
+    free(text);
+    ir_arena_free(l.a);
+}
+
 static void check_program(uint64_t seed) {
     char *text = random_program(seed);
     loaded l;
@@ -530,6 +552,7 @@ static void check_program(uint64_t seed) {
                      (unsigned long long)seed, plan_order_name(a),
                      (unsigned long long)peak, (unsigned long long)st.peak[a],
                      (unsigned long long)own);
+        check_fixed_point(np, seed, a);
         uint64_t lb = planned_lb(l.a, np);
         if (lb != own && lb != UINT64_MAX)
             fail_msg("seed %llu, order %s: planned lower bound %llu, peak "
