@@ -548,8 +548,9 @@ int cli_cmd_plan(int argc, char **argv) {
             if (!cg_picture_algos_ok(optarg))
                 return cli_usage_error("plan",
                                        "invalid value '%s' for "
-                                       "--compare-algos: expected algorithm "
-                                       "names separated by commas",
+                                       "--compare-algos: expected 1 to 16 of "
+                                       "naive, reuse, tree, bestfit, search, "
+                                       "separated by commas",
                                        optarg);
             x.algos = optarg;
             break;
