@@ -40,6 +40,7 @@ static void cli_gen_usage(FILE *out) {
             "calls into a\n"
             "                       CUDA graph once and replay it\n"
             "  -h, --help           show this help\n"
+            "\n"
             "planning options:\n%s",
             cli_plan_options_help);
 }
