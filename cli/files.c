@@ -33,12 +33,19 @@ static bool cli_write_all(int fd, const char *data, size_t len) {
  * device such as /dev/null, a FIFO, a socket) is written in place: renaming
  * a temporary file over it would replace the device with a regular file
  * (as root, /dev/null itself), and a reader of a FIFO would never see the
- * data.  Returns -1 when `path` is not such a file, else 1 (written) or 0
- * (error reported). */
+ * data.  A directory is refused here: renaming over it fails with a
+ * misleading errno ("Not a directory" for `dir/`, "Device or resource
+ * busy" for `.`).  Returns -1 when `path` is not such a file, else 1
+ * (written) or 0 (error reported). */
 static int cli_write_special(const char *path, const char *data, size_t len) {
     struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
         return -1;
+    if (S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
+                strerror(EISDIR));
+        return 0;
+    }
     int fd = open(path, O_WRONLY);
     bool ok = fd >= 0 && cli_write_all(fd, data, len);
     int saved = errno;
