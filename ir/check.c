@@ -307,6 +307,26 @@ static void ir_report_cycle(ir_checker *C, int32_t first) {
     ir_cerr(C, p->stmts[first].old.loc, "alias cycle: %s", msg);
 }
 
+/* A view's first byte must be aligned for its element type: its byte
+ * offset in the storage is a multiple of the dtype's size (the storage's
+ * base is at least that aligned: planned buffers by the pool, caller
+ * buffers by their own element type).  Reported at the alias line. */
+static void ir_check_view_align(ir_checker *C, const ir_stmt *st,
+                                ir_value *v, const ir_value *r) {
+    uint64_t item = ir_dtype_size(v->dtype);
+    if (v->byte_offset % item == 0)
+        return;
+    ir_loc loc = st->has_offset ? st->offset_loc
+                 : st->has_type ? st->type.loc
+                                : st->old.loc;
+    ir_cerr(C, loc,
+            "alias '%s' is misaligned: it starts at byte offset %llu of '%s', "
+            "but %s needs an alignment of %llu bytes",
+            v->name, (unsigned long long)v->byte_offset, r->name,
+            ir_dtype_name(v->dtype), (unsigned long long)item);
+    C->poisoned[st->value] = true;
+}
+
 static void ir_check_alias(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
     if (!st->name.name) {
@@ -443,7 +463,9 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
                 (unsigned long long)off, r->name, (unsigned long long)r->bytes,
                 r->bytes == 1 ? "" : "s");
         C->poisoned[id] = true;
+        return;
     }
+    ir_check_view_align(C, st, v, r);
 }
 
 static void ir_check_call(ir_checker *C, ir_stmt *st) {

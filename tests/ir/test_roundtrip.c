@@ -262,6 +262,8 @@ static void gen_alias(gen *g) {
     fprintf(g->out, "%s", old.name);
     if (rng_chance(&g->r, 60)) {
         unsigned t = (unsigned)rng_below(&g->r, 10);
+        while (old.byte_offset % dsizes[t] != 0)
+            t = (t + 1) % 10; /* a view must be aligned for its dtype */
         unsigned item = dsizes[t];
         uint64_t avail = old.root_bytes - old.byte_offset;
         uint64_t off = rng_below(&g->r, avail / item + 1);
