@@ -29,6 +29,20 @@ static const char *type_text(vw *v, const ir_type *t) {
     return cg_sb_done(v, &out);
 }
 
+/* " stride=[...]" of a statement that has one. */
+static const char *stride_text(vw *v, const ir_stmt *s) {
+    sbuf out;
+    cg_sb_init(&out);
+    cg_sb_put(&out, " stride=[", 9);
+    for (uint32_t i = 0; i < s->nstrides; i++) {
+        if (i)
+            cg_sb_put(&out, ",", 1);
+        cg_sb_u64(&out, s->strides[i]);
+    }
+    cg_sb_put(&out, "]", 1);
+    return cg_sb_done(v, &out);
+}
+
 /* The buffer attributes of a statement, each preceded by a space. */
 static const char *attrs_text(vw *v, const ir_stmt *s) {
     sbuf out;
@@ -45,13 +59,8 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
         cg_sb_put(&out, s->space.name, strlen(s->space.name));
     }
     if (s->has_stride) {
-        cg_sb_put(&out, " stride=[", 9);
-        for (uint32_t i = 0; i < s->nstrides; i++) {
-            if (i)
-                cg_sb_put(&out, ",", 1);
-            cg_sb_u64(&out, s->strides[i]);
-        }
-        cg_sb_put(&out, "]", 1);
+        const char *st = stride_text(v, s);
+        cg_sb_put(&out, st, strlen(st));
     }
     if (s->align) {
         cg_sb_put(&out, " align=", 7);
@@ -80,11 +89,13 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
                        s->name.name, type_text(v, &s->type), attrs_text(v, s));
     case IR_ALIAS: {
         const char *t = s->has_type ? type_text(v, &s->type) : NULL;
+        const char *st = s->has_stride ? stride_text(v, s) : "";
         if (s->has_offset)
-            return cg_vfmt(v, "alias %s = %s%s%s offset=%" PRIu64, s->name.name,
-                           s->old.name, t ? " " : "", t ? t : "", s->offset);
-        return cg_vfmt(v, "alias %s = %s%s%s", s->name.name, s->old.name,
-                       t ? " " : "", t ? t : "");
+            return cg_vfmt(v, "alias %s = %s%s%s offset=%" PRIu64 "%s",
+                           s->name.name, s->old.name, t ? " " : "", t ? t : "",
+                           s->offset, st);
+        return cg_vfmt(v, "alias %s = %s%s%s%s", s->name.name, s->old.name,
+                       t ? " " : "", t ? t : "", st);
     }
     case IR_CALL: {
         sbuf out;

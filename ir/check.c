@@ -311,8 +311,8 @@ static void ir_report_cycle(ir_checker *C, int32_t first) {
  * offset in the storage is a multiple of the dtype's size (the storage's
  * base is at least that aligned: planned buffers by the pool, caller
  * buffers by their own element type).  Reported at the alias line. */
-static void ir_check_view_align(ir_checker *C, const ir_stmt *st,
-                                ir_value *v, const ir_value *r) {
+static void ir_check_view_align(ir_checker *C, const ir_stmt *st, ir_value *v,
+                                const ir_value *r) {
     uint64_t item = ir_dtype_size(v->dtype);
     if (v->byte_offset % item == 0)
         return;
@@ -387,7 +387,9 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         v->dtype = st->type.dtype;
         v->ndim = st->type.ndim;
         v->dims = st->type.dims;
-        if (!ir_size_value(C, v, st->type.loc))
+        v->nstrides = st->has_stride ? st->nstrides : 0;
+        v->strides = st->has_stride ? st->strides : NULL;
+        if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
             C->poisoned[id] = true;
     } else {
         v->dtype = o->dtype;
@@ -453,9 +455,10 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         return;
     }
     if (off > r->bytes || v->bytes > r->bytes - off) {
-        ir_loc loc = st->has_offset ? st->offset_loc
-                     : st->has_type ? st->type.loc
-                                    : st->old.loc;
+        ir_loc loc = st->has_offset   ? st->offset_loc
+                     : st->has_stride ? st->stride_loc
+                     : st->has_type   ? st->type.loc
+                                      : st->old.loc;
         ir_cerr(C, loc,
                 "alias '%s' does not fit its storage: it needs %llu byte%s at "
                 "byte offset %llu but '%s' has %llu byte%s",

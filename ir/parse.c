@@ -683,7 +683,7 @@ static const char *const ir_attr_names[IR_AT_COUNT] = {
      (1u << IR_AT_ALIGN) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
 #define IR_ATTRS_ALIAS                                                         \
     ((1u << IR_AT_OFFSET) | (1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) |       \
-     (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+     (1u << IR_AT_STRIDE) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
 
 static void ir_attr_list(unsigned allowed, char *buf, size_t size) {
     size_t n = 0;
@@ -908,15 +908,8 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
     return ok;
 }
 
-/* buffer_stmt = ( "input" | "const" | "alloc" ) NAME type attrs ; */
-static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
-    if (!ir_parse_name(P, &st->name, "a buffer name"))
-        return false;
-    st->has_type = true;
-    if (!ir_parse_type(P, &st->type))
-        return false;
-    if (!ir_parse_attrs(P, st, IR_ATTRS_BUFFER, kw))
-        return false;
+/* A stride= has one entry per dimension of the statement's type. */
+static bool ir_stride_rank_ok(ir_parser *P, const ir_stmt *st) {
     if (st->has_stride && st->nstrides != st->type.ndim) {
         ir_perr(P, st->stride_loc.col,
                 "stride has %u entr%s but the type has %u dimension%s",
@@ -927,8 +920,21 @@ static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
     return true;
 }
 
+/* buffer_stmt = ( "input" | "const" | "alloc" ) NAME type attrs ; */
+static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
+    if (!ir_parse_name(P, &st->name, "a buffer name"))
+        return false;
+    st->has_type = true;
+    if (!ir_parse_type(P, &st->type))
+        return false;
+    if (!ir_parse_attrs(P, st, IR_ATTRS_BUFFER, kw))
+        return false;
+    return ir_stride_rank_ok(P, st);
+}
+
 /* alias_stmt = "alias" NAME "=" NAME [ type ] attrs ;
- * (attrs: offset, and device/space/comm/group which must match OLD's) */
+ * (attrs: offset, stride, and device/space/comm/group which must match
+ * OLD's) */
 static bool ir_parse_alias(ir_parser *P, ir_stmt *st) {
     if (!ir_parse_name(P, &st->name, "a buffer name"))
         return false;
@@ -941,7 +947,15 @@ static bool ir_parse_alias(ir_parser *P, ir_stmt *st) {
         if (!ir_parse_type(P, &st->type))
             return false;
     }
-    return ir_parse_attrs(P, st, IR_ATTRS_ALIAS, "alias");
+    if (!ir_parse_attrs(P, st, IR_ATTRS_ALIAS, "alias"))
+        return false;
+    if (st->has_stride && !st->has_type) {
+        ir_perr(P, st->stride_loc.col,
+                "a strided alias needs a type (alias NEW = OLD f32[4,4] "
+                "stride=[1,4])");
+        return false;
+    }
+    return ir_stride_rank_ok(P, st);
 }
 
 /* call_stmt = "call" NAME "(" [ arg { "," arg } ] ")" [ "stream" "=" INT ] ;
