@@ -216,6 +216,8 @@ void cg_sb_escape(sbuf *b, const char *s, bool comment) {
             cg_sb_put(b, "\\?", 2);
         else if (ch == '*' && comment && p[1] == '/')
             cg_sb_put(b, "*\\", 2);
+        else if (ch == '/' && comment && p[1] == '*')
+            cg_sb_put(b, "/\\", 2); /* no comment opener inside a comment */
         else if (ch < 0x20 || ch >= 0x7f) {
             snprintf(tmp, sizeof tmp, "\\%03o", (unsigned)ch);
             cg_sb_put(b, tmp, 4);

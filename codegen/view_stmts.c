@@ -78,6 +78,7 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
         sets(v, q, "kind", "string");
     } else if (g->kind == IR_ARG_INT) {
+        ex = cg_vfmt(v, "%" PRId64, g->ival); /* decimal: no octal 010 */
         sets(v, q, "kind", "int");
     } else {
         sets(v, q, "kind", "float");

@@ -197,6 +197,15 @@ static void ir_nums_put(ir_parser *P, uint64_t v) {
 }
 
 /* number = [ "-" ] ( INT | FLOAT ) ; C syntax for floats. */
+/* Whether a float literal's mantissa (before any exponent) has a non-zero
+ * digit: such a literal that reads as 0 underflowed (1e-400). */
+static bool ir_float_nonzero(const char *s, size_t n) {
+    for (size_t i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9')
+            return true;
+    return false;
+}
+
 static void ir_lex_number(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t i = P->pos, n = P->len;
@@ -263,14 +272,17 @@ static void ir_lex_number(ir_parser *P, ir_token *t) {
     double v = strtod(buf, NULL);
     if (buf != small)
         free(buf);
-    if (isinf(v)) {
-        ir_perr(P, t->col, "float literal out of range");
+    if (isinf(v) || (v == 0 && ir_float_nonzero(t->s, t->len))) {
+        ir_perr(P, t->col, "float literal out of range%s",
+                isinf(v) ? "" : " (too small: it would read as 0)");
         t->kind = TK_ERROR;
         return;
     }
     t->kind = TK_FLOAT;
     t->fval = v;
 }
+
+enum { IR_MAX_STRING = 4095 };
 
 /* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' ) } '"' ; */
 static void ir_lex_string(ir_parser *P, ir_token *t) {
@@ -314,6 +326,16 @@ static void ir_lex_string(ir_parser *P, ir_token *t) {
         }
         ir_sbuf_put(P, c);
         i++;
+    }
+    if (P->slen > IR_MAX_STRING) {
+        /* C compilers need accept no longer string literal (C11 5.2.4.1) */
+        ir_perr(P, t->col,
+                "string too long (%zu bytes, at most %d: the generated C "
+                "must compile with every C compiler)",
+                P->slen, IR_MAX_STRING);
+        t->kind = TK_ERROR;
+        P->pos = i + 1;
+        return;
     }
     t->kind = TK_STRING;
     t->sbeg = 0;
