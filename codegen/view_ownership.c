@@ -67,7 +67,9 @@ void cg_plan_pools(vw *v) {
         const plan_pool *pp = &pl->pools[i];
         v->pool_name[i] = cg_set_unique(v, &fields, cg_field_base(v, pp->name));
         v->pool_size[i] = pp->size;
-        v->pool_align[i] = pp->align ? pp->align : 1;
+        v->pool_align[i] = pp->base_align > pp->align ? pp->base_align
+                           : pp->align                ? pp->align
+                                                      : 1;
         v->pool_plan[i] = (int32_t)i;
         v->pool_storage[i] = -1;
     }
@@ -109,7 +111,9 @@ void cg_plan_pools(vw *v) {
         v->off_macro[s] = cg_vfmt(v, "%s_BUF_%s_OFFSET", v->M, stem);
         v->size_macro[s] = cg_vfmt(v, "%s_BUF_%s_SIZE", v->M, stem);
         v->align_macro[s] = cg_vfmt(v, "%s_BUF_%s_ALIGN", v->M, stem);
-        uint64_t pa = v->pool_align[v->spool[s]];
+        int32_t pk = v->pool_plan[v->spool[s]];
+        uint64_t pa = pk >= 0 ? (pl->pools[pk].align ? pl->pools[pk].align : 1)
+                              : v->pool_align[v->spool[s]];
         v->salign[s] = iv->align > pa ? iv->align : pa;
     }
     cg_set_clear(&bufs);

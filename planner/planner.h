@@ -188,8 +188,11 @@ typedef struct plan_pool {
     const char *space; /* NULL = default */
     const char *comm;  /* NULL = ordinary */
     const char *group;
-    bool outputs; /* the pool of outputs (PLAN_MP_OUTPUTS) */
-    uint64_t align;
+    bool outputs;   /* the pool of outputs (PLAN_MP_OUTPUTS) */
+    uint64_t align; /* every buffer's offset is a multiple of it */
+    /* the alignment the pool's base must have: align, or the largest
+     * align= of its buffers when larger (so that each buffer gets its own) */
+    uint64_t base_align;
     uint64_t size;
     uint64_t lower_bound;
     uint64_t naive_size;

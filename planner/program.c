@@ -482,6 +482,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             pool->align = o->align                          ? o->align
                           : val->device.kind == IR_DEV_CUDA ? 256
                                                             : 64;
+            pool->base_align = pool->align;
             for (uint32_t k = 0; val->space && k < p->nspaces; k++)
                 if (strcmp(p->spaces[k].name, val->space) == 0 &&
                     p->spaces[k].has_capacity) {
@@ -493,6 +494,8 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         }
         st->pool = pi;
         pl->pools[pi].nstorages++;
+        if (val->align > pl->pools[pi].base_align)
+            pl->pools[pi].base_align = val->align;
     }
     pl->npools = np;
 
@@ -679,6 +682,15 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
             if (st->is_output &&
                 pl->opts.memory_pool == PLAN_MP_INTERMEDIATES) {
                 snprintf(err, errlen, "output %s is pooled", v->name);
+                ok = false;
+                break;
+            }
+            if (v->align > pool->base_align) {
+                snprintf(err, errlen,
+                         "pool %s's base is aligned to %llu but storage %s "
+                         "needs align=%llu",
+                         pool->name, (unsigned long long)pool->base_align,
+                         v->name, (unsigned long long)v->align);
                 ok = false;
                 break;
             }

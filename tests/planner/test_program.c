@@ -195,6 +195,9 @@ static void test_pools_devices_comm_align(void **st) {
     assert_string_equal(pl->pools[3].name, "cuda0_symm_tp1");
     assert_int_equal(pl->pools[0].align, 64);
     assert_int_equal(pl->pools[1].align, 256);
+    /* its base must deliver h's align=1024 */
+    assert_int_equal(pl->pools[1].base_align, 1024);
+    assert_int_equal(pl->pools[0].base_align, 64);
     assert_string_equal(pl->pools[2].comm, "symm");
     assert_string_equal(pl->pools[2].group, "tp0");
     assert_int_equal(storage(pl, "h")->offset % 1024, 0);

@@ -17,7 +17,7 @@ extern "C" {
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
 #define views_POOL_CPU_DRAM_SIZE 1024u
-#define views_POOL_CPU_DRAM_ALIGN 64u
+#define views_POOL_CPU_DRAM_ALIGN 128u
 
 /* Byte sizes of the inputs, constants and outputs. */
 #define views_INPUT_IMG_SIZE 192u

@@ -5,7 +5,7 @@
  * 321496ac6604fef0; algo bestfit, memory pool combined).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
+ * pool cpu_dram: 1024 bytes, align 128, lower bound 1024, naive 1024
  *   buffer offset size  live (IR lines)
  *   raw         0 1024  13-27
  *
@@ -139,9 +139,9 @@ int views_run(const views_inputs *in, const views_consts *c,
 #ifndef views_NO_STATIC_POOLS
 #ifndef views_POOL_CPU_DRAM_ATTR
 #if defined(__GNUC__)
-#define views_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
+#define views_POOL_CPU_DRAM_ATTR __attribute__((aligned(128)))
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define views_POOL_CPU_DRAM_ATTR _Alignas(64)
+#define views_POOL_CPU_DRAM_ATTR _Alignas(128)
 #else
 #define views_POOL_CPU_DRAM_ATTR
 #endif

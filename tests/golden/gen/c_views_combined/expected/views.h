@@ -17,7 +17,7 @@ extern "C" {
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
 #define views_POOL_CPU_DRAM_SIZE 1024u
-#define views_POOL_CPU_DRAM_ALIGN 64u
+#define views_POOL_CPU_DRAM_ALIGN 128u
 #define views_POOL_CPU_SRAM_SIZE 384u
 #define views_POOL_CPU_SRAM_ALIGN 64u
 

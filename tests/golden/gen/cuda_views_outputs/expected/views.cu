@@ -5,7 +5,7 @@
  * 321496ac6604fef0; algo bestfit, memory pool outputs).  Do not edit:
  * regenerate with `planwrap gen`.
  *
- * pool cpu_dram: 1024 bytes, align 64, lower bound 1024, naive 1024
+ * pool cpu_dram: 1024 bytes, align 128, lower bound 1024, naive 1024
  *   buffer offset size  live (IR lines)
  *   raw         0 1024  13-27
  *

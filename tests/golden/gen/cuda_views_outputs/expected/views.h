@@ -20,7 +20,7 @@ struct CUevent_st;  /* cudaEvent_t is struct CUevent_st * */
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
 #define views_POOL_CPU_DRAM_SIZE 1024u
-#define views_POOL_CPU_DRAM_ALIGN 64u
+#define views_POOL_CPU_DRAM_ALIGN 128u
 #define views_POOL_CPU_SRAM_OUTPUTS_SIZE 384u
 #define views_POOL_CPU_SRAM_OUTPUTS_ALIGN 64u
 
