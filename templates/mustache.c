@@ -642,6 +642,8 @@ static void strip_margin(const char **s, size_t *n, const char *m,
     size_t k = 0;
     while (k < mlen && k < *n && (*s)[k] == m[k])
         k++;
+    if (k == 0)
+        return; /* *s may be NULL (empty text): no NULL + 0 */
     *s += k;
     *n -= k;
 }
@@ -1101,6 +1103,8 @@ static int flush_indent(rctx *r, const mst_template *t, const mst_node *n) {
     if (!r->need_indent)
         return 0;
     r->need_indent = false;
+    if (r->ind_len == r->ind_start)
+        return 0; /* r->ind may be NULL: no NULL + 0 */
     return put(r, t, n, r->ind + r->ind_start, r->ind_len - r->ind_start);
 }
 
@@ -1404,6 +1408,18 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
     return rc;
 }
 
+/* Whether a partial name could reach outside the partials directory: an
+ * absolute path or a ".." path component. */
+static bool name_leaves_dir(const char *s, size_t n) {
+    if (n > 0 && s[0] == '/')
+        return true;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == '.' && s[i + 1] == '.' && (i == 0 || s[i - 1] == '/') &&
+            (i + 2 == n || s[i + 2] == '/'))
+            return true;
+    return false;
+}
+
 /* Resolves a partial/parent to a compiled template (NULL when unknown;
  * *failed set on a compile error). */
 static mst_template *get_partial(rctx *r, const mst_template *t,
@@ -1438,6 +1454,18 @@ static mst_template *get_partial(rctx *r, const mst_template *t,
         size_t len = 0;
         char *text = NULL;
         errno = 0;
+        if (name_leaves_dir(key, nn)) {
+            *failed = true;
+            rfail(r, t, n,
+                  "partial name '%s' is refused: it must not be absolute "
+                  "or contain a '..' component",
+                  key);
+            free(e->name);
+            free(e);
+            if (key != small)
+                free(key);
+            return NULL;
+        }
         if (r->loader && r->loader->load && strlen(key) == nn)
             text = r->loader->load(r->loader->ctx, key, &len);
         int lerr = text ? 0 : errno;
