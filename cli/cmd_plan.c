@@ -208,7 +208,8 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
                 "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 size, lb);
         cli_ratio(f, size, lb);
-        fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffers\n", naive, pb.n);
+        fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s\n", naive, pb.n,
+                pb.n == 1 ? "" : "s");
         if (note[0])
             fprintf(f, "search pool0: %s\n", note);
         if (time_hit)
@@ -386,6 +387,18 @@ static const char *const cli_kw[] = {"model", "device", "space", "kernel",
                                      "input", "const",  "alloc", "alias",
                                      "call",  "free",   "output"};
 
+/* Source text with its control bytes as \xHH (the IR's escape), so that
+ * a raw ESC or BEL in a string does not act on the terminal. */
+static void cli_put_text(FILE *f, const char *s) {
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", (unsigned)c);
+        else
+            fputc(c, f);
+    }
+}
+
 static void cli_emit_lines(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
@@ -402,8 +415,10 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
         switch (st->kind) {
         case IR_CALL:
             fprintf(f, " %s(", st->name.name);
-            for (uint32_t k = 0; k < st->nargs; k++)
-                fprintf(f, "%s%s", k ? ", " : "", st->args[k].text);
+            for (uint32_t k = 0; k < st->nargs; k++) {
+                fputs(k ? ", " : "", f);
+                cli_put_text(f, st->args[k].text);
+            }
             fputc(')', f);
             if (st->has_stream)
                 fprintf(f, " stream=%" PRIu64, st->stream);

@@ -284,7 +284,24 @@ static void ir_lex_number(ir_parser *P, ir_token *t) {
 
 enum { IR_MAX_STRING = 4095 };
 
-/* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' ) } '"' ; */
+static int ir_hex_digit(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The byte of "HH" after "\x" (n bytes available): a control character
+ * 0x01-0x1f or 0x7f, else -1. */
+static int ir_hex_escape(const char *h, size_t n) {
+    if (n < 2 || ir_hex_digit(h[0]) < 0 || ir_hex_digit(h[1]) < 0)
+        return -1;
+    int x = ir_hex_digit(h[0]) * 16 + ir_hex_digit(h[1]);
+    return (x >= 1 && x < 0x20) || x == 0x7f ? x : -1;
+}
+
+/* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' | 'x' HEX HEX ) } '"' ;
+ * (\xHH only for the control characters 0x01-0x1f and 0x7f) */
 static void ir_lex_string(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t i = P->pos + 1, n = P->len;
@@ -305,18 +322,31 @@ static void ir_lex_string(ir_parser *P, ir_token *t) {
                        : e == 'n' ? '\n'
                        : e == 't' ? '\t'
                                   : '\0';
+            if (e == 'x') {
+                int x = ir_hex_escape(s + i + 2, n - (i + 2));
+                if (x < 0) {
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "'\\x' takes two hex digits naming a control "
+                            "character (\\x01 to \\x1f, or \\x7f)");
+                    t->kind = TK_ERROR;
+                    return;
+                }
+                ir_sbuf_put(P, (char)x);
+                i += 4;
+                continue;
+            }
             if (!out) {
                 if (i + 1 >= n)
                     ir_perr(P, t->col, "unterminated string");
                 else if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7F)
                     ir_perr(P, (uint32_t)(i + 1),
                             "unknown escape sequence '\\%c' in string "
-                            "(expected \\\\, \\\", \\n or \\t)",
+                            "(expected \\\\, \\\", \\n, \\t or \\xHH)",
                             e);
                 else
                     ir_perr(P, (uint32_t)(i + 1),
                             "unknown escape sequence in string (expected "
-                            "\\\\, \\\", \\n or \\t)");
+                            "\\\\, \\\", \\n, \\t or \\xHH)");
                 t->kind = TK_ERROR;
                 return;
             }

@@ -38,7 +38,11 @@ static void ir_print_string(FILE *out, const char *s) {
             fputs("\\t", out);
             break;
         default:
-            fputc(*s, out);
+            /* other control bytes would act on a terminal: \xHH */
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                fprintf(out, "\\x%02x", (unsigned)(unsigned char)*s);
+            else
+                fputc(*s, out);
         }
     }
     fputc('"', out);
