@@ -106,6 +106,12 @@ void base_sb_free(base_sb *b);
  * free.  Aborts on out-of-memory. */
 bool base_read_file(const char *path, char **text, size_t *len, int *err);
 
+/* The largest input base_read_file reads, in bytes: PLANWRAP_MAX_INPUT from
+ * the environment when it is a positive decimal number, else 1 GiB.  A
+ * larger input fails with EFBIG, so that reading /dev/zero stops. */
+#define BASE_MAX_INPUT_DEFAULT ((size_t)1 << 30)
+size_t base_max_input(void);
+
 /* ------------------------------------------------------------------ */
 /* Sorting and searching. */
 

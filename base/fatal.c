@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Out of memory is an error like any other for the user: a message and
+ * exit status 1 (not abort's 134). */
 _Noreturn void base_oom(void) {
-    fputs("planwrap: fatal: out of memory\n", stderr);
-    abort();
+    fputs("planwrap: error: out of memory\n", stderr);
+    exit(1);
 }
 
 void *base_xrealloc(void *p, size_t n) {

@@ -9,6 +9,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+size_t base_max_input(void) {
+    const char *e = getenv("PLANWRAP_MAX_INPUT");
+    if (e && *e) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (errno == 0 && end && *end == '\0' && v > 0 && v < SIZE_MAX)
+            return (size_t)v;
+    }
+    return BASE_MAX_INPUT_DEFAULT;
+}
+
 bool base_read_file(const char *path, char **text, size_t *len, int *err) {
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
@@ -23,17 +35,27 @@ bool base_read_file(const char *path, char **text, size_t *len, int *err) {
         *err = EISDIR;
         return false;
     }
-    size_t cap = (size_t)1 << 16, n = 0;
+    size_t cap = (size_t)1 << 16, n = 0, limit = base_max_input();
     char *buf = base_xmalloc(cap);
     errno = 0;
     for (;;) {
+        if (n > limit) { /* /dev/zero stops here */
+            if (!is_stdin)
+                fclose(f);
+            free(buf);
+            *err = EFBIG;
+            return false;
+        }
         if (cap - n < 2) {
             if (cap > SIZE_MAX / 2)
                 base_oom();
             buf = base_xrealloc(buf, cap * 2);
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        size_t want = cap - n - 1;
+        if (want > limit + 1 - n)
+            want = limit + 1 - n; /* one byte past the limit tells */
+        size_t got = fread(buf + n, 1, want, f);
         n += got;
         if (got == 0)
             break;

@@ -76,12 +76,13 @@ int cli_cmd_render(int argc, char **argv) {
             char *end;
             errno = 0;
             unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || *end || end == optarg || v == 0 || v > UINT_MAX ||
+            if (errno || *end || end == optarg || v == 0 || v > MST_MAX_DEPTH ||
                 optarg[0] == '-')
-                return cli_usage_error("render",
-                                       "invalid value '%s' for --max-depth: "
-                                       "expected a positive integer",
-                                       optarg);
+                return cli_usage_error(
+                    "render",
+                    "invalid value '%s' for --max-depth: expected 1 to %u "
+                    "(deeper nesting could overflow the stack)",
+                    optarg, MST_MAX_DEPTH);
             opts.max_depth = (unsigned)v;
             break;
         }

@@ -881,7 +881,8 @@ int32_t ir_find_value(const ir_program *p, const char *name) {
 
 /* Reads a regular file straight into the arena (no second copy of a big
  * file).  NULL when that is not possible (stdin, pipes, errors, a file
- * changing while read): the caller falls back to ir_read_file. */
+ * changing while read, a file over the input size limit): the caller falls
+ * back to ir_read_file, which reports the limit. */
 static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
     if (strcmp(path, "-") == 0)
         return NULL;
@@ -891,7 +892,7 @@ static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
     struct stat st;
     char *buf = NULL;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-        (uint64_t)st.st_size < SIZE_MAX) {
+        (uint64_t)st.st_size <= base_max_input()) {
         size_t size = (size_t)st.st_size;
         buf = ir_arena_alloc(a, size + 1);
         if (fread(buf, 1, size, f) != size || fgetc(f) != EOF || ferror(f))

@@ -3,6 +3,7 @@
  */
 #include "ir/ir.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,14 @@ bool ir_read_file(const char *path, char **text, size_t *len, FILE *err) {
         return true;
     /* Standard input is "<stdin>" in every message, as in diagnostics. */
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    fprintf(err, "planwrap: error: cannot read %s: %s\n", shown, strerror(e));
+    if (e == EFBIG)
+        fprintf(err,
+                "planwrap: error: cannot read %s: larger than %zu bytes (the "
+                "input size limit; set PLANWRAP_MAX_INPUT=BYTES to change "
+                "it)\n",
+                shown, base_max_input());
+    else
+        fprintf(err, "planwrap: error: cannot read %s: %s\n", shown,
+                strerror(e));
     return false;
 }

@@ -30,7 +30,22 @@ static char *dup_text(const char *s, size_t n, size_t *len) {
     return p;
 }
 
+const char *mst_strerror(int err) {
+    if (err == MST_ENOTREG)
+        return "not a regular file (a FIFO, socket or device)";
+    if (err == EFBIG)
+        return "larger than the input size limit (PLANWRAP_MAX_INPUT)";
+    return strerror(err);
+}
+
 char *mst_read_file(const char *path, size_t *len) {
+    /* Only regular files (and directories, for their EISDIR): opening a
+     * FIFO would wait for a writer. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        errno = MST_ENOTREG;
+        return NULL;
+    }
     char *text = NULL;
     int err = 0;
     if (!base_read_file(path, &text, len, &err)) {
@@ -107,7 +122,7 @@ bool mst_dir_unreadable(const char *dir, const char *name, char *why,
         return false;
     char *path = dir_path(dir, name);
     snprintf(why, size, "cannot read %s: %s", path ? path : name,
-             strerror(err));
+             mst_strerror(err));
     free(path);
     return true;
 }

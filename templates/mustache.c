@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MST_DEFAULT_MAX_DEPTH 10000u
+#define MST_DEFAULT_MAX_DEPTH MST_MAX_DEPTH
 #define MST_MAX_NESTING 100000u
 #define MST_DEFAULT_MAX_OUTPUT ((size_t)1 << 30)
 
@@ -1472,7 +1472,8 @@ static mst_template *get_partial(rctx *r, const mst_template *t,
         if (lerr != 0) {
             /* It exists but cannot be read: never "missing". */
             *failed = true;
-            rfail(r, t, n, "cannot read partial '%s': %s", key, strerror(lerr));
+            rfail(r, t, n, "cannot read partial '%s': %s", key,
+                  mst_strerror(lerr));
             free(e->name);
             free(e);
             if (key != small)
@@ -1620,6 +1621,8 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
     r.strict = opts && opts->strict;
     r.max_depth =
         opts && opts->max_depth ? opts->max_depth : MST_DEFAULT_MAX_DEPTH;
+    if (r.max_depth > MST_MAX_DEPTH)
+        r.max_depth = MST_MAX_DEPTH; /* the C stack bounds the recursion */
     r.max_out =
         opts && opts->max_output ? opts->max_output : MST_DEFAULT_MAX_OUTPUT;
     /* Work limit: bounds templates that loop without output. */

@@ -41,7 +41,8 @@ typedef struct mst_loader {
 typedef struct mst_options {
     bool no_escape;     /* {{x}} is not HTML-escaped (code generation) */
     bool strict;        /* unknown name or missing partial is an error */
-    unsigned max_depth; /* partial/section nesting limit; 0 = default */
+    unsigned max_depth; /* partial/section nesting limit; 0 = default;
+                           at most MST_MAX_DEPTH (larger is clamped) */
     size_t max_output;  /* output size limit in bytes; 0 = default (1 GiB) */
 } mst_options;
 
@@ -83,9 +84,21 @@ bool mst_dir_unreadable(const char *dir, const char *name, char *why,
  * i is past the end: lists the built-ins. */
 const char *mst_builtin_name(size_t i);
 
-/* Reads a whole file (binary).  Returns a malloc'ed, NUL-terminated buffer
- * with *len set, or NULL (errno set) when it cannot be read. */
+/* Reads a whole regular file (binary).  Returns a malloc'ed,
+ * NUL-terminated buffer with *len set, or NULL (errno set) when it cannot
+ * be read: EISDIR for a directory, MST_ENOTREG for a FIFO, socket or
+ * device (never opened for blocking: a FIFO without a writer does not
+ * hang), EFBIG when larger than PLANWRAP_MAX_INPUT bytes (default 1 GiB). */
 char *mst_read_file(const char *path, size_t *len);
+
+/* The deepest nesting rendering allows (and the default): rendering
+ * recurses once per level, and deeper could overflow an 8 MB stack. */
+#define MST_MAX_DEPTH 10000u
+
+/* errno of mst_read_file for a file that is not a regular file. */
+#define MST_ENOTREG 0x7f0001
+/* strerror(err), with a message for MST_ENOTREG and EFBIG. */
+const char *mst_strerror(int err);
 
 /* With mst_dir_loader(dir, true), the name "builtin:NAME" always loads the
  * built-in NAME, so that DIR/NAME.mustache can override NAME and still

@@ -41,7 +41,8 @@ check no-data 2 "planwrap: error: render needs --data DATA.json" "$pw" render "$
 check two-templates 2 "planwrap: error: unexpected argument 'b' (render takes one TEMPLATE)" "$pw" render a b --data "$tmp/d.json"
 check bad-option 2 "planwrap: error: unknown option '--frobnicate'" "$pw" render --frobnicate
 check missing-value 2 "planwrap: error: option '--data' needs a value" "$pw" render "$tmp/t.mustache" --data
-check bad-depth 2 "planwrap: error: invalid value 'x' for --max-depth: expected a positive integer" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth x
+check bad-depth 2 "planwrap: error: invalid value 'x' for --max-depth: expected 1 to 10000 (deeper nesting could overflow the stack)" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth x
+check deep-depth 2 "planwrap: error: invalid value '60000' for --max-depth: expected 1 to 10000 (deeper nesting could overflow the stack)" "$pw" render "$tmp/t.mustache" --data "$tmp/d.json" --max-depth 60000
 check bad-json 1 "$tmp/bad.json:2:8: error: unexpected token near '}'" \
     "$pw" render "$tmp/t.mustache" --data "$tmp/bad.json" -o "$tmp/out1"
 check unclosed 1 "$tmp/unclosed.mustache:2:3: error: unclosed section {{#x}}" \

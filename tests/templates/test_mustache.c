@@ -273,6 +273,11 @@ static void test_partial_recursion(void **state) {
     expect_error("{{>self}}", "{}", "{\"self\": \"a{{>self}}\"}", &o,
                  "self:1:2: error: nesting deeper than 1000 (sections, "
                  "partials and blocks)");
+    /* a limit above MST_MAX_DEPTH is clamped: no stack overflow */
+    mst_options deep = {.max_depth = 60000};
+    expect_error("{{>self}}", "{}", "{\"self\": \"{{>self}}\"}", &deep,
+                 "self:1:1: error: nesting deeper than 10000 (sections, "
+                 "partials and blocks)");
     /* exponential recursion stops at the depth limit too */
     expect_error("{{>p}}", "{}", "{\"p\": \"{{>p}}{{>p}}\"}", &o,
                  "p:1:1: error: nesting deeper than 1000 (sections, "

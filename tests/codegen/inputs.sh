@@ -1,0 +1,57 @@
+#!/bin/sh
+# inputs.sh PLANWRAP ROOT - inputs that must not hang or read without end:
+# `check /dev/zero` stops at the input size limit (PLANWRAP_MAX_INPUT), a
+# FIFO given as a template override or a partial is refused at once (its
+# open would wait for a writer), an oversized template is refused.  Every
+# run has a timeout: a hang fails the test.
+set -u
+pw=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# expect NAME STATUS STDERR-LINE-1 cmd... : exit status and first line
+expect() {
+    name=$1 status=$2 want=$3
+    shift 3
+    timeout 20 "$@" >/dev/null 2>"$tmp/err" </dev/null
+    rc=$?
+    got=$(sed -n 1p "$tmp/err")
+    if [ "$rc" -ne "$status" ] || [ "$got" != "$want" ]; then
+        echo "FAIL: $name: exit $rc (want $status)"
+        echo "  got:  $got"
+        echo "  want: $want"
+        fail=1
+    fi
+}
+
+expect dev-zero 1 "planwrap: error: cannot read /dev/zero: larger than 1000000 bytes (the input size limit; set PLANWRAP_MAX_INPUT=BYTES to change it)" \
+    env PLANWRAP_MAX_INPUT=1000000 "$pw" check /dev/zero
+head -c 2000 /dev/zero | tr '\0' '#' >"$tmp/comment.pw"
+expect big-file 1 "planwrap: error: cannot read $tmp/comment.pw: larger than 1000 bytes (the input size limit; set PLANWRAP_MAX_INPUT=BYTES to change it)" \
+    env PLANWRAP_MAX_INPUT=1000 "$pw" check "$tmp/comment.pw"
+
+mkdir -p "$tmp/t/c"
+mkfifo "$tmp/t/c/model.c.mustache"
+expect fifo-template 1 "planwrap: error: cannot read $tmp/t/c/model.c.mustache: not a regular file (a FIFO, socket or device)" \
+    "$pw" gen "$root/examples/lenet.pw" -o "$tmp/out" --templates "$tmp/t"
+[ -e "$tmp/out/lenet.c" ] && {
+    echo "FAIL: fifo-template wrote files"
+    fail=1
+}
+
+printf '{{>p}}\n' >"$tmp/main.mustache"
+echo '{}' >"$tmp/d.json"
+mkdir "$tmp/parts"
+mkfifo "$tmp/parts/p.mustache"
+expect fifo-partial 1 "$tmp/main.mustache:1:1: error: cannot read partial 'p': not a regular file (a FIFO, socket or device)" \
+    "$pw" render "$tmp/main.mustache" --data "$tmp/d.json" --partials "$tmp/parts"
+
+mkdir "$tmp/big"
+head -c 5000 /dev/zero | tr '\0' 'x' >"$tmp/big/p.mustache"
+expect big-partial 1 "$tmp/main.mustache:1:1: error: cannot read partial 'p': larger than the input size limit (PLANWRAP_MAX_INPUT)" \
+    env PLANWRAP_MAX_INPUT=1000 "$pw" render "$tmp/main.mustache" --data "$tmp/d.json" --partials "$tmp/big"
+
+[ "$fail" -eq 0 ] && echo "inputs: all bounded"
+exit "$fail"
