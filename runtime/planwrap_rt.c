@@ -6,6 +6,7 @@
  */
 #include "planwrap_rt.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,19 +14,54 @@ const char *pw_rt_version(void) {
     return PW_RT_VERSION;
 }
 
+static pw_rt_fail_fn pw_fail_hook;
+static void *pw_fail_user;
+
+void pw_rt_set_fail_hook(pw_rt_fail_fn fn, void *user) {
+    pw_fail_hook = fn;
+    pw_fail_user = user;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PW_RT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PW_RT_PRINTF(f, a)
+#endif
+
+/* Appends to msg[*n..size), truncating. */
+static void pw_append(char *msg, size_t size, size_t *n, const char *fmt, ...)
+    PW_RT_PRINTF(4, 5);
+static void pw_append(char *msg, size_t size, size_t *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(msg + *n, size - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *n = (size_t)k < size - *n ? *n + (size_t)k : size - 1;
+}
+
 void pw_rt_fail(const char *what, const pw_pool *pool, size_t offset,
                 size_t nbytes, const char *name) {
-    fflush(stdout);
-    fprintf(stderr, "planwrap runtime: %s", what ? what : "check failed");
+    /* static: no malloc, and the stack of a failing program may be small */
+    static char msg[512];
+    size_t n = 0;
+    pw_append(msg, sizeof msg, &n, "planwrap runtime: %s",
+              what ? what : "check failed");
     if (name != NULL)
-        fprintf(stderr, ": buffer '%s'", name);
-    if (pool != NULL) {
-        fprintf(stderr, " in pool '%s' (base %s, size %lu, align %lu)",
-                pool->name ? pool->name : "?", pool->base ? "set" : "NULL",
-                (unsigned long)pool->size, (unsigned long)pool->align);
-    }
-    fprintf(stderr, " at offset %lu, %lu bytes\n", (unsigned long)offset,
-            (unsigned long)nbytes);
+        pw_append(msg, sizeof msg, &n, ": buffer '%s'", name);
+    if (pool != NULL)
+        pw_append(msg, sizeof msg, &n,
+                  " in pool '%s' (base %s, size %lu, align %lu)",
+                  pool->name ? pool->name : "?", pool->base ? "set" : "NULL",
+                  (unsigned long)pool->size, (unsigned long)pool->align);
+    /* a NULL caller pointer has no place in a pool */
+    if (pool != NULL || offset != 0 || nbytes != 0)
+        pw_append(msg, sizeof msg, &n, " at offset %lu, %lu bytes",
+                  (unsigned long)offset, (unsigned long)nbytes);
+    if (pw_fail_hook != NULL)
+        pw_fail_hook(msg, pw_fail_user); /* should not return */
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
     fflush(stderr);
     abort();
 }

@@ -39,10 +39,38 @@ typedef struct pw_pool {
 #define PW_RT_NORETURN
 #endif
 
-/* Reports a runtime check failure ("planwrap runtime: WHAT") on stderr
- * and aborts.  Defined in planwrap_rt.c. */
+/* Reports a runtime check failure ("planwrap runtime: WHAT") and never
+ * returns: through the hook of pw_rt_set_fail_hook when one is installed,
+ * else on stderr followed by abort().  Defined in planwrap_rt.c. */
 PW_RT_NORETURN void pw_rt_fail(const char *what, const pw_pool *pool,
                                size_t offset, size_t nbytes, const char *name);
+
+/* A failure hook: receives the whole message (no newline) and `user`.  It
+ * should not return (reset, longjmp, halt); if it does, abort() follows. */
+typedef void (*pw_rt_fail_fn)(const char *message, void *user);
+/* Installs a failure hook (NULL restores fprintf + abort). */
+void pw_rt_set_fail_hook(pw_rt_fail_fn fn, void *user);
+
+/* What the inline checks call on failure.  Define PW_RT_FAIL before
+ * including this header (when compiling the generated code) to route
+ * failures to your own handler at compile time. */
+#ifndef PW_RT_FAIL
+#define PW_RT_FAIL(what, pool, offset, nbytes, name)                           \
+    pw_rt_fail(what, pool, offset, nbytes, name)
+#endif
+
+/* Under PW_RT_CHECKS, fails ("WHAT: buffer 'NAME'") when ptr is NULL; the
+ * generated run functions check every input, const, output and pool
+ * pointer with it.  Nothing without PW_RT_CHECKS. */
+#ifdef PW_RT_CHECKS
+#define PW_RT_CHECK_PTR(ptr, what, name)                                       \
+    do {                                                                       \
+        if ((ptr) == NULL)                                                     \
+            PW_RT_FAIL(what, NULL, 0, 0, name);                                \
+    } while (0)
+#else
+#define PW_RT_CHECK_PTR(ptr, what, name) ((void)0)
+#endif
 
 /* Returns the address of `nbytes` bytes at `offset` in `pool`. */
 static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
@@ -51,11 +79,11 @@ static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
     (void)nbytes;
 #else
     if (pool->base == NULL)
-        pw_rt_fail("pool is NULL", pool, offset, nbytes, NULL);
+        PW_RT_FAIL("pool is NULL", pool, offset, nbytes, NULL);
     if (offset > pool->size || nbytes > pool->size - offset)
-        pw_rt_fail("buffer outside its pool", pool, offset, nbytes, NULL);
+        PW_RT_FAIL("buffer outside its pool", pool, offset, nbytes, NULL);
     if (pool->align != 0 && ((uintptr_t)pool->base % pool->align) != 0)
-        pw_rt_fail("pool base is not aligned", pool, offset, nbytes, NULL);
+        PW_RT_FAIL("pool base is not aligned", pool, offset, nbytes, NULL);
 #endif
     return (void *)(pool->base + offset);
 }

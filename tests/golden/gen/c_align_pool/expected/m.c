@@ -26,6 +26,10 @@ m_STATIC_ASSERT(m_BUF_B_OFFSET % m_BUF_B_ALIGN == 0 && m_BUF_B_OFFSET + m_BUF_B_
 
 int m_run(const m_inputs *in, const m_consts *c,
     const m_outputs *out, const m_pools *p) {
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, m_POOL_CPU_SIZE, m_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;

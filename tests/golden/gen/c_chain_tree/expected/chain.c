@@ -34,6 +34,12 @@ chain_STATIC_ASSERT(chain_BUF_F_OFFSET % chain_BUF_F_ALIGN == 0 && chain_BUF_F_O
 
 int chain_run(const chain_inputs *in, const chain_consts *c,
     const chain_outputs *out, const chain_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, chain_POOL_CPU_SIZE, chain_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;

@@ -36,6 +36,15 @@ collide_STATIC_ASSERT(collide_BUF_POOL_DEFAULT_OFFSET % collide_BUF_POOL_DEFAULT
 
 int collide_run(const collide_inputs *in_2, const collide_consts *c,
     const collide_outputs *out, const collide_pools *p) {
+    PW_RT_CHECK_PTR(in_2, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in_2->index, "input is NULL", "index");
+    PW_RT_CHECK_PTR(in_2->stdout, "input is NULL", "stdout");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->exit, "const is NULL", "exit");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->rc, "output is NULL", "rc");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, collide_POOL_CPU_SIZE, collide_POOL_CPU_ALIGN, "cpu"};
     (void)in_2;
     (void)c;

@@ -19,6 +19,8 @@
 
 int lits_run(const lits_inputs *in, const lits_consts *c,
     const lits_outputs *out, const lits_pools *p) {
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->a, "output is NULL", "a");
     (void)in;
     (void)c;
     (void)out;

@@ -32,6 +32,15 @@ tiny_STATIC_ASSERT(tiny_BUF_CB0_OFFSET % tiny_BUF_CB0_ALIGN == 0 && tiny_BUF_CB0
 int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     const tiny_outputs *out, const tiny_pools *p) {
     int rc = 0;
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->w, "const is NULL", "w");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->buf3, "output is NULL", "buf3");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
+    PW_RT_CHECK_PTR(p->cpu_symm_tp0, "pool is NULL", "cpu_symm_tp0");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, tiny_POOL_CPU_SIZE, tiny_POOL_CPU_ALIGN, "cpu"};
     pw_pool pool_cpu_symm_tp0 = {(unsigned char *)p->cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_CPU_SYMM_TP0_ALIGN, "cpu_symm_tp0"};
     (void)in;

@@ -32,6 +32,17 @@ static void views_copy_bytes(void *dst, const void *src, size_t n) {
 
 int views_run(const views_inputs *in, const views_consts *c,
     const views_outputs *out, const views_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->img, "input is NULL", "img");
+    PW_RT_CHECK_PTR(in->mask, "input is NULL", "mask");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->lut, "const is NULL", "lut");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(out->img, "output is NULL", "img");
+    PW_RT_CHECK_PTR(out->col, "output is NULL", "col");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->raw, "pool is NULL", "raw");
     pw_pool pool_raw = {(unsigned char *)p->raw, views_POOL_RAW_SIZE, views_POOL_RAW_ALIGN, "raw"};
     (void)in;
     (void)c;

@@ -111,6 +111,15 @@ int streams_init(streams_ctx *ctx) {
 int streams_run(streams_ctx *ctx, const streams_inputs *in,
     const streams_consts *c, const streams_outputs *out,
     cudaStream_t stream) {
+    PW_RT_CHECK_PTR(ctx, "context is NULL", NULL);
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->w1, "const is NULL", "w1");
+    PW_RT_CHECK_PTR(c->w2, "const is NULL", "w2");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(ctx->pools.cuda0, "pool is NULL (not initialised)", "cuda0");
     pw_pool pool_cuda0 = {(unsigned char *)ctx->pools.cuda0, streams_POOL_CUDA0_SIZE, streams_POOL_CUDA0_ALIGN, "cuda0"};
     (void)in;
     (void)c;

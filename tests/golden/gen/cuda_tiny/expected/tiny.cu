@@ -72,6 +72,15 @@ int tiny_init(tiny_ctx *ctx) {
 int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     const tiny_consts *c, const tiny_outputs *out,
     cudaStream_t stream) {
+    PW_RT_CHECK_PTR(ctx, "context is NULL", NULL);
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->w, "const is NULL", "w");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->buf3, "output is NULL", "buf3");
+    PW_RT_CHECK_PTR(ctx->pools.cpu, "pool is NULL (not initialised)", "cpu");
+    PW_RT_CHECK_PTR(ctx->pools.cpu_symm_tp0, "pool is NULL (not initialised)", "cpu_symm_tp0");
     pw_pool pool_cpu = {(unsigned char *)ctx->pools.cpu, tiny_POOL_CPU_SIZE, tiny_POOL_CPU_ALIGN, "cpu"};
     pw_pool pool_cpu_symm_tp0 = {(unsigned char *)ctx->pools.cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE, tiny_POOL_CPU_SYMM_TP0_ALIGN, "cpu_symm_tp0"};
     (void)in;

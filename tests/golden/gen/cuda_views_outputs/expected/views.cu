@@ -72,6 +72,18 @@ int views_init(views_ctx *ctx) {
 int views_run(views_ctx *ctx, const views_inputs *in,
     const views_consts *c, const views_outputs *out,
     cudaStream_t stream) {
+    PW_RT_CHECK_PTR(ctx, "context is NULL", NULL);
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->img, "input is NULL", "img");
+    PW_RT_CHECK_PTR(in->mask, "input is NULL", "mask");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->lut, "const is NULL", "lut");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(out->img, "output is NULL", "img");
+    PW_RT_CHECK_PTR(out->col, "output is NULL", "col");
+    PW_RT_CHECK_PTR(ctx->pools.cpu_dram, "pool is NULL (not initialised)", "cpu_dram");
+    PW_RT_CHECK_PTR(ctx->pools.cpu_sram_outputs, "pool is NULL (not initialised)", "cpu_sram_outputs");
     pw_pool pool_cpu_dram = {(unsigned char *)ctx->pools.cpu_dram, views_POOL_CPU_DRAM_SIZE, views_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
     pw_pool pool_cpu_sram_outputs = {(unsigned char *)ctx->pools.cpu_sram_outputs, views_POOL_CPU_SRAM_OUTPUTS_SIZE, views_POOL_CPU_SRAM_OUTPUTS_ALIGN, "cpu_sram_outputs"};
     (void)in;
