@@ -105,10 +105,10 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n);
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).
  * CLI_PLAN_LONG_OPTIONS expands to the `struct option` entries (flag NULL,
  * val CLI_PLAN_OPT_VAL) of --algo, --align, --memory-pool, --streams,
- * --verify, --capacity, --search-budget and --time-limit: put it in a
- * getopt_long table (which needs <getopt.h>) and pass every option whose
- * val is CLI_PLAN_OPT_VAL to cli_plan_option with its long name.
- * cli_plan_option returns 0 when applied, -1 after printing
+ * --verify, --capacity, --search-budget, --time-limit, --order and
+ * --guard-bytes: put it in a getopt_long table (which needs <getopt.h>) and
+ * pass every option whose val is CLI_PLAN_OPT_VAL to cli_plan_option with its
+ * long name. cli_plan_option returns 0 when applied, -1 after printing
  * "planwrap: error: ..." for a bad value. */
 #define CLI_PLAN_OPT_VAL 0x1000
 #define CLI_PLAN_LONG_OPTIONS                                                  \
@@ -119,8 +119,9 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n);
         {"verify", no_argument, NULL, CLI_PLAN_OPT_VAL},                       \
         {"capacity", required_argument, NULL, CLI_PLAN_OPT_VAL},               \
         {"search-budget", required_argument, NULL, CLI_PLAN_OPT_VAL},          \
-        {"time-limit", required_argument, NULL, CLI_PLAN_OPT_VAL}, {           \
-        "order", required_argument, NULL, CLI_PLAN_OPT_VAL                     \
+        {"time-limit", required_argument, NULL, CLI_PLAN_OPT_VAL},             \
+        {"order", required_argument, NULL, CLI_PLAN_OPT_VAL}, {                \
+        "guard-bytes", required_argument, NULL, CLI_PLAN_OPT_VAL               \
     }
 int cli_plan_option(plan_options *o, const char *name, const char *value);
 /* Applies --order to a loaded program (planner/schedule.h): returns `p`

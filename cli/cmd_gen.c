@@ -140,6 +140,10 @@ int cli_cmd_gen(int argc, char **argv) {
         return cli_usage_error("gen", "--cuda-graphs and --kernel-status "
                                       "cannot be combined (a captured run "
                                       "returns no kernel status)");
+    if (po.guard_bytes && target != CG_TARGET_C)
+        return cli_usage_error("gen",
+                               "--guard-bytes needs --target c (the guards are "
+                               "checked by the host in pool memory)");
     if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
         return cli_usage_error("gen", "gen needs an output directory (-o DIR)");
     if (tdir && !cli_usage_dir("gen", "--templates", tdir))

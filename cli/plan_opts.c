@@ -31,7 +31,10 @@ const char cli_plan_options_help[] =
     "  --order O            reorder the calls first: keep (default), lpmf, "
     "bfs,\n"
     "                       dfs, list, best or partitions (see `planwrap\n"
-    "                       schedule`)\n";
+    "                       schedule`)\n"
+    "  --guard-bytes N      leave N guard bytes after every planned buffer;\n"
+    "                       the generated C checks them under PW_RT_CHECKS\n"
+    "                       (default 0: none)\n";
 
 /* Parses a decimal unsigned integer that fits in 63 bits. */
 static bool cli_parse_u63(const char *s, uint64_t *out) {
@@ -113,6 +116,14 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         if (!cli_parse_u63(value, &v) || v == 0)
             return cli_bad_value(name, value, "expected a positive integer");
         o->search.budget = v;
+        return 0;
+    }
+    if (strcmp(name, "guard-bytes") == 0) {
+        uint64_t v;
+        if (!cli_parse_u63(value, &v) || v > 65536)
+            return cli_bad_value(name, value,
+                                 "expected a number of bytes from 0 to 65536");
+        o->guard_bytes = v;
         return 0;
     }
     if (strcmp(name, "time-limit") == 0) {

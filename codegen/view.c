@@ -29,6 +29,8 @@ static void root_fields(vw *v, json_t *root, cg_target target) {
     set(v, root, "source", src ? src : jstr("input")); /* not UTF-8 */
     sets(v, root, "input_hash", cg_input_hash(v));
     sets(v, root, "algo", plan_algo_name(v->pl->opts.algo));
+    set(v, root, "has_guards", json_boolean(v->pl->opts.guard_bytes != 0));
+    set(v, root, "guard_bytes", ju64(v->pl->opts.guard_bytes));
     sets(v, root, "memory_pool",
          plan_memory_pool_name(v->pl->opts.memory_pool));
     set(v, root, "kernel_status", json_boolean(v->kernel_status));
@@ -53,6 +55,7 @@ static json_t *names_json(vw *v) {
     sets(v, names, "fini", cg_vfmt(v, "%s_fini", M));
     sets(v, names, "no_static_macro", cg_vfmt(v, "%s_NO_STATIC_POOLS", M));
     sets(v, names, "assert_macro", cg_vfmt(v, "%s_STATIC_ASSERT", M));
+    sets(v, names, "guard_macro", cg_vfmt(v, "%s_GUARD_BYTES", M));
     sets(v, names, "header_guard", cg_vfmt(v, "PLANWRAP_%s_H", cg_upper(v, M)));
     sets(v, names, "kernels_guard",
          cg_vfmt(v, "PLANWRAP_%s_KERNELS_H", cg_upper(v, M)));

@@ -81,7 +81,7 @@ void cg_plan_pools(vw *v) {
         const plan_storage *st = &pl->storages[s];
         const ir_value *iv = &p->values[st->value];
         v->pool_name[k] = cg_set_unique(v, &fields, cg_field_base(v, iv->name));
-        v->pool_size[k] = st->size;
+        v->pool_size[k] = st->size + pl->opts.guard_bytes;
         uint64_t al = iv->align > dalign ? iv->align : dalign;
         v->pool_align[k] = al;
         v->pool_plan[k] = -1;

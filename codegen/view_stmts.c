@@ -91,6 +91,39 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
 }
 
 /* The "call" event of s, after its "wait" events (appended to events). */
+/* --guard-bytes: the pooled storages call `s` can write (buffer arguments
+ * not declared `in`), each once, in argument order: their guards are
+ * checked after the call. */
+static json_t *guards_json(vw *v, const ir_stmt *s, int32_t k) {
+    json_t *arr = json_array();
+    for (uint32_t j = 0; j < s->nargs; j++) {
+        const ir_arg *g = &s->args[j];
+        if (g->kind != IR_ARG_BUFFER || g->value < 0 ||
+            cg_param_mode(v, k, j) == IR_MODE_IN)
+            continue;
+        int32_t sid = v->pl->storage_of_value[g->value];
+        if (sid < 0 || v->spool[sid] < 0)
+            continue;
+        bool seen = false;
+        for (uint32_t i = 0; i < j && !seen; i++)
+            seen = s->args[i].kind == IR_ARG_BUFFER && s->args[i].value >= 0 &&
+                   cg_param_mode(v, k, i) != IR_MODE_IN &&
+                   v->pl->storage_of_value[s->args[i].value] == sid;
+        if (seen)
+            continue;
+        const char *nm = v->prog->values[v->pl->storages[sid].value].name;
+        json_t *o = json_object();
+        sets(v, o, "name_str", cg_c_string(v, nm, false));
+        sets(v, o, "pool_local", v->pool_local[v->spool[sid]]);
+        sets(v, o, "offset_macro", v->off_macro[sid]);
+        sets(v, o, "size_macro", v->size_macro[sid]);
+        sets(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
+        set(v, o, "line", json_integer(s->loc.line));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
                           json_t *events) {
     int32_t k = v->kernel_of_stmt[s->index];
@@ -123,6 +156,8 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     wait_events(v, ss, need, why, sx, events);
     cg_sync_after_call(v, ss, s, k, ok);
     set(v, b, "args", arr);
+    if (v->pl->opts.guard_bytes)
+        set(v, b, "guards", guards_json(v, s, ok ? k : -1));
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     const char *as = cg_sb_done(v, &args);
     sets(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));

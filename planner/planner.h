@@ -168,6 +168,10 @@ typedef struct plan_options {
     /* --order (default keep): the call order; not used by plan_program,
      * the CLI reorders the program first (planner/schedule.h) */
     plan_order order;
+    /* bytes left unused right after every planned buffer (gen
+     * --guard-bytes): planned as part of the buffer, so no other buffer
+     * live at the same time overlaps them.  0 = none. */
+    uint64_t guard_bytes;
 } plan_options;
 
 void plan_options_init(plan_options *o);

@@ -517,7 +517,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                 continue;
             const ir_value *val = &p->values[st->value];
             plan_buf *b = &pb.bufs[pb.n];
-            b->size = st->size;
+            b->size = st->size + o->guard_bytes; /* guards are planned */
             b->align = val->align > pool->align ? val->align : pool->align;
             b->start = st->start;
             b->end = st->end;
@@ -694,7 +694,7 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                 ok = false;
                 break;
             }
-            bufs[k].size = st->size;
+            bufs[k].size = st->size + pl->opts.guard_bytes; /* guards too */
             bufs[k].align = v->align > pool->align ? v->align : pool->align;
             bufs[k].start = st->start;
             bufs[k].end = st->end;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *pw_rt_version(void) {
     return PW_RT_VERSION;
@@ -65,6 +66,30 @@ void pw_rt_fail(const char *what, const pw_pool *pool, size_t offset,
     fflush(stderr);
     abort();
 }
+
+#ifdef PW_RT_CHECKS
+void pw_guard_fill(const pw_pool *pool, size_t offset, size_t n) {
+    if (pool->base == NULL || offset > pool->size || n > pool->size - offset)
+        pw_rt_fail("guard bytes outside their pool", pool, offset, n, NULL);
+    memset(pool->base + offset, PW_RT_GUARD_PATTERN, n);
+}
+
+void pw_guard_check(const pw_pool *pool, size_t offset, size_t n,
+                    const char *name, const char *kernel, long line) {
+    static char what[256];
+    if (pool->base == NULL || offset > pool->size || n > pool->size - offset)
+        pw_rt_fail("guard bytes outside their pool", pool, offset, n, name);
+    for (size_t i = 0; i < n; i++) {
+        if (pool->base[offset + i] == PW_RT_GUARD_PATTERN)
+            continue;
+        snprintf(what, sizeof what,
+                 "guard byte %lu after the buffer overwritten by kernel "
+                 "'%s' (IR line %ld)",
+                 (unsigned long)i, kernel ? kernel : "?", line);
+        pw_rt_fail(what, pool, offset, n, name);
+    }
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Communication-pool hooks.  The defaults are pw_comm_default_alloc/free:

@@ -72,6 +72,24 @@ void pw_rt_set_fail_hook(pw_rt_fail_fn fn, void *user);
 #define PW_RT_CHECK_PTR(ptr, what, name) ((void)0)
 #endif
 
+/* Guard bytes (gen --guard-bytes N): the N bytes after a planned buffer
+ * are filled with PW_RT_GUARD_PATTERN when it is taken from its pool and
+ * checked after every call that could write it; a changed byte fails
+ * naming the buffer, the kernel and the IR line of the call.  Both only
+ * under PW_RT_CHECKS (planwrap_rt.c). */
+#define PW_RT_GUARD_PATTERN 0xCB
+#ifdef PW_RT_CHECKS
+void pw_guard_fill(const pw_pool *pool, size_t offset, size_t n);
+void pw_guard_check(const pw_pool *pool, size_t offset, size_t n,
+                    const char *name, const char *kernel, long line);
+#define PW_RT_GUARD_FILL(pool, off, n) pw_guard_fill(pool, off, n)
+#define PW_RT_GUARD_CHECK(pool, off, n, name, kernel, line)                    \
+    pw_guard_check(pool, off, n, name, kernel, line)
+#else
+#define PW_RT_GUARD_FILL(pool, off, n) ((void)0)
+#define PW_RT_GUARD_CHECK(pool, off, n, name, kernel, line) ((void)0)
+#endif
+
 /* Returns the address of `nbytes` bytes at `offset` in `pool`. */
 static inline void *alloc_from_pool(const pw_pool *pool, size_t offset,
                                     size_t nbytes) {

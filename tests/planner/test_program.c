@@ -210,6 +210,36 @@ static void test_pools_devices_comm_align(void **st) {
     unload(&l);
 }
 
+/* --guard-bytes: the guards after each buffer are planned (no live buffer
+ * overlaps them) and the verifier checks them. */
+static void test_guard_bytes(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[4]\n"
+             "alloc b f32[4]\n"
+             "call k(a, b)\n"
+             "free a b\n");
+    plan_options o;
+    plan_options_init(&o);
+    o.align = 4;
+    o.guard_bytes = 8;
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *b = storage(pl, "b");
+    assert_int_equal(a->size, 16); /* the buffer's own size */
+    const plan_storage *lo = a->offset < b->offset ? a : b;
+    const plan_storage *hi = lo == a ? b : a;
+    assert_true(hi->offset >= lo->offset + 16 + 8);
+    assert_true(pl->pools[0].size >= hi->offset + 16 + 8);
+    assert_true(plan_verify(pl, NULL, 0));
+    /* a buffer moved into its neighbour's guard fails verification */
+    ((plan_storage *)hi)->offset = lo->offset + 16;
+    char err[400];
+    assert_false(plan_verify(pl, err, sizeof err));
+    unload(&l);
+}
+
 static const char stream_prog[] = "model m\n"
                                   "alloc a f32[16]\n"
                                   "call k(a) stream=1\n"
@@ -484,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_alias_forwarding),
         cmocka_unit_test(test_never_freed_and_zero_size),
         cmocka_unit_test(test_pools_devices_comm_align),
+        cmocka_unit_test(test_guard_bytes),
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_capacity_error),
         cmocka_unit_test(test_pool_too_large),

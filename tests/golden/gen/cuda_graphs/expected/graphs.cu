@@ -97,6 +97,15 @@ int graphs_init(graphs_ctx *ctx) {
 int graphs_run(graphs_ctx *ctx, const graphs_inputs *in,
     const graphs_consts *c, const graphs_outputs *out,
     cudaStream_t stream) {
+    PW_RT_CHECK_PTR(ctx, "context is NULL", NULL);
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->w, "const is NULL", "w");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(out->s, "output is NULL", "s");
+    PW_RT_CHECK_PTR(ctx->pools.cpu, "pool is NULL (not initialised)", "cpu");
     pw_pool pool_cpu = {(unsigned char *)ctx->pools.cpu, graphs_POOL_CPU_SIZE, graphs_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
