@@ -166,6 +166,8 @@ int cli_cmd_gen(int argc, char **argv) {
     if (!prog)
         goto done;
     cli_clock_lap(&clk, "load");
+    if (!cg_target_devices_ok(prog, cg_target_name(target), d))
+        goto done;
     plan *pl = plan_program(a, prog, &po, d);
     if (!pl)
         goto done;

@@ -93,6 +93,12 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
 /* Frees files[0..nfiles) and the array.  NULL is a no-op. */
 void cg_files_free(cg_file *files, size_t nfiles);
 
+/* The devices of the program against the target (codegen/gen.c): with
+ * "c", the first buffer on a cuda device is an error at its line (false);
+ * with "cuda", a warning when no buffer is on a cuda device (its cpu pools
+ * are pinned host memory). */
+bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
+
 /* Between begin and end, every jansson value is carved out of a bump
  * arena and json_decref frees nothing; end releases it all.  For one
  * large, short-lived view (`gen`): no json value may outlive end.  Not

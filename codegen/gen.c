@@ -169,3 +169,28 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
     *nfiles = n;
     return out;
 }
+
+bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d) {
+    bool cuda = strcmp(target, "cuda") == 0, any_cuda = false;
+    for (uint32_t i = 0; i < p->nvalues; i++) {
+        const ir_value *v = &p->values[i];
+        if (v->kind == IR_VAL_ALIAS || v->device.kind != IR_DEV_CUDA)
+            continue;
+        any_cuda = true;
+        if (!cuda) {
+            const ir_stmt *s = &p->stmts[v->def];
+            char dev[24];
+            ir_diag_report(d, IR_SEV_ERROR, s->loc.line, s->loc.col,
+                           "'%s' is on device %s but --target c generates "
+                           "host code only (use --target cuda)",
+                           v->name, ir_device_str(v->device, dev, sizeof dev));
+            return false;
+        }
+    }
+    if (cuda && !any_cuda)
+        ir_diag_report(d, IR_SEV_WARNING, 0, 0,
+                       "no buffer is on a cuda device: --target cuda keeps "
+                       "every pool in pinned host memory (declare 'device "
+                       "cuda:0' to plan buffers in device memory)");
+    return true;
+}

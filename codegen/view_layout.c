@@ -190,6 +190,9 @@ json_t *cg_pools_json(vw *v) {
         const char *comm = pp ? pp->comm : NULL;
         const char *group = pp ? pp->group : NULL;
         set(v, o, "is_comm", json_boolean(comm != NULL));
+        /* CUDA: an ordinary cpu pool is pinned host memory */
+        set(v, o, "is_host",
+            json_boolean(comm == NULL && d.kind != IR_DEV_CUDA));
         set(v, o, "comm", comm ? jstr(comm) : json_null());
         set(v, o, "group", group ? jstr(group) : json_null());
         sets(v, o, "comm_str", comm ? cg_c_string(v, comm, false) : "NULL");

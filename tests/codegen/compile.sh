@@ -53,7 +53,10 @@ gen() {
     name=$1 model=$2 full=$3
     shift 3
     d=$tmp/$name
-    if ! "$pw" gen "$model" --target "$target" -o "$d" "$@"; then
+    # --target c refuses buffers on a cuda device
+    [ "$target" = cuda ] || ! grep -q 'cuda:' "$model" || return
+    if ! "$pw" gen "$model" --target "$target" -o "$d" "$@" 2>"$tmp/gen.err"; then
+        cat "$tmp/gen.err"
         echo "FAIL: planwrap gen $model --target $target $*"
         fail=1
         return

@@ -66,7 +66,7 @@ int graphs_fini(graphs_ctx *ctx) {
     int rc = 0;
     int e_;
     if (ctx->pools.cpu != NULL) {
-        e_ = (int)cudaFree(ctx->pools.cpu);
+        e_ = (int)cudaFreeHost(ctx->pools.cpu);
         if (e_ != 0 && rc == 0)
             rc = e_;
         ctx->pools.cpu = NULL;
@@ -90,7 +90,7 @@ int graphs_init(graphs_ctx *ctx) {
     for (int i_ = 0; i_ < 2; i_++)
         ctx->graphs[i_] = NULL;
     ctx->graphs_ready = 0;
-    graphs_CHECK_INIT(cudaMalloc(&ctx->pools.cpu, graphs_POOL_CPU_SIZE > 0 ? graphs_POOL_CPU_SIZE : 1));
+    graphs_CHECK_INIT(cudaMallocHost(&ctx->pools.cpu, graphs_POOL_CPU_SIZE > 0 ? graphs_POOL_CPU_SIZE : 1));
     return 0;
 }
 

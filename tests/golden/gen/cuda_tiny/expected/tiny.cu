@@ -45,7 +45,7 @@ int tiny_fini(tiny_ctx *ctx) {
     int rc = 0;
     int e_;
     if (ctx->pools.cpu != NULL) {
-        e_ = (int)cudaFree(ctx->pools.cpu);
+        e_ = (int)cudaFreeHost(ctx->pools.cpu);
         if (e_ != 0 && rc == 0)
             rc = e_;
         ctx->pools.cpu = NULL;
@@ -64,7 +64,7 @@ int tiny_init(tiny_ctx *ctx) {
     /* Everything NULL first, so that a failure can release what exists. */
     ctx->pools.cpu = NULL;
     ctx->pools.cpu_symm_tp0 = NULL;
-    tiny_CHECK_INIT(cudaMalloc(&ctx->pools.cpu, tiny_POOL_CPU_SIZE > 0 ? tiny_POOL_CPU_SIZE : 1));
+    tiny_CHECK_INIT(cudaMallocHost(&ctx->pools.cpu, tiny_POOL_CPU_SIZE > 0 ? tiny_POOL_CPU_SIZE : 1));
     tiny_CHECK_INIT(pw_comm_alloc(&ctx->pools.cpu_symm_tp0, tiny_POOL_CPU_SYMM_TP0_SIZE > 0 ? tiny_POOL_CPU_SYMM_TP0_SIZE : 1, "symm", "tp0"));
     return 0;
 }

@@ -45,13 +45,13 @@ int views_fini(views_ctx *ctx) {
     int rc = 0;
     int e_;
     if (ctx->pools.cpu_dram != NULL) {
-        e_ = (int)cudaFree(ctx->pools.cpu_dram);
+        e_ = (int)cudaFreeHost(ctx->pools.cpu_dram);
         if (e_ != 0 && rc == 0)
             rc = e_;
         ctx->pools.cpu_dram = NULL;
     }
     if (ctx->pools.cpu_sram_outputs != NULL) {
-        e_ = (int)cudaFree(ctx->pools.cpu_sram_outputs);
+        e_ = (int)cudaFreeHost(ctx->pools.cpu_sram_outputs);
         if (e_ != 0 && rc == 0)
             rc = e_;
         ctx->pools.cpu_sram_outputs = NULL;
@@ -64,8 +64,8 @@ int views_init(views_ctx *ctx) {
     /* Everything NULL first, so that a failure can release what exists. */
     ctx->pools.cpu_dram = NULL;
     ctx->pools.cpu_sram_outputs = NULL;
-    views_CHECK_INIT(cudaMalloc(&ctx->pools.cpu_dram, views_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_CPU_DRAM_SIZE : 1));
-    views_CHECK_INIT(cudaMalloc(&ctx->pools.cpu_sram_outputs, views_POOL_CPU_SRAM_OUTPUTS_SIZE > 0 ? views_POOL_CPU_SRAM_OUTPUTS_SIZE : 1));
+    views_CHECK_INIT(cudaMallocHost(&ctx->pools.cpu_dram, views_POOL_CPU_DRAM_SIZE > 0 ? views_POOL_CPU_DRAM_SIZE : 1));
+    views_CHECK_INIT(cudaMallocHost(&ctx->pools.cpu_sram_outputs, views_POOL_CPU_SRAM_OUTPUTS_SIZE > 0 ? views_POOL_CPU_SRAM_OUTPUTS_SIZE : 1));
     return 0;
 }
 
