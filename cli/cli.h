@@ -84,6 +84,13 @@ const char *cli_display_name(const char *path);
  * prints "cannot use OPT DIR: REASON" and the Run line, and returns
  * false (the caller exits with status 2). */
 bool cli_usage_dir(const char *cmd, const char *opt, const char *dir);
+/* Whether paths a and b name one file (the same path, or the same device
+ * and inode); "-" is never a file. */
+bool cli_same_file(const char *a, const char *b);
+/* True when output `out` is not input `in` (NULL: none); otherwise reports
+ * "output OUT is the input IN: it would be overwritten ..." as a usage
+ * error and returns false. */
+bool cli_usage_not_input(const char *cmd, const char *out, const char *in);
 
 /* Writes `len` bytes to `path` through a temporary file in the same
  * directory and rename(2), so that `path` holds either the old content
@@ -97,9 +104,11 @@ bool cli_write_program(const char *path, const ir_program *p);
 
 /* Writes files[0..n) into directory `outdir` (created with its missing
  * parents), each atomically (cli_write_file_atomic).  Refuses before
- * writing anything when a destination is a directory.  On failure prints
+ * writing anything when a destination is a directory or is the file
+ * `input` (may be NULL).  On failure prints
  * "planwrap: error: ..." and returns false. */
-bool cli_write_files(const char *outdir, const cg_file *files, size_t n);
+bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
+                     const char *input);
 
 /* ------------------------------------------------------------------ */
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).

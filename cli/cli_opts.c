@@ -45,6 +45,26 @@ bool cli_usage_dir(const char *cmd, const char *opt, const char *dir) {
     return err == 0;
 }
 
+bool cli_same_file(const char *a, const char *b) {
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return false;
+    if (strcmp(a, b) == 0)
+        return true;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+bool cli_usage_not_input(const char *cmd, const char *out, const char *in) {
+    if (!in || !cli_same_file(out, in))
+        return true;
+    cli_usage_error(cmd,
+                    "output %s is the input %s: it would be overwritten "
+                    "(write the output elsewhere)",
+                    out, in);
+    return false;
+}
+
 void cli_opts_init(cli_opts *o, const char *cmd, int argc, char **argv,
                    const char *optstring, const struct option *longopts) {
     memset(o, 0, sizeof *o);

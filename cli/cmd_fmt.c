@@ -48,7 +48,7 @@ int cli_cmd_fmt(int argc, char **argv) {
         }
     }
     const char *path = cli_opts_operand(&o, "FILE");
-    if (!path)
+    if (!path || !cli_usage_not_input("fmt", outpath, path))
         return 2;
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);

@@ -186,7 +186,7 @@ int cli_cmd_gen(int argc, char **argv) {
     if (!files)
         goto done;
     cli_clock_lap(&clk, "render");
-    if (cli_write_files(outdir, files, nfiles))
+    if (cli_write_files(outdir, files, nfiles, path))
         status = 0;
     cli_clock_lap(&clk, "write");
 

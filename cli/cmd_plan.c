@@ -584,7 +584,7 @@ int cli_cmd_plan(int argc, char **argv) {
         }
     }
     const char *path = cli_opts_operand(&o, "FILE");
-    if (!path)
+    if (!path || !cli_usage_not_input("plan", outpath, path))
         return 2;
     if (x.compare &&
         (csv || (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON)))

@@ -107,6 +107,9 @@ int cli_cmd_render(int argc, char **argv) {
                                          "'-' (standard input)");
     if (dir && !cli_usage_dir("render", "--partials", dir))
         return 2;
+    if (!cli_usage_not_input("render", out_path, tpath) ||
+        !cli_usage_not_input("render", out_path, data_path))
+        return 2;
 
     /* The template. */
     size_t tlen = 0;

@@ -143,7 +143,8 @@ static bool cli_mkdirs(const char *dir) {
     return ok;
 }
 
-bool cli_write_files(const char *outdir, const cg_file *files, size_t n) {
+bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
+                     const char *input) {
     if (!cli_mkdirs(outdir)) {
         fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
                 outdir, strerror(errno));
@@ -156,6 +157,14 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n) {
         base_sb p = {0};
         base_sb_printf(&p, "%s/%s", outdir, files[i].name);
         paths[i] = base_sb_take(&p, NULL);
+        if (input && cli_same_file(paths[i], input)) {
+            fprintf(stderr,
+                    "planwrap: error: output %s is the input %s: it would "
+                    "be overwritten (write the output elsewhere)\n",
+                    paths[i], input);
+            ok = false;
+            break;
+        }
         struct stat st;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],

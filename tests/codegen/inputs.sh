@@ -53,5 +53,16 @@ head -c 5000 /dev/zero | tr '\0' 'x' >"$tmp/big/p.mustache"
 expect big-partial 1 "$tmp/main.mustache:1:1: error: cannot read partial 'p': larger than the input size limit (PLANWRAP_MAX_INPUT)" \
     env PLANWRAP_MAX_INPUT=1000 "$pw" render "$tmp/main.mustache" --data "$tmp/d.json" --partials "$tmp/big"
 
+# gen into the directory of its input, whose name is an output's: refused
+mkdir "$tmp/same"
+printf 'model m\nalloc a f32[4]\noutput a\n' >"$tmp/same/m.h"
+cp "$tmp/same/m.h" "$tmp/same.orig"
+expect gen-own-input 1 "planwrap: error: output $tmp/same/m.h is the input $tmp/same/m.h: it would be overwritten (write the output elsewhere)" \
+    "$pw" gen "$tmp/same/m.h" -o "$tmp/same"
+cmp -s "$tmp/same/m.h" "$tmp/same.orig" && [ ! -e "$tmp/same/m.c" ] || {
+    echo "FAIL: gen-own-input overwrote its input or wrote files"
+    fail=1
+}
+
 [ "$fail" -eq 0 ] && echo "inputs: all bounded"
 exit "$fail"
