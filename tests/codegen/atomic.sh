@@ -90,5 +90,64 @@ wait $reader || { echo "FAIL: the FIFO's reader got nothing"; fail=1; }
 }
 ls "$tmp" | grep -q 'fifo.tmp' && { echo "FAIL: temporary left"; fail=1; }
 
+# 8. A write fails midway (file size limit, like a full disk, on the
+# largest file): no file is replaced, no temporary file is left.
+lenet=$root/examples/lenet.pw
+mkdir -p "$tmp/out7"
+for f in lenet.c lenet.h lenet_kernels.h; do echo old >"$tmp/out7/$f"; done
+(trap '' XFSZ; ulimit -f 8; exec "$pw" gen "$lenet" -o "$tmp/out7") \
+    2>"$tmp/err" && { echo "FAIL: gen succeeded under ulimit -f 8"; fail=1; }
+for f in lenet.c lenet.h lenet_kernels.h; do
+    [ "$(cat "$tmp/out7/$f")" = old ] || {
+        echo "FAIL: $f was replaced although lenet.c could not be written"
+        fail=1
+    }
+done
+[ "$(ls -A "$tmp/out7" | grep -c tmp)" -eq 0 ] || {
+    echo "FAIL: temporary files left: $(ls -A "$tmp/out7")"
+    fail=1
+}
+
+# 9. SIGTERM while gen waits for the directory lock (held by this shell
+# with flock(1)) after writing its temporaries: they are removed.
+if command -v flock >/dev/null 2>&1; then
+    mkdir -p "$tmp/out8"
+    exec 9<"$tmp/out8" # the lock is this shell's, released below
+    flock 9
+    "$pw" gen "$model" -o "$tmp/out8" 2>/dev/null &
+    gen=$!
+    n=0 # wait (at most 20 s) for its three temporary files
+    while [ "$(ls -A "$tmp/out8" | grep -c tmp)" -lt 3 ] && [ $n -lt 100 ]; do
+        sleep 0.2
+        n=$((n + 1))
+    done
+    ls -A "$tmp/out8" | grep -q tmp || {
+        echo "FAIL: gen did not wait for the lock with its temporaries"
+        fail=1
+    }
+    kill -TERM "$gen"
+    wait "$gen"
+    [ $? -eq 143 ] || { echo "FAIL: gen did not die of SIGTERM"; fail=1; }
+    [ -z "$(ls -A "$tmp/out8")" ] || {
+        echo "FAIL: after SIGTERM: $(ls -A "$tmp/out8")"
+        fail=1
+    }
+    exec 9<&-
+fi
+
+# 10. Concurrent runs of two plans into one directory: at the end the
+# three files come from one run (same algorithm in each header line).
+mkdir -p "$tmp/out9"
+i=0
+while [ $i -lt 20 ]; do
+    "$pw" gen "$lenet" --algo naive -o "$tmp/out9" &
+    "$pw" gen "$lenet" --algo bestfit -o "$tmp/out9" &
+    i=$((i + 1))
+done
+wait
+n=$(grep -ho 'algo [a-z]*' "$tmp/out9/lenet.c" "$tmp/out9/lenet.h" \
+    "$tmp/out9/lenet_kernels.h" | sort -u | wc -l)
+[ "$n" -eq 1 ] || { echo "FAIL: concurrent runs mixed their files"; fail=1; }
+
 [ $fail -eq 0 ] && echo "atomic: ok"
 exit $fail
