@@ -4,6 +4,7 @@
  * parameter and API names (deterministic: IR order, never hash order).
  */
 #include "view_internal.h"
+#include "cnames.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -47,10 +48,13 @@ const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
 static const char *const cg_field_reserved[] = {"bool", "true", "false",
                                                 "unused"};
 
-/* A struct field name for `name`: itself unless it is a C keyword (or a
- * name the generated headers use), then name_. */
+/* A struct field name for `name`: itself unless it is a C keyword, a
+ * macro of the included headers (NULL, SIZE_MAX, ...), a name the
+ * generated headers use, or for CUDA a C++ keyword; then name_. */
 const char *cg_field_base(vw *v, const char *name) {
-    bool taken = ir_is_c_keyword(name);
+    bool taken = ir_is_c_keyword(name) || cg_is_header_macro(name) ||
+                 strncmp(name, "PW_", 3) == 0 ||
+                 (v->cuda && cg_is_cxx_keyword(name));
     for (size_t i = 0;
          !taken && i < sizeof cg_field_reserved / sizeof *cg_field_reserved;
          i++)
@@ -67,69 +71,12 @@ char *cg_upper(vw *v, const char *s) {
 }
 
 /* Names a kernel may not keep: C library functions (gcc knows many as
- * built-ins with fixed types), names of the headers generated code
- * includes, the runtime, and C's reserved forms. */
-static const char *const cg_reserved[] = {
-    "abort",     "abs",           "acos",      "acosf",
-    "acosh",     "alloca",        "asin",      "asinf",
-    "asinh",     "assert",        "atan",      "atan2",
-    "atan2f",    "atanf",         "atanh",     "atexit",
-    "atof",      "atoi",          "atol",      "bcmp",
-    "bcopy",     "bool",          "bsearch",   "bzero",
-    "calloc",    "cbrt",          "cbrtf",     "ceil",
-    "ceilf",     "clock",         "copysign",  "cos",
-    "cosf",      "cosh",          "coshf",     "div",
-    "erf",       "erfc",          "erfcf",     "erff",
-    "errno",     "exit",          "exp",       "exp2",
-    "exp2f",     "expf",          "expm1",     "expm1f",
-    "fabs",      "fabsf",         "false",     "fclose",
-    "fdim",      "feof",          "ferror",    "fflush",
-    "ffs",       "fgetc",         "fgets",     "floor",
-    "floorf",    "fma",           "fmaf",      "fmax",
-    "fmaxf",     "fmin",          "fminf",     "fmod",
-    "fmodf",     "fopen",         "fprintf",   "fputc",
-    "fputs",     "fread",         "free",      "frexp",
-    "fscanf",    "fseek",         "ftell",     "fwrite",
-    "getc",      "getchar",       "getenv",    "gets",
-    "hypot",     "hypotf",        "ilogb",     "index",
-    "int16_t",   "int32_t",       "int64_t",   "int8_t",
-    "intmax_t",  "intptr_t",      "isalnum",   "isalpha",
-    "isdigit",   "isfinite",      "isinf",     "islower",
-    "isnan",     "isspace",       "isupper",   "isxdigit",
-    "labs",      "ldexp",         "lgamma",    "llabs",
-    "llrint",    "llround",       "log",       "log10",
-    "log10f",    "log1p",         "log1pf",    "log2",
-    "log2f",     "logb",          "logf",      "lrint",
-    "lround",    "main",          "malloc",    "max_align_t",
-    "memchr",    "memcmp",        "memcpy",    "memmove",
-    "memset",    "modf",          "nan",       "nearbyint",
-    "nextafter", "offsetof",      "pow",       "powf",
-    "printf",    "ptrdiff_t",     "putc",      "putchar",
-    "puts",      "qsort",         "raise",     "rand",
-    "realloc",   "remainder",     "remove",    "rename",
-    "rindex",    "rint",          "round",     "roundf",
-    "scalbn",    "scanf",         "signal",    "signbit",
-    "sin",       "sinf",          "sinh",      "sinhf",
-    "size_t",    "snprintf",      "sprintf",   "sqrt",
-    "sqrtf",     "srand",         "sscanf",    "stderr",
-    "stdin",     "stdout",        "stpcpy",    "strcat",
-    "strchr",    "strcmp",        "strcpy",    "strcspn",
-    "strdup",    "strlen",        "strncat",   "strncmp",
-    "strncpy",   "strndup",       "strpbrk",   "strrchr",
-    "strspn",    "strstr",        "strtod",    "strtol",
-    "strtoul",   "system",        "tan",       "tanf",
-    "tanh",      "tanhf",         "tgamma",    "time",
-    "tolower",   "toupper",       "true",      "trunc",
-    "truncf",    "uint16_t",      "uint32_t",  "uint64_t",
-    "uint8_t",   "uintmax_t",     "uintptr_t", "vprintf",
-    "vsnprintf", "vsprintf",      "wchar_t",   "alloc_from_pool",
-    "dim3",      "static_assert", "NULL",
-};
-
+ * built-ins with fixed types), names and macros of the headers generated
+ * code includes, the runtime, C's reserved forms, and for CUDA C++
+ * keywords (codegen/cnames.c). */
 static bool kernel_name_reserved(const vw *v, const char *n) {
-    for (size_t i = 0; i < sizeof cg_reserved / sizeof cg_reserved[0]; i++)
-        if (strcmp(n, cg_reserved[i]) == 0)
-            return true;
+    if (cg_is_c_library_name(n) || (v->cuda && cg_is_cxx_keyword(n)))
+        return true;
     if (strncmp(n, "pw_", 3) == 0 || strncmp(n, "PW_", 3) == 0 ||
         strncmp(n, "__", 2) == 0 || (n[0] == '_' && n[1] >= 'A' && n[1] <= 'Z'))
         return true;

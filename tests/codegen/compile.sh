@@ -105,6 +105,10 @@ nvcc_batch() {
 for model in "$root"/tests/data/models/*.pw "$root"/tests/codegen/models/*.pw; do
     gen "$(basename "$model" .pw)" "$model" 1
 done
+# gcc's GNU modes predefine linux and unix: the names model in gnu11 too
+if [ "$target" = c ] && command -v gcc >/dev/null 2>&1; then
+    cc_one gcc gnu11 "-DPW_RT_CHECKS" "$tmp/cnames" cnames
+fi
 nvcc_batch
 for model in "$root"/tests/codegen/models/*.pw; do
     m=$(basename "$model" .pw)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "codegen/codegen.h"
+#include "cnames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,30 @@ static void test_kernel_status(void **state) {
     json_t *call = json_object_get(json_array_get(events_at(v, 3), 0), "call");
     assert_true(json_is_true(json_object_get(call, "status")));
     done(&f);
+}
+
+/* The name lists of codegen/cnames.c are sorted (bsearch needs it) and
+ * hold what the issue's probe found. */
+static void test_cnames(void **state) {
+    (void)state;
+    assert_true(cg_cnames_sorted());
+    const char *lib[] = {"clog",    "conj",    "creal",    "cabs",
+                         "sqrtl",   "isprint", "vfprintf", "strtoll",
+                         "lroundf", "exp",     "NULL"};
+    for (size_t i = 0; i < sizeof lib / sizeof *lib; i++)
+        assert_true(cg_is_c_library_name(lib[i]));
+    const char *mac[] = {"NULL",      "SIZE_MAX", "INT8_MAX", "PTRDIFF_MAX",
+                         "WCHAR_MIN", "linux",    "unix"};
+    for (size_t i = 0; i < sizeof mac / sizeof *mac; i++)
+        assert_true(cg_is_header_macro(mac[i]));
+    const char *cxx[] = {"class",    "new",      "this",
+                         "template", "delete",   "namespace",
+                         "operator", "typename", "nullptr"};
+    for (size_t i = 0; i < sizeof cxx / sizeof *cxx; i++)
+        assert_true(cg_is_cxx_keyword(cxx[i]));
+    assert_false(cg_is_c_library_name("conv2d"));
+    assert_false(cg_is_header_macro("x"));
+    assert_false(cg_is_cxx_keyword("relu"));
 }
 
 static void test_names(void **state) {
@@ -504,15 +529,11 @@ static void test_keep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prototypes),
-        cmocka_unit_test(test_kernel_status),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_events),
-        cmocka_unit_test(test_reuse),
-        cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_streams),
-        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_prototypes), cmocka_unit_test(test_kernel_status),
+        cmocka_unit_test(test_names),      cmocka_unit_test(test_cnames),
+        cmocka_unit_test(test_events),     cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_strings),    cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_streams),    cmocka_unit_test(test_field_names),
         cmocka_unit_test(test_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
