@@ -48,7 +48,7 @@ int cli_cmd_check(int argc, char **argv) {
     };
     unsigned max_errors = 50;
     cli_opts o;
-    cli_opts_init(&o, "check", argc, argv, "+:h", longopts);
+    cli_opts_init(&o, "check", argc, argv, ":h", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -74,6 +74,10 @@ int cli_cmd_check(int argc, char **argv) {
     ir_diag *d = ir_diag_new(stderr, max_errors);
     ir_program *p = ir_load(a, path, d);
     int status = p ? 0 : 1;
+    if (p && p->output_stmt < 0)
+        ir_diag_report(d, IR_SEV_WARNING, 0, 0,
+                       "no 'output' statement: the program computes nothing "
+                       "a caller can read (gen refuses it)");
     ir_diag_free(d);
     ir_arena_free(a);
     return status;

@@ -33,7 +33,7 @@ int cli_cmd_fmt(int argc, char **argv) {
     };
     const char *outpath = "-";
     cli_opts o;
-    cli_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
+    cli_opts_init(&o, "fmt", argc, argv, ":ho:", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {

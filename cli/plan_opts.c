@@ -23,7 +23,8 @@ const char cli_plan_options_help[] =
     "                       isolate or share\n"
     "  --verify             prove the plan with the independent verifier\n"
     "  --capacity B         every pool must fit in B bytes (an error "
-    "otherwise);\n"
+    "otherwise;\n"
+    "                       4k, 64KiB, 1M, 2GiB: binary units);\n"
     "                       search looks for a plan that fits\n"
     "  --search-budget N    search: number of search steps (default: its "
     "own)\n"
@@ -51,6 +52,34 @@ static bool cli_parse_u63(const char *s, uint64_t *out) {
     }
     *out = v;
     return true;
+}
+
+/* A byte count: decimal, optionally followed by k, K or KiB (1024), M or
+ * MiB (1024^2), G or GiB (1024^3): "4k", "64KiB", "1M". */
+static bool cli_parse_bytes(const char *s, uint64_t *out) {
+    static const struct {
+        const char *suffix;
+        unsigned shift;
+    } units[] = {{"", 0},   {"k", 10},   {"K", 10}, {"KiB", 10},
+                 {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 19)
+        return false;
+    char digits[20];
+    memcpy(digits, s, n);
+    digits[n] = '\0';
+    uint64_t v;
+    if (!cli_parse_u63(digits, &v))
+        return false;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        if (strcmp(s + n, units[i].suffix) != 0)
+            continue;
+        if (v > (UINT64_C(0x7fffffffffffffff) >> units[i].shift))
+            return false;
+        *out = v << units[i].shift;
+        return true;
+    }
+    return false;
 }
 
 static int cli_bad_value(const char *name, const char *value,
@@ -105,9 +134,10 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     }
     if (strcmp(name, "capacity") == 0) {
         uint64_t v;
-        if (!cli_parse_u63(value, &v) || v == 0)
+        if (!cli_parse_bytes(value, &v) || v == 0)
             return cli_bad_value(name, value,
-                                 "expected a positive number of bytes");
+                                 "expected a positive number of bytes "
+                                 "(suffixes k/KiB, M/MiB, G/GiB: 64KiB)");
         o->search.capacity = v;
         return 0;
     }

@@ -93,7 +93,9 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
 /* Frees files[0..nfiles) and the array.  NULL is a no-op. */
 void cg_files_free(cg_file *files, size_t nfiles);
 
-/* The devices of the program against the target (codegen/gen.c): with
+/* Whether gen can generate the program for the target (codegen/gen.c):
+ * a program without 'output' is an error; the devices against the target:
+ * with
  * "c", the first buffer on a cuda device is an error at its line (false);
  * with "cuda", a warning when no buffer is on a cuda device (its cpu pools
  * are pinned host memory). */

@@ -171,6 +171,12 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
 }
 
 bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d) {
+    if (p->output_stmt < 0) {
+        ir_diag_report(d, IR_SEV_ERROR, 0, 0,
+                       "no 'output' statement: gen needs the model's outputs "
+                       "(add 'output NAME ...')");
+        return false;
+    }
     bool cuda = strcmp(target, "cuda") == 0, any_cuda = false;
     for (uint32_t i = 0; i < p->nvalues; i++) {
         const ir_value *v = &p->values[i];
