@@ -112,6 +112,13 @@ bool base_read_file(const char *path, char **text, size_t *len, int *err);
 #define BASE_MAX_INPUT_DEFAULT ((size_t)1 << 30)
 size_t base_max_input(void);
 
+/* "Did you mean": the index of the candidate closest to word[0..len) (at
+ * most 1 edit for words of 3 or 4 bytes, 2 for longer ones; insertions,
+ * deletions, substitutions and transpositions; the first on ties; NULL
+ * candidates skipped), or SIZE_MAX when none is close. */
+size_t base_closest(const char *word, size_t len, const char *const *cands,
+                    size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Sorting and searching. */
 

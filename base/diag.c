@@ -241,3 +241,54 @@ void base_diag_report(base_diag *d, base_severity sev, uint32_t line,
     base_diag_vreport(d, sev, line, col, fmt, ap);
     va_end(ap);
 }
+
+/* Optimal string alignment distance of a[0..n) and b, stopping early
+ * above `cap` (returns cap + 1 then). */
+static size_t base_edit_distance(const char *a, size_t n, const char *b,
+                                 size_t cap) {
+    size_t m = strlen(b);
+    if (n > 64 || m > 64 || (n > m ? n - m : m - n) > cap)
+        return cap + 1;
+    size_t d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t best = SIZE_MAX;
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1; /* a transposition */
+            d[i][j] = v;
+            if (v < best)
+                best = v;
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return d[n][m];
+}
+
+size_t base_closest(const char *word, size_t len, const char *const *cands,
+                    size_t n) {
+    /* close: 1 edit for 3 or 4 bytes, 2 from 5 on */
+    size_t cap = len < 3 ? 0 : len < 5 ? 1 : 2;
+    size_t best = SIZE_MAX, best_d = cap + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i])
+            continue;
+        size_t dist = base_edit_distance(word, len, cands[i], cap);
+        if (dist < best_d && dist > 0) {
+            best_d = dist;
+            best = i;
+        }
+    }
+    return best;
+}

@@ -137,6 +137,24 @@ static void cli_ambiguous(const cli_opts *o) {
     fputs(")\n", stderr);
 }
 
+/* "unknown option '--algp'", with "; did you mean '--algo'?" when a long
+ * option of the command is close. */
+static void cli_unknown_long(const cli_opts *o, const char *word) {
+    const char *name = word + 2;
+    size_t len = strcspn(name, "=");
+    const char *cands[64] = {NULL};
+    int n = o->nlong < 64 ? o->nlong : 64;
+    for (int i = 0; i < n; i++)
+        cands[i] = o->longopts[i].name;
+    size_t k = base_closest(name, len, cands, (size_t)n);
+    if (k == SIZE_MAX)
+        fprintf(stderr, "planwrap: error: unknown option '%s'\n", word);
+    else
+        fprintf(stderr,
+                "planwrap: error: unknown option '%s'; did you mean '--%s'?\n",
+                word, cands[k]);
+}
+
 /* getopt_long returned '?' for a long option word: unknown, ambiguous,
  * or given a value it does not take (optopt is then its val). */
 static void cli_bad_long(const cli_opts *o, const char *word) {
@@ -144,7 +162,7 @@ static void cli_bad_long(const cli_opts *o, const char *word) {
         fprintf(stderr, "planwrap: error: option '%s' doesn't allow a value\n",
                 o->spelled);
     else if (cli_prefix_matches(o) == 0)
-        fprintf(stderr, "planwrap: error: unknown option '%s'\n", word);
+        cli_unknown_long(o, word);
     else
         cli_ambiguous(o);
 }

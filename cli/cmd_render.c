@@ -38,6 +38,27 @@ static void render_usage(FILE *out) {
           out);
 }
 
+/* "no built-in template 'NAME'", with the closest built-in name when one
+ * is close, else the list of them. */
+static void cli_no_builtin(const char *name) {
+    const char *names[64] = {NULL};
+    size_t n = 0;
+    while (n < 64 && mst_builtin_name(n)) {
+        names[n] = mst_builtin_name(n);
+        n++;
+    }
+    size_t k = base_closest(name, strlen(name), names, n);
+    fprintf(stderr, "planwrap: error: no built-in template '%s'", name);
+    if (k != SIZE_MAX) {
+        fprintf(stderr, "; did you mean 'builtin:%s'?\n", names[k]);
+        return;
+    }
+    fputs(" (built-ins:", stderr);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, " %s", names[i]);
+    fputs(")\n", stderr);
+}
+
 int cli_cmd_render(int argc, char **argv) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
@@ -118,8 +139,7 @@ int cli_cmd_render(int argc, char **argv) {
     if (strncmp(tpath, "builtin:", 8) == 0) {
         text = mst_builtin(tpath + 8, &tlen);
         if (!text) {
-            fprintf(stderr, "planwrap: error: no built-in template '%s'\n",
-                    tpath + 8);
+            cli_no_builtin(tpath + 8);
             return 1;
         }
     } else {

@@ -59,6 +59,7 @@ typedef struct ir_checker {
     bool device_unknown;  /* the default device comes from a broken line */
     bool *dev_unknown;    /* per value: its device is that unknown default */
     uint32_t unread_next; /* next entry of p->unread */
+    unsigned suggestions; /* "did you mean" searches so far (capped) */
 } ir_checker;
 
 static void *ir_xcalloc(size_t n, size_t size) {
@@ -198,6 +199,36 @@ static bool ir_streq(const char *a, const char *b) {
     return strcmp(a, b) == 0;
 }
 
+/* The live buffer name closest to `name` ("did you mean"), or NULL.  Scans
+ * the names defined so far; at most 64 searches per program, so that a
+ * file of undefined names stays linear. */
+static const char *ir_suggest_value(ir_checker *C, const char *name) {
+    const ir_program *p = C->p;
+    if (C->suggestions >= 64 || p->nvalues == 0)
+        return NULL;
+    C->suggestions++;
+    const char **cands = ir_xcalloc(p->nvalues, sizeof *cands);
+    for (uint32_t i = 0; i < p->nvalues; i++)
+        if (p->values[i].freed_at < 0)
+            cands[i] = p->values[i].name;
+    size_t k = base_closest(name, strlen(name), cands, p->nvalues);
+    const char *s = k == SIZE_MAX ? NULL : cands[k];
+    free(cands);
+    return s;
+}
+
+/* "use of undefined name 'x'", with "; did you mean 'y'?" when a live name
+ * is close. */
+static void ir_undefined(ir_checker *C, ir_loc loc, const char *what,
+                         const char *name) {
+    const char *dym = ir_suggest_value(C, name);
+    if (dym)
+        ir_cerr(C, loc, "%s undefined name '%s'; did you mean '%s'?", what,
+                name, dym);
+    else
+        ir_cerr(C, loc, "%s undefined name '%s'", what, name);
+}
+
 /* Looks up a buffer name used at `id`; reports undefined names and uses
  * after free.  `what` completes "use of" / "... after free" messages.
  * Returns the value id, or -1 after an error. */
@@ -205,7 +236,7 @@ static int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
     ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
     if (!e || e->id < 0) {
         if (!C->lost_values)
-            ir_cerr(C, id->loc, "%s undefined name '%s'", what, id->name);
+            ir_undefined(C, id->loc, what, id->name);
         return -1;
     }
     ir_value *v = &C->p->values[e->id];
@@ -352,8 +383,7 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->old.name);
         if (!e || e->id < 0 || e->id == id) {
             if (!C->lost_values)
-                ir_cerr(C, st->old.loc, "alias of undefined name '%s'",
-                        st->old.name);
+                ir_undefined(C, st->old.loc, "alias of", st->old.name);
         } else if (p->values[e->id].freed_at >= 0) {
             ir_cerr(C, st->old.loc, "alias of '%s' after it was freed",
                     st->old.name);
@@ -544,7 +574,7 @@ static void ir_check_free(ir_checker *C, ir_stmt *st) {
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
         if (!e || e->id < 0) {
             if (!C->lost_values)
-                ir_cerr(C, id->loc, "free of undefined name '%s'", id->name);
+                ir_undefined(C, id->loc, "free of", id->name);
             continue;
         }
         ir_value *v = &p->values[e->id];
@@ -580,7 +610,7 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, id->name);
         if (!e || e->id < 0) {
             if (!C->lost_values)
-                ir_cerr(C, id->loc, "output of undefined name '%s'", id->name);
+                ir_undefined(C, id->loc, "output of", id->name);
             continue;
         }
         ir_value *v = &p->values[e->id];
@@ -773,6 +803,46 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
 }
 
 /* Storages never freed and not outputs live to the end: a warning. */
+/* A called kernel without a signature, in a program that declares some,
+ * whose name is close to a declared one: likely a typo ('call reul' for
+ * 'kernel relu'), and its calls go unchecked.  A warning at its first
+ * call. */
+static void ir_warn_unsigned_kernels(ir_checker *C) {
+    const ir_program *p = C->p;
+    size_t unsigned_calls = 0;
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        unsigned_calls += p->kernels[k].sig_stmt < 0;
+    if (unsigned_calls == 0)
+        return;
+    size_t nsig = 0;
+    const char **sigs = NULL;
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        nsig += p->stmts[i].kind == IR_KERNEL;
+    if (nsig == 0)
+        return;
+    sigs = ir_xcalloc(nsig, sizeof *sigs);
+    nsig = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        if (p->stmts[i].kind == IR_KERNEL)
+            sigs[nsig++] = p->stmts[i].name.name;
+    for (uint32_t k = 0; k < p->nkernels && C->suggestions < 64; k++) {
+        const ir_kernel *kk = &p->kernels[k];
+        if (kk->sig_stmt >= 0)
+            continue;
+        C->suggestions++;
+        size_t i = base_closest(kk->name, strlen(kk->name), sigs, nsig);
+        if (i == SIZE_MAX)
+            continue;
+        const ir_stmt *call = &p->stmts[kk->first_call];
+        ir_diag_report(C->d, IR_SEV_WARNING, call->name.loc.line,
+                       call->name.loc.col,
+                       "kernel '%s' has no signature, so its calls are not "
+                       "checked; did you mean '%s'?",
+                       kk->name, sigs[i]);
+    }
+    free(sigs);
+}
+
 static void ir_warn_leaks(ir_checker *C) {
     ir_program *p = C->p;
     int32_t *kept_by = ir_xcalloc(p->nvalues, sizeof *kept_by);
@@ -858,8 +928,10 @@ bool ir_check(ir_program *p, ir_diag *d) {
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
     /* After a syntax error a dropped free or output may be the cause. */
-    if (C.errors == 0 && !C.after_syntax)
+    if (C.errors == 0 && !C.after_syntax) {
         ir_warn_leaks(&C);
+        ir_warn_unsigned_kernels(&C);
+    }
 
     free(C.live);
     free(C.free_loc);

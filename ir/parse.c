@@ -93,6 +93,13 @@ typedef struct ir_token {
     size_t slen;
 } ir_token;
 
+/* The candidate closest to token t (ir_closest), or NULL. */
+static const char *ir_suggest(const ir_token *t, const char *const *cands,
+                              size_t n) {
+    size_t i = base_closest(t->s, t->len, cands, n);
+    return i == SIZE_MAX ? NULL : cands[i];
+}
+
 typedef struct ir_parser {
     ir_arena *a;
     ir_diag *d;
@@ -663,10 +670,15 @@ static bool ir_parse_type(ir_parser *P, ir_type *ty) {
         if (ir_tok_is(t, ir_dtype_names[i]))
             found = i;
     if (found < 0) {
-        ir_perr(P, t->col,
-                "unknown dtype '%.*s' (expected f64, f32, f16, bf16, i64, "
-                "i32, i16, i8, u8 or bool)",
-                t->len > 32 ? 32 : (int)t->len, t->s);
+        const char *dym = ir_suggest(t, ir_dtype_names, IR_DTYPE_COUNT);
+        if (dym)
+            ir_perr(P, t->col, "unknown dtype '%.*s'; did you mean '%s'?",
+                    t->len > 32 ? 32 : (int)t->len, t->s, dym);
+        else
+            ir_perr(P, t->col,
+                    "unknown dtype '%.*s' (expected f64, f32, f16, bf16, "
+                    "i64, i32, i16, i8, u8 or bool)",
+                    t->len > 32 ? 32 : (int)t->len, t->s);
         return false;
     }
     ty->dtype = (ir_dtype)found;
@@ -764,6 +776,19 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
         if (k < 0 || !(allowed & (1u << k))) {
             char list[128];
             ir_attr_list(allowed, list, sizeof list);
+            const char *ok_names[IR_AT_COUNT];
+            for (int i = 0; i < IR_AT_COUNT; i++)
+                ok_names[i] = allowed & (1u << i) ? ir_attr_names[i] : NULL;
+            const char *dym =
+                k < 0 ? ir_suggest(&key, ok_names, IR_AT_COUNT) : NULL;
+            if (dym) {
+                ir_perr(P, key.col,
+                        "unknown attribute '%.*s' for '%s'; did you mean "
+                        "'%s'?",
+                        key.len > 32 ? 32 : (int)key.len, key.s, stmt_name,
+                        dym);
+                return false;
+            }
             ir_perr(P, key.col,
                     "unknown attribute '%.*s' for '%s' (expected %s)",
                     key.len > 32 ? 32 : (int)key.len, key.s, stmt_name, list);
@@ -915,6 +940,14 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
             for (int k = IR_MODE_IN; k <= IR_MODE_SCALAR; k++)
                 if (ir_tok_is(t, ir_mode_names[k]))
                     m = k;
+            const char *dym =
+                t->kind == TK_IDENT ? ir_suggest(t, ir_mode_names, 4) : NULL;
+            if (m < 0 && dym) {
+                ir_perr(P, t->col, "unknown mode '%.*s'; did you mean '%s'?",
+                        t->len > 32 ? 32 : (int)t->len, t->s, dym);
+                ok = false;
+                break;
+            }
             if (m < 0) {
                 if (t->kind == TK_IDENT)
                     ir_perr(P, t->col,
@@ -1149,6 +1182,17 @@ static void ir_parse_statement(ir_parser *P) {
     for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
         if (ir_tok_is(t, kws[i].kw))
             k = (int)i;
+    const char *names[sizeof kws / sizeof kws[0]];
+    for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
+        names[i] = kws[i].kw;
+    const char *dym =
+        k < 0 ? ir_suggest(t, names, sizeof kws / sizeof kws[0]) : NULL;
+    if (dym) {
+        ir_perr(P, t->col, "unknown statement '%.*s'; did you mean '%s'?",
+                t->len > 32 ? 32 : (int)t->len, t->s, dym);
+        ir_add_unread(P);
+        return;
+    }
     if (k < 0) {
         ir_perr(P, t->col,
                 "unknown statement '%.*s' (expected model, device, space, "

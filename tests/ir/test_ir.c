@@ -1020,7 +1020,10 @@ static void test_load_checks_after_syntax_errors(void **state) {
                       "1:6: error: expected a model name but found end of "
                       "line\n");
     assert_load_diags("modle m\n",
-                      "1:1: error: unknown statement 'modle' (expected model, "
+                      "1:1: error: unknown statement 'modle'; did you mean "
+                      "'model'?\n");
+    assert_load_diags("zzz m\n",
+                      "1:1: error: unknown statement 'zzz' (expected model, "
                       "device, space, kernel, input, const, alloc, alias, "
                       "call, free or output)\n");
     assert_load_diags("input x f32[4\n",
@@ -1034,9 +1037,8 @@ static void test_load_checks_after_syntax_errors(void **state) {
                       "3:7: error: expected a buffer name but found '('\n"
                       "2:8: error: use of undefined name 'a'\n");
     assert_load_diags("model m\nallco b f32[4]\ncall k(b)\nfree b\n",
-                      "2:1: error: unknown statement 'allco' (expected model, "
-                      "device, space, kernel, input, const, alloc, alias, "
-                      "call, free or output)\n");
+                      "2:1: error: unknown statement 'allco'; did you mean "
+                      "'alloc'?\n");
     /* spaces: a broken named one is declared, a nameless one may be any */
     assert_load_diags("model m\nalloc a f32[4] space=s0\nspace s1 capacity=-1\n"
                       "alloc b f32[4] space=s1\nalloc c f32[4] space=s2\n"
@@ -1054,9 +1056,8 @@ static void test_load_checks_after_syntax_errors(void **state) {
                       "device cpu\nalloc e f32[4]\nalias f = e device=cuda:0\n",
                       "2:13: error: expected an integer (CUDA device number) "
                       "but found 'x'\n"
-                      "5:1: error: unknown statement 'devize' (expected "
-                      "model, device, space, kernel, input, const, alloc, "
-                      "alias, call, free or output)\n"
+                      "5:1: error: unknown statement 'devize'; did you "
+                      "mean 'device'?\n"
                       "10:13: error: alias 'f' is on device cuda:0 but its "
                       "storage 'e' is on cpu\n");
     /* no warning after a syntax error (a broken free may free x) */
