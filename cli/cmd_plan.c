@@ -399,6 +399,54 @@ static void cli_put_text(FILE *f, const char *s) {
     }
 }
 
+/* " NEW = OLD [TYPE] [offset=N] [stride=[...]]" as in the IR. */
+static void cli_alias_text(FILE *f, const ir_stmt *st) {
+    fprintf(f, " %s = %s", st->name.name, st->old.name);
+    if (st->has_type) {
+        fprintf(f, " %s[", ir_dtype_name(st->type.dtype));
+        for (uint32_t i = 0; i < st->type.ndim; i++)
+            fprintf(f, "%s%" PRIu64, i ? "," : "", st->type.dims[i]);
+        fputc(']', f);
+    }
+    if (st->has_offset)
+        fprintf(f, " offset=%" PRIu64, st->offset);
+    if (st->has_stride) {
+        fputs(" stride=[", f);
+        for (uint32_t i = 0; i < st->nstrides; i++)
+            fprintf(f, "%s%" PRIu64, i ? "," : "", st->strides[i]);
+        fputc(']', f);
+    }
+}
+
+/* The events of a free: "del X" per name, and where a storage really
+ * dies, "storage R dies"; a name whose storage another name still holds
+ * says so. */
+static void cli_free_events(FILE *f, const ir_program *p, const ir_stmt *st) {
+    const char *sep = "  # ";
+    for (uint32_t k = 0; k < st->nnames; k++) {
+        fprintf(f, "%sdel %s", sep, st->names[k].name);
+        sep = "; ";
+        int32_t v = st->name_values ? st->name_values[k] : -1;
+        if (v < 0)
+            continue;
+        const ir_value *r = &p->values[p->values[v].root];
+        if (r->storage_end != (int32_t)st->index)
+            fprintf(f, " (storage %s still in use)", r->name);
+    }
+    for (uint32_t k = 0; k < st->nnames; k++) {
+        int32_t v = st->name_values ? st->name_values[k] : -1;
+        if (v < 0)
+            continue;
+        int32_t root = p->values[v].root;
+        bool first = true; /* one mark per storage */
+        for (uint32_t j = 0; j < k && first; j++)
+            first = !(st->name_values[j] >= 0 &&
+                      p->values[st->name_values[j]].root == root);
+        if (first && p->values[root].storage_end == (int32_t)st->index)
+            fprintf(f, "; storage %s dies", p->values[root].name);
+    }
+}
+
 static void cli_emit_lines(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
@@ -429,7 +477,7 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
                 fprintf(f, " %s", st->names[k].name);
             break;
         case IR_ALIAS:
-            fprintf(f, " %s = %s", st->name.name, st->old.name);
+            cli_alias_text(f, st);
             break;
         case IR_DEVICE: {
             char dev[32];
@@ -446,8 +494,9 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
             const plan_storage *s = &pl->storages[alloc_storage[i]];
             if (s->pool >= 0) {
                 const char *pn = pl->pools[s->pool].name;
-                fprintf(f, "%salloc_from_pool(%s, %" PRIu64 ")", sep, pn,
-                        s->offset);
+                fprintf(
+                    f, "%salloc_from_pool(%s, %" PRIu64 "), %" PRIu64 " byte%s",
+                    sep, pn, s->offset, s->size, s->size == 1 ? "" : "s");
                 if (s->reuse_of >= 0)
                     fprintf(f, "; reuse: %s takes %s's bytes at %s+%" PRIu64,
                             st->name.name,
@@ -460,11 +509,12 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
             }
         } else if (st->kind == IR_ALIAS) {
             fprintf(f, "%salias: %s = %s", sep, st->name.name, st->old.name);
+            if (st->value >= 0)
+                fprintf(f, " at byte offset %" PRIu64 " of %s",
+                        p->values[st->value].byte_offset,
+                        p->values[p->values[st->value].root].name);
         } else if (st->kind == IR_FREE) {
-            for (uint32_t k = 0; k < st->nnames; k++) {
-                fprintf(f, "%sdel %s", sep, st->names[k].name);
-                sep = "; ";
-            }
+            cli_free_events(f, p, st);
         }
         fputc('\n', f);
     }
