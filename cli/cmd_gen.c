@@ -148,6 +148,8 @@ int cli_cmd_gen(int argc, char **argv) {
         return cli_usage_error("gen", "gen needs an output directory (-o DIR)");
     if (tdir && !cli_usage_dir("gen", "--templates", tdir))
         return 2;
+    if (tdir)
+        cg_warn_overrides(tdir, cg_target_name(target));
 
     int status = 1;
     ir_arena *a = ir_arena_new();

@@ -32,6 +32,8 @@ static void render_usage(FILE *out) {
           "written\n"
           "                       atomically, and not at all on error\n"
           "      --list           list the built-in templates and exit\n"
+          "      --show builtin:NAME  print a built-in template's source "
+          "and exit\n"
           "  -h, --help           show this help\n"
           "\n"
           "exit status: 0 ok, 1 bad template or data, 2 bad usage.\n",
@@ -59,6 +61,24 @@ static void cli_no_builtin(const char *name) {
     fputs(")\n", stderr);
 }
 
+/* --show builtin:NAME: the built-in's source on stdout (exit 0), or an
+ * error (exit 1). */
+static int cli_show_builtin(const char *arg) {
+    const char *name = strncmp(arg, "builtin:", 8) == 0 ? arg + 8 : arg;
+    size_t len = 0;
+    const char *text = mst_builtin(name, &len);
+    if (!text) {
+        cli_no_builtin(name);
+        return 1;
+    }
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "planwrap: error: cannot write standard output: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int cli_cmd_render(int argc, char **argv) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
@@ -68,6 +88,7 @@ int cli_cmd_render(int argc, char **argv) {
         {"max-depth", required_argument, NULL, 'D'},
         {"output", required_argument, NULL, 'o'},
         {"list", no_argument, NULL, 'l'},
+        {"show", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -107,6 +128,8 @@ int cli_cmd_render(int argc, char **argv) {
             opts.max_depth = (unsigned)v;
             break;
         }
+        case 'S':
+            return cli_show_builtin(optarg);
         case 'l':
             for (size_t i = 0; mst_builtin_name(i); i++)
                 printf("%s\n", mst_builtin_name(i));

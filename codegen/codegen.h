@@ -93,6 +93,13 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
 /* Frees files[0..nfiles) and the array.  NULL is a no-op. */
 void cg_files_free(cg_file *files, size_t nfiles);
 
+/* --templates TDIR: warns on stderr when TDIR has no TARGET/ folder, and
+ * for each TDIR/TARGET/NAME.mustache that matches no built-in template of
+ * the target but is close to one (a typo such as model.C.mustache
+ * overrides nothing; other names are taken for partials), listing the
+ * valid names; in name order (codegen/gen.c). */
+void cg_warn_overrides(const char *tdir, const char *target);
+
 /* Whether gen can generate the program for the target (codegen/gen.c):
  * a program without 'output' is an error; the devices against the target:
  * with

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 
 typedef struct cg_tfile {
@@ -199,4 +200,74 @@ bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d) {
                        "every pool in pinned host memory (declare 'device "
                        "cuda:0' to plan buffers in device memory)");
     return true;
+}
+
+static int cg_cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The built-in names of `target` ("c/model.c", ...) joined by ", ". */
+static void cg_builtin_list(const char *target, char *buf, size_t size) {
+    size_t n = 0, tl = strlen(target);
+    buf[0] = '\0';
+    for (size_t i = 0; mst_builtin_name(i); i++) {
+        const char *b = mst_builtin_name(i);
+        if (strncmp(b, target, tl) == 0 && b[tl] == '/' && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", b);
+    }
+}
+
+void cg_warn_overrides(const char *tdir, const char *target) {
+    char list[256], path[4096];
+    cg_builtin_list(target, list, sizeof list);
+    snprintf(path, sizeof path, "%s/%s", tdir, target);
+    DIR *dir = opendir(path);
+    if (!dir) {
+        fprintf(stderr,
+                "planwrap: warning: --templates %s has no %s/ folder: no "
+                "built-in template is overridden (the %s templates are %s)\n",
+                tdir, target, target, list);
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len <= 9 || strcmp(e->d_name + len - 9, ".mustache") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn)
+                break;
+            names = nn;
+        }
+        names[n] = strdup(e->d_name);
+        if (names[n])
+            n++;
+    }
+    closedir(dir);
+    qsort(names, n, sizeof *names, cg_cmp_str); /* never in readdir order */
+    const char *bnames[64] = {NULL};
+    size_t nb = 0;
+    for (size_t i = 0; mst_builtin_name(i) && nb < 64; i++)
+        bnames[nb++] = mst_builtin_name(i);
+    for (size_t i = 0; i < n; i++) {
+        char bname[512];
+        snprintf(bname, sizeof bname, "%s/%.*s", target,
+                 (int)(strlen(names[i]) - 9), names[i]);
+        size_t blen = 0;
+        /* a name far from every built-in is taken for a partial */
+        size_t k = mst_builtin(bname, &blen)
+                       ? SIZE_MAX
+                       : base_closest(bname, strlen(bname), bnames, nb);
+        if (k != SIZE_MAX)
+            fprintf(stderr,
+                    "planwrap: warning: %s/%s matches no built-in template, "
+                    "so it overrides nothing; did you mean %s.mustache? (the "
+                    "%s templates are %s)\n",
+                    path, names[i], bnames[k], target, list);
+        free(names[i]);
+    }
+    free(names);
 }

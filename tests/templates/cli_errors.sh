@@ -92,6 +92,16 @@ check no-builtin 1 "planwrap: error: no built-in template 'nope' (built-ins: c/k
 check builtin-typo 1 "planwrap: error: no built-in template 'c/model.C'; did you mean 'builtin:c/model.c'?" \
     "$pw" render builtin:c/model.C --data "$tmp/empty.json"
 check builtin 0 "" "$pw" render builtin:c/model.h --data "$tmp/empty.json" -o "$tmp/b1"
+# --show prints a built-in's source, byte for byte
+for t in c/model.c cuda/model.cu; do
+    "$pw" render --show "builtin:$t" >"$tmp/shown" &&
+        cmp -s "$tmp/shown" "$src/$t.mustache" || {
+        echo "FAIL show $t: not the built-in's source"
+        fails=$((fails + 1))
+    }
+done
+check show-typo 1 "planwrap: error: no built-in template 'c/model.C'; did you mean 'builtin:c/model.c'?" \
+    "$pw" render --show builtin:c/model.C
 check builtin-file 0 "" "$pw" render "$src/c/model.h.mustache" --data "$tmp/empty.json" -o "$tmp/b2"
 { [ -s "$tmp/b1" ] && cmp -s "$tmp/b1" "$tmp/b2"; } || { echo "FAIL builtin output"; fails=$((fails + 1)); }
 
