@@ -8,9 +8,10 @@
  * Then the node's attributes, resolved (defaults, auto_pad, negative
  * axes), in the order of docs/import.md.
  *
- * Kernel names: snake_case op name, variant, dtype of the first buffer,
- * and for shaped kernels `_r` and the rank of every buffer, so that one
- * name always has one signature; `_ipI` for the in-place form (buffer I
+ * Kernel names: snake_case op name, variant, dtype of the first buffer
+ * (and of buffers with a type of their own, imp_name_dtypes), and for
+ * shaped kernels `_r` and the rank of every buffer, so that one name
+ * always has one signature; `_ipI` for the in-place form (buffer I
  * is `inout`, the output buffer is left out, the scalars are the same).
  */
 #include "shape.h"
@@ -338,14 +339,30 @@ static void imp_collect(imp_ctx *c, const imp_node *n, imp_call *k) {
         imp_fail(c, "more than 63 buffer arguments");
 }
 
+/* The dtypes in a kernel name: the first buffer's, except where a buffer
+ * has a type of its own the first one does not fix (one name, one C
+ * signature): Where is named by its data (the condition is always bool);
+ * Cast adds the target, the index ops their indices' dtype (int32 or
+ * int64), Pow its exponent's when it differs from the base's. */
+static void imp_name_dtypes(imp_buf *b, const imp_node *n, const imp_call *k) {
+    bool where = !strcmp(n->op, "Where") && k->nbufs > 1;
+    imp_printf(b, "_%s", imp_dtype_name(k->bufs[where]->dtype));
+    if (!strncmp(n->op, "Cast", 4)) /* Cast, CastLike */
+        imp_printf(b, "_%s", imp_dtype_name(k->bufs[k->nbufs - 1]->dtype));
+    bool index = !strcmp(n->op, "Gather") || !strcmp(n->op, "GatherElements") ||
+                 !strcmp(n->op, "ScatterElements");
+    bool pow = !strcmp(n->op, "Pow") && k->nbufs > 1 &&
+               k->bufs[1]->dtype != k->bufs[0]->dtype;
+    if ((index || pow) && k->nbufs > 1)
+        imp_printf(b, "_%s", imp_dtype_name(k->bufs[1]->dtype));
+}
+
 static const char *imp_kernel_name(imp_ctx *c, const imp_node *n,
                                    const imp_call *k, bool flat) {
     imp_buf b = {0};
     imp_snake(&b, n->op);
-    imp_printf(&b, "%s_%s", imp_variant(c, n),
-               imp_dtype_name(k->bufs[0]->dtype));
-    if (!strncmp(n->op, "Cast", 4)) /* Cast, CastLike: the target too */
-        imp_printf(&b, "_%s", imp_dtype_name(k->bufs[k->nbufs - 1]->dtype));
+    imp_printf(&b, "%s", imp_variant(c, n));
+    imp_name_dtypes(&b, n, k);
     if (!flat) {
         imp_printf(&b, "_r");
         for (int i = 0; i < k->nbufs; i++)

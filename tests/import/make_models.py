@@ -84,6 +84,20 @@ def models():
         n("Relu", ["a.b"], ["a_b"], name="second"),
         n("Neg", ["a_b"], ["int"], name="third"),
     ], [t("in.put", [2])], [t("int", [2])])
+    # Buffers whose dtype the first one does not fix: each kernel name
+    # must keep one C signature (no `void *` in the generated header).
+    yield "dtypes", model("dtypes", [
+        n("Where", ["c", "a", "a"], ["wa"], name="where_f32"),
+        n("Where", ["c", "i", "i"], ["wi"], name="where_i64"),
+        n("Gather", ["a", "i"], ["ga"], name="gather_i64"),
+        n("Gather", ["a", "j"], ["gj"], name="gather_i32"),
+        n("GatherElements", ["a", "j"], ["ea"], name="elements_i32"),
+        n("Pow", ["a", "a"], ["pa"], name="pow_f32"),
+        n("Pow", ["a", "i"], ["pi"], name="pow_i64"),
+    ], [t("c", [4], T.BOOL), t("a", [4]), t("i", [4], T.INT64),
+        t("j", [4], T.INT32)],
+        [t("wa", [4]), t("wi", [4], T.INT64), t("ga", [4]), t("gj", [4]),
+         t("ea", [4]), t("pa", [4]), t("pi", [4])])
     yield "err_unsupported", model("bad", [
         n("NonZero", ["x"], ["y"], name="nonzero0"),
     ], [t("x", [2])], [t("y", [2])])

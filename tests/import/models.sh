@@ -46,6 +46,13 @@ for m in "$work"/models/*.onnx; do
         # shellcheck disable=SC2086
         (cd "$work/models" && "$pw" import "$name.onnx" $args \
             --no-inplace --no-concat-elim -o "$work/$name.off.pw")
+        # One kernel name, one C signature: gen falls back to `void *`
+        # when a name's calls pass buffers of different dtypes.
+        "$pw" gen "$out" -o "$work/$name.gen" >/dev/null &&
+            ! grep -n 'void \*' "$work/$name.gen/${name}_kernels.h" || {
+            echo "FAIL $name: a kernel's buffers have no single C type"
+            fail=1
+        }
         on=$(plan_size "$out") off=$(plan_size "$work/$name.off.pw")
         echo "$name: planned $on bytes with the memory options, $off without"
         if [ "$on" -gt "$off" ]; then
