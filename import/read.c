@@ -321,17 +321,50 @@ static void imp_bind_input(imp_ctx *c, imp_value *v,
     }
 }
 
+static bool imp_is_initializer(const Onnx__GraphProto *g, const char *name) {
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (g->initializer[i]->name && !strcmp(g->initializer[i]->name, name))
+            return true;
+    return false;
+}
+
+/* An --input NAME the graph has no input of: the error lists its inputs
+ * (the first 8, initializers left out) so that a misspelling shows. */
+_Noreturn static void imp_no_such_input(imp_ctx *c, const char *name) {
+    const Onnx__GraphProto *g = c->g;
+    imp_buf b = {0};
+    int n = 0;
+    for (size_t j = 0; j < g->n_input; j++) {
+        const char *in = g->input[j]->name ? g->input[j]->name : "";
+        if (imp_is_initializer(g, in))
+            continue;
+        if (n++ < 8)
+            imp_printf(&b, "%s'%s'", n > 1 ? ", " : "", imp_printable(c, in));
+    }
+    if (n > 8)
+        imp_printf(&b, ", ... (%d in all)", n);
+    const char *list = imp_strdup(c, n ? base_sb_str(&b) : "none");
+    imp_buf_free(&b);
+    imp_fail(c,
+             "--input %s: the graph has no input of that name (its inputs: %s)",
+             imp_printable(c, name), list);
+}
+
 static void imp_read_inputs(imp_ctx *c) {
     const Onnx__GraphProto *g = c->g;
     for (size_t i = 0; i < c->opt->n_inputs; i++) {
+        const char *name = c->opt->inputs[i].name;
         size_t j = 0;
         while (j < g->n_input &&
-               strcmp(g->input[j]->name ? g->input[j]->name : "",
-                      c->opt->inputs[i].name) != 0)
+               strcmp(g->input[j]->name ? g->input[j]->name : "", name) != 0)
             j++;
         if (j == g->n_input)
-            imp_fail(c, "--input %s: the graph has no input of that name",
-                     c->opt->inputs[i].name);
+            imp_no_such_input(c, name);
+        if (imp_is_initializer(g, name))
+            imp_fail(c,
+                     "--input %s: '%s' is an initializer (a weight), "
+                     "not an input: its shape is fixed",
+                     imp_printable(c, name), imp_printable(c, name));
     }
     for (size_t i = 0; i < g->n_initializer; i++) {
         const Onnx__TensorProto *t = g->initializer[i];

@@ -120,6 +120,10 @@ def models():
         n("Relu", ["x"], ["r"], name="relu0"),
         n("Neg", ["r"], ["y"], name="neg0"),
     ], [t("x", [2, 3])], [t("y", [2, 3])], value_info=[t("r", [3, 2])])
+    # --input on a weight listed as a graph input (IR version < 4).
+    bound = model("bad", [n("Add", ["x", "w"], ["y"], name="add0")],
+                  [t("x", [2]), t("w", [2])], [t("y", [2])], [w("w", [2])])
+    yield "err_input_initializer", bound
     yield "err_missing", model("bad", [
         n("Add", ["x", "nowhere"], ["y"], name="add0"),
     ], [t("x", [2])], [t("y", [2])])

@@ -23,6 +23,7 @@ for m in "$work"/models/*.onnx; do
     name=$(basename "$m" .onnx)
     args=""
     [ "$name" = shapes ] && args="--input x=3,2,3,4"
+    [ "$name" = err_input_initializer ] && args="--input w=2"
     out="$work/$name.pw"
     # shellcheck disable=SC2086
     (cd "$work/models" && "$pw" import "$name.onnx" $args -o "$out") \
