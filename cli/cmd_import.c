@@ -23,8 +23,9 @@ static void cli_import_usage(FILE *out) {
             "each value's last use.  See docs/import.md.\n"
             "\n"
             "options:\n"
-            "  --input NAME=D0,D1,...  the shape of graph input NAME (binds\n"
-            "                          its dynamic dims; may be repeated)\n"
+            "  --input NAME=D0,D1,...  the shape of graph input NAME (its\n"
+            "                          ONNX name): binds its dynamic dims;\n"
+            "                          once per input\n"
             "  --no-inplace            no in-place elementwise kernels\n"
             "  --no-concat-elim        keep every Concat as a copy\n"
             "  -o, --output OUT        write to OUT instead of standard\n"
@@ -63,6 +64,14 @@ static int cli_import_run(const char *path, const char *outpath,
     return status;
 }
 
+/* Whether the last of the n bindings names an input bound before. */
+static bool cli_import_bound_twice(const imp_binding *b, size_t n) {
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(b[i].name, b[n - 1].name) == 0)
+            return true;
+    return false;
+}
+
 int cli_cmd_import(int argc, char **argv) {
     enum { OPT_INPUT = 0x100, OPT_NO_INPLACE, OPT_NO_CONCAT };
     static const struct option longopts[] = {
@@ -99,6 +108,9 @@ int cli_cmd_import(int argc, char **argv) {
             if (!imp_parse_binding(optarg, &b[o.n_inputs++], &err)) {
                 status = cli_usage_error("import", "%s", err);
                 free(err);
+            } else if (cli_import_bound_twice(b, o.n_inputs)) {
+                status = cli_usage_error("import", "--input %s is given twice",
+                                         b[o.n_inputs - 1].name);
             }
             break;
         case OPT_NO_INPLACE:
