@@ -289,8 +289,12 @@ static void imp_bind_input(imp_ctx *c, imp_value *v,
                  "input '%s' has no shape: give it with --input %s=D0,D1,...",
                  v->name, v->name);
     if (b && s && (size_t)b->rank != s->n_dim)
-        imp_fail(c, "--input %s has %d dims but the input has rank %zu",
-                 v->name, b->rank, s->n_dim);
+        imp_fail(
+            c,
+            "--input %s gives %d dim%s but the input has rank %zu; give all "
+            "%zu: %s",
+            v->name, b->rank, b->rank == 1 ? "" : "s", s->n_dim, s->n_dim,
+            imp_binding_hint(c, v->name, s));
     if (!s) {
         v->rank = b->rank;
         memcpy(v->dims, b->dims, sizeof v->dims);
