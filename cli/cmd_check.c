@@ -1,6 +1,7 @@
 /*
- * cli/cmd_check.c - `planwrap check [--max-errors N] FILE`: parse and
- * check an IR file, print its diagnostics to stderr.  Exit 0 when there is
+ * cli/cmd_check.c - `planwrap check [--max-errors N] [--target T] FILE`:
+ * parse and check an IR file (and, with --target, the target's limits),
+ * print its diagnostics to stderr.  Exit 0 when there is
  * no error (warnings allowed), 1 on invalid input, 2 on bad usage.
  */
 #include "cli/cli.h"
@@ -11,15 +12,19 @@
 #include <string.h>
 
 static void cli_check_usage(FILE *out) {
-    fprintf(out, "usage: planwrap check [options] FILE\n"
-                 "\n"
-                 "Parses and checks an IR v1 file and prints its diagnostics.\n"
-                 "FILE `-` is standard input.  Exit status: 0 valid (warnings\n"
-                 "allowed), 1 invalid input, 2 bad usage.\n"
-                 "\n"
-                 "options:\n"
-                 "  --max-errors N  stop printing errors after N (default 50)\n"
-                 "  -h, --help      show this help\n");
+    fprintf(out,
+            "usage: planwrap check [options] FILE\n"
+            "\n"
+            "Parses and checks an IR v1 file and prints its diagnostics.\n"
+            "FILE `-` is standard input.  Exit status: 0 valid (warnings\n"
+            "allowed), 1 invalid input, 2 bad usage.\n"
+            "\n"
+            "options:\n"
+            "  --max-errors N  stop printing errors after N (default %u)\n"
+            "  -t, --target T  also check the limits of target T (c or\n"
+            "                  cuda), as `gen --target T` does\n"
+            "  -h, --help      show this help\n",
+            BASE_DIAG_DEFAULT_MAX_ERRORS);
 }
 
 /* Parses a positive count for --max-errors; false when invalid. */
@@ -44,11 +49,13 @@ int cli_cmd_check(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"max-errors", required_argument, NULL, 'm'},
+        {"target", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
-    unsigned max_errors = 50;
+    unsigned max_errors = BASE_DIAG_DEFAULT_MAX_ERRORS;
+    const char *target_name = NULL;
     cli_opts o;
-    cli_opts_init(&o, "check", argc, argv, ":h", longopts);
+    cli_opts_init(&o, "check", argc, argv, ":ht:", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -63,6 +70,9 @@ int cli_cmd_check(int argc, char **argv) {
                                        "1000000",
                                        optarg);
             break;
+        case 't':
+            target_name = optarg;
+            break;
         default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
@@ -70,9 +80,17 @@ int cli_cmd_check(int argc, char **argv) {
     const char *path = cli_opts_operand(&o, "FILE");
     if (!path)
         return 2;
+    cg_target target = CG_TARGET_C;
+    if (target_name && !cg_target_parse(target_name, &target))
+        return cli_usage_error("check",
+                               "invalid value '%s' for --target: expected c "
+                               "or cuda",
+                               target_name);
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, max_errors);
     ir_program *p = ir_load(a, path, d);
+    if (p && target_name && !cg_check_target(p, target, d))
+        p = NULL;
     int status = p ? 0 : 1;
     if (p && p->output_stmt < 0)
         ir_diag_report(d, IR_SEV_WARNING, 0, 0,

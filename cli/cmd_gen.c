@@ -165,7 +165,7 @@ int cli_cmd_gen(int argc, char **argv) {
     cli_clock_lap(&clk, NULL);
 
     ir_program *prog = cli_plan_order(a, ir_load(a, path, d), &po, d);
-    if (!prog)
+    if (!prog || !cg_check_target(prog, target, d))
         goto done;
     cli_clock_lap(&clk, "load");
     if (!cg_target_devices_ok(prog, cg_target_name(target), d))

@@ -31,6 +31,13 @@ typedef enum cg_target {
 bool cg_target_parse(const char *name, cg_target *t);
 /* The name of a target ("c", "cuda"), as in the view's "target". */
 const char *cg_target_name(cg_target t);
+/* The limits of a target that the IR does not have (CUDA: at most
+ * PLAN_MAX_STREAMS distinct stream= numbers). */
+ir_target_limits cg_target_limits(cg_target t);
+/* Checks a checked program against the target's limits (ir_check_target),
+ * reporting to `d`: `planwrap check --target T` and `gen` run it before
+ * planning, and the view assumes it passed. */
+bool cg_check_target(const ir_program *p, cg_target t, ir_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* The view (codegen/view*.c). */
@@ -55,10 +62,13 @@ typedef struct cg_view_options {
 cg_keyset *cg_builtin_keys(void);
 void cg_keyset_free(cg_keyset *s);
 
-/* The plan view of a planned program (see docs/view.md).  Problems the C
- * output cannot express (a kernel called with different arities, or with
- * a buffer and a literal at the same position) are reported to `d`
- * (stderr when NULL) and give NULL.  `o` may be NULL (the complete view).
+/* The plan view of a planned program (see docs/view.md).  The program
+ * passed ir_check (which rejects what the output cannot express, such as
+ * a kernel called with different arities) and cg_check_target for
+ * `target`.  NULL when `pl` is NULL, when an integer argument cannot be
+ * passed exactly as a double, or when the CUDA graph partitions fail
+ * (both reported to `d`).  `o` may be NULL (the
+ * complete view).
  * The caller owns the result (json_decref).  Deterministic: IR order
  * only, never hash order. */
 json_t *cg_build_view_opts(const plan *pl, cg_target target,

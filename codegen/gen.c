@@ -86,6 +86,18 @@ const char *cg_target_name(cg_target t) {
     return cg_target_names[t];
 }
 
+ir_target_limits cg_target_limits(cg_target t) {
+    ir_target_limits lim = {cg_target_name(t), 0};
+    if (t == CG_TARGET_CUDA)
+        lim.max_streams = PLAN_MAX_STREAMS;
+    return lim;
+}
+
+bool cg_check_target(const ir_program *p, cg_target t, ir_diag *d) {
+    ir_target_limits lim = cg_target_limits(t);
+    return ir_check_target(p, &lim, d);
+}
+
 void cg_files_free(cg_file *files, size_t nfiles) {
     if (!files)
         return;

@@ -14,6 +14,8 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers. */
 
+/* An error the view finds (only the integer-to-double rule of
+ * view_kernels.c is left: every other rule is ir_check's). */
 void cg_verror(vw *v, ir_loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

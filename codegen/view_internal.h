@@ -200,10 +200,8 @@ typedef struct sbuf {
     char inl[256];
 } sbuf;
 
-/* Stream bits: bit 0 is the caller's stream, so at most 63 context
- * streams are tracked (CUDA). */
-#define CG_SYNC_BITS 64u
-#define CG_MAX_STREAMS (CG_SYNC_BITS - 1u)
+/* Stream bits (planner.h): bit 0 is the caller's stream. */
+#define CG_SYNC_BITS PLAN_SYNC_BITS
 
 /* Cross-stream ordering (CUDA).  Streams are numbered by bit: 0 is the
  * caller's stream, SLOT+1 a context stream.  Per storage (or per root
@@ -281,9 +279,6 @@ void cg_sync_after_call(const vw *v, stream_state *ss, const ir_stmt *s,
                         int32_t k, bool ok);
 /* A storage that reuses `old`'s bytes inherits their history. */
 void cg_sync_reuse(stream_state *ss, int32_t sid, int32_t old);
-/* Reports more than CG_MAX_STREAMS distinct stream= numbers with --target
- * cuda (a target check: issue 9 item 1 moves it to ir/check.c). */
-void cg_check_streams(vw *v);
 
 /* view_stmts.c */
 json_t *cg_event(vw *v, const char *kind, json_t **body);

@@ -1,8 +1,7 @@
 /*
  * codegen/view_kernels.c - kernel parameter types from signatures and
- * call sites, and the "kernels" section.  plan_kernels also rejects
- * calls that disagree in arity or argument kind (issue 9 item 1: these
- * rules move to ir/check.c).
+ * call sites, and the "kernels" section.  The calls of a kernel agree in
+ * arity and argument kind: ir_check rejects programs where they do not.
  */
 #include "view_internal.h"
 
@@ -94,13 +93,7 @@ void cg_plan_kernels(vw *v) {
         if (!e)
             continue;
         v->kernel_of_stmt[i] = (int32_t)e->k;
-        if (s->nargs != v->knparams[e->k]) {
-            cg_verror(v, s->loc,
-                      "kernel '%s' is called with %" PRIu32
-                      " arguments here and %" PRIu32 " elsewhere",
-                      s->name.name, s->nargs, v->knparams[e->k]);
-            continue;
-        }
+        PW_ASSERT(s->nargs == v->knparams[e->k]); /* ir_check */
         for (uint32_t j = 0; j < s->nargs; j++) {
             const ir_arg *g = &s->args[j];
             uint32_t kind = g->kind == IR_ARG_BUFFER  ? K_BUF
@@ -109,15 +102,9 @@ void cg_plan_kernels(vw *v) {
                                                       : K_STR;
             uint32_t prev = kinds[e->k][j];
             uint32_t all = prev | kind;
-            bool bad = ((all & K_BUF) && (all & ~(uint32_t)K_BUF)) ||
-                       ((all & K_STR) && (all & ~(uint32_t)K_STR));
-            if (bad) {
-                cg_verror(v, g->loc,
-                          "argument %" PRIu32 " of kernel '%s' has different "
-                          "kinds at different calls (buffer, number, string)",
-                          j + 1, s->name.name);
-                continue;
-            }
+            /* one class per parameter: ir_check */
+            PW_ASSERT(!((all & K_BUF) && (all & ~(uint32_t)K_BUF)));
+            PW_ASSERT(!((all & K_STR) && (all & ~(uint32_t)K_STR)));
             kinds[e->k][j] = all;
             if (kind == K_BUF && g->value >= 0) {
                 int32_t d = (int32_t)p->values[g->value].dtype;

@@ -85,7 +85,7 @@ void cg_sync_init(vw *v, stream_state *ss) {
     ss->writer = ir_arena_array(v->a, nkeys + 1, sizeof(int32_t));
     ss->readers = ir_arena_array(v->a, nkeys + 1, sizeof(uint64_t));
     ss->nevents = 0;
-    ss->off = v->nstreams > CG_MAX_STREAMS;
+    ss->off = v->nstreams > PLAN_MAX_STREAMS;
     for (uint32_t i = 0; i < nkeys; i++)
         ss->writer[i] = -1;
 }
@@ -143,12 +143,4 @@ void cg_sync_after_call(const vw *v, stream_state *ss, const ir_stmt *s,
 void cg_sync_reuse(stream_state *ss, int32_t sid, int32_t old) {
     ss->writer[sid] = ss->writer[old];
     ss->readers[sid] = ss->readers[old];
-}
-
-void cg_check_streams(vw *v) {
-    if (v->cuda && v->nstreams > CG_MAX_STREAMS) {
-        ir_loc none = {0, 0};
-        cg_verror(v, none, "more than %u distinct stream= numbers",
-                  (unsigned)CG_MAX_STREAMS);
-    }
 }

@@ -37,6 +37,23 @@
  * none), `id` the ir_kernel once called.  Spaces: `id` is the ir_space. */
 typedef ir_slot ir_name_ent;
 
+/* What the calls of one kernel must agree on (kernels without a
+ * signature: the arity; all kernels: the kind of each argument, since a
+ * parameter has one C type).  Set by the first call. */
+typedef enum ir_arg_class {
+    IR_CLASS_NONE,
+    IR_CLASS_BUFFER,
+    IR_CLASS_NUMBER, /* int or float literals: a double or int64_t */
+    IR_CLASS_STRING,
+} ir_arg_class;
+
+typedef struct ir_kcalls {
+    uint32_t nargs; /* arity of the first call (or the signature) */
+    ir_loc first;   /* the first call's kernel name */
+    uint8_t *cls;   /* per argument: its ir_arg_class */
+    ir_loc *cls_at; /* per argument: where its class was set */
+} ir_kcalls;
+
 typedef struct ir_checker {
     ir_program *p;
     ir_diag *d;
@@ -49,6 +66,8 @@ typedef struct ir_checker {
     bool *root_output; /* per root value: some name of it is an output */
     bool *in_cycle;    /* per statement: alias part of a cycle */
     bool *cycle_head;  /* per statement: first alias of a cycle */
+    ir_kcalls *kcalls; /* per kernel: what its calls agree on */
+    ir_arena *scratch; /* the kcalls' arrays */
     ir_device device;  /* current default device */
     int32_t model_stmt;
 
@@ -501,6 +520,50 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
     ir_check_view_align(C, st, v, r);
 }
 
+static const char *const ir_class_names[] = {"nothing", "a buffer", "a number",
+                                             "a string"};
+_Static_assert(sizeof ir_class_names / sizeof ir_class_names[0] ==
+                   IR_CLASS_STRING + 1,
+               "a name per argument class");
+
+static ir_arg_class ir_class_of(ir_arg_kind k) {
+    return k == IR_ARG_BUFFER                     ? IR_CLASS_BUFFER
+           : k == IR_ARG_INT || k == IR_ARG_FLOAT ? IR_CLASS_NUMBER
+                                                  : IR_CLASS_STRING;
+}
+
+/* The first call of a kernel (with its signature, if any) sets what the
+ * later calls must agree on. */
+static void ir_kcalls_init(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
+                           const ir_stmt *sig) {
+    kc->nargs = sig ? sig->nmodes : st->nargs;
+    kc->first = st->loc;
+    kc->cls = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls);
+    kc->cls_at = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls_at);
+}
+
+/* Argument i of call st has the class of that argument at the kernel's
+ * other calls (a parameter has one C type: a pointer, a number or a
+ * string); reports it otherwise.  The first call to pass it sets it. */
+static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
+                          uint32_t i) {
+    const ir_arg *arg = &st->args[i];
+    ir_arg_class c = ir_class_of(arg->kind);
+    if (kc->cls[i] == IR_CLASS_NONE) {
+        kc->cls[i] = (uint8_t)c;
+        kc->cls_at[i] = arg->loc;
+        return true;
+    }
+    if (kc->cls[i] == c)
+        return true;
+    ir_cerr(C, arg->loc,
+            "argument %u of kernel '%s' has different kinds at different "
+            "calls (buffer, number, string)",
+            (unsigned)(i + 1), st->name.name);
+    ir_cnote(C, kc->cls_at[i], "it is %s here", ir_class_names[kc->cls[i]]);
+    return false;
+}
+
 static void ir_check_call(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
     if (st->broken)
@@ -510,16 +573,21 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
     ir_name_ent *ke = ir_lookup(C, IR_NS_KERNEL, st->name.name);
     if (!ke)
         ke = ir_insert(C, IR_NS_KERNEL, st->name.name, -1, -1);
+    const ir_stmt *sig = ke->first >= 0 ? &p->stmts[ke->first] : NULL;
+    /* A broken signature's modes and arity are unknown: nothing to check
+     * against, and the calls need not agree with each other. */
+    bool sig_broken = sig && sig->broken;
+    if (sig_broken)
+        sig = NULL;
     if (ke->id < 0) {
         ir_kernel *k = &p->kernels[p->nkernels];
         k->name = st->name.name;
         k->sig_stmt = ke->first;
         k->first_call = st->index;
         ke->id = (int32_t)p->nkernels++;
+        ir_kcalls_init(C, &C->kcalls[ke->id], st, sig);
     }
-    const ir_stmt *sig = ke->first >= 0 ? &p->stmts[ke->first] : NULL;
-    if (sig && sig->broken)
-        sig = NULL; /* its modes are unknown: nothing to check against */
+    ir_kcalls *kc = &C->kcalls[ke->id];
     bool arity_ok = true;
     if (sig && sig->nmodes != st->nargs) {
         ir_cerr(
@@ -528,6 +596,16 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
             (unsigned)st->nargs, st->nargs == 1 ? "was" : "were");
         ir_cnote(C, sig->name.loc, "signature of '%s' declared here",
                  st->name.name);
+        arity_ok = false;
+    } else if (sig_broken) {
+        arity_ok = false;
+    } else if (!sig && kc->nargs != st->nargs) {
+        ir_cerr(C, st->loc,
+                "kernel '%s' is called with %u arguments here and %u "
+                "elsewhere",
+                st->name.name, (unsigned)st->nargs, (unsigned)kc->nargs);
+        ir_cnote(C, kc->first, "'%s' is first called with %u argument%s here",
+                 st->name.name, (unsigned)kc->nargs, kc->nargs == 1 ? "" : "s");
         arity_ok = false;
     }
     for (uint32_t i = 0; i < st->nargs; i++) {
@@ -554,6 +632,8 @@ static void ir_check_call(ir_checker *C, ir_stmt *st) {
                 continue;
             }
         }
+        if (arity_ok && !ir_same_class(C, kc, st, i))
+            continue;
         if (arg->kind != IR_ARG_BUFFER)
             continue;
         ir_ident id = {arg->text, arg->loc};
@@ -910,6 +990,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     C.cycle_head = ir_xcalloc(p->nstmts, sizeof *C.cycle_head);
     if (C.after_syntax)
         C.dev_unknown = ir_xcalloc(nv, sizeof *C.dev_unknown);
+    C.kcalls = ir_xcalloc(nk, sizeof *C.kcalls);
+    C.scratch = ir_arena_new();
 
     /* An unread line may be the model statement (a broken one is one):
      * then it is not missing. */
@@ -941,6 +1023,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     free(C.in_cycle);
     free(C.cycle_head);
     free(C.dev_unknown);
+    free(C.kcalls);
+    ir_arena_free(C.scratch);
     return C.errors == 0 && !C.after_syntax;
 }
 
@@ -999,4 +1083,51 @@ ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
     if (!ir_check(p, d) || p->syntax_errors > 0)
         return NULL;
     return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Target limits. */
+
+/* The number of distinct stream= numbers is counted in statement order:
+ * the call that brings the first one over the limit is reported. */
+bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
+                     ir_diag *d) {
+    if (!lim->max_streams || !p->has_streams)
+        return true;
+    uint64_t *ids = ir_xcalloc(p->nstmts, sizeof *ids);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++)
+        if (p->stmts[i].kind == IR_CALL && p->stmts[i].has_stream)
+            ids[n++] = p->stmts[i].stream;
+    qsort(ids, n, sizeof *ids, base_cmp_u64);
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (nd == 0 || ids[nd - 1] != ids[i])
+            ids[nd++] = ids[i];
+    bool ok = nd <= lim->max_streams;
+    if (!ok) {
+        bool *seen = ir_xcalloc(nd, sizeof *seen);
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < p->nstmts; i++) {
+            const ir_stmt *s = &p->stmts[i];
+            if (s->kind != IR_CALL || !s->has_stream)
+                continue;
+            uint32_t j = base_lower_bound_u64(ids, nd, s->stream);
+            if (seen[j])
+                continue;
+            seen[j] = true;
+            if (++count > lim->max_streams) {
+                ir_diag_report(d, IR_SEV_ERROR, s->stream_loc.line,
+                               s->stream_loc.col,
+                               "more than %u distinct stream= numbers: "
+                               "target '%s' has at most %u streams",
+                               (unsigned)lim->max_streams, lim->target,
+                               (unsigned)lim->max_streams);
+                break;
+            }
+        }
+        free(seen);
+    }
+    free(ids);
+    return ok;
 }

@@ -339,6 +339,19 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
  * after replacing a name pointer, set p->names_interned = false. */
 bool ir_check(ir_program *p, ir_diag *d);
 
+/* What a code generation target cannot do that the IR allows (codegen's
+ * cg_target_limits gives them per target); 0 means no limit. */
+typedef struct ir_target_limits {
+    const char *target;   /* its name, for messages */
+    uint32_t max_streams; /* distinct stream= numbers */
+} ir_target_limits;
+
+/* Checks a checked program against a target's limits, reporting each
+ * violation with its location to `d` (`planwrap check --target T` and
+ * `gen` run it).  True when it fits.  O(n log n). */
+bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
+                     ir_diag *d);
+
 /* Prints the program in canonical form: parse(print(p)) has the same
  * meaning as p, and print is a fixed point.  Comments are kept (trailing
  * ones after two spaces), runs of blank lines become one, blank lines at

@@ -268,6 +268,12 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
  * signed 64-bit JSON integers, and the algorithms sum sizes. */
 #define PLAN_MAX_POOL_SIZE ((uint64_t)INT64_MAX)
 
+/* Cross-stream synchronisation tracks streams in 64-bit masks: bit 0 is
+ * the caller's stream, so at most 63 context streams (with more, there is
+ * no synchronisation: the CUDA target rejects such programs). */
+#define PLAN_SYNC_BITS 64u
+#define PLAN_MAX_STREAMS (PLAN_SYNC_BITS - 1u)
+
 /* Checks, before planning, that the naive plan of `pb` (every buffer at
  * its own aligned offset, in order) fits in PLAN_MAX_POOL_SIZE bytes, which
  * keeps the algorithms' offsets and size sums well inside 64 bits.  Returns

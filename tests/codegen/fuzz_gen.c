@@ -65,10 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_picture_compare(a, pl, size, d);
         for (int t = 0; pl && t < 2; t++) {
             cg_target target = t ? CG_TARGET_CUDA : CG_TARGET_C;
+            if (!cg_check_target(p, target, d))
+                continue; /* a reported error (too many streams) */
             cg_view_options vo = {.kernel_status = (size & 4) != 0};
             json_t *view = cg_build_view_opts(pl, target, &vo, d);
             if (!view)
-                continue; /* a reported error (kernel arity, ...) */
+                abort(); /* a checked program has a view */
             size_t n = 0;
             cg_file *files = cg_render_target(view, target, NULL, &n);
             if (!files)

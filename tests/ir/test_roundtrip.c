@@ -290,8 +290,12 @@ static void gen_alias(gen *g) {
     eol(g);
 }
 
-static void gen_arg_literal(gen *g) {
-    switch (rng_below(&g->r, 5)) {
+/* A literal argument; its class (a number: 'n', a string: 's'). */
+static char gen_arg_literal(gen *g, bool number_only) {
+    unsigned k = (unsigned)rng_below(&g->r, 5);
+    if (number_only)
+        k %= 4;
+    switch (k) {
     case 0:
         fprintf(g->out, "%" PRIu64, rng_below(&g->r, 1000));
         break;
@@ -307,11 +311,15 @@ static void gen_arg_literal(gen *g) {
     default:
         fputs(rng_chance(&g->r, 50) ? "\"sum\"" : "\"a\\\"b\\\\c\\n\\td ✓\"",
               g->out);
-        break;
+        return 's';
     }
+    return 'n';
 }
 
-/* call KERNEL(args) [stream=N], following the signature when there is one */
+/* call KERNEL(args) [stream=N], following the signature when there is one.
+ * The calls of a kernel agree in arity and argument kinds: a signature's
+ * scalars are numbers, and a kernel without one is named after its
+ * arguments' kinds (op_bns: a buffer, a number, a string). */
 static void gen_call(gen *g) {
     bool use_sig = g->nsigs && rng_chance(&g->r, 60);
     unsigned si = use_sig ? (unsigned)rng_below(&g->r, g->nsigs) : 0;
@@ -321,14 +329,12 @@ static void gen_call(gen *g) {
         for (unsigned i = 0; i < nargs; i++)
             if (g->sigs[si][i] != 's' && pick_live(g, false) < 0)
                 return;
-    fprintf(g->out, "call");
-    sp(g);
-    if (use_sig)
-        fprintf(g->out, "sig%u", si);
-    else
-        fprintf(g->out, "op%u", (unsigned)rng_below(&g->r, 6));
-    osp(g);
-    fputc('(', g->out);
+    FILE *call = g->out;
+    char *args = NULL;
+    size_t argslen = 0;
+    char kinds[8] = {0};
+    g->out = open_memstream(&args, &argslen);
+    assert_non_null(g->out);
     for (unsigned i = 0; i < nargs; i++) {
         if (i) {
             osp(g);
@@ -337,11 +343,25 @@ static void gen_call(gen *g) {
         }
         bool buffer = use_sig ? g->sigs[si][i] != 's' : rng_chance(&g->r, 70);
         int bi = buffer ? pick_live(g, false) : -1;
-        if (bi >= 0)
+        if (bi >= 0) {
             fprintf(g->out, "%s", g->bufs[bi].name);
-        else
-            gen_arg_literal(g);
+            kinds[i] = 'b';
+        } else {
+            kinds[i] = gen_arg_literal(g, use_sig);
+        }
     }
+    fclose(g->out);
+    g->out = call;
+    fprintf(g->out, "call");
+    sp(g);
+    if (use_sig)
+        fprintf(g->out, "sig%u", si);
+    else
+        fprintf(g->out, "op_%s", kinds);
+    osp(g);
+    fputc('(', g->out);
+    fputs(args, g->out);
+    free(args);
     osp(g);
     fputc(')', g->out);
     if (rng_chance(&g->r, 20)) {

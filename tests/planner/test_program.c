@@ -338,7 +338,7 @@ static void test_reuse_of_tie(void **st) {
              "call k(a, b)\n"
              "free a b\n"
              "alloc c f32[32]\n"
-             "call k(c)\n"
+             "call k1(c)\n"
              "free c\n");
     plan_options o;
     plan_options_init(&o);
@@ -396,10 +396,14 @@ static char *random_program(uint64_t *s, bool streams) {
             comm[nv] = comm[v];
             live[nv++] = 1;
         } else if (op < 8) {
-            fprintf(f, "call k(x");
+            /* a kernel per arity (the calls of one kernel agree) */
+            int args[MAXV], na = 0;
             for (int v = 0; v < nv; v++)
                 if (live[v] && pt_below(s, 3) == 0)
-                    fprintf(f, ", %s", names[v]);
+                    args[na++] = v;
+            fprintf(f, "call k%d(x", na);
+            for (int j = 0; j < na; j++)
+                fprintf(f, ", %s", names[args[j]]);
             fputc(')', f);
             if (streams && pt_below(s, 2))
                 fprintf(f, " stream=%d", (int)pt_below(s, 3));
