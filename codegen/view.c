@@ -99,7 +99,7 @@ static void root_sections(vw *v, json_t *root) {
     set(v, root, "streams", streams);
     set(v, root, "nstreams", json_integer(v->nstreams));
     /* events of the cross-stream waits */
-    uint32_t nev = v->nwaits; /* one wait event per CUDA event */
+    uint32_t nev = v->sync->nwaits; /* one wait event per CUDA event */
     set(v, root, "nevents", json_integer(nev));
     set(v, root, "has_events", json_boolean(nev > 0));
     for (size_t i = 0; i < cg_nevent_kinds; i++)

@@ -81,7 +81,8 @@ typedef struct vw {
     int32_t *kernel_of_stmt;
 
     /* streams: distinct stream= numbers, ascending */
-    uint64_t *stream_ids;
+    const uint64_t *stream_ids;
+    const plan_sync *sync; /* the plan's, or built for the view */
     uint32_t nstreams;
 
     /* parameters and fixed names */
@@ -98,9 +99,6 @@ typedef struct vw {
     /* stmt_text per statement, computed once (input hash and comments) */
     const char **stmt_txt;
     bool *stmt_txt_done;
-
-    /* wait events made by statements_json */
-    uint32_t nwaits;
 
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
@@ -200,22 +198,6 @@ typedef struct sbuf {
     char inl[256];
 } sbuf;
 
-/* Stream bits (planner.h): bit 0 is the caller's stream. */
-#define CG_SYNC_BITS PLAN_SYNC_BITS
-
-/* Cross-stream ordering (CUDA).  Streams are numbered by bit: 0 is the
- * caller's stream, SLOT+1 a context stream.  Per storage (or per root
- * value for caller memory): the stream of the last write and the streams
- * that read since.  A call waits for the last writer on another stream
- * before reading, and for every other stream that touched the storage
- * since its last write before writing. */
-typedef struct stream_state {
-    int32_t *writer;   /* bit of the last writer, -1 = none */
-    uint64_t *readers; /* bits of the streams that read since */
-    uint32_t nevents;
-    bool off; /* more streams than bits: no tracking (reported) */
-} stream_state;
-
 /* view_names.c */
 void cg_set_clear(cg_nameset *s);
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base);
@@ -263,22 +245,8 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind);
 /* view_streams.c */
 uint32_t cg_stream_slot(const vw *v, uint64_t st);
 const char *cg_stream_expr(const vw *v, int64_t st);
-int32_t cg_stream_key(const vw *v, int32_t val);
 void cg_view_streams(vw *v);
 json_t *cg_streams_json(vw *v);
-/* stream_state before the first statement. */
-void cg_sync_init(vw *v, stream_state *ss);
-/* The streams (bits) that call s (kernel k, `ok` when its arity matches)
- * must wait for before it runs; why[bit] gets the first buffer that needs
- * each of them (why has CG_SYNC_BITS entries). */
-uint64_t cg_sync_before_call(const vw *v, const stream_state *ss,
-                             const ir_stmt *s, int32_t k, bool ok,
-                             const char **why);
-/* Records the reads and writes of call s, after its waits. */
-void cg_sync_after_call(const vw *v, stream_state *ss, const ir_stmt *s,
-                        int32_t k, bool ok);
-/* A storage that reuses `old`'s bytes inherits their history. */
-void cg_sync_reuse(stream_state *ss, int32_t sid, int32_t old);
 
 /* view_stmts.c */
 json_t *cg_event(vw *v, const char *kind, json_t **body);

@@ -1,8 +1,9 @@
 /*
  * codegen/view_ownership.c - which output owns a storage, the extra
- * pools of unpooled storages, the default alignment and the buffer
- * macros.  These are planning decisions (issue 9 item 2: they move to
- * planner/); they are kept here, apart, until then.
+ * pools of unpooled storages (with the planner's default alignment,
+ * plan_pool_align) and the buffer macros.  Output ownership and the extra
+ * pools are planning decisions still made here (issue 9 item 2: due to
+ * move to the program planner).
  */
 #include "view_internal.h"
 
@@ -73,7 +74,8 @@ void cg_plan_pools(vw *v) {
         v->pool_plan[i] = (int32_t)i;
         v->pool_storage[i] = -1;
     }
-    uint64_t dalign = pl->opts.align ? pl->opts.align : (v->cuda ? 256 : 64);
+    /* the target's default, as the planner's for the device */
+    uint64_t dalign = plan_pool_align(&pl->opts, v->cuda);
     uint32_t k = pl->npools;
     for (uint32_t s = 0; s < ns; s++) {
         if (v->spool[s] >= 0 || v->home_value[s] >= 0)

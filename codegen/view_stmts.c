@@ -31,27 +31,26 @@ json_t *cg_event(vw *v, const char *kind, json_t **body) {
     return e;
 }
 
-/* The "wait" events of a call on stream expression `to` that must wait
- * for the streams in `need` (one per stream, in stream order; why[bit]
- * is the buffer that needs it). */
-static void wait_events(vw *v, stream_state *ss, uint64_t need,
-                        const char *const *why, const char *to,
+/* The "wait" events of call s on stream expression `to` (the plan's
+ * waits: one per stream, in stream order; a wait's index is its CUDA
+ * event). */
+static void wait_events(vw *v, const ir_stmt *s, const char *to,
                         json_t *events) {
-    for (uint32_t bit = 0; bit < CG_SYNC_BITS; bit++) {
-        if (!((need >> bit) & 1))
-            continue;
+    const plan_sync *sy = v->sync;
+    for (uint32_t i = sy->wait_begin[s->index];
+         i < sy->wait_begin[s->index + 1]; i++) {
+        const plan_wait *pw = &sy->waits[i];
         json_t *wb;
         json_t *w = cg_event(v, "wait", &wb);
         sets(v, wb, "event",
-             cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, ss->nevents));
-        set(v, wb, "index", json_integer(ss->nevents));
-        sets(
-            v, wb, "from",
-            cg_stream_expr(v, bit == 0 ? -1 : (int64_t)v->stream_ids[bit - 1]));
+             cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, i));
+        set(v, wb, "index", json_integer(i));
+        sets(v, wb, "from",
+             cg_stream_expr(
+                 v, pw->bit == 0 ? -1 : (int64_t)v->stream_ids[pw->bit - 1]));
         sets(v, wb, "to", to);
-        sets(v, wb, "buffer", why[bit]);
+        sets(v, wb, "buffer", v->prog->values[pw->value].name);
         json_array_append_new(events, w);
-        ss->nevents++;
     }
 }
 
@@ -124,8 +123,7 @@ static json_t *guards_json(vw *v, const ir_stmt *s, int32_t k) {
     return arr;
 }
 
-static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
-                          json_t *events) {
+static json_t *call_event(vw *v, const ir_stmt *s, json_t *events) {
     int32_t k = v->kernel_of_stmt[s->index];
     json_t *b;
     json_t *e = cg_event(v, "call", &b);
@@ -142,8 +140,6 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
     json_t *arr = json_array();
     bool want_args = keep_key(v, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
-    const char *why[CG_SYNC_BITS] = {NULL};
-    uint64_t need = cg_sync_before_call(v, ss, s, k, ok, why);
     for (uint32_t j = 0; j < s->nargs; j++) {
         json_t *q = want_args ? json_object() : NULL;
         const char *ex = call_arg(v, s, j, k, ok, q);
@@ -153,8 +149,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, stream_state *ss,
             cg_sb_put(&args, ", ", 2);
         cg_sb_put(&args, ex, strlen(ex));
     }
-    wait_events(v, ss, need, why, sx, events);
-    cg_sync_after_call(v, ss, s, k, ok);
+    wait_events(v, s, sx, events);
     set(v, b, "args", arr);
     if (v->pl->opts.guard_bytes)
         set(v, b, "guards", guards_json(v, s, ok ? k : -1));
@@ -227,8 +222,7 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
 
 /* The "reuse" event (when the storage takes a dead one's bytes) and the
  * "alloc" event of value val in pooled storage sid. */
-static void alloc_events(vw *v, int32_t val, int32_t sid, stream_state *ss,
-                         json_t *events) {
+static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
     const ir_program *p = v->prog;
     const plan_storage *st = &v->pl->storages[sid];
     int32_t pi = v->spool[sid];
@@ -262,8 +256,6 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, stream_state *ss,
     sets(v, b, "size_macro", v->size_macro[sid]);
     set(v, b, "offset", ju64(st->offset));
     set(v, b, "size", ju64(st->size));
-    if (st->reuse_of >= 0)
-        cg_sync_reuse(ss, sid, st->reuse_of);
     set(v, b, "unused", json_boolean(!v->used[val]));
     json_array_append_new(events, e);
 }
@@ -311,8 +303,7 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
 }
 
 /* The events of statement s, in order, before its deaths. */
-static void stmt_events(vw *v, const ir_stmt *s, stream_state *ss,
-                        json_t *events) {
+static void stmt_events(vw *v, const ir_stmt *s, json_t *events) {
     const plan *pl = v->pl;
     switch (s->kind) {
     case IR_INPUT:
@@ -327,14 +318,14 @@ static void stmt_events(vw *v, const ir_stmt *s, stream_state *ss,
         if (v->spool[sid] < 0)
             alloc_output_event(v, val, sid, events);
         else
-            alloc_events(v, val, sid, ss, events);
+            alloc_events(v, val, sid, events);
         break;
     }
     case IR_ALIAS:
         alias_event(v, s, events);
         break;
     case IR_CALL:
-        json_array_append_new(events, call_event(v, s, ss, events));
+        json_array_append_new(events, call_event(v, s, events));
         break;
     case IR_FREE:
     case IR_OUTPUT:
@@ -349,8 +340,6 @@ json_t *cg_statements_json(vw *v) {
     const ir_program *p = v->prog;
     const plan *pl = v->pl;
     json_t *arr = json_array();
-    stream_state ss;
-    cg_sync_init(v, &ss);
     /* deaths by statement */
     int32_t *death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
     int32_t *death_next =
@@ -377,12 +366,11 @@ json_t *cg_statements_json(vw *v) {
         sets(v, o, "comment",
              txt ? cg_vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt)
                  : "");
-        stmt_events(v, s, &ss, events);
+        stmt_events(v, s, events);
         for (int32_t d = death_head[i]; d >= 0; d = death_next[d])
             death_event(v, events, d);
         set(v, o, "events", events);
         json_array_append_new(arr, o);
     }
-    v->nwaits = ss.nevents;
     return arr;
 }

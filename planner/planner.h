@@ -228,6 +228,44 @@ typedef struct plan_storage {
                          offset on ties), -1 */
 } plan_storage;
 
+/* The default alignment of a pool (--align overrides it): a cache line
+ * on the CPU, the alignment of cudaMalloc on CUDA devices. */
+#define PLAN_DEFAULT_ALIGN_CPU 64u
+#define PLAN_DEFAULT_ALIGN_CUDA 256u
+
+/* A pool's alignment: o->align when set, else the default for a CUDA
+ * device (`cuda`) or the CPU. */
+static inline uint64_t plan_pool_align(const plan_options *o, bool cuda) {
+    return o->align ? o->align
+           : cuda   ? PLAN_DEFAULT_ALIGN_CUDA
+                    : PLAN_DEFAULT_ALIGN_CPU;
+}
+
+/* Cross-stream synchronisation tracks streams in 64-bit masks: bit 0 is
+ * the caller's stream, so at most 63 context streams (with more, there is
+ * no synchronisation: the CUDA target rejects such programs). */
+#define PLAN_SYNC_BITS 64u
+#define PLAN_MAX_STREAMS (PLAN_SYNC_BITS - 1u)
+
+/* A call waits for stream `bit` (0: the caller's stream, SLOT+1: the
+ * context stream of stream_ids[SLOT]) because of buffer `value`. */
+typedef struct plan_wait {
+    uint32_t bit;
+    int32_t value;
+} plan_wait;
+
+/* Cross-stream synchronisation (planner/sync.c): the distinct stream=
+ * numbers and, per statement i, its waits waits[wait_begin[i] ..
+ * wait_begin[i + 1]) in stream order.  No waits without streams or with
+ * more than PLAN_MAX_STREAMS of them. */
+typedef struct plan_sync {
+    uint32_t nstreams;
+    const uint64_t *stream_ids; /* ascending */
+    uint32_t nwaits;
+    plan_wait *waits;
+    uint32_t *wait_begin; /* nstmts + 1 entries */
+} plan_sync;
+
 typedef struct plan {
     const ir_program *prog;
     plan_options opts;
@@ -237,6 +275,7 @@ typedef struct plan {
     plan_storage *storages;     /* in alloc order */
     int32_t *storage_of_value;  /* value id -> storage id of its root, -1 */
     bool search_time_limit_hit; /* reported by plan_search */
+    const plan_sync *sync;      /* plan_program sets it */
 } plan;
 
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
@@ -244,6 +283,12 @@ typedef struct plan {
  * and give NULL. */
 plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                    ir_diag *d);
+
+/* The cross-stream synchronisation of a plan (plan_program records it in
+ * pl->sync), allocated in `a`.  O(n) plus a sort of the stream numbers. */
+const plan_sync *plan_sync_build(ir_arena *a, const plan *pl);
+/* The stream bit of call s (0 without stream=). */
+uint32_t plan_sync_bit(const plan_sync *sy, const ir_stmt *s);
 
 /* Verifies a whole program plan (every pool with plan_verify_problem,
  * aliases inside their storage, comm isolation). */
@@ -267,12 +312,6 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
 /* The largest pool planwrap plans: sizes and offsets are printed as
  * signed 64-bit JSON integers, and the algorithms sum sizes. */
 #define PLAN_MAX_POOL_SIZE ((uint64_t)INT64_MAX)
-
-/* Cross-stream synchronisation tracks streams in 64-bit masks: bit 0 is
- * the caller's stream, so at most 63 context streams (with more, there is
- * no synchronisation: the CUDA target rejects such programs). */
-#define PLAN_SYNC_BITS 64u
-#define PLAN_MAX_STREAMS (PLAN_SYNC_BITS - 1u)
 
 /* Checks, before planning, that the naive plan of `pb` (every buffer at
  * its own aligned offset, in order) fits in PLAN_MAX_POOL_SIZE bytes, which

@@ -479,9 +479,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             pool->comm = val->comm;
             pool->group = val->group;
             pool->outputs = outputs;
-            pool->align = o->align                          ? o->align
-                          : val->device.kind == IR_DEV_CUDA ? 256
-                                                            : 64;
+            pool->align = plan_pool_align(o, val->device.kind == IR_DEV_CUDA);
             pool->base_align = pool->align;
             for (uint32_t k = 0; val->space && k < p->nspaces; k++)
                 if (strcmp(p->spaces[k].name, val->space) == 0 &&
@@ -615,6 +613,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             return NULL;
         }
     }
+    pl->sync = plan_sync_build(a, pl);
     return pl;
 }
 

@@ -276,9 +276,31 @@ static void test_streams(void **st) {
     assert_int_not_equal(d->offset, b->offset);
     assert_int_equal(pl->pools[0].size, 192);
     assert_true(plan_verify(pl, NULL, 0));
+    /* synchronisation: streams 1 and 2 are bits 1 and 2; the only wait is
+     * `call k(d) stream=2` (statement 12) for d's write on stream 1 (k
+     * has no signature: every argument is written) */
+    const plan_sync *sy = pl->sync;
+    assert_int_equal(sy->nstreams, 2);
+    assert_int_equal(sy->stream_ids[0], 1);
+    assert_int_equal(sy->stream_ids[1], 2);
+    assert_int_equal(sy->nwaits, 1);
+    assert_int_equal(sy->wait_begin[12], 0);
+    assert_int_equal(sy->wait_begin[13], 1);
+    assert_int_equal(sy->waits[0].bit, 1);
+    assert_string_equal(l.p->values[sy->waits[0].value].name, "d");
     o.streams = PLAN_STREAMS_SHARE;
     pl = plan_it(&l, &o, NULL);
     assert_int_equal(pl->pools[0].size, 64);
+    /* with shared bytes each storage takes the previous one's and
+     * inherits its history: b (stream 2) waits for a's writer (1), d's
+     * first call (1) for c's (2), its second (2) for its first, e (1)
+     * for d's last (2) */
+    sy = pl->sync;
+    assert_int_equal(sy->nwaits, 4);
+    assert_int_equal(sy->wait_begin[5], 0);
+    assert_int_equal(sy->waits[0].bit, 1);
+    assert_int_equal(sy->wait_begin[15], 3);
+    assert_int_equal(sy->waits[3].bit, 2);
     unload(&l);
 }
 
