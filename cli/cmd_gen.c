@@ -39,14 +39,16 @@ static void cli_gen_usage(FILE *out) {
             "  --cuda-graphs        cuda: capture each run of capturable "
             "calls into a\n"
             "                       CUDA graph once and replay it\n"
+            "  --times              print the CPU and wall time of each "
+            "phase to stderr\n"
             "  -h, --help           show this help\n"
             "\n"
             "planning options:\n%s",
             cli_plan_options_help);
 }
 
-/* PLANWRAP_TIMES=1 in the environment prints the CPU and wall time of
- * every phase of `gen` to stderr (for bench/codegen/run.sh). */
+/* --times prints the CPU and wall time of every phase of `gen` to stderr
+ * (for bench/codegen/run.sh). */
 typedef struct cli_clock {
     bool on;
     double cpu, wall;
@@ -85,12 +87,14 @@ int cli_cmd_gen(int argc, char **argv) {
         {"templates", required_argument, NULL, 'T'},
         {"kernel-status", no_argument, NULL, 'k'},
         {"cuda-graphs", no_argument, NULL, 'G'},
+        {"times", no_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         CLI_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *target_name = "c", *outdir = NULL, *tdir = NULL;
     cg_view_options vo = {.kernel_status = false};
+    cli_clock clk = {.on = false};
     plan_options po;
     plan_options_init(&po);
     po.search.progress = true; /* plan_search prints only to a terminal */
@@ -113,6 +117,9 @@ int cli_cmd_gen(int argc, char **argv) {
             break;
         case 'G':
             vo.cuda_graphs = true;
+            break;
+        case 'M':
+            clk.on = true;
             break;
         case 'h':
             cli_gen_usage(stdout);
@@ -160,8 +167,6 @@ int cli_cmd_gen(int argc, char **argv) {
     bool arena_on = false;
     cg_keyset *keep = NULL;
 
-    const char *times = getenv("PLANWRAP_TIMES");
-    cli_clock clk = {.on = times && *times && strcmp(times, "0") != 0};
     cli_clock_lap(&clk, NULL);
 
     ir_program *prog = cli_plan_order(a, ir_load(a, path, d), &po, d);

@@ -68,7 +68,9 @@ static void cli_plan_usage(FILE *out) {
 static bool cli_parse_emit(const char *s, cli_emit *e) {
     static const char *const names[] = {"summary", "plan-json", "lines",
                                         "view",    "svg",       "html"};
-    for (unsigned i = 0; i < 6; i++)
+    _Static_assert(sizeof names / sizeof names[0] == CLI_EMIT_HTML + 1,
+                   "a name per cli_emit");
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i]) == 0) {
             *e = (cli_emit)i;
             return true;
@@ -201,7 +203,7 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     if (emit == CLI_EMIT_SUMMARY) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
-            goto done;
+            base_oom();
         fprintf(f, "model %s: algorithm %s, 1 pool\n", model,
                 plan_algo_name(o->algo));
         fprintf(f,
@@ -451,7 +453,7 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
     if (!alloc_storage)
-        return;
+        base_oom();
     for (uint32_t i = 0; i < p->nstmts; i++)
         alloc_storage[i] = -1;
     for (uint32_t s = 0; s < pl->nstorages; s++)
@@ -551,15 +553,15 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
         if (!ok)
             goto done;
     } else {
-        json_t *root = emit == CLI_EMIT_JSON ? cli_emit_json(pl)
-                                             : cg_build_view(pl, CG_TARGET_C);
-        if (root && x->compare && !cg_compare_json(root, pl)) {
+        json_t *root = emit == CLI_EMIT_JSON
+                           ? cli_emit_json(pl)
+                           : cg_build_view_opts(pl, CG_TARGET_C, NULL, d);
+        if (!root && emit == CLI_EMIT_JSON)
+            base_oom(); /* plan-json fails only without memory */
+        if (!root)
+            goto done; /* the view reported its error, once */
+        if (x->compare && !cg_compare_json(root, pl)) {
             json_decref(root);
-            goto done;
-        }
-        if (!root) {
-            fprintf(stderr, "planwrap: error: the plan view is not "
-                            "available (cg_build_view returned nothing)\n");
             goto done;
         }
         if (!cli_json_text(root, out, outlen))

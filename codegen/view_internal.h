@@ -251,7 +251,9 @@ json_t *cg_streams_json(vw *v);
 /* view_stmts.c */
 json_t *cg_event(vw *v, const char *kind, json_t **body);
 json_t *cg_statements_json(vw *v);
-extern const char *const cg_event_kinds[];
+/* The kinds of event (docs/view.md, "Statements and events"). */
+#define CG_NEVENT_KINDS 10
+extern const char *const cg_event_kinds[CG_NEVENT_KINDS];
 extern const size_t cg_nevent_kinds;
 
 #endif /* PLANWRAP_CODEGEN_VIEW_INTERNAL_H */

@@ -17,7 +17,10 @@ const char *const cg_event_kinds[] = {
     "bind", "reuse", "alloc", "alloc_output", "alias",
     "call", "del",   "death", "output",       "wait",
 };
-const size_t cg_nevent_kinds = sizeof cg_event_kinds / sizeof cg_event_kinds[0];
+_Static_assert(sizeof cg_event_kinds / sizeof cg_event_kinds[0] ==
+                   CG_NEVENT_KINDS,
+               "the event kinds of docs/view.md");
+const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind

@@ -35,10 +35,16 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers shared with the rest of the module. */
 
-static const char *const ir_dtype_names[IR_DTYPE_COUNT] = {
+static const char *const ir_dtype_names[] = {
     "f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "bool"};
-static const unsigned ir_dtype_sizes[IR_DTYPE_COUNT] = {8, 4, 2, 2, 8,
-                                                        4, 2, 1, 1, 1};
+static const unsigned ir_dtype_sizes[] = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1};
+
+_Static_assert(sizeof ir_dtype_names / sizeof ir_dtype_names[0] ==
+                   IR_DTYPE_COUNT,
+               "a name per ir_dtype");
+_Static_assert(sizeof ir_dtype_sizes / sizeof ir_dtype_sizes[0] ==
+                   IR_DTYPE_COUNT,
+               "a size per ir_dtype");
 
 unsigned ir_dtype_size(ir_dtype t) {
     return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_sizes[t] : 0;
@@ -49,6 +55,9 @@ const char *ir_dtype_name(ir_dtype t) {
 }
 
 static const char *const ir_mode_names[] = {"in", "out", "inout", "scalar"};
+_Static_assert(sizeof ir_mode_names / sizeof ir_mode_names[0] ==
+                   IR_MODE_SCALAR + 1,
+               "a name per ir_mode");
 
 const char *ir_mode_name(ir_mode m) {
     return (unsigned)m <= IR_MODE_SCALAR ? ir_mode_names[m] : "?";
@@ -738,9 +747,11 @@ enum {
     IR_AT_STREAM,
     IR_AT_COUNT
 };
-static const char *const ir_attr_names[IR_AT_COUNT] = {
-    "device", "space",  "stride",   "align", "comm",
-    "group",  "offset", "capacity", "stream"};
+static const char *const ir_attr_names[] = {"device", "space",    "stride",
+                                            "align",  "comm",     "group",
+                                            "offset", "capacity", "stream"};
+_Static_assert(sizeof ir_attr_names / sizeof ir_attr_names[0] == IR_AT_COUNT,
+               "a name per attribute");
 
 #define IR_ATTRS_BUFFER                                                        \
     ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \

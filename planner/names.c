@@ -5,6 +5,9 @@
 
 static const char *const plan_algo_names[] = {"naive", "reuse", "tree",
                                               "bestfit", "search"};
+_Static_assert(sizeof plan_algo_names / sizeof plan_algo_names[0] ==
+                   PLAN_SEARCH + 1,
+               "a name per plan_algo");
 
 const char *plan_algo_name(plan_algo a) {
     return (unsigned)a < sizeof plan_algo_names / sizeof plan_algo_names[0]
@@ -24,6 +27,9 @@ bool plan_algo_parse(const char *s, plan_algo *out) {
 
 static const char *const plan_mp_names[] = {"none", "intermediates", "outputs",
                                             "combined"};
+_Static_assert(sizeof plan_mp_names / sizeof plan_mp_names[0] ==
+                   PLAN_MP_COMBINED + 1,
+               "a name per plan_memory_pool");
 
 const char *plan_memory_pool_name(plan_memory_pool m) {
     return (unsigned)m < sizeof plan_mp_names / sizeof plan_mp_names[0]

@@ -15,7 +15,7 @@
  * the gap, so its size is added over the gap (a range-add / range-max
  * segment tree).
  *
- * Differences from Inductor (its defects, design notes section 8): every
+ * Differences from Inductor (docs/planning.md, "reuse"): every
  * candidate of the stack is tried, not only the top; storages never freed
  * live to the end; outputs stay live to the end in the estimate.  Frees
  * within one statement are pushed in buffer order, not in string order.

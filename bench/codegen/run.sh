@@ -3,7 +3,7 @@
 # plan, view, render, write) on a synthetic 10,000-kernel model, for the C
 # and CUDA targets.  Target: under 200 ms.  Prints the best of 5 runs and
 # the ratio target/best (>= 1 meets the target), then the CPU time of each
-# phase of one more run (PLANWRAP_TIMES=1).
+# phase of one more run (gen --times).
 #
 # With PW_BENCH_INSTR=1 and valgrind on PATH it also counts instructions
 # per phase on a 2,000-kernel model with callgrind (immune to the load of
@@ -60,7 +60,7 @@ for t in c cuda; do
     }'
 done
 echo "phases of one more run (--target c, CPU time):"
-PLANWRAP_TIMES=1 "$pw" gen "$tmp/synth.pw" --target c -o "$tmp/out" 2>&1 |
+"$pw" gen "$tmp/synth.pw" --target c --times -o "$tmp/out" 2>&1 |
     sed -n 's/^planwrap: time: /    /p'
 if [ "${PW_BENCH_INSTR:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1 &&
     command -v callgrind_annotate >/dev/null 2>&1; then

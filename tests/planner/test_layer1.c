@@ -41,7 +41,7 @@ static void run_tree(plan_buf *bufs, uint32_t n, const bool *outs,
         0);
 }
 
-/* ---- tree: conformance cases of the design notes, section 7.2/7.3 ---- */
+/* ---- tree: conformance cases (docs/planning.md, "tree") ---- */
 
 static void test_mp1_single(void **st) {
     (void)st;
