@@ -385,10 +385,6 @@ static json_t *cli_emit_json(const plan *pl) {
     return root;
 }
 
-static const char *const cli_kw[] = {"model", "device", "space", "kernel",
-                                     "input", "const",  "alloc", "alias",
-                                     "call",  "free",   "output"};
-
 /* Source text with its control bytes as \xHH (the IR's escape), so that
  * a raw ESC or BEL in a string does not act on the terminal. */
 static void cli_put_text(FILE *f, const char *s) {
@@ -461,7 +457,8 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         /* "line N:" as in the comments of the generated code */
-        fprintf(f, "line %" PRIu32 ": %s", st->loc.line, cli_kw[st->kind]);
+        fprintf(f, "line %" PRIu32 ": %s", st->loc.line,
+                ir_stmt_keyword(st->kind));
         switch (st->kind) {
         case IR_CALL:
             fprintf(f, " %s(", st->name.name);

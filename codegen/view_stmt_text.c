@@ -1,7 +1,10 @@
 /*
  * codegen/view_stmt_text.c - the one-line text of IR statements for the
  * comments of generated code, and the input hash over the canonical
- * lines.  (Phase 2 of issue 9: one statement printer in ir/print.c.)
+ * lines.  Keywords come from ir_stmt_keyword; the text itself is still a
+ * printer of its own (issue 9 item 3: it is due to become a short mode of
+ * ir/print.c, with `plan --emit lines`; the input hash of every emitted
+ * file depends on its exact bytes).
  */
 #include "view_internal.h"
 
@@ -82,11 +85,8 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
-        return cg_vfmt(v, "%s %s %s%s",
-                       s->kind == IR_INPUT   ? "input"
-                       : s->kind == IR_CONST ? "const"
-                                             : "alloc",
-                       s->name.name, type_text(v, &s->type), attrs_text(v, s));
+        return cg_vfmt(v, "%s %s %s%s", ir_stmt_keyword(s->kind), s->name.name,
+                       type_text(v, &s->type), attrs_text(v, s));
     case IR_ALIAS: {
         const char *t = s->has_type ? type_text(v, &s->type) : NULL;
         const char *st = s->has_stride ? stride_text(v, s) : "";
@@ -127,7 +127,7 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
     case IR_OUTPUT: {
         sbuf out;
         cg_sb_init(&out);
-        const char *kw = s->kind == IR_FREE ? "free" : "output";
+        const char *kw = ir_stmt_keyword(s->kind);
         cg_sb_put(&out, kw, strlen(kw));
         for (uint32_t i = 0; i < s->nnames; i++) {
             cg_sb_put(&out, " ", 1);

@@ -112,6 +112,9 @@ typedef enum ir_mode {
 
 /* "in", "out", "inout", "scalar": the word of the kernel statement. */
 const char *ir_mode_name(ir_mode m);
+/* The keyword of a statement kind ("model", ..., "output"): the one
+ * table the parser, the printers and `plan --emit lines` use. */
+const char *ir_stmt_keyword(ir_stmt_kind k);
 
 typedef struct ir_ident {
     const char *name; /* NULL when absent */

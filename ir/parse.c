@@ -59,6 +59,18 @@ _Static_assert(sizeof ir_mode_names / sizeof ir_mode_names[0] ==
                    IR_MODE_SCALAR + 1,
                "a name per ir_mode");
 
+static const char *const ir_stmt_keywords[] = {
+    "model", "device", "space", "kernel", "input",  "const",
+    "alloc", "alias",  "call",  "free",   "output",
+};
+_Static_assert(sizeof ir_stmt_keywords / sizeof ir_stmt_keywords[0] ==
+                   IR_OUTPUT + 1,
+               "a keyword per ir_stmt_kind");
+
+const char *ir_stmt_keyword(ir_stmt_kind k) {
+    return (unsigned)k <= IR_OUTPUT ? ir_stmt_keywords[k] : "?";
+}
+
 const char *ir_mode_name(ir_mode m) {
     return (unsigned)m <= IR_MODE_SCALAR ? ir_mode_names[m] : "?";
 }
@@ -1174,15 +1186,6 @@ static void ir_add_unread(ir_parser *P) {
  *           | buffer_stmt | alias_stmt | call_stmt | free_stmt
  *           | output_stmt ; */
 static void ir_parse_statement(ir_parser *P) {
-    static const struct {
-        const char *kw;
-        ir_stmt_kind kind;
-    } kws[] = {
-        {"model", IR_MODEL},   {"device", IR_DEVICE}, {"space", IR_SPACE},
-        {"kernel", IR_KERNEL}, {"input", IR_INPUT},   {"const", IR_CONST},
-        {"alloc", IR_ALLOC},   {"alias", IR_ALIAS},   {"call", IR_CALL},
-        {"free", IR_FREE},     {"output", IR_OUTPUT},
-    };
     const ir_token *t = &P->tok;
     if (t->kind != TK_IDENT) {
         ir_expected(P, "a statement");
@@ -1190,14 +1193,11 @@ static void ir_parse_statement(ir_parser *P) {
         return;
     }
     int k = -1;
-    for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
-        if (ir_tok_is(t, kws[i].kw))
-            k = (int)i;
-    const char *names[sizeof kws / sizeof kws[0]];
-    for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
-        names[i] = kws[i].kw;
+    for (int i = 0; i <= IR_OUTPUT; i++)
+        if (ir_tok_is(t, ir_stmt_keywords[i]))
+            k = i;
     const char *dym =
-        k < 0 ? ir_suggest(t, names, sizeof kws / sizeof kws[0]) : NULL;
+        k < 0 ? ir_suggest(t, ir_stmt_keywords, IR_OUTPUT + 1) : NULL;
     if (dym) {
         ir_perr(P, t->col, "unknown statement '%.*s'; did you mean '%s'?",
                 t->len > 32 ? 32 : (int)t->len, t->s, dym);
@@ -1216,7 +1216,7 @@ static void ir_parse_statement(ir_parser *P) {
         abort(); /* the pre-count is an upper bound */
     ir_stmt *st = &P->stmts[P->nstmts];
     memset(st, 0, sizeof *st);
-    st->kind = kws[k].kind;
+    st->kind = (ir_stmt_kind)k;
     st->index = P->nstmts;
     st->loc = ir_tok_loc(P, t);
     st->value = -1;
@@ -1238,7 +1238,7 @@ static void ir_parse_statement(ir_parser *P) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
-        ok = ir_parse_buffer(P, st, kws[k].kw);
+        ok = ir_parse_buffer(P, st, ir_stmt_keywords[k]);
         break;
     case IR_ALIAS:
         ok = ir_parse_alias(P, st);

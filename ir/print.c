@@ -94,11 +94,7 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
-        fprintf(out, "%s %s ",
-                st->kind == IR_INPUT   ? "input "
-                : st->kind == IR_CONST ? "const "
-                                       : "alloc ",
-                st->name.name);
+        fprintf(out, "%-6s %s ", ir_stmt_keyword(st->kind), st->name.name);
         ir_print_type(out, &st->type);
         ir_print_attrs(out, st);
         return;
@@ -135,7 +131,7 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
         return;
     case IR_FREE:
     case IR_OUTPUT:
-        fputs(st->kind == IR_FREE ? "free  " : "output", out);
+        fprintf(out, "%-6s", ir_stmt_keyword(st->kind));
         for (uint32_t i = 0; i < st->nnames; i++)
             fprintf(out, " %s", st->names[i].name);
         return;
