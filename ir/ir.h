@@ -349,6 +349,10 @@ typedef struct ir_target_limits {
     uint32_t max_streams; /* distinct stream= numbers */
 } ir_target_limits;
 
+/* The distinct stream= numbers of the calls, ascending, into ids (room
+ * for nstmts entries); returns their number.  O(n log n). */
+uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
+
 /* Checks a checked program against a target's limits, reporting each
  * violation with its location to `d` (`planwrap check --target T` and
  * `gen` run it).  True when it fits.  O(n log n). */

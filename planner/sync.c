@@ -33,19 +33,8 @@ typedef struct sync_state {
 /* Distinct stream numbers of the calls, ascending. */
 static void sync_streams(ir_arena *a, plan_sync *sy, const ir_program *p) {
     uint64_t *ids = ir_arena_array(a, p->nstmts + 1, sizeof *ids);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        if (s->kind == IR_CALL && s->has_stream)
-            ids[n++] = s->stream;
-    }
-    qsort(ids, n, sizeof *ids, base_cmp_u64);
-    uint32_t nd = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (nd == 0 || ids[nd - 1] != ids[i])
-            ids[nd++] = ids[i];
+    sy->nstreams = p->has_streams ? ir_stream_ids(p, ids) : 0;
     sy->stream_ids = ids;
-    sy->nstreams = nd;
 }
 
 /* The signature of each call's kernel (kernels are few: a temporary hash
