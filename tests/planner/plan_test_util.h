@@ -90,4 +90,25 @@ static inline void pt_random_problem(uint64_t *seed, plan_problem *pb,
     }
 }
 
+/* Inductor timesteps [b, e] (e = the run of the free) become the
+ * inclusive interval [b, e - 1]. */
+static inline plan_buf ib(uint64_t size, uint32_t b, uint32_t e) {
+    plan_buf x;
+    memset(&x, 0, sizeof x);
+    x.size = size;
+    x.align = 1;
+    x.start = b;
+    x.end = e - 1;
+    x.reuse_key = size;
+    x.color = -1;
+    return x;
+}
+
+/* A buffer live over the inclusive interval [s, e] with reuse key `key`. */
+static inline plan_buf nb(uint64_t size, uint32_t s, uint32_t e, uint64_t key) {
+    plan_buf x = ib(size, s, e + 1);
+    x.reuse_key = key;
+    return x;
+}
+
 #endif /* PLAN_TEST_UTIL_H */

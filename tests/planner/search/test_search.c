@@ -1,5 +1,5 @@
 /*
- * tests/search/test_search.c - the search planner (plan_search).
+ * tests/planner/search/test_search.c - the search planner (plan_search).
  *
  * Small random instances are solved by an exhaustive backtracking over
  * offsets written here (no canonical-solution reasoning, its own conflict

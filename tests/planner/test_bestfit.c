@@ -1,0 +1,159 @@
+/*
+ * tests/planner/test_bestfit.c - naive, bestfit and the lower bound
+ * (planner/problem.c, planner/bestfit.c), bestfit at scale.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "plan_test_util.h"
+
+/* ---- naive, bestfit, lower bound ---- */
+
+static void test_naive_and_lower_bound(void **st) {
+    (void)st;
+    plan_buf b[] = {nb(100, 0, 1, 1), nb(0, 0, 5, 2), nb(64, 1, 2, 3),
+                    nb(64, 2, 3, 3)};
+    plan_problem pb = {4, b, 64, NULL};
+    uint64_t off[4], size;
+    assert_int_equal(plan_naive(&pb, off, &size), 0);
+    assert_int_equal(off[0], 0);
+    assert_int_equal(off[1], 0);
+    assert_int_equal(off[2], 128);
+    assert_int_equal(off[3], 192);
+    assert_int_equal(size, 256);
+    /* live at 1: 100 -> 128, plus 64 */
+    assert_int_equal(plan_lower_bound(&pb), 192);
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    assert_int_equal(size, 192);
+    assert_true(plan_verify_problem(&pb, off, size, NULL, 0));
+}
+
+/* The naive pool must fit in PLAN_MAX_POOL_SIZE (2^63 - 1) bytes: the
+ * first buffer that pushes it over is reported, padding included. */
+static void test_first_oversize(void **st) {
+    (void)st;
+    const uint64_t q = UINT64_C(1) << 61; /* a quarter of 2^63 */
+    plan_buf b[] = {nb(q, 0, 1, 1), nb(0, 0, 1, 2),      nb(q, 0, 1, 3),
+                    nb(q, 1, 2, 4), nb(q - 64, 1, 2, 5), nb(1, 2, 3, 6)};
+    /* 4q - 64 bytes end at 2^63 - 64: fits with pool alignment 64 */
+    plan_problem pb = {5, b, 64, NULL};
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+    uint64_t off[6], size;
+    assert_int_equal(plan_naive(&pb, off, &size), 0);
+    assert_int_equal(size, 4 * q - 64);
+    /* one more byte (its aligned end is 2^63): buffer 5 does not fit */
+    pb.n = 6;
+    assert_int_equal(plan_first_oversize(&pb), 5);
+    /* with pool alignment 1 it ends at 2^63 - 63: fits */
+    pb.align = 1;
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+    /* a buffer's own alignment pads it over: 2^63 - 64 rounds up to
+     * 2^63 */
+    b[5].align = 128;
+    assert_int_equal(plan_first_oversize(&pb), 5);
+    /* sizes alone above the limit */
+    b[0].size = UINT64_MAX;
+    assert_int_equal(plan_first_oversize(&pb), 0);
+    /* an empty problem fits */
+    pb.n = 0;
+    assert_int_equal(plan_first_oversize(&pb), UINT32_MAX);
+}
+
+static void test_bestfit_chain_hits_lower_bound(void **st) {
+    (void)st;
+    /* a chain: each buffer lives two statements, sizes vary */
+    plan_buf b[40];
+    for (uint32_t i = 0; i < 40; i++)
+        b[i] = nb(64 * (1 + (i * 7) % 11), i, i + 1, i);
+    plan_problem pb = {40, b, 64, NULL};
+    uint64_t off[40], size;
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    assert_int_equal(size, plan_lower_bound(&pb));
+}
+
+static void test_buffer_alignment(void **st) {
+    (void)st;
+    plan_buf b[] = {nb(10, 0, 3, 1), nb(10, 0, 3, 2)};
+    b[1].align = 256;
+    plan_problem pb = {2, b, 8, NULL};
+    uint64_t off[2], size;
+    plan_algo algos[] = {PLAN_NAIVE, PLAN_REUSE, PLAN_TREE, PLAN_BESTFIT};
+    for (int a = 0; a < 4; a++) {
+        int rc = algos[a] == PLAN_NAIVE   ? plan_naive(&pb, off, &size)
+                 : algos[a] == PLAN_REUSE ? plan_reuse(&pb, off, &size)
+                 : algos[a] == PLAN_TREE  ? plan_tree(&pb, off, &size)
+                                          : plan_bestfit(&pb, off, &size);
+        assert_int_equal(rc, 0);
+        assert_int_equal(off[1] % 256, 0);
+        assert_true(plan_verify_problem(&pb, off, size, NULL, 0));
+    }
+}
+
+static void test_bestfit_large_random(void **st) {
+    (void)st;
+    enum { N = 4000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    for (uint64_t iter = 0; iter < 4; iter++) {
+        uint64_t seed = 9100 + iter, s = seed;
+        plan_problem pb;
+        pt_random_problem(&s, &pb, bufs, N, 200 + (uint32_t)(iter * 900),
+                          iter % 2 == 1);
+        uint64_t size, naive;
+        assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+        int slow = pt_check_slow(&pb, off, size);
+        bool v = plan_verify_problem(&pb, off, size, NULL, 0);
+        uint64_t *noff = calloc(N, sizeof *noff);
+        assert_int_equal(plan_naive(&pb, noff, &naive), 0);
+        free(noff);
+        if (!slow || !v || size < plan_lower_bound(&pb) || size > naive)
+            fail_msg("seed %llu: slow %d verify %d size %llu",
+                     (unsigned long long)seed, slow, v,
+                     (unsigned long long)size);
+    }
+    free(bufs);
+    free(off);
+}
+
+/* Above 131072 buffers bestfit runs two passes: a valid plan, between
+ * the lower bound and naive (the O(n log n) verifier only: the reference
+ * checker is quadratic). */
+static void test_bestfit_huge(void **st) {
+    (void)st;
+    enum { N = 140000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    uint64_t s = 4242, size, naive;
+    plan_problem pb = {N, bufs, 64, NULL};
+    for (uint32_t i = 0; i < N; i++) {
+        bufs[i].start = i;
+        bufs[i].end = i + (uint32_t)pt_below(&s, pt_below(&s, 50) ? 8 : 500);
+        bufs[i].size = 64 * (1 + pt_below(&s, 32));
+        bufs[i].align = 1;
+        bufs[i].color = -1;
+    }
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    char err[256] = "";
+    if (!plan_verify_problem(&pb, off, size, err, sizeof err))
+        fail_msg("seed 4242: %s", err);
+    assert_true(size >= plan_lower_bound(&pb));
+    assert_int_equal(plan_naive(&pb, off, &naive), 0);
+    assert_true(size <= naive);
+    free(bufs);
+    free(off);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_naive_and_lower_bound),
+        cmocka_unit_test(test_first_oversize),
+        cmocka_unit_test(test_bestfit_chain_hits_lower_bound),
+        cmocka_unit_test(test_buffer_alignment),
+        cmocka_unit_test(test_bestfit_large_random),
+        cmocka_unit_test(test_bestfit_huge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
