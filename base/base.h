@@ -124,6 +124,8 @@ size_t base_closest(const char *word, size_t len, const char *const *cands,
 
 /* qsort comparator of uint64_t values, ascending. */
 int base_cmp_u64(const void *a, const void *b);
+/* The same for uint32_t values. */
+int base_cmp_u32(const void *a, const void *b);
 
 /* The first index i in sorted a[0..n) with a[i] >= v (n when none). */
 static inline uint32_t base_lower_bound_u64(const uint64_t *a, uint32_t n,

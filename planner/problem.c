@@ -132,11 +132,6 @@ int64_t plan_segtree_max(const plan_segtree *t, uint32_t l, uint32_t r) {
 
 /* ---- time axis ---- */
 
-static int plan_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 uint32_t plan_time_axis(const plan_problem *pb, uint32_t **out) {
     uint32_t *ax = malloc(((size_t)pb->n * 2 + 1) * sizeof *ax);
     if (!ax)
@@ -146,7 +141,7 @@ uint32_t plan_time_axis(const plan_problem *pb, uint32_t **out) {
         ax[k++] = pb->bufs[i].start;
         ax[k++] = pb->bufs[i].end;
     }
-    qsort(ax, k, sizeof *ax, plan_cmp_u32);
+    qsort(ax, k, sizeof *ax, base_cmp_u32);
     size_t m = 0;
     for (size_t i = 0; i < k; i++)
         if (m == 0 || ax[m - 1] != ax[i])

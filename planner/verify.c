@@ -36,11 +36,6 @@ static int vf_cmp_at(const void *a, const void *b) {
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static int vf_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void vf_err(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void vf_err(char *err, size_t len, const char *fmt, ...) {
@@ -174,7 +169,7 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
             ax[na++] = pb->bufs[i].start;
             ax[na++] = pb->bufs[i].end;
         }
-    qsort(ax, na, sizeof *ax, vf_cmp_u32);
+    qsort(ax, na, sizeof *ax, base_cmp_u32);
     uint32_t u = 0;
     for (uint32_t i = 0; i < na; i++)
         if (u == 0 || ax[u - 1] != ax[i])

@@ -86,7 +86,13 @@ static void search_and_compare(void **state) {
     assert_int_equal(base_lower_bound_u64(a, 5, 4), 3);
     assert_int_equal(base_lower_bound_u64(a, 5, UINT64_MAX), 4);
     assert_int_equal(base_lower_bound_u64(a, 0, 5), 0);
-    uint32_t b[] = {2, 4, 4, 8};
+    uint32_t b[] = {8, 4, UINT32_MAX, 2};
+    qsort(b, 4, sizeof b[0], base_cmp_u32);
+    assert_int_equal(b[0], 2);
+    assert_int_equal(b[1], 4);
+    assert_true(b[3] == UINT32_MAX);
+    b[2] = 4;
+    b[3] = 8;
     assert_int_equal(base_lower_bound_u32(b, 4, 4), 1);
     assert_int_equal(base_lower_bound_u32(b, 4, 9), 4);
 }
