@@ -61,4 +61,8 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t);
 int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
                           uint32_t m, uint64_t *lb);
 
+/* Sorts v[0..n) by the high 32 bits of each word, stably (planner/radix.c,
+ * O(n)); returns -1 on out-of-memory. */
+int plan_radix_sort_hi(uint64_t *v, size_t n);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */
