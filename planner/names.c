@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-static const char *const plan_algo_names[] = {"naive", "reuse", "tree",
-                                              "bestfit", "search"};
+static const char *const plan_algo_names[] = {"naive",   "reuse",  "tree",
+                                              "bestfit", "search", "auto"};
 
 const char *plan_algo_name(plan_algo a) {
     return (unsigned)a < sizeof plan_algo_names / sizeof plan_algo_names[0]
