@@ -43,7 +43,7 @@ bool plan_memory_pool_parse(const char *s, plan_memory_pool *out) {
 
 void plan_options_init(plan_options *o) {
     memset(o, 0, sizeof *o);
-    o->algo = PLAN_BESTFIT;
+    o->algo = PLAN_AUTO;
     o->memory_pool = PLAN_MP_INTERMEDIATES;
     o->streams = PLAN_STREAMS_AUTO;
 #ifdef PW_DEBUG_VERIFY
