@@ -713,6 +713,27 @@ static void bf_free(bf_ctx *c) {
     free(c->tend);
 }
 
+/* Whether the overlapping pairs are so many that a scanning pass would
+ * give up anyway: the buffers starting within each buffer's life,
+ * counted with binary searches over the start order (pairs with equal
+ * starts twice), against half the visit budget.  O(n log n). */
+static bool bf_too_dense(const bf_ctx *c) {
+    const plan_buf *bf = c->pb->bufs;
+    uint64_t pairs = 0, limit = BF_VISITS(c->m) / 2;
+    for (uint32_t q = 0; q < c->m && pairs <= limit; q++) {
+        uint32_t e = bf[c->byst[q]].end, lo = q, hi = c->m;
+        while (lo < hi) { /* first start after e */
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (bf[c->byst[mid]].start <= e)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        pairs += lo - q - 1;
+    }
+    return pairs > limit;
+}
+
 /* (ordering, two-sided) per pass; above BF_LARGE buffers, two passes
  * (size; start two-sided) keep 10^6 buffers within a second. */
 static const int bf_full[][2] = {{0, 0},  {3, 0},  {4, 1}, {5, 0},
@@ -722,7 +743,7 @@ static const int bf_large[][2] = {{0, 0}, {4, 1}};
 
 /* Runs every pass; the smallest pool into offsets and *best (UINT64_MAX
  * when every pass passed PLAN_MAX_POOL_SIZE).  Returns 0 or -1. */
-static int bf_passes(bf_ctx *c, uint64_t lb, uint64_t *offsets,
+static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
                      uint64_t *best) {
     const int(*passes)[2] = c->m > BF_LARGE ? bf_large : bf_full;
     int np = c->m > BF_LARGE ? 2 : (int)(sizeof bf_full / sizeof bf_full[0]);
@@ -730,12 +751,13 @@ static int bf_passes(bf_ctx *c, uint64_t lb, uint64_t *offsets,
     bf_key *keys = malloc(((size_t)c->m + 1) * sizeof *keys);
     uint32_t *order = malloc(((size_t)c->m + 1) * sizeof *order);
     int rc = -1;
-    bool gave_up = false;
+    bool gave_up = dense;
     *best = UINT64_MAX;
     for (int pass = 0; off && keys && order && pass < np; pass++) {
         int o = passes[pass][0];
         if (o != 4 && gave_up)
-            continue; /* too dense to scan: the other orders would be too */
+            continue; /* too dense to scan (known before, or a pass gave
+                         up): only the start-order pass runs */
         if (bf_order(c, o, keys, order) != 0)
             goto out;
         uint64_t top =
@@ -784,8 +806,10 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         c.placed = NULL;
     }
     uint64_t best, lb = plan_lower_bound(pb); /* the two-sided cap */
-    if (bf_setup_order(&c) != 0 || bf_setup_buckets(&c) != 0 ||
-        bf_passes(&c, lb, offsets, &best) != 0)
+    bool dense = false;
+    if (bf_setup_order(&c) != 0 ||
+        (!(dense = bf_too_dense(&c)) && bf_setup_buckets(&c) != 0) ||
+        bf_passes(&c, lb, dense, offsets, &best) != 0)
         goto out;
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller
