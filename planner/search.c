@@ -1175,6 +1175,31 @@ done:
     return rc;
 }
 
+/* The buffers that take space, sorted by colour class into keys[];
+ * *overflow when sizes pass 2^62 (the search's own headroom below
+ * PLAN_MAX_POOL_SIZE: keep best-fit) or an alignment is no power of 2. */
+static uint32_t colour_keys(const plan_problem *pb, ckey *keys,
+                            bool *overflow) {
+    uint64_t A = pb->align ? pb->align : 1, sum = 0;
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (!b->size)
+            continue;
+        uint64_t es = align_up(b->size, A);
+        if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
+            (A & (A - 1)))
+            *overflow = true;
+        else
+            sum += es;
+        keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;
+        keys[nk].id = i;
+        nk++;
+    }
+    qsort(keys, nk, sizeof *keys, ckey_cmp);
+    return nk;
+}
+
 int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
                      uint64_t *offsets, uint64_t *size, plan_search_stats *st) {
     memset(st, 0, sizeof *st);
@@ -1201,25 +1226,8 @@ int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
     ckey *keys = calloc((size_t)pb->n + 1, sizeof *keys);
     if (!keys)
         return -1;
-    uint32_t nk = 0;
-    uint64_t sum = 0;
     bool overflow = false;
-    for (uint32_t i = 0; i < pb->n; i++) {
-        const plan_buf *b = &pb->bufs[i];
-        if (!b->size)
-            continue;
-        uint64_t es = align_up(b->size, A);
-        if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
-            (A & (A - 1)))
-            overflow = true; /* sizes past 2^62 (the search's own headroom
-                                below PLAN_MAX_POOL_SIZE): keep best-fit */
-        else
-            sum += es;
-        keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;
-        keys[nk].id = i;
-        nk++;
-    }
-    qsort(keys, nk, sizeof *keys, ckey_cmp);
+    uint32_t nk = colour_keys(pb, keys, &overflow);
     bool single = nk > 0 && keys[0].key == keys[nk - 1].key;
 
     ctl c;

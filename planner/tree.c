@@ -477,6 +477,32 @@ static void tr_finalize(tr_ctx *c, uint32_t id, uint64_t off) {
     }
 }
 
+/* Pool membership: walks each pool's subtree.  Returns 0 or -1. */
+static int tr_membership(const tr_ctx *c, const tr_pool *pools, uint32_t np,
+                         uint32_t *subpool) {
+    uint32_t *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
+    if (!stk)
+        return -1;
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t sp = 0;
+        stk[sp++] = pools[p].root;
+        while (sp) {
+            const tr_node *nd = &c->nodes[stk[--sp]];
+            if (nd->kind == TR_ALLOC)
+                subpool[nd->buf] = p;
+            else if (nd->kind == TR_TS)
+                for (uint32_t q = 0; q < nd->nkids; q++)
+                    stk[sp++] = nd->kids[q];
+            else if (nd->kind == TR_SS) {
+                stk[sp++] = nd->left;
+                stk[sp++] = nd->right;
+            }
+        }
+    }
+    free(stk);
+    return 0;
+}
+
 typedef struct tr_sort_ctx {
     const plan_buf *bufs;
     int dir; /* -1: descending size, +1: ascending size */
@@ -568,29 +594,8 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     }
     if (c.oom)
         goto out;
-    /* pool membership: walk each pool's subtree */
-    {
-        uint32_t *stk = malloc(((size_t)c.nnodes + 1) * sizeof *stk);
-        if (!stk)
-            goto out;
-        for (uint32_t p = 0; p < np; p++) {
-            uint32_t sp = 0;
-            stk[sp++] = pools[p].root;
-            while (sp) {
-                const tr_node *nd = &c.nodes[stk[--sp]];
-                if (nd->kind == TR_ALLOC)
-                    subpool[nd->buf] = p;
-                else if (nd->kind == TR_TS)
-                    for (uint32_t q = 0; q < nd->nkids; q++)
-                        stk[sp++] = nd->kids[q];
-                else if (nd->kind == TR_SS) {
-                    stk[sp++] = nd->left;
-                    stk[sp++] = nd->right;
-                }
-            }
-        }
-        free(stk);
-    }
+    if (tr_membership(&c, pools, np, subpool) != 0)
+        goto out;
     *nsubpools = np;
     rc = 0;
 out:
