@@ -584,7 +584,7 @@ static void test_monotone(void **state) {
     plan_buf *bufs = dense_instance(n, 11);
     plan_problem big = {n, bufs, 64, NULL};
     const plan_problem *pbs[] = {&mm, &big};
-    const uint64_t budgets[] = {500, 2000, 8000, 30000};
+    const uint64_t budgets[] = {500, 2000, 8000, 16000};
     for (int k = 0; k < 2; k++) {
         const plan_problem *pb = pbs[k];
         uint64_t *off = calloc(pb->n + 1, sizeof *off), prev = UINT64_MAX;
@@ -618,12 +618,12 @@ static void test_monotone(void **state) {
  * neighbourhood search): steps are spent, the plan gets smaller. */
 static void test_large_partition(void **state) {
     (void)state;
-    uint32_t n = 5000;
+    uint32_t n = 3000;
     plan_buf *bufs = dense_instance(n, 5);
     plan_problem pb = {n, bufs, 64, NULL};
     uint64_t *off = calloc(n, sizeof *off), size = 0;
     assert_non_null(off);
-    plan_search_opts o = {.budget = 50000};
+    plan_search_opts o = {.budget = 20000};
     plan_search_stats st;
     assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
     expect_valid(&pb, off, size);
