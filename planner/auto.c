@@ -10,7 +10,7 @@
  * budget.  The budget is small: on the minimalloc instances it costs about
  * as much as a few hundred bestfit passes (tens of milliseconds).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * errors), ids in an open-addressing hash table of row numbers; about
  * 300 MB/s on the bench's 10^6-row instance.
  */
-#include "planner/planner.h"
+#include "planner.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
  * buffer put back, plus one per 64 candidates visited: the result depends
  * only on the input and the budget.  Memory O(n).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

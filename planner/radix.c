@@ -4,7 +4,7 @@
  * half, a buffer index in the low half).  Three passes of 11 bits; a pass
  * whose digit is the same in every word is skipped.  O(n).
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,7 @@
  * safety stop reported in the stats).  Cost per node: O(partition size +
  * sections spanned); memory O(n + overlaps) per searchable partition.
  */
-#include "planner/plan_internal.h"
+#include "plan_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
