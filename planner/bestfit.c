@@ -67,18 +67,7 @@ typedef struct bf_iv {
     uint64_t lo, hi;
 } bf_iv;
 
-/* Buckets of lifetimes: bucket k holds end - start + 1 in [4^k, 4^(k+1)). */
-#define BF_BUCKETS 17
-
-static uint32_t bf_bucket(const plan_buf *b) {
-    uint64_t len = (uint64_t)b->end - b->start + 1;
-    uint32_t k = 0;
-    while (len >= 4) {
-        len /= 4;
-        k++;
-    }
-    return k;
-}
+#define BF_BUCKETS PLAN_LIFE_BUCKETS
 
 #if defined(__GNUC__)
 #define BF_PREFETCH(p) __builtin_prefetch(p)
@@ -527,11 +516,11 @@ static int bf_setup_order(bf_ctx *c) {
     uint32_t cnt[BF_BUCKETS + 1];
     memset(cnt, 0, sizeof cnt);
     for (uint32_t q = 0; q < c->m; q++)
-        cnt[bf_bucket(&bf[c->byst[q]]) + 1]++;
+        cnt[plan_life_bucket(&bf[c->byst[q]]) + 1]++;
     for (uint32_t k = 0; k < BF_BUCKETS; k++)
         cnt[k + 1] += cnt[k];
     for (uint32_t q = 0; q < c->m; q++)
-        c->ids[cnt[bf_bucket(&bf[c->byst[q]])]++] = c->byst[q];
+        c->ids[cnt[plan_life_bucket(&bf[c->byst[q]])]++] = c->byst[q];
     for (uint32_t p = 0; p < c->m; p++) {
         c->pos[c->ids[p]] = p;
         c->starts[p] = bf[c->ids[p]].start;
@@ -546,7 +535,7 @@ static int bf_setup_buckets(bf_ctx *c) {
     const plan_buf *bf = c->pb->bufs;
     for (uint32_t p = 0; p < c->m; p++) {
         const plan_buf *b = &bf[c->ids[p]];
-        uint32_t k = bf_bucket(b);
+        uint32_t k = plan_life_bucket(b);
         if (k + 1 > c->nbk) {
             for (uint32_t j = c->nbk; j <= k; j++)
                 c->bk_lo[j] = c->bk_hi[j] = p;

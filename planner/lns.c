@@ -29,7 +29,7 @@
 #include <time.h>
 
 #define LNS_MAX_RUIN 48u
-#define LNS_BUCKETS 17
+#define LNS_BUCKETS PLAN_LIFE_BUCKETS
 
 typedef struct lns_iv {
     uint64_t lo, hi;
@@ -64,16 +64,6 @@ static uint64_t lns_rnd(lns *l) {
 
 static const plan_buf *lns_buf(const lns *l, uint32_t u) {
     return &l->pb->bufs[l->ids[u]];
-}
-
-static uint32_t lns_bucket(const plan_buf *b) {
-    uint64_t len = (uint64_t)b->end - b->start + 1;
-    uint32_t k = 0;
-    while (len >= 4) {
-        len /= 4;
-        k++;
-    }
-    return k;
 }
 
 static void lns_set_top(lns *l, uint32_t u, uint64_t top) {
@@ -293,7 +283,7 @@ static int lns_index(lns *l) {
     memset(cnt, 0, sizeof cnt);
     for (uint32_t q = 0; q < l->m; q++) {
         const plan_buf *b = lns_buf(l, (uint32_t)v[q]);
-        uint32_t k = lns_bucket(b);
+        uint32_t k = plan_life_bucket(b);
         cnt[k + 1]++;
         if (k + 1 > l->nbk)
             l->nbk = k + 1;
@@ -306,7 +296,8 @@ static int lns_index(lns *l) {
         l->bk_hi[k] = cnt[k + 1];
     }
     for (uint32_t q = 0; q < l->m; q++)
-        l->byb[cnt[lns_bucket(lns_buf(l, (uint32_t)v[q]))]++] = (uint32_t)v[q];
+        l->byb[cnt[plan_life_bucket(lns_buf(l, (uint32_t)v[q]))]++] =
+            (uint32_t)v[q];
     free(v);
     return 0;
 }

@@ -61,6 +61,19 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t);
 int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
                           uint32_t m, uint64_t *lb);
 
+/* Lifetime buckets of the conflict scans (bestfit, lns): bucket k holds
+ * the buffers whose end - start + 1 is in [4^k, 4^(k+1)). */
+#define PLAN_LIFE_BUCKETS 17
+static inline uint32_t plan_life_bucket(const plan_buf *b) {
+    uint64_t len = (uint64_t)b->end - b->start + 1;
+    uint32_t k = 0;
+    while (len >= 4) {
+        len /= 4;
+        k++;
+    }
+    return k;
+}
+
 /* Sorts v[0..n) by the high 32 bits of each word, stably (planner/radix.c,
  * O(n)); returns -1 on out-of-memory. */
 int plan_radix_sort_hi(uint64_t *v, size_t n);
