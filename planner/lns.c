@@ -145,7 +145,8 @@ static bool lns_place(lns *l, uint32_t u) {
     l->niv = 0;
     if (!lns_scan(l, b->start, b->end, lns_add_iv, NULL))
         return false;
-    qsort(l->iv, l->niv, sizeof *l->iv, lns_cmp_iv);
+    if (l->niv > 1)
+        qsort(l->iv, l->niv, sizeof *l->iv, lns_cmp_iv);
     uint64_t cand = 0, a = l->align[u];
     for (uint32_t j = 0; j < l->niv; j++) {
         if (cand + l->size[u] <= l->iv[j].lo)
