@@ -175,6 +175,8 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     time_hit = st.time_limit_hit;
     if (o->algo == PLAN_SEARCH)
         plan_search_describe(note, sizeof note, size, &o->search, &st);
+    else if (o->algo == PLAN_AUTO)
+        plan_auto_describe(note, sizeof note, size, &o->search, &st);
     bool verify = o->verify;
 #ifdef PW_DEBUG_VERIFY
     verify = true;
@@ -197,7 +199,8 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
                 "bound %" PRIu64 " bytes)\n",
                 shown, o->search.capacity, size, plan_algo_name(o->algo), lb);
         if (note[0])
-            fprintf(stderr, "%s: note: search pool0: %s\n", shown, note);
+            fprintf(stderr, "%s: note: %s pool0: %s\n", shown,
+                    plan_algo_name(o->algo), note);
         goto done;
     }
     if (emit == CLI_EMIT_SUMMARY) {
@@ -213,7 +216,7 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s\n", naive, pb.n,
                 pb.n == 1 ? "" : "s");
         if (note[0])
-            fprintf(f, "search pool0: %s\n", note);
+            fprintf(f, "%s pool0: %s\n", plan_algo_name(o->algo), note);
         if (time_hit)
             fprintf(f, "note: the search stopped at its time limit\n");
         fclose(f);
@@ -290,7 +293,8 @@ static void cli_emit_summary(FILE *f, const plan *pl) {
             fprintf(f, ", capacity %" PRIu64, pool->capacity);
         fputc('\n', f);
         if (pool->search_note)
-            fprintf(f, "search %s: %s\n", pool->name, pool->search_note);
+            fprintf(f, "%s %s: %s\n", plan_algo_name(pl->opts.algo), pool->name,
+                    pool->search_note);
         total += pool->size;
         total_lb += pool->lower_bound;
         total_naive += pool->naive_size;

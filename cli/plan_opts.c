@@ -13,7 +13,9 @@
 #include <string.h>
 
 const char cli_plan_options_help[] =
-    "  --algo A             naive, reuse, tree, bestfit (default) or search\n"
+    "  --algo A             naive, reuse, tree, bestfit, search or auto "
+    "(default:\n"
+    "                       bestfit, then search within a small budget)\n"
     "  --align N            pool alignment in bytes, a power of two "
     "(default 64 on\n"
     "                       cpu, 256 on cuda)\n"
@@ -99,8 +101,8 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     if (strcmp(name, "algo") == 0) {
         if (!plan_algo_parse(value, &o->algo))
             return cli_bad_value(name, value,
-                                 "expected naive, reuse, tree, bestfit or "
-                                 "search");
+                                 "expected naive, reuse, tree, bestfit, "
+                                 "search or auto");
         return 0;
     }
     if (strcmp(name, "align") == 0) {

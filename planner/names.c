@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-static const char *const plan_algo_names[] = {"naive", "reuse", "tree",
-                                              "bestfit", "search"};
+static const char *const plan_algo_names[] = {"naive",   "reuse",  "tree",
+                                              "bestfit", "search", "auto"};
 _Static_assert(sizeof plan_algo_names / sizeof plan_algo_names[0] ==
-                   PLAN_SEARCH + 1,
+                   PLAN_AUTO + 1,
                "a name per plan_algo");
 
 const char *plan_algo_name(plan_algo a) {
@@ -49,7 +49,7 @@ bool plan_memory_pool_parse(const char *s, plan_memory_pool *out) {
 
 void plan_options_init(plan_options *o) {
     memset(o, 0, sizeof *o);
-    o->algo = PLAN_BESTFIT;
+    o->algo = PLAN_AUTO;
     o->memory_pool = PLAN_MP_INTERMEDIATES;
     o->streams = PLAN_STREAMS_AUTO;
 #ifdef PW_DEBUG_VERIFY

@@ -61,4 +61,53 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t);
 int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
                           uint32_t m, uint64_t *lb);
 
+/* Lifetime buckets of the conflict scans (bestfit, lns): bucket k holds
+ * the buffers whose end - start + 1 is in [4^k, 4^(k+1)). */
+#define PLAN_LIFE_BUCKETS 17
+static inline uint32_t plan_life_bucket(const plan_buf *b) {
+    uint64_t len = (uint64_t)b->end - b->start + 1;
+    uint32_t k = 0;
+    while (len >= 4) {
+        len /= 4;
+        k++;
+    }
+    return k;
+}
+
+/* Sorts v[0..n) by the high 32 bits of each word, stably (planner/radix.c,
+ * O(n)); returns -1 on out-of-memory. */
+int plan_radix_sort_hi(uint64_t *v, size_t n);
+
+/* Large-neighbourhood search (planner/lns.c) on a plan of one colour
+ * class (colours are not looked at): `offsets` and `*size` hold a valid
+ * plan and are replaced by a smaller one when one is found, never by a
+ * larger one.  Stops at the lower bound, after `budget` steps or after
+ * `time_limit` seconds (0 = none).  Returns 0 or -1 (out of memory; the
+ * plan is left as it was). */
+typedef struct plan_lns_opts {
+    uint64_t budget;
+    uint64_t lower_bound;
+    double time_limit;
+} plan_lns_opts;
+
+typedef struct plan_lns_out {
+    uint64_t steps, moves;
+    bool optimal, budget_hit, time_limit_hit;
+} plan_lns_out;
+
+int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
+             const plan_lns_opts *o, plan_lns_out *out);
+
+/* plan_lns on the buffers ids[0..m) of pb, one colour class, with every
+ * size rounded up to the pool alignment (as plan_search counts them):
+ * start[i] is the offset of ids[i], improved in place. */
+int plan_lns_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
+                   uint64_t *start, const plan_lns_opts *o, plan_lns_out *out);
+
+/* plan_search from a valid plan (offsets, *size: the best-fit plan, whose
+ * size becomes stats.start_size), without running plan_bestfit again
+ * (planner/search.c). */
+int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
+                     uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

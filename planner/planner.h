@@ -60,6 +60,7 @@ typedef enum plan_algo {
     PLAN_TREE,
     PLAN_BESTFIT,
     PLAN_SEARCH,
+    PLAN_AUTO, /* the default: bestfit, then search within a small budget */
 } plan_algo;
 
 /* "naive", "reuse", ...; parse returns false for unknown names. */
@@ -91,6 +92,10 @@ typedef struct plan_search_opts {
     uint64_t capacity; /* 0 = minimise; else find a plan of <= capacity */
     double time_limit; /* seconds, 0 = none (safety stop only) */
     bool progress;     /* print a progress line on stderr (tty only) */
+    /* the budget the minimisation's schedule is cut for (the share of
+     * each attempt); 0 = the default budget.  Independent of `budget`, so
+     * that a larger budget only runs longer (planner/search.c). */
+    uint64_t schedule;
 } plan_search_opts;
 
 typedef struct plan_search_stats {
@@ -112,6 +117,24 @@ typedef struct plan_search_stats {
  * at once. */
 int plan_search(const plan_problem *pb, const plan_search_opts *o,
                 uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+
+/* `auto` (planner/auto.c): plan_bestfit, then, when that plan is above
+ * the lower bound (or the capacity), plan_search from it within
+ * o->budget steps or PLAN_AUTO_BUDGET when 0, its minimisation cut for
+ * PLAN_AUTO_SCHEDULE steps (short attempts).  Never larger than
+ * plan_bestfit; returns 0 or -1 as plan_search. */
+#define PLAN_AUTO_BUDGET 8000u
+#define PLAN_AUTO_SCHEDULE 32000u
+int plan_auto(const plan_problem *pb, const plan_search_opts *o,
+              uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+
+/* The `auto` outcome of a pool as one line: which algorithm won, for
+ * example "search won: 1025024 bytes (bestfit 1291264, lower bound
+ * 986112, budget exhausted, 20000 steps)" or "bestfit won: 4096 bytes
+ * (lower bound 4096, optimal)".  snprintf semantics. */
+size_t plan_auto_describe(char *buf, size_t len, uint64_t size,
+                          const plan_search_opts *o,
+                          const plan_search_stats *st);
 
 /* One line (no newline) describing a plan_search outcome for a pool of
  * `size` bytes, for the CLI: "fits in C bytes: N bytes (lower bound L,
@@ -159,7 +182,7 @@ typedef enum plan_streams {
 } plan_streams;
 
 typedef struct plan_options {
-    plan_algo algo;               /* default PLAN_BESTFIT */
+    plan_algo algo;               /* default PLAN_AUTO */
     uint64_t align;               /* 0 = 64 on cpu, 256 on cuda */
     plan_memory_pool memory_pool; /* default PLAN_MP_INTERMEDIATES */
     plan_streams streams;
@@ -179,7 +202,7 @@ void plan_options_init(plan_options *o);
 /* Runs o->algo on one pool's problem.  `capacity` (0 = none) is the
  * pool's capacity, combined with o->search.capacity (the smaller wins):
  * the search tries to fit it; other algorithms ignore it (the caller
- * checks the size).  With PLAN_SEARCH, *st (may be NULL) gets the
+ * checks the size).  With PLAN_SEARCH or PLAN_AUTO, *st (may be NULL) gets the
  * search's statistics; otherwise it is zeroed.  Returns 0, or -1 on
  * out-of-memory or when pb fails plan_problem_ok (every algorithm checks
  * it at entry). */

@@ -220,13 +220,48 @@ int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
     return rc;
 }
 
+/* plan_lower_bound as a sweep: buffers sorted by start and by end (radix
+ * sorts, O(n)); at each start time the buffers that ended before it are
+ * taken out and the ones starting then put in.  Returns 0 or -1 (out of
+ * memory). */
+static int plan_lower_bound_sweep(const plan_problem *pb, uint64_t *lb) {
+    size_t n = pb->n, m = 0;
+    uint64_t *st = malloc((2 * n + 1) * sizeof *st), *en = st + n;
+    if (!st)
+        return -1;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (b->size == 0 || b->start > b->end)
+            continue; /* takes no space, or live nowhere */
+        st[m] = (uint64_t)b->start << 32 | i;
+        en[m++] = (uint64_t)b->end << 32 | i;
+    }
+    if (plan_radix_sort_hi(st, m) != 0 || plan_radix_sort_hi(en, m) != 0) {
+        free(st);
+        return -1;
+    }
+    uint64_t a = pb->align ? pb->align : 1;
+    plan_u128 best = {0, 0}, cur = {0, 0};
+    for (size_t i = 0, j = 0; i < m; i++) {
+        uint64_t t = st[i] >> 32;
+        for (; j < m && en[j] >> 32 < t; j++) {
+            plan_u128 s = {plan_align_up(pb->bufs[(uint32_t)en[j]].size, a), 0};
+            plan_u128_sub(&cur, &s);
+        }
+        plan_u128_add(&cur, plan_align_up(pb->bufs[(uint32_t)st[i]].size, a));
+        if ((i + 1 == m || st[i + 1] >> 32 != t) && plan_u128_gt(&cur, &best))
+            best = cur;
+    }
+    free(st);
+    /* plan_align_up saturates at the same multiple of a */
+    *lb = plan_align_up(best.hi ? UINT64_MAX : best.lo, a);
+    return 0;
+}
+
 uint64_t plan_lower_bound(const plan_problem *pb) {
-    uint32_t *axis = NULL;
-    uint32_t m = plan_time_axis(pb, &axis);
     uint64_t lb = 0;
-    if (m == UINT32_MAX || plan_lower_bound_axis(pb, axis, m, &lb) != 0)
+    if (plan_lower_bound_sweep(pb, &lb) != 0)
         lb = 0;
-    free(axis);
     return lb;
 }
 

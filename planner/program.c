@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Exact reuse keys.  Two storages may take each other's bytes under
  * `reuse` only when (device, dtype, elements, comm, group, stream colour)
@@ -227,14 +228,22 @@ int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
         return plan_tree(pb, off, size);
     case PLAN_BESTFIT:
         return plan_bestfit(pb, off, size);
-    case PLAN_SEARCH: {
+    case PLAN_SEARCH:
+    case PLAN_AUTO: {
         plan_search_opts so = o->search;
         if (capacity && (so.capacity == 0 || capacity < so.capacity))
             so.capacity = capacity;
-        return plan_search(pb, &so, off, size, st);
+        return o->algo == PLAN_AUTO ? plan_auto(pb, &so, off, size, st)
+                                    : plan_search(pb, &so, off, size, st);
     }
     }
     return -1;
+}
+
+static double pp_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* The capacity a pool must fit: its space's capacity and --capacity, the
@@ -497,9 +506,11 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     }
     pl->npools = np;
 
-    /* one problem per pool */
+    /* one problem per pool; --time-limit covers all of them */
     pp_reuse_keys keys = {a, NULL, 0};
     bool ok = true;
+    plan_options po = *o;
+    double t0 = pp_now();
     for (uint32_t pi = 0; pi < np && ok; pi++) {
         plan_pool *pool = &pl->pools[pi];
         plan_problem pb;
@@ -539,7 +550,11 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         uint64_t size = 0;
         uint64_t cap = pp_capacity(pool, o);
         plan_search_stats st;
-        if (plan_run(&pb, o, cap, off, &size, &st) != 0) {
+        if (o->search.time_limit > 0) {
+            double left = o->search.time_limit - (pp_now() - t0);
+            po.search.time_limit = left > 1e-9 ? left : 1e-9;
+        }
+        if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
             ir_diag_report(d, IR_SEV_ERROR, 0, 0,
                            "out of memory while planning pool %s", pool->name);
             ok = false;
@@ -547,11 +562,14 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         }
         if (st.time_limit_hit)
             pl->search_time_limit_hit = true;
-        if (o->algo == PLAN_SEARCH) {
+        if (o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) {
             char buf[512];
             plan_search_opts so = o->search;
             so.capacity = cap;
-            plan_search_describe(buf, sizeof buf, size, &so, &st);
+            if (o->algo == PLAN_AUTO)
+                plan_auto_describe(buf, sizeof buf, size, &so, &st);
+            else
+                plan_search_describe(buf, sizeof buf, size, &so, &st);
             pool->search_note = ir_arena_strdup(a, buf);
         }
         uint64_t *noff = ir_arena_array(a, pb.n + 1, sizeof *noff);
@@ -593,7 +611,8 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             ok = false;
         }
         if (over && pool->search_note)
-            ir_diag_report(d, IR_SEV_NOTE, 0, 0, "search %s: %s", pool->name,
+            ir_diag_report(d, IR_SEV_NOTE, 0, 0, "%s %s: %s",
+                           plan_algo_name(o->algo), pool->name,
                            pool->search_note);
     }
     HASH_CLEAR(hh, keys.table); /* the entries live in the arena */

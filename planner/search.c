@@ -1,56 +1,40 @@
 /*
  * planner/search.c - the search planner: exact depth-first search over
- * canonical solutions, anytime and deterministic.
+ * canonical solutions, with large-neighbourhood search (planner/lns.c)
+ * before and after it; anytime, monotone and deterministic.  The full
+ * description is docs/search.md; in short (after the MiniMalloc solver,
+ * Moffitt, ASPLOS 2023; the code is ours):
  *
- * How it works (after the MiniMalloc solver, Moffitt, ASPLOS 2023; the
- * code is ours):
+ *  - Colour classes are searched separately and stacked.  The time axis
+ *    of a class is cut into sections; where no buffer crosses a section
+ *    boundary the class splits into independent partitions.
+ *  - Canonical solutions: buffers placed bottom-up in non-decreasing
+ *    offset order, each at its minimum offset (the aligned top of the
+ *    placed buffers it overlaps), ties broken by a preorder rank.
+ *  - Inference: per section a floor and the total of its unplaced
+ *    buffers; max(floor, last offset) + total > capacity prunes.
+ *    Dominance: never place a buffer at or above the top another
+ *    unplaced buffer would reach at its minimum offset.
+ *  - Decomposition: a boundary no unplaced buffer crosses splits the rest
+ *    into sub-problems solved one after the other, each re-ranked.
+ *  - Restarts with doubling node limits over three preorders; a search
+ *    that ends within its limit proves infeasibility.
+ *  - Minimisation tries the lower bound (1/8 of the default budget), then
+ *    bisects between the proven bound and the best size, per-attempt
+ *    shares doubling when the unproven range is used up.  The schedule
+ *    comes from the default budget only, so a larger budget runs a longer
+ *    prefix of the same work and never gives a larger pool.
+ *  - Per class: the exact search, then large-neighbourhood search with
+ *    what is left.  The exact search only takes partitions of up to
+ *    SEARCH_MAX_PART buffers; the large-neighbourhood search any size.
  *
- *  - Colour classes.  Buffers of different colours never share bytes, so
- *    the pool is the classes stacked (-1 first, then colours ascending,
- *    then each colour -2 buffer alone) and each class is an interval
- *    problem of its own, searched separately.
- *  - Sections.  The time axis of a class is cut at every start and end+1
- *    into sections; a buffer spans a contiguous range of sections.  Where
- *    no buffer crosses a section boundary the class splits into
- *    independent partitions (the pool is their maximum height).
- *  - Canonical solutions.  Every packing can be pushed down until each
- *    buffer sits at offset 0 or right on top (aligned) of a conflicting
- *    buffer.  The search builds such packings bottom-up: buffers are
- *    placed in non-decreasing offset order, each at its minimum offset
- *    (the aligned top of the placed buffers it overlaps in time), ties
- *    broken by a static preorder rank.
- *  - Inference.  Each section keeps a floor (top of the highest placed
- *    buffer in it, raised to the smallest minimum offset of its unplaced
- *    buffers) and the total size of its unplaced buffers: a partial
- *    solution with max(floor, last offset) + total > capacity anywhere is
- *    pruned, as is one where an unplaced buffer no longer fits.
- *  - Dominance.  A buffer is never placed at or above the top another
- *    unplaced buffer would have at its minimum offset: that buffer could
- *    go into the gap below, so the partial solution is dominated.
- *  - Decomposition.  When placing a buffer leaves a section boundary
- *    crossed by no unplaced buffer, the rest splits into independent
- *    sub-problems solved one after the other (a failure in one is final,
- *    so nothing is retried across them), each with its own preorder
- *    ranked on the current section totals, from offset 0.
- *  - Restarts.  A feasibility search at a capacity runs with node limits
- *    that double per round, cycling through three preorder heuristics
- *    (lifespan, area, section total in different priority); a search that
- *    ends without hitting its limit is a proof of infeasibility.
- *  - Minimisation first tries the lower bound itself (1/8 of the
- *    budget), then bisects between the proven lower bound and the best
- *    size found (starting from plan_bestfit), with per-attempt budgets
- *    that double whenever the unproven range is used up.
- *
- * All state changes go through an undo trail, so a solved sub-problem
- * keeps its offsets while its siblings are searched and is undone as a
- * whole on failure.  One step is one search node; the result depends
- * only on the input and the budget (never on the clock: the time limit
- * is a safety stop reported in the stats).  Cost per node: O(partition
- * size + sections spanned); memory O(n + overlaps) per partition.
- * Partitions of more than SEARCH_MAX_PART buffers keep their best-fit
- * layout.
+ * All state changes go through an undo trail.  One step is one search
+ * node (or one buffer put back by the large-neighbourhood search); the
+ * result depends only on the input and the budget (the time limit is a
+ * safety stop reported in the stats).  Cost per node: O(partition size +
+ * sections spanned); memory O(n + overlaps) per searchable partition.
  */
-#include "planner/planner.h"
+#include "plan_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +115,7 @@ typedef struct sr {
 /* Shared by every class of one plan_search call. */
 typedef struct ctl {
     uint64_t steps, limit, budget_end;
+    uint64_t schedule; /* plan_search_opts.schedule */
     double time_limit;
     bool timed_out;
     bool progress;
@@ -555,6 +540,15 @@ static uint64_t class_height(const sr *s) {
     return h;
 }
 
+/* The height of a class layout (sizes rounded up to the pool alignment). */
+static uint64_t class_height_of(const sr *s, const uint64_t *off) {
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < s->m; i++)
+        if (off[i] + s->size[i] > h)
+            h = off[i] + s->size[i];
+    return h;
+}
+
 /* Tries to bring every partition to height <= cap. */
 static int attempt(sr *s, ctl *c, uint64_t cap) {
     for (uint32_t i = 0; i < s->npart; i++) {
@@ -904,7 +898,12 @@ static uint64_t class_lb(const sr *s) {
     return lo;
 }
 
-/* Minimises the class height within `budget` steps. */
+static uint64_t default_budget(const sr *s);
+
+/* Minimises the class height within `budget` steps.  The schedule (the
+ * share of each attempt) comes from plan_search_opts.schedule or the
+ * default budget, never from `budget`, so a larger budget runs a longer
+ * prefix of the same attempts: the result can only get better. */
 static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
     uint64_t hi = class_height(s), lo = class_lb(s), fixed = 0;
     uint64_t g = s->gran, class_end = c->steps + budget;
@@ -916,13 +915,14 @@ static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
             if (h > fixed)
                 fixed = h;
         }
-    uint64_t per = budget / 32 > 1000 ? budget / 32 : 1000;
+    uint64_t base = c->schedule ? c->schedule : default_budget(s);
+    uint64_t per = base / 32 > 1000 ? base / 32 : 1000;
     uint64_t soft = lo > fixed ? lo : fixed;
     int r = R_FOUND;
     /* First the lower bound itself: tight capacities prune hardest, and
      * real instances often pack perfectly. */
     if (lo < hi && fixed <= lo) {
-        uint64_t first = budget / 8 > 1000 ? budget / 8 : 1000;
+        uint64_t first = base / 8 > 1000 ? base / 8 : 1000;
         c->budget_end =
             class_end - c->steps > first ? c->steps + first : class_end;
         c->show_best = hi;
@@ -1018,22 +1018,62 @@ static uint64_t default_budget(const sr *s) {
     return b < SEARCH_MIN_BUDGET ? SEARCH_MIN_BUDGET : b;
 }
 
+/* plan_lns_class for the search: the time left, the steps counted. */
+static int class_lns(const plan_problem *pb, const uint32_t *ids, uint32_t m,
+                     uint64_t *start, uint64_t target, uint64_t budget,
+                     ctl *c) {
+    double left = 0;
+    if (c->time_limit > 0) {
+        left = c->time_limit - elapsed(&c->t0);
+        c->timed_out = c->timed_out || left <= 0;
+    }
+    if (budget == 0 || c->timed_out)
+        return 0;
+    plan_lns_opts o = {budget, target, left};
+    plan_lns_out lo;
+    int rc = plan_lns_class(pb, ids, m, start, &o, &lo);
+    c->steps += lo.steps;
+    c->timed_out = c->timed_out || lo.time_limit_hit;
+    return rc;
+}
+
 /* Searches one class (ids[0..m)) from start layout `start`, writing the
  * class-local offsets back into start[] and the outcome into out.
- * budget 0 = the default divided by `share`. */
+ * budget 0 = the default divided by `share`.  Two phases: the exact
+ * search (on the partitions it takes, until it proves its result or runs
+ * out), then large-neighbourhood search from its best layout with what
+ * is left (all of it when no partition is small enough for the exact
+ * search).  A larger budget runs a longer prefix of the same sequence. */
 static int run_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
                      uint64_t *start, uint64_t cap, uint64_t budget,
                      uint32_t share, ctl *c, cls_out *out) {
     sr s;
     int rc = -1;
-    if (sr_init(&s, pb, ids, m, start) == 0) {
-        if (budget == 0)
-            budget = default_budget(&s) / (share ? share : 1);
-        rc = cap ? class_fit(&s, c, cap, budget, out)
-                 : class_minimise(&s, c, budget, out);
-        if (rc == 0)
-            memcpy(start, s.best, (size_t)m * sizeof *start);
-    }
+    if (sr_init(&s, pb, ids, m, start) != 0)
+        goto done;
+    if (budget == 0)
+        budget = default_budget(&s) / (share ? share : 1);
+    uint64_t end =
+        c->steps + budget < c->steps ? UINT64_MAX : c->steps + budget;
+    uint64_t target = class_lb(&s) > cap ? class_lb(&s) : cap;
+    rc = cap ? class_fit(&s, c, cap, budget, out)
+             : class_minimise(&s, c, budget, out);
+    if (rc != 0)
+        goto done;
+    memcpy(start, s.best, (size_t)m * sizeof *start);
+    /* what is left: minimising and not proved optimal, or above the
+     * capacity and not proved infeasible */
+    bool more =
+        cap ? out->height > cap && out->lo <= cap : out->lo < out->height;
+    if (more && c->steps < end)
+        rc = class_lns(pb, ids, m, start, target, end - c->steps, c);
+    out->height = class_height_of(&s, start);
+    if (out->lo > out->height)
+        out->lo = out->height;
+    out->budget_hit =
+        !c->timed_out &&
+        (cap ? out->height > cap && out->lo <= cap : out->lo < out->height);
+done:
     sr_free(&s);
     return rc;
 }
@@ -1135,20 +1175,35 @@ done:
     return rc;
 }
 
-int plan_search(const plan_problem *pb, const plan_search_opts *o,
-                uint64_t *offsets, uint64_t *size, plan_search_stats *st) {
-    plan_search_stats local;
-    if (!st)
-        st = &local;
+/* The buffers that take space, sorted by colour class into keys[];
+ * *overflow when sizes pass 2^62 (the search's own headroom below
+ * PLAN_MAX_POOL_SIZE: keep best-fit) or an alignment is no power of 2. */
+static uint32_t colour_keys(const plan_problem *pb, ckey *keys,
+                            bool *overflow) {
+    uint64_t A = pb->align ? pb->align : 1, sum = 0;
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (!b->size)
+            continue;
+        uint64_t es = align_up(b->size, A);
+        if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
+            (A & (A - 1)))
+            *overflow = true;
+        else
+            sum += es;
+        keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;
+        keys[nk].id = i;
+        nk++;
+    }
+    qsort(keys, nk, sizeof *keys, ckey_cmp);
+    return nk;
+}
+
+int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
+                     uint64_t *offsets, uint64_t *size, plan_search_stats *st) {
     memset(st, 0, sizeof *st);
-    /* Too large for 64-bit arithmetic, or malformed: refuse (plan_bestfit
-     * would too).  From here on every size sum, offset and pool is within
-     * PLAN_MAX_POOL_SIZE. */
-    if (!plan_problem_ok(pb))
-        return -1;
-    int rc = plan_bestfit(pb, offsets, size);
-    if (rc != 0)
-        return rc;
+    int rc;
     st->start_size = *size;
     st->lower_bound = plan_lower_bound(pb);
     uint64_t A = pb->align ? pb->align : 1;
@@ -1171,30 +1226,14 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
     ckey *keys = calloc((size_t)pb->n + 1, sizeof *keys);
     if (!keys)
         return -1;
-    uint32_t nk = 0;
-    uint64_t sum = 0;
     bool overflow = false;
-    for (uint32_t i = 0; i < pb->n; i++) {
-        const plan_buf *b = &pb->bufs[i];
-        if (!b->size)
-            continue;
-        uint64_t es = align_up(b->size, A);
-        if (es > (UINT64_MAX >> 2) - sum || (b->align & (b->align - 1)) ||
-            (A & (A - 1)))
-            overflow = true; /* sizes past 2^62 (the search's own headroom
-                                below PLAN_MAX_POOL_SIZE): keep best-fit */
-        else
-            sum += es;
-        keys[nk].key = b->color == -2 ? ((int64_t)1 << 40) + i : b->color;
-        keys[nk].id = i;
-        nk++;
-    }
-    qsort(keys, nk, sizeof *keys, ckey_cmp);
+    uint32_t nk = colour_keys(pb, keys, &overflow);
     bool single = nk > 0 && keys[0].key == keys[nk - 1].key;
 
     ctl c;
     memset(&c, 0, sizeof c);
     c.time_limit = o ? o->time_limit : 0;
+    c.schedule = o ? o->schedule : 0;
     c.progress = o && o->progress && isatty(STDERR_FILENO);
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     c.last_print = c.t0;
@@ -1255,37 +1294,4 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
     }
 #endif
     return 0;
-}
-
-size_t plan_search_describe(char *buf, size_t len, uint64_t size,
-                            const plan_search_opts *o,
-                            const plan_search_stats *st) {
-    const char *why = st->time_limit_hit ? "time limit hit"
-                      : st->budget_hit   ? "budget exhausted"
-                                         : "search complete";
-    unsigned long long sz = size, lb = st->lower_bound, steps = st->steps;
-    int n;
-    if (o && o->capacity && st->fits)
-        n = snprintf(buf, len,
-                     "fits in %llu bytes: %llu bytes (lower bound %llu%s, "
-                     "%llu steps)",
-                     (unsigned long long)o->capacity, sz, lb,
-                     st->optimal ? ", optimal" : "", steps);
-    else if (o && o->capacity)
-        n = snprintf(buf, len,
-                     "does not fit: smallest found %llu bytes, lower bound "
-                     "%llu, capacity %llu, searched %llu steps (%s)",
-                     sz, lb, (unsigned long long)o->capacity, steps,
-                     !st->infeasible ? why
-                     : o->capacity < st->lower_bound
-                         ? "proved infeasible: the lower bound exceeds "
-                           "the capacity"
-                         : "proved infeasible");
-    else
-        n = snprintf(buf, len,
-                     "%llu bytes (best-fit %llu, lower bound %llu, %s, "
-                     "%llu steps)",
-                     sz, (unsigned long long)st->start_size, lb,
-                     st->optimal ? "optimal" : why, steps);
-    return n < 0 ? 0 : (size_t)n;
 }

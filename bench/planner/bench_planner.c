@@ -26,11 +26,18 @@ static double now(void) {
 
 typedef int (*algo_fn)(const plan_problem *, uint64_t *, uint64_t *);
 
+static int auto_fn(const plan_problem *pb, uint64_t *off, uint64_t *size) {
+    return plan_auto(pb, NULL, off, size, NULL);
+}
+
+#define NALGO 5
+
 static int run_csv(int argc, char **argv) {
     static const algo_fn fns[] = {plan_naive, plan_reuse, plan_tree,
-                                  plan_bestfit};
-    static const char *const names[] = {"naive", "reuse", "tree", "bestfit"};
-    double logsum[4] = {0}, worst_ms[4] = {0};
+                                  plan_bestfit, auto_fn};
+    static const char *const names[] = {"naive", "reuse", "tree", "bestfit",
+                                        "auto"};
+    double logsum[NALGO] = {0}, worst_ms[NALGO] = {0};
     int count = 0, bad = 0;
     printf("%-18s %-8s %12s %12s %8s %10s\n", "instance", "algo", "size",
            "lower", "ratio", "time_ms");
@@ -52,11 +59,11 @@ static int run_csv(int argc, char **argv) {
         base = base ? base + 1 : argv[i];
         uint64_t lb = plan_lower_bound(&pb);
         uint64_t *off = calloc((size_t)pb.n + 1, sizeof *off);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < NALGO; k++) {
             uint64_t size = 0;
-            /* best of 5 runs */
+            /* best of 5 runs (auto: 3) */
             double best = 1e30;
-            for (int r = 0; r < 5; r++) {
+            for (int r = 0; r < (k == 4 ? 3 : 5); r++) {
                 double t0 = now();
                 fns[k](&pb, off, &size);
                 double t = now() - t0;
@@ -83,9 +90,16 @@ static int run_csv(int argc, char **argv) {
     }
     printf("\ngeometric mean of size / lower bound over %d instances:\n",
            count);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NALGO; k++)
         printf("  %-8s %.3fx  (slowest instance %.3f ms)\n", names[k],
                exp(logsum[k] / count), worst_ms[k]);
+    double ga = exp(logsum[4] / count);
+    printf("auto: %.3fx vs target 1.05x: ratio %.3f %s\n", ga, ga / 1.05,
+           ga <= 1.05 ? "ok" : "OVER TARGET");
+    printf("auto: slowest instance %.1f ms (CPU) vs target 50 ms: ratio %.2f "
+           "%s\n",
+           worst_ms[4], worst_ms[4] / 50.0,
+           worst_ms[4] <= 50.0 ? "ok" : "OVER TARGET");
     double g = exp(logsum[3] / count), gt = exp(logsum[2] / count);
     printf("bestfit: %.3fx vs target 1.30x (ratio %.3f; references: TFLM "
            "1.34x, XLA 1.35x, ExecuTorch 1.50x, Inductor tree 2.08x)\n",
@@ -104,75 +118,296 @@ static uint64_t rnd(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-/* A synthetic schedule: n buffers over n statements; most live a few
- * statements, a few live long (weights, skip connections). */
-static void synth(plan_problem *pb, uint32_t n, uint64_t seed) {
+/* A uniform double in [0, 1). */
+static double unif(uint64_t *s) {
+    return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* exp of a uniform in [log lo, log hi]: log-uniform in [lo, hi]. */
+static double logunif(uint64_t *s, double lo, double hi) {
+    return exp(log(lo) + unif(s) * (log(hi) - log(lo)));
+}
+
+/* Sparse synthetic data (the original bench set): n buffers over n
+ * statements, one starting per statement; most live a few statements,
+ * a few live long (weights, skip connections): about 12 live at once. */
+static void synth_sparse(plan_buf *b, uint32_t n, uint64_t seed) {
     uint64_t s = seed;
-    pb->n = n;
-    pb->align = 64;
-    pb->names = NULL;
-    pb->bufs = calloc(n, sizeof *pb->bufs);
     for (uint32_t i = 0; i < n; i++) {
-        plan_buf *b = &pb->bufs[i];
-        b->start = i;
+        b[i].start = i;
         uint64_t r = rnd(&s) % 100;
         uint32_t len = r < 90   ? 1 + (uint32_t)(rnd(&s) % 8)
                        : r < 99 ? 1 + (uint32_t)(rnd(&s) % 64)
                                 : 1 + (uint32_t)(rnd(&s) % 1024);
-        b->end = i + len;
-        b->size = 64 * (1 + rnd(&s) % 256);
-        b->align = 1;
-        b->reuse_key = b->size;
-        b->color = -1;
+        b[i].end = i + len;
+        b[i].size = 64 * (1 + rnd(&s) % 256);
     }
 }
 
-static int run_scale(void) {
-    uint32_t ns[] = {1000, 10000, 100000, 1000000};
-    double t[4];
-    printf("%-10s %12s %12s %8s %10s\n", "buffers", "size", "lower", "ratio",
-           "time_s");
-    for (int k = 0; k < 4; k++) {
-        plan_problem pb;
-        synth(&pb, ns[k], 42 + (uint64_t)k);
-        uint64_t *off = calloc(ns[k], sizeof *off);
-        uint64_t size = 0;
-        double t0 = now();
-        plan_bestfit(&pb, off, &size);
-        t[k] = now() - t0;
-        uint64_t lb = plan_lower_bound(&pb);
-        int ok = plan_verify_problem(&pb, off, size, NULL, 0);
-        printf("%-10u %12llu %12llu %8.3f %10.3f%s\n", ns[k],
-               (unsigned long long)size, (unsigned long long)lb,
-               (double)size / (double)lb, t[k], ok ? "" : "  INVALID");
-        free(off);
-        free(pb.bufs);
-        if (!ok)
-            return 1;
+/* Dense synthetic data (issue 12): horizon T = n steps; starts uniform
+ * in [0, T); lifetimes 99% log-uniform in [1, 256] steps, 1% in
+ * [256, 4096]; sizes log-uniform in 64 B .. 4 MiB rounded up to 64 B:
+ * about 60 buffers live at once. */
+static void synth_dense(plan_buf *b, uint32_t n, uint64_t seed) {
+    uint64_t s = seed;
+    for (uint32_t i = 0; i < n; i++) {
+        b[i].start = (uint32_t)(rnd(&s) % n);
+        double life =
+            rnd(&s) % 100 == 0 ? logunif(&s, 256, 4096) : logunif(&s, 1, 256);
+        uint32_t len = (uint32_t)llround(life);
+        b[i].end = b[i].start + (len ? len : 1) - 1;
+        uint64_t sz = (uint64_t)llround(logunif(&s, 64, 4194304));
+        b[i].size = (sz + 63) / 64 * 64;
     }
-    /* least-squares slope of log t against log n, on the time per pass
-     * (bestfit runs 11 passes up to 131072 buffers, 2 above) */
+}
+
+/* Every buffer live at once (one statement): the worst case for a
+ * planner that enumerates overlapping pairs. */
+static void synth_all_live(plan_buf *b, uint32_t n, uint64_t seed) {
+    uint64_t s = seed;
+    for (uint32_t i = 0; i < n; i++) {
+        b[i].start = 0;
+        b[i].end = 0;
+        b[i].size = 64 * (1 + rnd(&s) % 256);
+    }
+}
+
+typedef enum shape { SPARSE, DENSE, ALL_LIVE } shape;
+static const char *const shape_names[] = {"sparse", "dense", "all-live"};
+
+/* The instance as minimalloc CSV text (malloc'ed), as a user would
+ * give it to `planwrap plan --csv`. */
+static char *synth_csv(shape sh, uint32_t n, uint64_t seed, size_t *len) {
+    plan_buf *b = calloc(n ? n : 1, sizeof *b);
+    if (sh == SPARSE)
+        synth_sparse(b, n, seed);
+    else if (sh == DENSE)
+        synth_dense(b, n, seed);
+    else
+        synth_all_live(b, n, seed);
+    size_t cap = 32 + (size_t)n * 48, k = 0;
+    char *t = malloc(cap);
+    k += (size_t)snprintf(t, cap, "id,lower,upper,size\n");
+    for (uint32_t i = 0; i < n; i++)
+        k += (size_t)snprintf(t + k, cap - k, "b%u,%u,%llu,%llu\n", i,
+                              b[i].start, (unsigned long long)b[i].end + 1,
+                              (unsigned long long)b[i].size);
+    free(b);
+    *len = k;
+    return t;
+}
+
+typedef struct run_out {
+    double secs;
+    uint64_t size, lb;
+    bool ok;
+} run_out;
+
+/* One planning run as `planwrap plan --csv` does it: read the CSV, the
+ * lower bound, the algorithm, the verifier (not timed). */
+static run_out run_one(const char *text, size_t len, const char *algo,
+                       double time_limit) {
+    run_out r = {0, 0, 0, false};
+    plan_options o;
+    plan_options_init(&o);
+    plan_algo_parse(algo, &o.algo);
+    o.search.time_limit = time_limit;
+    double t0 = now();
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    plan_problem pb;
+    if (!plan_read_csv(a, "bench.csv", text, len, &pb, d))
+        goto out;
+    pb.align = 64;
+    r.lb = plan_lower_bound(&pb);
+    uint64_t *off = calloc((size_t)pb.n + 1, sizeof *off);
+    if (plan_run(&pb, &o, 0, off, &r.size, NULL) == 0) {
+        r.secs = now() - t0;
+        r.ok = plan_verify_problem(&pb, off, r.size, NULL, 0);
+    }
+    free(off);
+out:
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return r;
+}
+
+static const char *verdict(double ratio);
+
+/* Best of `reps` runs (CPU time; the machine is shared). */
+static run_out best_of(const char *text, size_t len, const char *algo,
+                       int reps) {
+    run_out best = run_one(text, len, algo, 0);
+    for (int i = 1; i < reps && best.ok; i++) {
+        run_out r = run_one(text, len, algo, 0);
+        if (r.secs < best.secs)
+            best.secs = r.secs;
+    }
+    return best;
+}
+
+/* Least-squares slope of log t against log n. */
+static double slope(const double *n, const double *t, int k) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int k = 0; k < 4; k++) {
-        double tp = t[k] / (ns[k] > 131072 ? 2.0 : 11.0);
-        double x = log((double)ns[k]), y = log(tp > 1e-9 ? tp : 1e-9);
+    for (int i = 0; i < k; i++) {
+        double x = log(n[i]), y = log(t[i] > 1e-6 ? t[i] : 1e-6);
         sx += x;
         sy += y;
         sxx += x * x;
         sxy += x * y;
     }
-    double slope = (4 * sxy - sx * sy) / (4 * sxx - sx * sx);
-    printf("fitted exponent of the time per pass: n^%.2f (n log n is about "
-           "n^1.05-1.1 here; a plain first fit took 35 s at 10^6, "
-           "quadratic)\n",
-           slope);
-    printf("bestfit at 10^6 buffers: %.3f s vs target 2 s (ratio %.3f)\n", t[3],
-           t[3] / 2.0);
+    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+static const char *verdict(double ratio) {
+    return ratio <= 1.0 ? "ok" : "OVER TARGET";
+}
+
+/* Every algorithm on `sh` data, 10^3..nmax: time against naive's (the
+ * same run: reading the CSV and the lower bound), size against the lower
+ * bound; growth exponents. */
+static int scale_shape(shape sh, uint32_t tree_max) {
+    static const char *const algos[] = {"naive", "bestfit", "tree", "auto"};
+    uint32_t ns[] = {1000, 10000, 100000, 1000000};
+    double nn[4], tt[4][4], sz[4][4];
+    int bad = 0;
+    printf("%-8s %-8s %8s %10s %8s %9s %9s\n", shape_names[sh], "algo", "n",
+           "time_s", "/naive", "size/lb", "");
+    for (int k = 0; k < 4; k++) {
+        size_t len;
+        char *text = synth_csv(sh, ns[k], 42 + (uint64_t)k, &len);
+        nn[k] = ns[k];
+        int reps = ns[k] >= 1000000 ? 1 : ns[k] >= 100000 ? 2 : 3;
+        double tnaive = 0;
+        for (int a = 0; a < 4; a++) {
+            tt[a][k] = 0;
+            if (a == 2 && ns[k] > tree_max)
+                continue;
+            run_out r = best_of(text, len, algos[a], reps);
+            if (!r.ok) {
+                printf("%s %s %u: INVALID PLAN\n", shape_names[sh], algos[a],
+                       ns[k]);
+                bad = 1;
+                continue;
+            }
+            tt[a][k] = r.secs;
+            sz[a][k] = (double)r.size / (double)r.lb;
+            if (a == 0)
+                tnaive = r.secs;
+            printf("%-8s %-8s %8u %10.3f %8.2f %9.4f\n", shape_names[sh],
+                   algos[a], ns[k], r.secs, r.secs / tnaive,
+                   (double)r.size / (double)r.lb);
+        }
+        free(text);
+    }
+    for (int a = 0; a < 4; a++) {
+        int m = a == 2 ? (tree_max >= 1000000  ? 4
+                          : tree_max >= 100000 ? 3
+                                               : 2)
+                       : 4;
+        printf("%s %s: growth 10^3..10^%d: n^%.2f\n", shape_names[sh], algos[a],
+               m + 2, slope(nn, tt[a], m));
+    }
+    double rb = tt[1][3] / tt[0][3] / 2.5;
+    printf("%s: bestfit at 10^6 = %.2fx naive vs target 2.5x: ratio %.2f "
+           "%s\n",
+           shape_names[sh], tt[1][3] / tt[0][3], rb, verdict(rb));
+    printf("%s: auto at 10^4 = %.4fx the lower bound, bestfit %.4fx: auto/"
+           "bestfit %.4f (target: below 1)\n",
+           shape_names[sh], sz[3][1], sz[1][1], sz[3][1] / sz[1][1]);
+    if (tree_max >= 100000) {
+        double rt = tt[2][2] / tt[0][2] / 5.0;
+        printf("%s: tree at 10^5 = %.2fx naive vs target 5x: ratio %.2f %s\n",
+               shape_names[sh], tt[2][2] / tt[0][2], rt, verdict(rt));
+    }
+    return bad;
+}
+
+/* 50,000 buffers all live at once: bestfit (and auto) within 5x naive;
+ * search with --time-limit 1 within about a second. */
+static int run_all_live(void) {
+    size_t len;
+    uint32_t n = 50000;
+    char *text = synth_csv(ALL_LIVE, n, 7, &len);
+    run_out nv = best_of(text, len, "naive", 3);
+    run_out bf = best_of(text, len, "bestfit", 3);
+    run_out au = best_of(text, len, "auto", 1);
+    run_out se = run_one(text, len, "search", 1.0);
+    free(text);
+    printf("all-live %u: naive %.3f s, bestfit %.3f s, auto %.3f s, search "
+           "--time-limit 1: %.3f s\n",
+           n, nv.secs, bf.secs, au.secs, se.secs);
+    double r = bf.secs / nv.secs / 5.0, ra = au.secs / nv.secs / 5.0;
+    printf("all-live: bestfit = %.2fx naive vs target 5x: ratio %.2f %s\n",
+           bf.secs / nv.secs, r, verdict(r));
+    printf("all-live: auto = %.2fx naive vs target 5x: ratio %.2f %s\n",
+           au.secs / nv.secs, ra, verdict(ra));
+    printf("all-live: search --time-limit 1 took %.2f s (the limit covers "
+           "the whole run)\n",
+           se.secs);
+    return !(nv.ok && bf.ok && au.ok && se.ok);
+}
+
+/* The CSV reader alone on the dense 10^6 instance: MB/s vs 100. */
+static int run_csv_speed(void) {
+    size_t len;
+    char *text = synth_csv(DENSE, 1000000, 45, &len);
+    double best = 1e30;
+    for (int i = 0; i < 3; i++) {
+        ir_arena *a = ir_arena_new();
+        ir_diag *d = ir_diag_new(stderr, 0);
+        plan_problem pb;
+        double t0 = now();
+        bool ok = plan_read_csv(a, "bench.csv", text, len, &pb, d);
+        double t = now() - t0;
+        ir_diag_free(d);
+        ir_arena_free(a);
+        if (!ok) {
+            free(text);
+            return 1;
+        }
+        if (t < best)
+            best = t;
+    }
+    double mbs = (double)len / 1e6 / best;
+    printf("csv reader: %.1f MB in %.3f s = %.0f MB/s vs target 100 MB/s: "
+           "ratio %.2f %s\n",
+           (double)len / 1e6, best, mbs, 100.0 / mbs, verdict(100.0 / mbs));
+    free(text);
     return 0;
 }
 
+/* Writes a synthetic instance as CSV on stdout (to try the CLI). */
+static int run_gen(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: bench_planner gen sparse|dense|all-live N "
+                        "SEED\n");
+        return 2;
+    }
+    shape sh = strcmp(argv[0], "sparse") == 0  ? SPARSE
+               : strcmp(argv[0], "dense") == 0 ? DENSE
+                                               : ALL_LIVE;
+    size_t len;
+    char *t = synth_csv(sh, (uint32_t)strtoul(argv[1], NULL, 10),
+                        strtoull(argv[2], NULL, 10), &len);
+    fwrite(t, 1, len, stdout);
+    free(t);
+    return 0;
+}
+
+static int run_scale(void) {
+    int bad = run_csv_speed();
+    printf("\n");
+    bad |= scale_shape(SPARSE, 100000);
+    printf("\n");
+    bad |= scale_shape(DENSE, 100000);
+    printf("\n");
+    bad |= run_all_live();
+    return bad;
+}
+
 static int run_models(int argc, char **argv) {
-    int bad = 0;
+    int bad = 0, npools = 0, nat = 0;
     for (int i = 0; i < argc; i++) {
         ir_arena *a = ir_arena_new();
         ir_diag *d = ir_diag_new(stderr, 0);
@@ -189,14 +424,16 @@ static int run_models(int argc, char **argv) {
             return 1;
         }
         plan_options o;
-        plan_options_init(&o);
+        plan_options_init(&o); /* auto, the default */
         o.verify = true;
         double t0 = now();
         plan *pl = plan_program(a, p, &o, d);
         double dt = now() - t0;
         for (uint32_t k = 0; pl && k < pl->npools; k++) {
             const plan_pool *pool = &pl->pools[k];
-            printf("%-14s %-22s bestfit %10llu lower %10llu ratio %.4f "
+            npools++;
+            nat += pool->size == pool->lower_bound;
+            printf("%-14s %-22s auto %10llu lower %10llu ratio %.4f "
                    "naive %10llu  %.2f ms%s\n",
                    p->model, pool->name, (unsigned long long)pool->size,
                    (unsigned long long)pool->lower_bound,
@@ -212,6 +449,9 @@ static int run_models(int argc, char **argv) {
         ir_diag_free(d);
         ir_arena_free(a);
     }
+    printf("models: %d of %d pools at the lower bound with auto (target: "
+           "all)\n",
+           nat, npools);
     return bad;
 }
 
@@ -222,6 +462,8 @@ int main(int argc, char **argv) {
         return run_scale();
     if (argc >= 2 && strcmp(argv[1], "models") == 0)
         return run_models(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "gen") == 0)
+        return run_gen(argc - 2, argv + 2);
     fprintf(stderr, "usage: bench_planner csv FILE...|scale|models FILE...\n");
     return 2;
 }

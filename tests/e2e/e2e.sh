@@ -5,7 +5,7 @@
 # driver from the model's plan view (planwrap plan --emit view, then
 # e2e_view_prep, then planwrap render test_kernels.c.mustache and
 # test_main.c.mustache), generates C wrappers with every algorithm
-# (E2E_ALGOS, default "naive reuse tree bestfit search"), builds each one
+# (E2E_ALGOS, default "naive reuse tree bestfit search auto"), builds each one
 # with the lifetime tracker and runtime checks off and on, runs them, and
 # requires every output to be byte-equal to the naive plan's (without the
 # tracker).  The test kernels fill what each call writes from a hash of
@@ -43,7 +43,7 @@ root=$3
 work=$4
 model=$5
 shift 5
-algos=${E2E_ALGOS:-naive reuse tree bestfit search}
+algos=${E2E_ALGOS:-naive reuse tree bestfit search auto}
 case $algos in
 naive*) ;; # the reference: its first build
 *)

@@ -378,7 +378,7 @@ static void test_determinism(void **state) {
                       (unsigned long long)st1.lower_bound,
                       (unsigned long long)st1.steps);
         if (prev != UINT64_MAX)
-            assert_true(s1 <= prev || !st1.optimal);
+            assert_true(s1 <= prev); /* monotone in the budget */
         prev = s1;
     }
 }
@@ -555,6 +555,116 @@ static void test_large_and_edges(void **state) {
     free(off);
 }
 
+/* A dense random instance: n buffers over n statements, lives of 1..64. */
+static plan_buf *dense_instance(uint32_t n, uint64_t seed) {
+    plan_buf *bufs = calloc(n, sizeof *bufs);
+    assert_non_null(bufs);
+    rng_state = seed;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = rnd_in(0, n);
+        bufs[i] = (plan_buf){.size = 64 * rnd_in(1, 64),
+                             .align = 1,
+                             .start = s,
+                             .end = s + rnd_in(0, 63),
+                             .color = -1};
+    }
+    return bufs;
+}
+
+/* Sizes for increasing budgets never increase (the exact search's
+ * schedule and the large-neighbourhood search do not depend on the
+ * budget), on a minimalloc instance (exact search) and on a partition
+ * too large for it (large-neighbourhood search). */
+static void test_monotone(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
+    plan_problem mm;
+    read_instance(a, "D.1048576.csv", &mm);
+    uint32_t n = 3000;
+    plan_buf *bufs = dense_instance(n, 11);
+    plan_problem big = {n, bufs, 64, NULL};
+    const plan_problem *pbs[] = {&mm, &big};
+    const uint64_t budgets[] = {500, 2000, 8000, 16000};
+    for (int k = 0; k < 2; k++) {
+        const plan_problem *pb = pbs[k];
+        uint64_t *off = calloc(pb->n + 1, sizeof *off), prev = UINT64_MAX;
+        assert_non_null(off);
+        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+            /* D with auto's short attempts, so that every budget counts */
+            plan_search_opts o = {.budget = budgets[b],
+                                  .schedule = k ? 0 : PLAN_AUTO_SCHEDULE};
+            plan_search_stats st;
+            uint64_t size = 0;
+            assert_int_equal(plan_search(pb, &o, off, &size, &st), 0);
+            expect_valid(pb, off, size);
+            assert_true(st.steps <= budgets[b]);
+            assert_true(size <= prev);
+            print_message(
+                "%s budget %llu: %llu bytes (best-fit %llu, lower "
+                "bound %llu, %llu steps)\n",
+                k ? "dense 3000" : "D", (unsigned long long)budgets[b],
+                (unsigned long long)size, (unsigned long long)st.start_size,
+                (unsigned long long)st.lower_bound,
+                (unsigned long long)st.steps);
+            prev = size;
+        }
+        free(off);
+    }
+    free(bufs);
+    ir_arena_free(a);
+}
+
+/* A partition of more than 2048 buffers is searched too (large-
+ * neighbourhood search): steps are spent, the plan gets smaller. */
+static void test_large_partition(void **state) {
+    (void)state;
+    uint32_t n = 3000;
+    plan_buf *bufs = dense_instance(n, 5);
+    plan_problem pb = {n, bufs, 64, NULL};
+    uint64_t *off = calloc(n, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_opts o = {.budget = 20000};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.steps > 0);
+    assert_true(size < st.start_size);
+    free(off);
+    free(bufs);
+}
+
+/* auto: bestfit when it is at the lower bound (no step), else the search
+ * within its small budget; never larger than bestfit; says which won. */
+static void test_auto(void **state) {
+    (void)state;
+    ir_arena *a = ir_arena_new();
+    plan_problem pb;
+    read_instance(a, "D.1048576.csv", &pb);
+    uint64_t *off = calloc(pb.n + 1, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_stats st;
+    char msg[300];
+    assert_int_equal(plan_auto(&pb, NULL, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_int_equal(st.start_size, bestfit_size(&pb));
+    assert_true(size < st.start_size);
+    assert_true(st.steps > 0 && st.steps <= PLAN_AUTO_BUDGET);
+    plan_auto_describe(msg, sizeof msg, size, NULL, &st);
+    assert_true(strncmp(msg, "search won: ", 12) == 0);
+    /* a chain: bestfit is at the lower bound, no search */
+    plan_buf chain[3] = {
+        {64, 1, 0, 1, 0, -1}, {64, 1, 1, 2, 0, -1}, {64, 1, 2, 3, 0, -1}};
+    plan_problem c = {3, chain, 64, NULL};
+    assert_int_equal(plan_auto(&c, NULL, off, &size, &st), 0);
+    assert_int_equal(size, 128);
+    assert_int_equal(st.steps, 0);
+    plan_auto_describe(msg, sizeof msg, size, NULL, &st);
+    assert_string_equal(msg, "bestfit won: 128 bytes (lower bound 128, "
+                             "optimal)");
+    free(off);
+    ir_arena_free(a);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]); /* e.g. test_capacity* */
@@ -569,6 +679,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_large_and_edges),
+        cmocka_unit_test(test_monotone),
+        cmocka_unit_test(test_large_partition),
+        cmocka_unit_test(test_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,422 @@
+/*
+ * planner/lns.c - large-neighbourhood search: improves a valid plan of one
+ * colour class at any size, keeping only what is better.
+ *
+ * A move ("ruin and recreate", Schrimpf et al., J. Comput. Phys. 2000; the
+ * large-neighbourhood search of Shaw, CP 1998): take a buffer at the top of
+ * the pool, a time window around its life and an address band under the
+ * top; lift every buffer of that window and band (at most LNS_MAX_RUIN,
+ * the highest first); put them back one by one, in size order with a
+ * seeded perturbation (or in start order), each at the lowest aligned
+ * offset where it fits between the buffers it conflicts with.  The move is
+ * kept when the pool is lower, or as high and the lifted buffers sit no
+ * higher in total (a sideways move on a plateau); otherwise every lifted
+ * buffer goes back where it was.  So the plan never gets worse: the result
+ * after k steps is the best found in the first k steps, and a larger
+ * budget never gives a larger pool.
+ *
+ * Conflicts are found with the bucket index of bestfit (buffers sorted by
+ * start within lifetime buckets of powers of 4; the conflicts of [s, e] in
+ * a bucket whose longest life is L start in [s - L, e]); the pool height
+ * is the root of a max tree over the buffers' tops.  A step is one lifted
+ * buffer put back, plus one per 64 candidates visited: the result depends
+ * only on the input and the budget.  Memory O(n).
+ */
+#include "plan_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LNS_MAX_RUIN 48u
+#define LNS_BUCKETS PLAN_LIFE_BUCKETS
+
+typedef struct lns_iv {
+    uint64_t lo, hi;
+} lns_iv;
+
+typedef struct lns {
+    const plan_problem *pb;
+    uint32_t m;      /* buffers that take space */
+    uint32_t *ids;   /* local -> buffer of pb */
+    uint64_t *size;  /* local sizes */
+    uint64_t *align; /* local alignments */
+    uint64_t *off;   /* the current plan (local) */
+    uint32_t *byb;   /* positions: local ids, bucket-major, by start */
+    uint32_t nbk, bk_lo[LNS_BUCKETS], bk_hi[LNS_BUCKETS];
+    uint32_t bk_max[LNS_BUCKETS];
+    uint64_t *mx; /* max tree over tops: leaves at w.. */
+    uint32_t w;
+    bool *lifted;
+    uint32_t *ruin, nruin, put[LNS_MAX_RUIN];
+    uint64_t *saved;
+    lns_iv *iv;
+    uint32_t niv, capiv;
+    uint64_t rng, steps, visits;
+} lns;
+
+static uint64_t lns_rnd(lns *l) {
+    uint64_t z = (l->rng += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static const plan_buf *lns_buf(const lns *l, uint32_t u) {
+    return &l->pb->bufs[l->ids[u]];
+}
+
+static void lns_set_top(lns *l, uint32_t u, uint64_t top) {
+    uint32_t i = l->w + u;
+    l->mx[i] = top;
+    for (i /= 2; i > 0; i /= 2)
+        l->mx[i] =
+            l->mx[2 * i] > l->mx[2 * i + 1] ? l->mx[2 * i] : l->mx[2 * i + 1];
+}
+
+/* A buffer whose top is the pool's height, the first from a seeded
+ * position on (wrapping). */
+static uint32_t lns_peak(lns *l) {
+    uint64_t h = l->mx[1];
+    uint32_t from = (uint32_t)(lns_rnd(l) % l->m);
+    for (uint32_t i = l->w + from; i < 2 * l->w; i++)
+        if (l->mx[i] == h)
+            return i - l->w;
+    for (uint32_t i = l->w; i < l->w + from; i++)
+        if (l->mx[i] == h)
+            return i - l->w;
+    return 0;
+}
+
+/* Calls fn on every buffer whose life overlaps [s, e]. */
+typedef bool (*lns_visit_fn)(lns *l, uint32_t v, const void *arg);
+
+static bool lns_scan(lns *l, uint32_t s, uint32_t e, lns_visit_fn fn,
+                     const void *arg) {
+    for (uint32_t k = 0; k < l->nbk; k++) {
+        uint32_t lo = l->bk_lo[k], hi = l->bk_hi[k];
+        uint64_t from = s > l->bk_max[k] ? (uint64_t)s - l->bk_max[k] : 0;
+        while (lo < hi) { /* first start >= from */
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (lns_buf(l, l->byb[mid])->start < from)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        uint32_t p = lo;
+        for (; p < l->bk_hi[k]; p++) {
+            const plan_buf *b = lns_buf(l, l->byb[p]);
+            if (b->start > e)
+                break;
+            if (b->end >= s && !fn(l, l->byb[p], arg))
+                return false;
+        }
+        l->visits += p - lo;
+    }
+    return true;
+}
+
+static bool lns_add_iv(lns *l, uint32_t v, const void *arg) {
+    (void)arg;
+    if (l->lifted[v])
+        return true;
+    if (l->niv == l->capiv) {
+        uint32_t cap = l->capiv ? 2 * l->capiv : 64;
+        lns_iv *n = realloc(l->iv, cap * sizeof *n);
+        if (!n)
+            return false;
+        l->iv = n;
+        l->capiv = cap;
+    }
+    l->iv[l->niv].lo = l->off[v];
+    l->iv[l->niv].hi = l->off[v] + l->size[v];
+    l->niv++;
+    return true;
+}
+
+static int lns_cmp_iv(const void *a, const void *b) {
+    const lns_iv *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Puts lifted buffer u back at the lowest offset where it fits. */
+static bool lns_place(lns *l, uint32_t u) {
+    const plan_buf *b = lns_buf(l, u);
+    l->niv = 0;
+    if (!lns_scan(l, b->start, b->end, lns_add_iv, NULL))
+        return false;
+    if (l->niv > 1)
+        qsort(l->iv, l->niv, sizeof *l->iv, lns_cmp_iv);
+    uint64_t cand = 0, a = l->align[u];
+    for (uint32_t j = 0; j < l->niv; j++) {
+        if (cand + l->size[u] <= l->iv[j].lo)
+            break;
+        if (l->iv[j].hi > cand)
+            cand = plan_align_up(l->iv[j].hi, a);
+    }
+    l->off[u] = cand;
+    l->lifted[u] = false;
+    lns_set_top(l, u, cand + l->size[u]);
+    l->steps++;
+    return true;
+}
+
+typedef struct lns_band {
+    uint64_t floor; /* lift buffers whose top is above it */
+} lns_band;
+
+static bool lns_add_ruin(lns *l, uint32_t v, const void *arg) {
+    const lns_band *band = arg;
+    if (l->off[v] + l->size[v] > band->floor && l->nruin < l->m)
+        l->ruin[l->nruin++] = v;
+    return true;
+}
+
+/* Keeps the LNS_MAX_RUIN highest tops of the ruin set (ties: lower id). */
+static void lns_trim(lns *l) {
+    uint32_t n = l->nruin;
+    for (uint32_t i = 1; i < n; i++) { /* insertion sort: top desc */
+        uint32_t v = l->ruin[i], j = i;
+        uint64_t tv = l->off[v] + l->size[v];
+        while (j > 0) {
+            uint32_t p = l->ruin[j - 1];
+            uint64_t tp = l->off[p] + l->size[p];
+            if (tp > tv || (tp == tv && p < v))
+                break;
+            l->ruin[j] = p;
+            j--;
+        }
+        l->ruin[j] = v;
+        if (n > 4 * LNS_MAX_RUIN && i >= 4 * LNS_MAX_RUIN)
+            break; /* far too many: the first ones sorted are enough */
+    }
+    if (l->nruin > LNS_MAX_RUIN)
+        l->nruin = LNS_MAX_RUIN;
+}
+
+/* The order to put the lifted buffers back into put[]: size descending,
+ * each size scaled by a seeded factor in [1/2, 3/2] (or start ascending,
+ * one move in four). */
+static void lns_order(lns *l) {
+    uint64_t key[LNS_MAX_RUIN];
+    bool by_start = lns_rnd(l) % 4 == 0;
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        uint32_t v = l->ruin[i];
+        uint64_t f = 512 + lns_rnd(l) % 1025;
+        uint64_t s =
+            l->size[v] > UINT64_MAX / 2048 ? l->size[v] : l->size[v] * f;
+        uint64_t k = by_start ? UINT64_MAX - lns_buf(l, v)->start : s;
+        uint32_t j = i;
+        while (j > 0 && key[j - 1] < k) {
+            key[j] = key[j - 1];
+            l->put[j] = l->put[j - 1];
+            j--;
+        }
+        key[j] = k;
+        l->put[j] = v;
+    }
+}
+
+/* One move: 1 kept, 0 undone, -1 out of memory, -2 out of steps (undone:
+ * the steps spent count, but never more than `budget`). */
+static int lns_move(lns *l, uint64_t budget) {
+    uint64_t h = l->mx[1];
+    uint32_t b = lns_peak(l);
+    const plan_buf *pb = lns_buf(l, b);
+    uint64_t life = (uint64_t)pb->end - pb->start + 1;
+    uint64_t wid = life * (lns_rnd(l) % 4) + lns_rnd(l) % 8;
+    uint32_t s = pb->start > wid ? (uint32_t)(pb->start - wid) : 0;
+    uint32_t e = (uint64_t)pb->end + wid < UINT32_MAX
+                     ? (uint32_t)(pb->end + wid)
+                     : UINT32_MAX;
+    uint64_t q = lns_rnd(l) % 16;
+    lns_band band = {q < 8 ? 0 : h - h / 16 * (1 + q)};
+    l->nruin = 0;
+    lns_scan(l, s, e, lns_add_ruin, &band);
+    lns_trim(l);
+    uint64_t before = 0, after = 0;
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        uint32_t v = l->ruin[i];
+        l->saved[i] = l->off[v];
+        before += l->off[v];
+        l->lifted[v] = true;
+        lns_set_top(l, v, 0);
+    }
+    lns_order(l);
+    int r = 1;
+    for (uint32_t i = 0; i < l->nruin && r == 1; i++) {
+        if (l->steps + l->visits / 64 >= budget)
+            r = -2; /* out of steps in the middle of the move: undo it */
+        else if (!lns_place(l, l->put[i]))
+            r = -1;
+        else
+            after += l->off[l->put[i]];
+    }
+    if (r == 1 && (l->mx[1] < h || (l->mx[1] == h && after <= before)))
+        return 1;
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        uint32_t v = l->ruin[i];
+        l->off[v] = l->saved[i];
+        l->lifted[v] = false;
+        lns_set_top(l, v, l->off[v] + l->size[v]);
+    }
+    return r == 1 ? 0 : r;
+}
+
+static double lns_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The bucket index: local ids by lifetime bucket, then start. */
+static int lns_index(lns *l) {
+    uint64_t *v = malloc(((size_t)l->m + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (uint32_t u = 0; u < l->m; u++)
+        v[u] = (uint64_t)lns_buf(l, u)->start << 32 | u;
+    if (plan_radix_sort_hi(v, l->m) != 0) {
+        free(v);
+        return -1;
+    }
+    uint32_t cnt[LNS_BUCKETS + 1];
+    memset(cnt, 0, sizeof cnt);
+    for (uint32_t q = 0; q < l->m; q++) {
+        const plan_buf *b = lns_buf(l, (uint32_t)v[q]);
+        uint32_t k = plan_life_bucket(b);
+        cnt[k + 1]++;
+        if (k + 1 > l->nbk)
+            l->nbk = k + 1;
+        if (b->end - b->start > l->bk_max[k])
+            l->bk_max[k] = b->end - b->start;
+    }
+    for (uint32_t k = 0; k < LNS_BUCKETS; k++) {
+        l->bk_lo[k] = cnt[k];
+        cnt[k + 1] += cnt[k];
+        l->bk_hi[k] = cnt[k + 1];
+    }
+    for (uint32_t q = 0; q < l->m; q++)
+        l->byb[cnt[plan_life_bucket(lns_buf(l, (uint32_t)v[q]))]++] =
+            (uint32_t)v[q];
+    free(v);
+    return 0;
+}
+
+static int lns_init(lns *l, const plan_problem *pb, const uint64_t *offsets) {
+    memset(l, 0, sizeof *l);
+    l->pb = pb;
+    size_t n1 = (size_t)pb->n + 1;
+    l->ids = malloc(n1 * sizeof *l->ids);
+    l->size = malloc(n1 * sizeof *l->size);
+    l->align = malloc(n1 * sizeof *l->align);
+    l->off = malloc(n1 * sizeof *l->off);
+    l->byb = malloc(n1 * sizeof *l->byb);
+    l->lifted = calloc(n1, sizeof *l->lifted);
+    l->ruin = malloc(n1 * sizeof *l->ruin);
+    l->saved = malloc(n1 * sizeof *l->saved);
+    if (!l->ids || !l->size || !l->align || !l->off || !l->byb || !l->lifted ||
+        !l->ruin || !l->saved)
+        return -1;
+    for (uint32_t i = 0; i < pb->n; i++)
+        if (pb->bufs[i].size) {
+            l->ids[l->m] = i;
+            l->size[l->m] = pb->bufs[i].size;
+            l->align[l->m] = plan_buf_align(pb, &pb->bufs[i]);
+            l->off[l->m++] = offsets[i];
+        }
+    l->w = 1;
+    while (l->w < l->m)
+        l->w *= 2;
+    l->mx = calloc(2 * (size_t)l->w, sizeof *l->mx);
+    if (!l->mx || lns_index(l) != 0)
+        return -1;
+    for (uint32_t u = 0; u < l->m; u++)
+        l->mx[l->w + u] = l->off[u] + l->size[u];
+    for (uint32_t i = l->w - 1; i > 0; i--)
+        l->mx[i] =
+            l->mx[2 * i] > l->mx[2 * i + 1] ? l->mx[2 * i] : l->mx[2 * i + 1];
+    l->rng = UINT64_C(0x5eed) ^ l->m;
+    return 0;
+}
+
+static void lns_free(lns *l) {
+    free(l->ids);
+    free(l->size);
+    free(l->align);
+    free(l->off);
+    free(l->byb);
+    free(l->lifted);
+    free(l->ruin);
+    free(l->saved);
+    free(l->mx);
+    free(l->iv);
+}
+
+int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
+             const plan_lns_opts *o, plan_lns_out *out) {
+    memset(out, 0, sizeof *out);
+    uint64_t A = pb->align ? pb->align : 1;
+    lns l;
+    int rc = -1;
+    if (lns_init(&l, pb, offsets) != 0)
+        goto done;
+    rc = 0;
+    double t0 = o->time_limit > 0 ? lns_now() : 0;
+    for (uint64_t it = 0; l.m > 1; it++) {
+        if (plan_align_up(l.mx[1], A) <= o->lower_bound) {
+            out->optimal = true;
+            break;
+        }
+        if (l.steps + l.visits / 64 >= o->budget) {
+            out->budget_hit = true;
+            break;
+        }
+        if (o->time_limit > 0 && it % 64 == 0 &&
+            lns_now() - t0 > o->time_limit) {
+            out->time_limit_hit = true;
+            break;
+        }
+        int r = lns_move(&l, o->budget);
+        if (r == -1) {
+            rc = -1;
+            goto done;
+        }
+        out->moves++;
+    }
+    uint64_t h = plan_align_up(l.mx[1], A);
+    if (l.m > 1 && h < *size) {
+        for (uint32_t u = 0; u < l.m; u++)
+            offsets[l.ids[u]] = l.off[u];
+        *size = h;
+    }
+done:
+    out->steps = l.steps + l.visits / 64;
+    if (out->steps > o->budget)
+        out->steps = o->budget; /* the visits of an undone last move */
+    lns_free(&l);
+    return rc;
+}
+
+int plan_lns_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
+                   uint64_t *start, const plan_lns_opts *o, plan_lns_out *out) {
+    memset(out, 0, sizeof *out);
+    if (m < 2)
+        return 0;
+    uint64_t A = pb->align ? pb->align : 1, h = 0;
+    plan_buf *bufs = malloc((size_t)m * sizeof *bufs);
+    if (!bufs)
+        return -1;
+    for (uint32_t i = 0; i < m; i++) {
+        bufs[i] = pb->bufs[ids[i]];
+        bufs[i].size = plan_align_up(bufs[i].size, A); /* as the search */
+        bufs[i].color = -1;
+        if (start[i] + bufs[i].size > h)
+            h = start[i] + bufs[i].size;
+    }
+    plan_problem sub = {m, bufs, A, NULL};
+    h = plan_align_up(h, A);
+    int rc = plan_lns(&sub, start, &h, o, out);
+    free(bufs);
+    return rc;
+}
