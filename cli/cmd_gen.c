@@ -171,7 +171,7 @@ int cli_cmd_gen(int argc, char **argv) {
     if (!cg_target_devices_ok(prog, cg_target_name(target), d))
         goto done;
     plan *pl = plan_program(a, prog, &po, d);
-    if (!pl)
+    if (!pl || !cg_gen_supported(pl, d))
         goto done;
     cli_clock_lap(&clk, "plan");
     cg_json_arena_begin();

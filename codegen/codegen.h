@@ -108,6 +108,11 @@ void cg_warn_overrides(const char *tdir, const char *target);
  * are pinned host memory). */
 bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
 
+/* False, after reporting the first one to `d`, when the plan uses a
+ * firmware feature that code generation does not emit yet (codegen/gen.c;
+ * docs/firmware.md lists them). */
+bool cg_gen_supported(const plan *pl, ir_diag *d);
+
 /* Between begin and end, every jansson value is carved out of a bump
  * arena and json_decref frees nothing; end releases it all.  For one
  * large, short-lived view (`gen`): no json value may outlive end.  Not

@@ -271,3 +271,30 @@ void cg_warn_overrides(const char *tdir, const char *target) {
     }
     free(names);
 }
+bool cg_gen_supported(const plan *pl, ir_diag *d) {
+    const ir_program *p = pl->prog;
+    for (uint32_t v = 0; v < p->nvalues; v++) {
+        const ir_value *val = &p->values[v];
+        const char *what = NULL;
+        if (val->kind == IR_VAL_STATE)
+            what = "'state'";
+        else if (val->kind == IR_VAL_INPUT && pl->storage_of_value[v] >= 0)
+            what = "planned inputs ('planned', --plan-inputs)";
+        else if (val->kind == IR_VAL_ALLOC && val->output_index >= 0 &&
+                 pl->storage_of_value[v] >= 0 &&
+                 pl->storages[pl->storage_of_value[v]].pool >= 0 &&
+                 pl->opts.memory_pool == PLAN_MP_INTERMEDIATES)
+            what = "planned outputs ('planned', --plan-outputs)";
+        else if (val->data_path)
+            what = "embedded weights (data=)";
+        if (!what)
+            continue;
+        const ir_stmt *st = &p->stmts[val->def];
+        ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
+                       "gen does not support %s yet (see docs/firmware.md); "
+                       "'plan' does",
+                       what);
+        return false;
+    }
+    return true;
+}

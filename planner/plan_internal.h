@@ -61,4 +61,25 @@ uint32_t plan_time_index(const uint32_t *axis, uint32_t n, uint32_t t);
 int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
                           uint32_t m, uint64_t *lb);
 
+/* ---- firmware passes of plan_program (planner/fw.c) ---- */
+
+/* The alignment of a pool on `dev`: --align, else 64 on cpu, 256 on
+ * cuda. */
+uint64_t plan_pool_align(const plan_options *o, ir_device dev);
+
+/* Accessed bytes: each storage's (st->accessed: the bytes of every call
+ * argument naming it, saturating) and the plan's total over the pooled
+ * ones (pooled[s]). */
+void plan_fw_access(plan *pl, const bool *pooled);
+
+/* Spill (docs/firmware.md): sets st->space of every storage (its value's
+ * space), then, space by space along the spill= chains, chooses with
+ * plan_spill_select which pooled storages of a space with a spill=
+ * stay: those get their offset and fixed[s] = true; the others move to
+ * the spill space (st->spilled).  `outputs[s]` is the storage's pool
+ * kind (PLAN_MP_OUTPUTS), `color[s]` its stream colour.  Returns false
+ * after reporting an error to `d`. */
+bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
+                   const int32_t *color, bool *fixed, ir_diag *d);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */
