@@ -271,6 +271,26 @@ void cg_warn_overrides(const char *tdir, const char *target) {
     }
     free(names);
 }
+
+static const cg_tfile cg_shared_files[] = {
+    {"c/shared.h", ".h"},
+    {"c/shared.c", ".c"},
+};
+
+cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles) {
+    size_t n = sizeof cg_shared_files / sizeof cg_shared_files[0];
+    cg_file *out = base_xcalloc(n, sizeof *out);
+    mst_loader loader = mst_dir_loader(tdir, true);
+    for (size_t i = 0; i < n; i++)
+        if (!cg_render_one(view, &cg_shared_files[i], CG_SHARED_NAME, tdir,
+                           &loader, &out[i])) {
+            cg_files_free(out, n);
+            return NULL;
+        }
+    *nfiles = n;
+    return out;
+}
+
 bool cg_gen_supported(const plan *pl, ir_diag *d) {
     const ir_program *p = pl->prog;
     for (uint32_t v = 0; v < p->nvalues; v++) {
@@ -285,8 +305,6 @@ bool cg_gen_supported(const plan *pl, ir_diag *d) {
                  pl->storages[pl->storage_of_value[v]].pool >= 0 &&
                  pl->opts.memory_pool == PLAN_MP_INTERMEDIATES)
             what = "planned outputs ('planned', --plan-outputs)";
-        else if (val->data_path)
-            what = "embedded weights (data=)";
         if (!what)
             continue;
         const ir_stmt *st = &p->stmts[val->def];

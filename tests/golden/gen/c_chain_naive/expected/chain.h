@@ -19,6 +19,9 @@ extern "C" {
 #define chain_POOL_CPU_SIZE 3200u
 #define chain_POOL_CPU_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define chain_STATIC_BYTES 3200u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define chain_INPUT_X_SIZE 256u
 #define chain_OUTPUT_Y_SIZE 256u

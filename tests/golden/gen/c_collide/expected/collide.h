@@ -19,6 +19,9 @@ extern "C" {
 #define collide_POOL_CPU_SIZE 256u
 #define collide_POOL_CPU_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define collide_STATIC_BYTES 256u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define collide_INPUT_INDEX_SIZE 32u
 #define collide_INPUT_STDOUT_SIZE 32u

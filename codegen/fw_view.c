@@ -1,0 +1,100 @@
+/*
+ * codegen/fw_view.c - the firmware keys of the plan view (docs/view.md,
+ * docs/firmware.md): the build-time report per memory space, the total
+ * of static bytes, and the embedded weights.
+ */
+#include "base/base.h"
+#include "codegen/codegen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void cg_fw_set_str(json_t *o, const char *key, const char *val) {
+    json_object_set_new(o, key, json_string(val));
+}
+
+/* One row of the report table, columns aligned as in the pool table. */
+static json_t *cg_fw_row(const char *fmt_space, const char *size,
+                         const char *cap, const char *head, const char *spill,
+                         const char *acc) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%-12s %12s %12s %12s %14s %8s", fmt_space, size,
+             cap, head, spill, acc);
+    size_t n = strlen(buf);
+    while (n && buf[n - 1] == ' ')
+        buf[--n] = '\0';
+    json_t *o = json_object();
+    cg_fw_set_str(o, "row", buf);
+    return o;
+}
+
+static json_t *cg_fw_report(const plan *pl) {
+    base_arena *a = base_arena_new();
+    plan_space_report *r;
+    uint32_t n = plan_space_reports(pl, a, &r);
+    json_t *rows = json_array();
+    json_array_append_new(rows, cg_fw_row("space", "size", "capacity",
+                                          "headroom", "spilled", "accessed"));
+    for (uint32_t i = 0; i < n; i++) {
+        char size[24], cap[24], head[24], spill[300], acc[16];
+        snprintf(size, sizeof size, "%" PRIu64, r[i].size);
+        snprintf(cap, sizeof cap, "%" PRIu64, r[i].capacity);
+        snprintf(head, sizeof head, "%" PRIu64, r[i].headroom);
+        if (!r[i].has_capacity) {
+            strcpy(cap, "-");
+            strcpy(head, "-");
+        }
+        if (r[i].spill)
+            snprintf(spill, sizeof spill, "%" PRIu32 " to %.200s",
+                     r[i].nspilled, r[i].spill);
+        else
+            strcpy(spill, "-");
+        snprintf(acc, sizeof acc, "%u.%u%%", r[i].npermille / 10,
+                 r[i].npermille % 10);
+        json_array_append_new(rows, cg_fw_row(r[i].name ? r[i].name : "default",
+                                              size, cap, head, spill, acc));
+    }
+    base_arena_free(a);
+    return rows;
+}
+
+/* a + b, saturating at the largest JSON integer. */
+static uint64_t cg_fw_add(uint64_t a, uint64_t b) {
+    const uint64_t max = (uint64_t)INT64_MAX;
+    return a > max || b > max - a ? max : a + b;
+}
+
+void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
+    const ir_program *p = pl->prog;
+    const char *M = json_string_value(json_object_get(view, "model"));
+    if (!M)
+        return;
+    char buf[1200];
+    uint64_t weights = 0, pools = 0;
+    for (uint32_t v = 0; v < p->nvalues; v++)
+        if (p->values[v].data_path)
+            weights = cg_fw_add(weights, p->values[v].bytes);
+    for (uint32_t i = 0; i < pl->npools && !shared_pools; i++)
+        pools = cg_fw_add(pools, pl->pools[i].size);
+    bool has_weights = cg_has_weights(p);
+    json_object_set_new(view, "shared_pools", json_boolean(shared_pools));
+    json_object_set_new(view, "shared_header", json_string(""));
+    json_object_set_new(view, "has_weights", json_boolean(has_weights));
+    json_t *names = json_object_get(view, "names");
+    if (names) {
+        snprintf(buf, sizeof buf, "%s_default_consts", M);
+        cg_fw_set_str(names, "default_consts", buf);
+        snprintf(buf, sizeof buf, "%s_STATIC_BYTES", M);
+        cg_fw_set_str(names, "static_bytes_macro", buf);
+    }
+    snprintf(buf, sizeof buf, "%s_weights.c", M);
+    cg_fw_set_str(view, "weights_file", buf);
+    json_object_set_new(view, "weights_bytes",
+                        json_integer((json_int_t)weights));
+    json_object_set_new(view, "static_bytes",
+                        json_integer((json_int_t)cg_fw_add(pools, weights)));
+    json_object_set_new(view, "has_space_report", json_boolean(p->nspaces > 0));
+    json_object_set_new(view, "space_report",
+                        p->nspaces ? cg_fw_report(pl) : json_array());
+}
