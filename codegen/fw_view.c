@@ -65,6 +65,37 @@ static uint64_t cg_fw_add(uint64_t a, uint64_t b) {
     return a > max || b > max - a ? max : a + b;
 }
 
+/* Marks the planned inputs and the states among the buffers, with the
+ * name of the header macro that finds them in the pools; returns whether
+ * there is one of each kind (bit 0: planned input, bit 1: state). */
+static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
+    const ir_program *p = pl->prog;
+    unsigned kinds = 0;
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(view, "buffers"), i, b) {
+        const char *name = json_string_value(json_object_get(b, "name"));
+        int32_t v = name ? ir_find_value(p, name) : -1;
+        ir_value_kind k = v >= 0 ? p->values[v].kind : IR_VAL_ALLOC;
+        bool in = k == IR_VAL_INPUT, st = k == IR_VAL_STATE;
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s_%s_%s", M, in ? "input" : "state",
+                 name ? name : "");
+        json_object_set_new(b, "is_planned_input", json_boolean(in));
+        json_object_set_new(b, "is_state", json_boolean(st));
+        json_object_set_new(b, "accessor", json_string(in || st ? buf : ""));
+        int32_t sid = v >= 0 ? pl->storage_of_value[v] : -1;
+        int32_t pi = sid >= 0 ? pl->storages[sid].pool : -1;
+        json_t *pool = json_object_get(b, "pool");
+        json_object_set_new(b, "pool_field",
+                            pi >= 0 ? json_string(pl->pools[pi].name)
+                            : pool  ? json_incref(pool)
+                                    : json_string(""));
+        kinds |= (in ? 1u : 0u) | (st ? 2u : 0u);
+    }
+    return kinds;
+}
+
 void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
     const ir_program *p = pl->prog;
     const char *M = json_string_value(json_object_get(view, "model"));
@@ -94,6 +125,16 @@ void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
                         json_integer((json_int_t)weights));
     json_object_set_new(view, "static_bytes",
                         json_integer((json_int_t)cg_fw_add(pools, weights)));
+    unsigned kinds = cg_fw_buffers(view, pl, M);
+    json_object_set_new(view, "has_planned_inputs", json_boolean(kinds & 1));
+    json_object_set_new(view, "has_states", json_boolean(kinds & 2));
+    json_object_set_new(view, "needs_static_pools_fn", json_boolean(kinds));
+    if (names) {
+        snprintf(buf, sizeof buf, "%s_init_state", M);
+        cg_fw_set_str(names, "init_state", buf);
+        snprintf(buf, sizeof buf, "%s_static_pools", M);
+        cg_fw_set_str(names, "static_pools_fn", buf);
+    }
     json_object_set_new(view, "has_space_report", json_boolean(p->nspaces > 0));
     json_object_set_new(view, "space_report",
                         p->nspaces ? cg_fw_report(pl) : json_array());

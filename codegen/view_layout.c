@@ -284,7 +284,8 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
     } else {
         for (uint32_t i = 0; i < p->nstmts; i++) {
             const ir_stmt *s = &p->stmts[i];
-            if (s->kind != kind || s->value < 0)
+            if (s->kind != kind || s->value < 0 ||
+                v->pl->storage_of_value[s->value] >= 0) /* planned input */
                 continue;
             const ir_value *iv = &p->values[s->value];
             json_t *o = json_object();

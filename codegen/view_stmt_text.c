@@ -82,9 +82,11 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
+    case IR_STATE:
         return cg_vfmt(v, "%s %s %s%s",
                        s->kind == IR_INPUT   ? "input"
                        : s->kind == IR_CONST ? "const"
+                       : s->kind == IR_STATE ? "state"
                                              : "alloc",
                        s->name.name, type_text(v, &s->type), attrs_text(v, s));
     case IR_ALIAS: {

@@ -317,8 +317,13 @@ static void stmt_events(vw *v, const ir_stmt *s, stream_state *ss,
     switch (s->kind) {
     case IR_INPUT:
     case IR_CONST:
-        bind_event(v, s, events);
-        break;
+        /* a planned input is in the pools (docs/firmware.md) */
+        if (s->value < 0 || pl->storage_of_value[s->value] < 0) {
+            bind_event(v, s, events);
+            break;
+        }
+        /* fall through */
+    case IR_STATE:
     case IR_ALLOC: {
         int32_t val = s->value;
         int32_t sid = val < 0 ? -1 : pl->storage_of_value[val];
