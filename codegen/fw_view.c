@@ -81,8 +81,12 @@ static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
         char buf[600];
         snprintf(buf, sizeof buf, "%s_%s_%s", M, in ? "input" : "state",
                  name ? name : "");
+        json_object_set(b, "offset_expr", json_object_get(b, "offset_macro"));
         json_object_set_new(b, "is_planned_input", json_boolean(in));
         json_object_set_new(b, "is_state", json_boolean(st));
+        json_object_set_new(
+            b, "zero_at_init",
+            json_boolean(st || (v >= 0 && p->values[v].next_of >= 0)));
         json_object_set_new(b, "accessor", json_string(in || st ? buf : ""));
         int32_t sid = v >= 0 ? pl->storage_of_value[v] : -1;
         int32_t pi = sid >= 0 ? pl->storages[sid].pool : -1;
@@ -94,6 +98,66 @@ static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
         kinds |= (in ? 1u : 0u) | (st ? 2u : 0u);
     }
     return kinds;
+}
+
+/* The offset macro of the storage of value v (from the buffers). */
+static const char *cg_fw_off_macro(json_t *view, const char *name) {
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(view, "buffers"), i, b) {
+        const char *n = json_string_value(json_object_get(b, "name"));
+        if (n && strcmp(n, name) == 0)
+            return json_string_value(json_object_get(b, "offset_macro"));
+    }
+    return NULL;
+}
+
+/* A state ... next= pair swaps its two regions between runs: the offsets
+ * of both depend on the pools' phase (docs/firmware.md).  Rewrites the
+ * alloc events and buffer entries of both; returns whether there is a
+ * pair. */
+static bool cg_fw_pairs(json_t *view, const plan *pl) {
+    const ir_program *p = pl->prog;
+    const char *pp =
+        json_string_value(json_object_get(json_object_get(view, "names"), "p"));
+    bool any = false;
+    char buf[2400];
+    for (uint32_t h = 0; h < p->nvalues; h++) {
+        int32_t y = p->values[h].state_next;
+        if (p->values[h].kind != IR_VAL_STATE || y < 0)
+            continue;
+        const char *hn = p->values[h].name, *yn = p->values[y].name;
+        const char *ho = cg_fw_off_macro(view, hn);
+        const char *yo = cg_fw_off_macro(view, yn);
+        if (!ho || !yo || !pp)
+            continue;
+        any = true;
+        size_t i, j;
+        json_t *st, *e;
+        json_array_foreach(json_object_get(view, "statements"), i, st) {
+            json_array_foreach(json_object_get(st, "events"), j, e) {
+                json_t *b = json_object_get(e, "alloc");
+                const char *n =
+                    b ? json_string_value(json_object_get(b, "name")) : NULL;
+                if (!n || (strcmp(n, hn) != 0 && strcmp(n, yn) != 0))
+                    continue;
+                bool is_h = strcmp(n, hn) == 0;
+                snprintf(buf, sizeof buf, "(%s->phase ? %s : %s)", pp,
+                         is_h ? yo : ho, is_h ? ho : yo);
+                json_object_set_new(b, "offset_macro", json_string(buf));
+            }
+        }
+        json_array_foreach(json_object_get(view, "buffers"), i, e) {
+            const char *n = json_string_value(json_object_get(e, "name"));
+            if (!n || (strcmp(n, hn) != 0 && strcmp(n, yn) != 0))
+                continue;
+            bool is_h = strcmp(n, hn) == 0;
+            snprintf(buf, sizeof buf, "((pools)->phase ? %s : %s)",
+                     is_h ? yo : ho, is_h ? ho : yo);
+            json_object_set_new(e, "offset_expr", json_string(buf));
+        }
+    }
+    return any;
 }
 
 void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
@@ -129,11 +193,16 @@ void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
     json_object_set_new(view, "has_planned_inputs", json_boolean(kinds & 1));
     json_object_set_new(view, "has_states", json_boolean(kinds & 2));
     json_object_set_new(view, "needs_static_pools_fn", json_boolean(kinds));
+    json_object_set_new(view, "has_pairs", json_boolean(cg_fw_pairs(view, pl)));
     if (names) {
         snprintf(buf, sizeof buf, "%s_init_state", M);
         cg_fw_set_str(names, "init_state", buf);
         snprintf(buf, sizeof buf, "%s_static_pools", M);
         cg_fw_set_str(names, "static_pools_fn", buf);
+        snprintf(buf, sizeof buf, "%s_swap_state", M);
+        cg_fw_set_str(names, "swap_state", buf);
+        snprintf(buf, sizeof buf, "%s_static_phase", M);
+        cg_fw_set_str(names, "static_phase", buf);
     }
     json_object_set_new(view, "has_space_report", json_boolean(p->nspaces > 0));
     json_object_set_new(view, "space_report",

@@ -296,12 +296,10 @@ bool cg_gen_supported(const plan *pl, ir_diag *d) {
     for (uint32_t v = 0; v < p->nvalues; v++) {
         const ir_value *val = &p->values[v];
         const char *what = NULL;
-        if (val->kind == IR_VAL_STATE && val->state_next >= 0)
-            what = "'state ... next=' (the swap of a ping-pong pair)";
-        else if (val->kind == IR_VAL_ALLOC && val->output_index >= 0 &&
-                 pl->storage_of_value[v] >= 0 &&
-                 pl->storages[pl->storage_of_value[v]].pool >= 0 &&
-                 pl->opts.memory_pool == PLAN_MP_INTERMEDIATES)
+        if (val->kind == IR_VAL_ALLOC && val->output_index >= 0 &&
+            val->next_of < 0 && pl->storage_of_value[v] >= 0 &&
+            pl->storages[pl->storage_of_value[v]].pool >= 0 &&
+            pl->opts.memory_pool == PLAN_MP_INTERMEDIATES)
             what = "planned outputs ('planned', --plan-outputs)";
         if (!what)
             continue;
