@@ -132,7 +132,7 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
         if (!cg_target_devices_ok(prog, cg_target_name(r->target), d))
             return false;
         plans[i] = plan_program(a, prog, r->po, d);
-        if (!plans[i] || !cg_gen_supported(plans[i], d))
+        if (!plans[i])
             return false;
         for (uint32_t v = 0; v < prog->nvalues; v++)
             if (prog->values[v].state_next >= 0 && r->target != CG_TARGET_C) {

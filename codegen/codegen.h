@@ -108,11 +108,6 @@ void cg_warn_overrides(const char *tdir, const char *target);
  * are pinned host memory). */
 bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
 
-/* False, after reporting the first one to `d`, when the plan uses a
- * firmware feature that code generation does not emit yet (codegen/gen.c;
- * docs/firmware.md lists them). */
-bool cg_gen_supported(const plan *pl, ir_diag *d);
-
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */
 bool cg_has_weights(const ir_program *p);

@@ -67,7 +67,8 @@ static uint64_t cg_fw_add(uint64_t a, uint64_t b) {
 
 /* Marks the planned inputs and the states among the buffers, with the
  * name of the header macro that finds them in the pools; returns whether
- * there is one of each kind (bit 0: planned input, bit 1: state). */
+ * there is one of each kind (bit 0: planned input, bit 1: state, bit 2:
+ * planned output: an output in the pools in intermediates mode). */
 static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
     const ir_program *p = pl->prog;
     unsigned kinds = 0;
@@ -78,8 +79,14 @@ static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
         int32_t v = name ? ir_find_value(p, name) : -1;
         ir_value_kind k = v >= 0 ? p->values[v].kind : IR_VAL_ALLOC;
         bool in = k == IR_VAL_INPUT, st = k == IR_VAL_STATE;
+        bool out = k == IR_VAL_ALLOC && p->values[v].output_index >= 0 &&
+                   p->values[v].next_of < 0 &&
+                   pl->opts.memory_pool == PLAN_MP_INTERMEDIATES;
         char buf[600];
-        snprintf(buf, sizeof buf, "%s_%s_%s", M, in ? "input" : "state",
+        snprintf(buf, sizeof buf, "%s_%s_%s", M,
+                 in    ? "input"
+                 : out ? "output"
+                       : "state",
                  name ? name : "");
         json_object_set(b, "offset_expr", json_object_get(b, "offset_macro"));
         json_object_set_new(b, "is_planned_input", json_boolean(in));
@@ -87,7 +94,9 @@ static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
         json_object_set_new(
             b, "zero_at_init",
             json_boolean(st || (v >= 0 && p->values[v].next_of >= 0)));
-        json_object_set_new(b, "accessor", json_string(in || st ? buf : ""));
+        json_object_set_new(b, "is_planned_output", json_boolean(out));
+        json_object_set_new(b, "accessor",
+                            json_string(in || st || out ? buf : ""));
         int32_t sid = v >= 0 ? pl->storage_of_value[v] : -1;
         int32_t pi = sid >= 0 ? pl->storages[sid].pool : -1;
         json_t *pool = json_object_get(b, "pool");
@@ -95,7 +104,7 @@ static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
                             pi >= 0 ? json_string(pl->pools[pi].name)
                             : pool  ? json_incref(pool)
                                     : json_string(""));
-        kinds |= (in ? 1u : 0u) | (st ? 2u : 0u);
+        kinds |= (in ? 1u : 0u) | (st ? 2u : 0u) | (out ? 4u : 0u);
     }
     return kinds;
 }
@@ -192,6 +201,7 @@ void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
     unsigned kinds = cg_fw_buffers(view, pl, M);
     json_object_set_new(view, "has_planned_inputs", json_boolean(kinds & 1));
     json_object_set_new(view, "has_states", json_boolean(kinds & 2));
+    json_object_set_new(view, "has_planned_outputs", json_boolean(kinds & 4));
     json_object_set_new(view, "needs_static_pools_fn", json_boolean(kinds));
     json_object_set_new(view, "has_pairs", json_boolean(cg_fw_pairs(view, pl)));
     if (names) {

@@ -290,25 +290,3 @@ cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles) {
     *nfiles = n;
     return out;
 }
-
-bool cg_gen_supported(const plan *pl, ir_diag *d) {
-    const ir_program *p = pl->prog;
-    for (uint32_t v = 0; v < p->nvalues; v++) {
-        const ir_value *val = &p->values[v];
-        const char *what = NULL;
-        if (val->kind == IR_VAL_ALLOC && val->output_index >= 0 &&
-            val->next_of < 0 && pl->storage_of_value[v] >= 0 &&
-            pl->storages[pl->storage_of_value[v]].pool >= 0 &&
-            pl->opts.memory_pool == PLAN_MP_INTERMEDIATES)
-            what = "planned outputs ('planned', --plan-outputs)";
-        if (!what)
-            continue;
-        const ir_stmt *st = &p->stmts[val->def];
-        ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
-                       "gen does not support %s yet (see docs/firmware.md); "
-                       "'plan' does",
-                       what);
-        return false;
-    }
-    return true;
-}

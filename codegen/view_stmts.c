@@ -300,6 +300,8 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
             continue;
         }
         int32_t val = cg_output_value_at(v, j);
+        if (cg_planned_output(v, val))
+            continue; /* the caller reads it in the pools */
         json_t *e = cg_event(v, "output", &b);
         sets(v, b, "name", s->names[j].name);
         sets(v, b, "src", v->local[val]);

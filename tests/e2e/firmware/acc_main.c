@@ -1,18 +1,20 @@
 /*
  * tests/e2e/firmware/acc_main.c - runs acc.pw's wrapper: the input x is
  * written into the pools through acc_input_x, the state s persists
- * across runs.  With t = x + m each run does s += t; y = s + t, so run k
- * (from 1) gives s = k t and y = (k + 1) t.  Checked for three runs with
- * caller pools, after acc_init_state, and with the static pools.
+ * across runs, the output y is read in the pools through acc_output_y.
+ * With t = x + m each run does s += t; y = s + t, so run k (from 1) gives
+ * s = k t and y = (k + 1) t.  Checked for three runs with caller pools,
+ * after acc_init_state, and with the static pools.
  */
 #include "acc.h"
 
 #include <stdio.h>
 
-static float m[16], y[16];
+static float m[16];
 static unsigned char pool[acc_POOL_CPU_SIZE] __attribute__((aligned(64)));
 
 static int check(const char *what, int k, const acc_pools *p) {
+    const float *y = acc_output_y(p);
     for (int i = 0; i < 16; i++) {
         float t = (float)i + 0.5f;
         if (y[i] != (float)(k + 1) * t || acc_state_s(p)[i] != (float)k * t) {
@@ -26,7 +28,7 @@ static int check(const char *what, int k, const acc_pools *p) {
 
 static int runs(const char *what, const acc_pools *p, int is_static) {
     acc_inputs in = {m};
-    acc_outputs out = {y};
+    acc_outputs out = {0}; /* y is read in the pools */
     for (int k = 1; k <= 3; k++) {
         for (int i = 0; i < 16; i++)
             acc_input_x(p)[i] = (float)i; /* x's bytes are reused: rewrite */
