@@ -19,6 +19,9 @@ extern "C" {
 #define m_POOL_CPU_SIZE 128u
 #define m_POOL_CPU_ALIGN 4096u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define m_STATIC_BYTES 128u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define m_OUTPUT_Y_SIZE 16u
 

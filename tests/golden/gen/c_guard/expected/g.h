@@ -19,6 +19,9 @@ extern "C" {
 #define g_POOL_CPU_SIZE 64u
 #define g_POOL_CPU_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define g_STATIC_BYTES 64u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define g_INPUT_X_SIZE 16u
 #define g_OUTPUT_B_SIZE 16u

@@ -17,6 +17,9 @@ extern "C" {
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define lits_STATIC_BYTES 0u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define lits_OUTPUT_A_SIZE 16u
 

@@ -24,6 +24,10 @@ po_STATIC_ASSERT(po_BUF_Y_OFFSET % po_BUF_Y_ALIGN == 0 && po_BUF_Y_OFFSET + po_B
 
 int po_run(const po_inputs *in, const po_consts *c,
     const po_outputs *out, const po_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, po_POOL_CPU_SIZE, po_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;

@@ -28,6 +28,12 @@ acc_STATIC_ASSERT(acc_BUF_T_OFFSET % acc_BUF_T_ALIGN == 0 && acc_BUF_T_OFFSET + 
 
 int acc_run(const acc_inputs *in, const acc_consts *c,
     const acc_outputs *out, const acc_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->m, "input is NULL", "m");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, acc_POOL_CPU_SIZE, acc_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;

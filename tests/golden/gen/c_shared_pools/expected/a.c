@@ -26,6 +26,12 @@ a_STATIC_ASSERT(a_BUF_U_OFFSET % a_BUF_U_ALIGN == 0 && a_BUF_U_OFFSET + a_BUF_U_
 
 int a_run(const a_inputs *in, const a_consts *c,
     const a_outputs *out, const a_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu_sram, "pool is NULL", "cpu_sram");
     pw_pool pool_cpu_sram = {(unsigned char *)p->cpu_sram, a_POOL_CPU_SRAM_SIZE, a_POOL_CPU_SRAM_ALIGN, "cpu_sram"};
     (void)in;
     (void)c;

@@ -31,6 +31,13 @@ b_STATIC_ASSERT(b_BUF_W_OFFSET % b_BUF_W_ALIGN == 0 && b_BUF_W_OFFSET + b_BUF_W_
 
 int b_run(const b_inputs *in, const b_consts *c,
     const b_outputs *out, const b_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu_dram, "pool is NULL", "cpu_dram");
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu_dram = {(unsigned char *)p->cpu_dram, b_POOL_CPU_DRAM_SIZE, b_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
     pw_pool pool_cpu = {(unsigned char *)p->cpu, b_POOL_CPU_SIZE, b_POOL_CPU_ALIGN, "cpu"};
     (void)in;

@@ -34,6 +34,12 @@ static void rnn_copy_bytes(void *dst, const void *src, size_t n) {
 
 int rnn_run(const rnn_inputs *in, const rnn_consts *c,
     const rnn_outputs *out, const rnn_pools *p) {
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->h2, "output is NULL", "h2");
+    PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
+    PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
     pw_pool pool_cpu = {(unsigned char *)p->cpu, rnn_POOL_CPU_SIZE, rnn_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;

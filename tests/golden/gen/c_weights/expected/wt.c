@@ -21,6 +21,14 @@ int wt_run(const wt_inputs *in, const wt_consts *c,
     const wt_outputs *out, const wt_pools *p) {
     if (c == NULL)
         c = &wt_default_consts;
+    PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
+    PW_RT_CHECK_PTR(c, "consts struct is NULL", NULL);
+    PW_RT_CHECK_PTR(c->w, "const is NULL", "w");
+    PW_RT_CHECK_PTR(c->b, "const is NULL", "b");
+    PW_RT_CHECK_PTR(c->s, "const is NULL", "s");
+    PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
+    PW_RT_CHECK_PTR(out->h, "output is NULL", "h");
     (void)in;
     (void)c;
     (void)out;

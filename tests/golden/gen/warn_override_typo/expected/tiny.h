@@ -21,6 +21,9 @@ extern "C" {
 #define tiny_POOL_CPU_SYMM_TP0_SIZE 64u
 #define tiny_POOL_CPU_SYMM_TP0_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define tiny_STATIC_BYTES 192u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define tiny_INPUT_X_SIZE 64u
 #define tiny_CONST_W_SIZE 64u
