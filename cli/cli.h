@@ -114,7 +114,8 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).
  * CLI_PLAN_LONG_OPTIONS expands to the `struct option` entries (flag NULL,
  * val CLI_PLAN_OPT_VAL) of --algo, --align, --memory-pool, --streams,
- * --verify, --capacity, --search-budget, --time-limit, --order and
+ * --verify, --plan-inputs, --plan-outputs, --capacity, --search-budget,
+ * --time-limit, --order and
  * --guard-bytes: put it in a getopt_long table (which needs <getopt.h>) and
  * pass every option whose val is CLI_PLAN_OPT_VAL to cli_plan_option with its
  * long name. cli_plan_option returns 0 when applied, -1 after printing
@@ -126,6 +127,8 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
         {"memory-pool", required_argument, NULL, CLI_PLAN_OPT_VAL},            \
         {"streams", required_argument, NULL, CLI_PLAN_OPT_VAL},                \
         {"verify", no_argument, NULL, CLI_PLAN_OPT_VAL},                       \
+        {"plan-inputs", no_argument, NULL, CLI_PLAN_OPT_VAL},                  \
+        {"plan-outputs", no_argument, NULL, CLI_PLAN_OPT_VAL},                 \
         {"capacity", required_argument, NULL, CLI_PLAN_OPT_VAL},               \
         {"search-budget", required_argument, NULL, CLI_PLAN_OPT_VAL},          \
         {"time-limit", required_argument, NULL, CLI_PLAN_OPT_VAL},             \

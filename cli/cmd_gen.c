@@ -22,10 +22,19 @@ static void cli_gen_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap gen MODEL.pw [--target c|cuda] -o DIR "
             "[options]\n"
+            "       planwrap gen A.pw B.pw ... --shared-pools -o DIR "
+            "[options]\n"
             "\n"
             "Plans MODEL.pw and writes wrapper sources into DIR (created "
             "when missing):\n"
-            "MODEL.h, MODEL_kernels.h and MODEL.c (or MODEL.cu).\n"
+            "MODEL.h, MODEL_kernels.h and MODEL.c (or MODEL.cu), and "
+            "MODEL_weights.c\n"
+            "when a const has data=.  With --shared-pools, every model, and "
+            "planwrap_shared.h\n"
+            "and planwrap_shared.c: one static pool per pool of the models, "
+            "sized to the\n"
+            "largest, used by every model's run_static (one model at a "
+            "time).\n"
             "\n"
             "options:\n"
             "  -t, --target T       c (default) or cuda\n"
@@ -39,6 +48,8 @@ static void cli_gen_usage(FILE *out) {
             "  --cuda-graphs        cuda: capture each run of capturable "
             "calls into a\n"
             "                       CUDA graph once and replay it\n"
+            "  --shared-pools       several models share their static pools "
+            "(target c)\n"
             "  --times              print the CPU and wall time of each "
             "phase to stderr\n"
             "  -h, --help           show this help\n"
@@ -80,6 +91,149 @@ static void cli_clock_lap(cli_clock *c, const char *phase) {
     c->wall = wall;
 }
 
+/* One `gen` run: its models, options and outputs. */
+typedef struct cli_gen_run {
+    char **paths;
+    size_t npaths;
+    cg_target target;
+    const char *tdir, *outdir;
+    bool shared;
+    cg_view_options *vo;
+    const plan_options *po;
+    cli_clock *clk;
+} cli_gen_run;
+
+/* Appends files[0..n) to *all (the array is grown; the files moved). */
+static void cli_gen_take(cg_file **all, size_t *nall, cg_file *files,
+                         size_t n) {
+    *all = base_xrealloc(*all, (*nall + n + 1) * sizeof **all);
+    memcpy(*all + *nall, files, n * sizeof *files);
+    *nall += n;
+    free(files);
+}
+
+/* Loads, plans and builds the view of every model; false after an error
+ * (reported).  Two models of one name would write the same files. */
+static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
+                          plan **plans, json_t **views) {
+    for (size_t i = 0; i < r->npaths; i++) {
+        ir_program *prog =
+            cli_plan_order(a, ir_load(a, r->paths[i], d), r->po, d);
+        if (!prog || !cg_check_target(prog, r->target, d))
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(plans[j]->prog->model, prog->model) == 0) {
+                fprintf(stderr,
+                        "planwrap: error: %s and %s are both model '%s' (their "
+                        "files would clash)\n",
+                        cli_display_name(r->paths[j]),
+                        cli_display_name(r->paths[i]), prog->model);
+                return false;
+            }
+        cli_clock_lap(r->clk, "load");
+        if (!cg_target_devices_ok(prog, cg_target_name(r->target), d))
+            return false;
+        plans[i] = plan_program(a, prog, r->po, d);
+        if (!plans[i])
+            return false;
+        for (uint32_t v = 0; v < prog->nvalues; v++)
+            if (prog->values[v].state_next >= 0 && r->target != CG_TARGET_C) {
+                const ir_stmt *st = &prog->stmts[prog->values[v].def];
+                ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
+                               "the swap of 'state %s ... next=' needs "
+                               "--target c",
+                               prog->values[v].name);
+                return false;
+            }
+        for (uint32_t v = 0; r->shared && v < prog->nvalues; v++)
+            if (prog->values[v].kind == IR_VAL_STATE) {
+                const ir_stmt *st = &prog->stmts[prog->values[v].def];
+                ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
+                               "--shared-pools cannot keep state '%s' across "
+                               "runs (the other models reuse its bytes)",
+                               prog->values[v].name);
+                return false;
+            }
+        cli_clock_lap(r->clk, "plan");
+        views[i] = cg_build_view_opts(plans[i], r->target, r->vo, d);
+        if (!views[i])
+            return false;
+        if (r->shared)
+            cg_view_firmware(views[i], plans[i], true);
+        cli_clock_lap(r->clk, "view");
+    }
+    return true;
+}
+
+/* Writes the files, the embedded weights first (streamed from their data
+ * files): a failure there leaves DIR without a new file. */
+static bool cli_gen_write(const cli_gen_run *r, plan **plans, json_t **views,
+                          const cg_file *files, size_t nfiles) {
+    if (!cli_write_files(r->outdir, files, 0, NULL)) /* creates DIR */
+        return false;
+    for (size_t i = 0; i < r->npaths; i++) {
+        if (!cg_has_weights(plans[i]->prog))
+            continue;
+        base_sb path = {0};
+        base_sb_printf(
+            &path, "%s/%s", r->outdir,
+            json_string_value(json_object_get(views[i], "weights_file")));
+        char *ps = base_sb_take(&path, NULL);
+        bool ok = cg_write_weights(plans[i], views[i], ps);
+        free(ps);
+        if (!ok)
+            return false;
+    }
+    return cli_write_files(r->outdir, files, nfiles,
+                           r->npaths == 1 ? r->paths[0] : NULL);
+}
+
+static int cli_gen(const cli_gen_run *r) {
+    int status = 1;
+    ir_arena *a = ir_arena_new();
+    ir_diag *d = ir_diag_new(stderr, 0);
+    plan **plans = base_xcalloc(r->npaths, sizeof *plans);
+    json_t **views = base_xcalloc(r->npaths, sizeof *views);
+    cg_file *all = NULL, *files = NULL;
+    size_t nall = 0, nfiles = 0;
+    cg_keyset *keep = NULL;
+    cg_json_arena_begin();
+    /* With the built-in templates only, the view needs no key that none
+     * of them names (cg_builtin_keys): a third less to build. */
+    if (!r->tdir)
+        r->vo->keep = keep = cg_builtin_keys();
+    if (!cli_gen_views(r, a, d, plans, views))
+        goto done;
+    for (size_t i = 0; i < r->npaths; i++) {
+        if (i == 0 && r->shared) {
+            json_t *sview = cg_shared_view(views, r->npaths);
+            files = cg_render_shared(sview, r->tdir, &nfiles);
+            if (!files)
+                goto done;
+            cli_gen_take(&all, &nall, files, nfiles);
+        }
+        files = cg_render_target(views[i], r->target, r->tdir, &nfiles);
+        if (!files)
+            goto done;
+        cli_gen_take(&all, &nall, files, nfiles);
+    }
+    cli_clock_lap(r->clk, "render");
+    if (cli_gen_write(r, plans, views, all, nall))
+        status = 0;
+    cli_clock_lap(r->clk, "write");
+done:
+    cg_files_free(all, nall);
+    /* The views live in the arena (json_decref would walk a million
+     * values to free nothing): they are released in one call. */
+    cg_json_arena_end();
+    cg_keyset_free(keep);
+    free(plans);
+    free(views);
+    ir_diag_free(d);
+    ir_arena_free(a);
+    return status;
+}
+
 int cli_cmd_gen(int argc, char **argv) {
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
@@ -87,12 +241,14 @@ int cli_cmd_gen(int argc, char **argv) {
         {"templates", required_argument, NULL, 'T'},
         {"kernel-status", no_argument, NULL, 'k'},
         {"cuda-graphs", no_argument, NULL, 'G'},
+        {"shared-pools", no_argument, NULL, 'S'},
         {"times", no_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         CLI_PLAN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *target_name = "c", *outdir = NULL, *tdir = NULL;
+    bool shared = false;
     cg_view_options vo = {.kernel_status = false};
     cli_clock clk = {.on = false};
     plan_options po;
@@ -118,6 +274,9 @@ int cli_cmd_gen(int argc, char **argv) {
         case 'G':
             vo.cuda_graphs = true;
             break;
+        case 'S':
+            shared = true;
+            break;
         case 'M':
             clk.on = true;
             break;
@@ -132,9 +291,13 @@ int cli_cmd_gen(int argc, char **argv) {
             return 2;
         }
     }
-    const char *path = cli_opts_operand(&o, "MODEL.pw");
-    if (!path)
+    const char *one = shared ? NULL : cli_opts_operand(&o, "MODEL.pw");
+    if (!shared && !one)
         return 2;
+    if (shared && optind >= argc)
+        return cli_usage_error("gen", "gen needs a MODEL.pw");
+    char **paths = shared ? argv + optind : (char **)&one;
+    size_t npaths = shared ? (size_t)(argc - optind) : 1;
     cg_target target;
     if (!cg_target_parse(target_name, &target))
         return cli_usage_error("gen",
@@ -157,54 +320,11 @@ int cli_cmd_gen(int argc, char **argv) {
         return 2;
     if (tdir)
         cg_warn_overrides(tdir, cg_target_name(target));
-
-    int status = 1;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
-    json_t *view = NULL;
-    size_t nfiles = 0;
-    cg_file *files = NULL;
-    bool arena_on = false;
-    cg_keyset *keep = NULL;
+    if (shared && target != CG_TARGET_C)
+        return cli_usage_error("gen", "--shared-pools needs --target c");
 
     cli_clock_lap(&clk, NULL);
-
-    ir_program *prog = cli_plan_order(a, ir_load(a, path, d), &po, d);
-    if (!prog || !cg_check_target(prog, target, d))
-        goto done;
-    cli_clock_lap(&clk, "load");
-    if (!cg_target_devices_ok(prog, cg_target_name(target), d))
-        goto done;
-    plan *pl = plan_program(a, prog, &po, d);
-    if (!pl)
-        goto done;
-    cli_clock_lap(&clk, "plan");
-    cg_json_arena_begin();
-    arena_on = true;
-    /* With the built-in templates only, the view needs no key that none
-     * of them names (cg_builtin_keys): a third less to build. */
-    if (!tdir)
-        vo.keep = keep = cg_builtin_keys();
-    view = cg_build_view_opts(pl, target, &vo, d);
-    if (!view)
-        goto done;
-    cli_clock_lap(&clk, "view");
-    files = cg_render_target(view, target, tdir, &nfiles);
-    if (!files)
-        goto done;
-    cli_clock_lap(&clk, "render");
-    if (cli_write_files(outdir, files, nfiles, path))
-        status = 0;
-    cli_clock_lap(&clk, "write");
-
-done:
-    cg_files_free(files, nfiles);
-    /* The view lives in the arena (json_decref would walk a million
-     * values to free nothing): it is released in one call. */
-    if (arena_on)
-        cg_json_arena_end();
-    cg_keyset_free(keep);
-    ir_diag_free(d);
-    ir_arena_free(a);
-    return status;
+    cli_gen_run r = {paths,  npaths, target, tdir, outdir,
+                     shared, &vo,    &po,    &clk};
+    return cli_gen(&r);
 }

@@ -271,6 +271,25 @@ static const char *cli_space(const char *s) {
     return s ? s : "default";
 }
 
+/* The build-time report: one line per memory space (docs/firmware.md). */
+static void cli_emit_spaces(FILE *f, const plan *pl) {
+    ir_arena *a = ir_arena_new();
+    plan_space_report *r;
+    uint32_t n = plan_space_reports(pl, a, &r);
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(f, "space %s: size %" PRIu64, cli_space(r[i].name), r[i].size);
+        if (r[i].has_capacity)
+            fprintf(f, ", capacity %" PRIu64 ", headroom %" PRIu64,
+                    r[i].capacity, r[i].headroom);
+        if (r[i].spill)
+            fprintf(f, ", %" PRIu32 " buffer%s spilled to %s", r[i].nspilled,
+                    r[i].nspilled == 1 ? "" : "s", r[i].spill);
+        fprintf(f, ", %u.%u%% of accessed bytes\n", r[i].npermille / 10,
+                r[i].npermille % 10);
+    }
+    ir_arena_free(a);
+}
+
 static void cli_emit_summary(FILE *f, const plan *pl) {
     const ir_program *p = pl->prog;
     uint32_t unpooled = 0;
@@ -305,6 +324,8 @@ static void cli_emit_summary(FILE *f, const plan *pl) {
         cli_ratio(f, total, total_lb);
         fprintf(f, ", naive %" PRIu64 "\n", total_naive);
     }
+    if (p->nspaces)
+        cli_emit_spaces(f, pl);
     if (unpooled)
         fprintf(f, "not pooled: %" PRIu32 " storage%s (%s)\n", unpooled,
                 unpooled == 1 ? "" : "s",
@@ -316,6 +337,32 @@ static void cli_emit_summary(FILE *f, const plan *pl) {
 
 static json_t *cli_json_nullable(const char *s) {
     return s ? json_string(s) : json_null();
+}
+
+/* plan-json "spaces": the build-time report (docs/firmware.md). */
+static json_t *cli_spaces_json(const plan *pl) {
+    ir_arena *a = ir_arena_new();
+    plan_space_report *r;
+    uint32_t n = plan_space_reports(pl, a, &r);
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(cli_space(r[i].name)));
+        json_object_set_new(o, "size", json_integer((json_int_t)r[i].size));
+        json_object_set_new(o, "capacity",
+                            r[i].has_capacity
+                                ? json_integer((json_int_t)r[i].capacity)
+                                : json_null());
+        json_object_set_new(o, "headroom",
+                            json_integer((json_int_t)r[i].headroom));
+        json_object_set_new(o, "spill", cli_json_nullable(r[i].spill));
+        json_object_set_new(o, "spilled", json_integer(r[i].nspilled));
+        json_object_set_new(o, "accessed_bytes",
+                            json_integer((json_int_t)r[i].accessed));
+        json_array_append_new(arr, o);
+    }
+    ir_arena_free(a);
+    return arr;
 }
 
 static json_t *cli_emit_json(const plan *pl) {
@@ -386,6 +433,8 @@ static json_t *cli_emit_json(const plan *pl) {
         json_array_append_new(bufs, o);
     }
     json_object_set_new(root, "buffers", bufs);
+    if (p->nspaces)
+        json_object_set_new(root, "spaces", cli_spaces_json(pl));
     return root;
 }
 
@@ -457,7 +506,7 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
     for (uint32_t i = 0; i < p->nstmts; i++)
         alloc_storage[i] = -1;
     for (uint32_t s = 0; s < pl->nstorages; s++)
-        alloc_storage[pl->storages[s].start] = (int32_t)s;
+        alloc_storage[p->values[pl->storages[s].value].def] = (int32_t)s;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         /* "line N:" as in the comments of the generated code */
@@ -493,7 +542,9 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
             break;
         }
         const char *sep = "  # ";
-        if (st->kind == IR_ALLOC && alloc_storage[i] >= 0) {
+        if (alloc_storage[i] >= 0 &&
+            (st->kind == IR_ALLOC || st->kind == IR_INPUT ||
+             st->kind == IR_STATE)) {
             const plan_storage *s = &pl->storages[alloc_storage[i]];
             if (s->pool >= 0) {
                 const char *pn = pl->pools[s->pool].name;

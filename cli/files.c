@@ -186,7 +186,7 @@ static bool cli_write_files_atomic(size_t n, char *const *paths,
         tmps[i] = cli_write_tmp((int)i, paths[i], contents[i], lens[i]);
         ok = tmps[i] != NULL;
     }
-    int lock = ok ? cli_lock_dir(paths[0]) : -1;
+    int lock = ok && n > 0 ? cli_lock_dir(paths[0]) : -1;
     for (size_t i = 0; i < n && ok; i++) {
         if (rename(tmps[i], paths[i]) != 0) {
             fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],

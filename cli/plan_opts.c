@@ -37,7 +37,9 @@ const char cli_plan_options_help[] =
     "                       schedule`)\n"
     "  --guard-bytes N      leave N guard bytes after every planned buffer;\n"
     "                       the generated C checks them under PW_RT_CHECKS\n"
-    "                       (default 0: none)\n";
+    "                       (default 0: none)\n"
+    "  --plan-inputs        plan every input into the arena (as 'planned')\n"
+    "  --plan-outputs       keep every output in the arena (as 'planned')\n";
 
 /* Parses a decimal unsigned integer that fits in 63 bits. */
 static bool cli_parse_u63(const char *s, uint64_t *out) {
@@ -94,6 +96,10 @@ static int cli_bad_value(const char *name, const char *value,
 int cli_plan_option(plan_options *o, const char *name, const char *value) {
     if (strcmp(name, "verify") == 0) {
         o->verify = true;
+        return 0;
+    }
+    if (strcmp(name, "plan-inputs") == 0 || strcmp(name, "plan-outputs") == 0) {
+        *(name[5] == 'i' ? &o->plan_inputs : &o->plan_outputs) = true;
         return 0;
     }
     if (!value)

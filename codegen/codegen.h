@@ -118,6 +118,32 @@ void cg_warn_overrides(const char *tdir, const char *target);
  * are pinned host memory). */
 bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
 
+/* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
+ * const of the program has data=. */
+bool cg_has_weights(const ir_program *p);
+/* Writes `path` (MODEL_weights.c): the data= bytes of every const as
+ * aligned static arrays, streamed from their files, and the default
+ * consts instance, using the names of `view`.  Atomic (a temporary file
+ * renamed over `path`); false after printing "planwrap: error: ...". */
+bool cg_write_weights(const plan *pl, const json_t *view, const char *path);
+
+/* Adds the firmware keys to a plan view (codegen/fw_view.c; docs/view.md):
+ * has_weights, weights_file, weights_bytes, names.default_consts,
+ * names.static_bytes_macro, static_bytes (the static pools, none with
+ * `shared_pools`, plus the embedded weights), has_space_report and
+ * space_report (rows of the per-space table). */
+void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools);
+
+/* Shared pools across models (codegen/shared.c, docs/firmware.md): one
+ * static pool per pool name (device, space, ...) of the models, sized and
+ * aligned to the largest, in CG_SHARED_NAME.h/.c.  cg_shared_view adds to
+ * each model's view (views[i] of plans[i]) the keys of its shared pools
+ * and returns the view of the shared files; cg_render_shared renders
+ * them (c/shared.h, c/shared.c) like cg_render_target. */
+#define CG_SHARED_NAME "planwrap_shared"
+json_t *cg_shared_view(json_t *const *views, size_t n);
+cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles);
+
 /* Between begin and end, every jansson value is carved out of a bump
  * arena and json_decref frees nothing; end releases it all.  For one
  * large, short-lived view (`gen`): no json value may outlive end.  Not

@@ -283,3 +283,22 @@ void cg_warn_overrides(const char *tdir, const char *target) {
     }
     free(names);
 }
+
+static const cg_tfile cg_shared_files[] = {
+    {"c/shared.h", ".h"},
+    {"c/shared.c", ".c"},
+};
+
+cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles) {
+    size_t n = sizeof cg_shared_files / sizeof cg_shared_files[0];
+    cg_file *out = base_xcalloc(n, sizeof *out);
+    mst_loader loader = mst_dir_loader(tdir, true);
+    for (size_t i = 0; i < n; i++)
+        if (!cg_render_one(view, &cg_shared_files[i], CG_SHARED_NAME, tdir,
+                           &loader, &out[i])) {
+            cg_files_free(out, n);
+            return NULL;
+        }
+    *nfiles = n;
+    return out;
+}

@@ -145,6 +145,7 @@ json_t *cg_build_view_opts(const plan *pl, cg_target target,
         root_fields(&v, root, target);
         set(&v, root, "names", names_json(&v));
         root_sections(&v, root);
+        cg_view_firmware(root, pl, false); /* codegen/fw_view.c */
     }
     if (root && v.cuda &&
         !cg_view_add_graphs(root, pl, o && o->cuda_graphs, d)) {

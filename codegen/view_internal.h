@@ -227,6 +227,11 @@ const char *cg_base_name(const char *path);
 int32_t cg_output_value_at(const vw *v, uint32_t i);
 void cg_plan_pools(vw *v);
 void cg_plan_outputs(vw *v);
+/* Output value val is a planned output (docs/firmware.md): an alloc kept
+ * in the pools in intermediates mode (`planned`, --plan-outputs), read
+ * by the caller there: no member of M_outputs, nothing copied.  A next=
+ * output is not (it is copied to the caller's output). */
+bool cg_planned_output(const vw *v, int32_t val);
 
 /* view_kernels.c */
 ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j);

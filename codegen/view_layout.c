@@ -264,6 +264,8 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
             for (uint32_t i = 0; i < os->nnames; i++) {
                 int32_t val = cg_output_value_at(v, i);
                 const ir_value *iv = &p->values[val];
+                if (cg_planned_output(v, val))
+                    continue; /* read in the pools */
                 json_t *o = json_object();
                 sets(v, o, "name", iv->name);
                 v->out_field[i] =
@@ -277,14 +279,17 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 sets(v, o, "size_macro", v->out_size_macro[i]);
                 set(v, o, "bytes", ju64(iv->bytes));
                 set(v, o, "copied", json_boolean(v->out_copy[i]));
-                set(v, o, "last", json_boolean(i + 1 == os->nnames));
                 json_array_append_new(arr, o);
             }
         }
+        size_t n = json_array_size(arr);
+        for (size_t i = 0; i < n; i++)
+            set(v, json_array_get(arr, i), "last", json_boolean(i + 1 == n));
     } else {
         for (uint32_t i = 0; i < p->nstmts; i++) {
             const ir_stmt *s = &p->stmts[i];
-            if (s->kind != kind || s->value < 0)
+            if (s->kind != kind || s->value < 0 ||
+                v->pl->storage_of_value[s->value] >= 0) /* planned input */
                 continue;
             const ir_value *iv = &p->values[s->value];
             json_t *o = json_object();

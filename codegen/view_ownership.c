@@ -121,6 +121,14 @@ void cg_plan_pools(vw *v) {
     cg_set_clear(&bufs);
 }
 
+bool cg_planned_output(const vw *v, int32_t val) {
+    const ir_value *iv = &v->prog->values[val];
+    int32_t s = v->pl->storage_of_value[val];
+    return iv->kind == IR_VAL_ALLOC && iv->next_of < 0 && s >= 0 &&
+           v->pl->storages[s].pool >= 0 &&
+           v->pl->opts.memory_pool == PLAN_MP_INTERMEDIATES;
+}
+
 void cg_plan_outputs(vw *v) {
     const ir_program *p = v->prog;
     uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
@@ -130,7 +138,8 @@ void cg_plan_outputs(vw *v) {
     for (uint32_t i = 0; i < n; i++) {
         int32_t val = cg_output_value_at(v, i);
         int32_t s = v->pl->storage_of_value[val];
-        v->out_copy[i] = !(s >= 0 && v->home_value[s] == val);
+        v->out_copy[i] =
+            !(s >= 0 && v->home_value[s] == val) && !cg_planned_output(v, val);
         v->used[val] = v->used[val] || v->out_copy[i];
     }
 }

@@ -85,6 +85,7 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
+    case IR_STATE:
         return cg_vfmt(v, "%s %s %s%s", ir_stmt_keyword(s->kind), s->name.name,
                        type_text(v, &s->type), attrs_text(v, s));
     case IR_ALIAS: {

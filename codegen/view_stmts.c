@@ -295,6 +295,8 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
             continue;
         }
         int32_t val = cg_output_value_at(v, j);
+        if (cg_planned_output(v, val))
+            continue; /* the caller reads it in the pools */
         json_t *e = cg_event(v, "output", &b);
         sets(v, b, "name", s->names[j].name);
         sets(v, b, "src", v->local[val]);
@@ -311,8 +313,13 @@ static void stmt_events(vw *v, const ir_stmt *s, json_t *events) {
     switch (s->kind) {
     case IR_INPUT:
     case IR_CONST:
-        bind_event(v, s, events);
-        break;
+        /* a planned input is in the pools (docs/firmware.md) */
+        if (s->value < 0 || pl->storage_of_value[s->value] < 0) {
+            bind_event(v, s, events);
+            break;
+        }
+        /* fall through */
+    case IR_STATE:
     case IR_ALLOC: {
         int32_t val = s->value;
         int32_t sid = val < 0 ? -1 : pl->storage_of_value[val];

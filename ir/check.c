@@ -287,6 +287,8 @@ static ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
     v->freed_at = -1;
     v->output_index = -1;
     v->storage_end = -1;
+    v->state_next = -1;
+    v->next_of = -1;
     st->value = id;
     e->id = id;
     return v;
@@ -295,6 +297,7 @@ static ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
 static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     ir_value_kind kind = st->kind == IR_INPUT   ? IR_VAL_INPUT
                          : st->kind == IR_CONST ? IR_VAL_CONST
+                         : st->kind == IR_STATE ? IR_VAL_STATE
                                                 : IR_VAL_ALLOC;
     if (!st->name.name) {
         C->lost_values = true; /* a broken line: its name is unknown */
@@ -322,6 +325,7 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     v->comm = st->comm.name;
     v->group = st->group.name;
     v->align = st->align;
+    v->planned = st->fw && st->fw->planned;
     if (st->space.name) {
         if (!ir_lookup(C, IR_NS_SPACE, st->space.name)) {
             if (!C->lost_spaces)
@@ -335,6 +339,8 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
      * stride; a zero-size stride= is reported like dims. */
     if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
         C->poisoned[id] = true;
+    else if (st->fw && st->fw->data)
+        C->errors += ir_check_fw_data(C->p, C->d, st, v);
 }
 
 static int32_t ir_alias_next(ir_checker *C, int32_t s);
@@ -712,6 +718,13 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
                     id->name, v->comm, v->group);
             continue;
         }
+        if (p->values[v->root].kind == IR_VAL_STATE) {
+            ir_cerr(C, id->loc,
+                    "state '%s' cannot be an output (an output becomes the "
+                    "next state with 'state %s TYPE next=OUTPUT')",
+                    id->name, p->values[v->root].name);
+            continue;
+        }
         st->name_values[i] = e->id;
         v->output_index = (int32_t)i;
         C->out_loc[e->id] = id->loc;
@@ -769,7 +782,8 @@ static void ir_collect_names(ir_checker *C) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
         if ((st->kind != IR_INPUT && st->kind != IR_CONST &&
-             st->kind != IR_ALLOC && st->kind != IR_ALIAS) ||
+             st->kind != IR_ALLOC && st->kind != IR_ALIAS &&
+             st->kind != IR_STATE) ||
             !st->name.name)
             continue;
         ir_name_ent *e = ir_lookup(C, IR_NS_VALUE, st->name.name);
@@ -855,6 +869,7 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
         s->has_capacity = st->has_capacity && !st->broken;
         s->capacity = st->capacity;
         s->stmt = st->index;
+        s->spill = -1;
         ir_insert(C, IR_NS_SPACE, s->name, (int32_t)p->nspaces, -1);
         p->nspaces++;
         break;
@@ -865,6 +880,7 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
+    case IR_STATE:
         ir_check_buffer(C, st);
         break;
     case IR_ALIAS:
@@ -967,7 +983,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     bool broken = false;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt_kind k = p->stmts[i].kind;
-        nv += k == IR_INPUT || k == IR_CONST || k == IR_ALLOC || k == IR_ALIAS;
+        nv += k == IR_INPUT || k == IR_CONST || k == IR_ALLOC ||
+              k == IR_ALIAS || k == IR_STATE;
         ns += k == IR_SPACE;
         nk += k == IR_CALL;
         broken |= p->stmts[i].broken;
@@ -1009,6 +1026,8 @@ bool ir_check(ir_program *p, ir_diag *d) {
     ir_collect_names(&C);
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
+    C.errors += ir_check_fw_spills(p, d, C.lost_spaces);
+    C.errors += ir_check_fw_states(p, d, C.poisoned, C.lost_values);
     /* After a syntax error a dropped free or output may be the cause. */
     if (C.errors == 0 && !C.after_syntax) {
         ir_warn_leaks(&C);

@@ -52,4 +52,22 @@ static inline ir_name_rec *ir_name_rec_of(const char *name) {
 ir_program *ir_parse_recover(ir_arena *a, const char *filename,
                              const char *text, size_t len, ir_diag *d);
 
+/* The firmware rules of ir_check (ir/check_fw.c, docs/firmware.md); each
+ * returns the number of errors it reported to `d`. */
+/* data="FILE" at=OFFSET of the const value `v` defined by `st` (its size
+ * known): the file exists, is a regular file, and holds the range.  Sets
+ * v->data_path and v->data_at.  Never reads the file. */
+unsigned ir_check_fw_data(ir_program *p, ir_diag *d, const ir_stmt *st,
+                          ir_value *v);
+/* After the main pass: spill= of every space names a declared space, and
+ * the spill chains have no cycle; sets ir_space.spill. */
+unsigned ir_check_fw_spills(ir_program *p, ir_diag *d, bool lost_spaces);
+/* After the main pass: next= of every state names an alloc that is an
+ * output of the state's type and placement, the next of no other state;
+ * sets state_next and next_of.  `poisoned` (per value, may be NULL) mutes
+ * the values whose definition had an error.  With `lost_*` (a line that
+ * could not be read may have defined it) an undefined name is no error. */
+unsigned ir_check_fw_states(ir_program *p, ir_diag *d, const bool *poisoned,
+                            bool lost_values);
+
 #endif /* PLANWRAP_IR_INTERN_H */

@@ -101,6 +101,7 @@ typedef enum ir_stmt_kind {
     IR_CALL,
     IR_FREE,
     IR_OUTPUT,
+    IR_STATE, /* state NAME TYPE: persists across runs (docs/firmware.md) */
 } ir_stmt_kind;
 
 typedef enum ir_mode {
@@ -144,6 +145,21 @@ typedef struct ir_arg {
     double fval;      /* IR_ARG_FLOAT */
     const char *sval; /* IR_ARG_STRING: decoded, NUL-terminated */
 } ir_arg;
+
+/* The firmware attributes of a statement (docs/firmware.md), kept out of
+ * ir_stmt (one pointer there, NULL when the statement has none) so that
+ * ordinary statements stay small. */
+typedef struct ir_fw_attrs {
+    ir_ident spill;   /* space NAME capacity=BYTES spill=OTHER */
+    ir_ident next;    /* state NAME TYPE next=OUTPUT */
+    const char *data; /* const ... data="FILE" (decoded), NULL if absent */
+    ir_loc data_loc;
+    uint64_t at; /* const ... at=BYTES (offset into the data file) */
+    ir_loc at_loc;
+    ir_loc planned_loc; /* input/alloc ... planned */
+    bool has_at;
+    bool planned;
+} ir_fw_attrs;
 
 /* Fields are grouped by size to keep the struct small (one per line of
  * input: 280 bytes); the comment of each says which statement uses it. */
@@ -192,6 +208,9 @@ typedef struct ir_stmt {
     /* free/output NAME... */
     ir_ident *names; /* nnames entries */
 
+    /* spill=, next=, data=, at=, planned; NULL when none given */
+    ir_fw_attrs *fw;
+
     /* after ir_check */
     int32_t *name_values; /* free/output: value id of each name */
     int32_t value; /* value defined by input/const/alloc/alias, else -1 */
@@ -226,6 +245,7 @@ typedef enum ir_value_kind {
     IR_VAL_CONST,
     IR_VAL_ALLOC,
     IR_VAL_ALIAS,
+    IR_VAL_STATE, /* state NAME TYPE: a root, persists across runs */
 } ir_value_kind;
 
 /* A name bound to memory, after ir_check.  Value ids are indices into
@@ -257,6 +277,13 @@ typedef struct ir_value {
      * no name refers to the storage any more (aliases included), -1 when
      * the storage lives to the end of the program.  Aliases: -1. */
     int32_t storage_end;
+    /* firmware (docs/firmware.md) */
+    bool planned;          /* input/alloc: `planned` given */
+    const char *data_path; /* const with data=: the file, resolved against
+                              the IR file's folder; NULL otherwise */
+    uint64_t data_at;      /* its byte offset in that file */
+    int32_t state_next;    /* state: the output given by next=, else -1 */
+    int32_t next_of;       /* that output: its state, else -1 */
 } ir_value;
 
 typedef struct ir_space {
@@ -264,6 +291,7 @@ typedef struct ir_space {
     bool has_capacity;
     uint64_t capacity;
     uint32_t stmt;
+    int32_t spill; /* index of the spill= space, -1 when none */
 } ir_space;
 
 /* A kernel called by the program, in order of first appearance. */

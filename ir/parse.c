@@ -61,14 +61,14 @@ _Static_assert(sizeof ir_mode_names / sizeof ir_mode_names[0] ==
 
 static const char *const ir_stmt_keywords[] = {
     "model", "device", "space", "kernel", "input",  "const",
-    "alloc", "alias",  "call",  "free",   "output",
+    "alloc", "alias",  "call",  "free",   "output", "state",
 };
 _Static_assert(sizeof ir_stmt_keywords / sizeof ir_stmt_keywords[0] ==
-                   IR_OUTPUT + 1,
+                   IR_STATE + 1,
                "a keyword per ir_stmt_kind");
 
 const char *ir_stmt_keyword(ir_stmt_kind k) {
-    return (unsigned)k <= IR_OUTPUT ? ir_stmt_keywords[k] : "?";
+    return (unsigned)k <= IR_STATE ? ir_stmt_keywords[k] : "?";
 }
 
 const char *ir_mode_name(ir_mode m) {
@@ -757,17 +757,25 @@ enum {
     IR_AT_OFFSET,
     IR_AT_CAPACITY,
     IR_AT_STREAM,
+    IR_AT_SPILL,
+    IR_AT_NEXT,
+    IR_AT_DATA,
+    IR_AT_AT,
+    IR_AT_PLANNED,
     IR_AT_COUNT
 };
-static const char *const ir_attr_names[] = {"device", "space",    "stride",
-                                            "align",  "comm",     "group",
-                                            "offset", "capacity", "stream"};
+static const char *const ir_attr_names[] = {
+    "device",   "space",  "stride", "align", "comm", "group", "offset",
+    "capacity", "stream", "spill",  "next",  "data", "at",    "planned"};
 _Static_assert(sizeof ir_attr_names / sizeof ir_attr_names[0] == IR_AT_COUNT,
                "a name per attribute");
 
 #define IR_ATTRS_BUFFER                                                        \
     ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \
      (1u << IR_AT_ALIGN) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+#define IR_ATTRS_STATE                                                         \
+    ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \
+     (1u << IR_AT_ALIGN) | (1u << IR_AT_NEXT))
 #define IR_ATTRS_ALIAS                                                         \
     ((1u << IR_AT_OFFSET) | (1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) |       \
      (1u << IR_AT_STRIDE) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
@@ -781,11 +789,52 @@ static void ir_attr_list(unsigned allowed, char *buf, size_t size) {
                                   ir_attr_names[i]);
 }
 
+/* The statement's firmware attributes, allocated on first use. */
+static ir_fw_attrs *ir_fw(ir_parser *P, ir_stmt *st) {
+    if (!st->fw)
+        st->fw = ir_arena_alloc(P->a, sizeof *st->fw);
+    return st->fw;
+}
+
+/* data = STRING: a file name, not empty. */
+static bool ir_parse_data(ir_parser *P, ir_fw_attrs *fw) {
+    const ir_token *t = &P->tok;
+    if (t->kind != TK_STRING)
+        return ir_expected(P, "a file name string after 'data='");
+    if (t->slen == 0) {
+        ir_perr(P, t->col, "empty data file name");
+        return false;
+    }
+    fw->data = ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen);
+    fw->data_loc = ir_tok_loc(P, t);
+    ir_next(P);
+    return true;
+}
+
+/* Attributes that need another one: spill= needs capacity=, at= needs
+ * data=. */
+static bool ir_attrs_pairs(ir_parser *P, const ir_stmt *st,
+                           const ir_loc *seen) {
+    if (seen[IR_AT_SPILL].line && !st->has_capacity) {
+        ir_perr(P, seen[IR_AT_SPILL].col,
+                "attribute 'spill' requires a 'capacity' attribute");
+        return false;
+    }
+    if (seen[IR_AT_AT].line && !seen[IR_AT_DATA].line) {
+        ir_perr(P, seen[IR_AT_AT].col,
+                "attribute 'at' requires a 'data' attribute");
+        return false;
+    }
+    return true;
+}
+
 /* attrs = { attr } ;
  * attr  = "device" "=" DEVICE | "space" "=" NAME
  *       | "stride" "=" "[" [ INT { "," INT } ] "]" | "align" "=" INT
  *       | "comm" "=" NAME | "group" "=" NAME | "offset" "=" INT
- *       | "capacity" "=" INT | "stream" "=" INT ;
+ *       | "capacity" "=" INT | "stream" "=" INT
+ *       | "spill" "=" NAME | "next" "=" NAME | "data" "=" STRING
+ *       | "at" "=" INT | "planned" ;
  * Only the keys in `allowed` are accepted; each at most once. */
 static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
                            const char *stmt_name) {
@@ -828,6 +877,11 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
         }
         seen[k] = kloc;
         ir_next(P);
+        if (k == IR_AT_PLANNED) { /* a flag: no value */
+            ir_fw(P, st)->planned = true;
+            st->fw->planned_loc = kloc;
+            continue;
+        }
         if (P->tok.kind != TK_EQ) {
             char what[64];
             snprintf(what, sizeof what, "'=' after '%s'", ir_attr_names[k]);
@@ -884,6 +938,20 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
             ok = ir_parse_uint(P, &st->stream, "stream");
             st->stream_loc = kloc;
             break;
+        case IR_AT_SPILL:
+            ok = ir_parse_name(P, &ir_fw(P, st)->spill, "a memory space name");
+            break;
+        case IR_AT_NEXT:
+            ok = ir_parse_name(P, &ir_fw(P, st)->next, "a buffer name");
+            break;
+        case IR_AT_DATA:
+            ok = ir_parse_data(P, ir_fw(P, st));
+            break;
+        case IR_AT_AT:
+            ir_fw(P, st)->has_at = true;
+            st->fw->at_loc = kloc;
+            ok = ir_parse_uint(P, &st->fw->at, "data offset");
+            break;
         default:
             abort();
         }
@@ -900,7 +968,7 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
                 "attribute 'group' requires a 'comm' attribute");
         return false;
     }
-    return true;
+    return ir_attrs_pairs(P, st, seen);
 }
 
 /* line = [ statement ] [ comment ] EOL ;  the part after a statement:
@@ -931,11 +999,13 @@ static bool ir_parse_device_stmt(ir_parser *P, ir_stmt *st) {
     return ir_parse_device(P, &st->device, &st->device_loc);
 }
 
-/* space_stmt = "space" NAME [ "capacity" "=" INT ] ; */
+/* space_stmt = "space" NAME [ "capacity" "=" INT [ "spill" "=" NAME ] ] ;
+ * (the two attributes in any order) */
 static bool ir_parse_space(ir_parser *P, ir_stmt *st) {
     if (!ir_parse_name(P, &st->name, "a memory space name"))
         return false;
-    return ir_parse_attrs(P, st, 1u << IR_AT_CAPACITY, "space");
+    return ir_parse_attrs(P, st, (1u << IR_AT_CAPACITY) | (1u << IR_AT_SPILL),
+                          "space");
 }
 
 /* kernel_stmt = "kernel" NAME "(" [ MODE { "," MODE } ] ")" [ "nocapture" ] ;
@@ -1028,14 +1098,21 @@ static bool ir_stride_rank_ok(ir_parser *P, const ir_stmt *st) {
     return true;
 }
 
-/* buffer_stmt = ( "input" | "const" | "alloc" ) NAME type attrs ; */
+/* buffer_stmt = ( "input" | "const" | "alloc" | "state" ) NAME type attrs ;
+ * (input and alloc also take `planned`, const `data` and `at`, state
+ * `next` and no comm/group) */
 static bool ir_parse_buffer(ir_parser *P, ir_stmt *st, const char *kw) {
     if (!ir_parse_name(P, &st->name, "a buffer name"))
         return false;
     st->has_type = true;
     if (!ir_parse_type(P, &st->type))
         return false;
-    if (!ir_parse_attrs(P, st, IR_ATTRS_BUFFER, kw))
+    unsigned allowed =
+        st->kind == IR_STATE ? IR_ATTRS_STATE
+        : st->kind == IR_CONST
+            ? IR_ATTRS_BUFFER | (1u << IR_AT_DATA) | (1u << IR_AT_AT)
+            : IR_ATTRS_BUFFER | (1u << IR_AT_PLANNED);
+    if (!ir_parse_attrs(P, st, allowed, kw))
         return false;
     return ir_stride_rank_ok(P, st);
 }
@@ -1193,11 +1270,11 @@ static void ir_parse_statement(ir_parser *P) {
         return;
     }
     int k = -1;
-    for (int i = 0; i <= IR_OUTPUT; i++)
+    for (int i = 0; i <= IR_STATE; i++)
         if (ir_tok_is(t, ir_stmt_keywords[i]))
             k = i;
     const char *dym =
-        k < 0 ? ir_suggest(t, ir_stmt_keywords, IR_OUTPUT + 1) : NULL;
+        k < 0 ? ir_suggest(t, ir_stmt_keywords, IR_STATE + 1) : NULL;
     if (dym) {
         ir_perr(P, t->col, "unknown statement '%.*s'; did you mean '%s'?",
                 t->len > 32 ? 32 : (int)t->len, t->s, dym);
@@ -1207,7 +1284,8 @@ static void ir_parse_statement(ir_parser *P) {
     if (k < 0) {
         ir_perr(P, t->col,
                 "unknown statement '%.*s' (expected model, device, space, "
-                "kernel, input, const, alloc, alias, call, free or output)",
+                "kernel, input, const, alloc, state, alias, call, free or "
+                "output)",
                 t->len > 32 ? 32 : (int)t->len, t->s);
         ir_add_unread(P);
         return;
@@ -1238,6 +1316,7 @@ static void ir_parse_statement(ir_parser *P) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
+    case IR_STATE:
         ok = ir_parse_buffer(P, st, ir_stmt_keywords[k]);
         break;
     case IR_ALIAS:

@@ -67,6 +67,18 @@ static void ir_print_attrs(FILE *out, const ir_stmt *st) {
         fprintf(out, " align=%" PRIu64, st->align);
     if (st->comm.name)
         fprintf(out, " comm=%s group=%s", st->comm.name, st->group.name);
+    if (!st->fw)
+        return;
+    if (st->fw->planned)
+        fputs(" planned", out);
+    if (st->fw->data) {
+        fputs(" data=", out);
+        ir_print_string(out, st->fw->data);
+    }
+    if (st->fw->has_at)
+        fprintf(out, " at=%" PRIu64, st->fw->at);
+    if (st->fw->next.name)
+        fprintf(out, " next=%s", st->fw->next.name);
 }
 
 static void ir_print_stmt(FILE *out, const ir_stmt *st) {
@@ -82,6 +94,8 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
         fprintf(out, "space  %s", st->name.name);
         if (st->has_capacity)
             fprintf(out, " capacity=%" PRIu64, st->capacity);
+        if (st->fw && st->fw->spill.name)
+            fprintf(out, " spill=%s", st->fw->spill.name);
         return;
     case IR_KERNEL:
         fprintf(out, "kernel %s(", st->name.name);
@@ -94,6 +108,7 @@ static void ir_print_stmt(FILE *out, const ir_stmt *st) {
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
+    case IR_STATE:
         fprintf(out, "%-6s %s ", ir_stmt_keyword(st->kind), st->name.name);
         ir_print_type(out, &st->type);
         ir_print_attrs(out, st);

@@ -110,4 +110,21 @@ int plan_lns_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
 int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
                      uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 
+/* ---- firmware passes of plan_program (planner/fw.c) ---- */
+
+/* Accessed bytes: each storage's (st->accessed: the bytes of every call
+ * argument naming it, saturating) and the plan's total over the pooled
+ * ones (pooled[s]). */
+void plan_fw_access(plan *pl, const bool *pooled);
+
+/* Spill (docs/firmware.md): sets st->space of every storage (its value's
+ * space), then, space by space along the spill= chains, chooses with
+ * plan_spill_select which pooled storages of a space with a spill=
+ * stay: those get their offset and fixed[s] = true; the others move to
+ * the spill space (st->spilled).  `outputs[s]` is the storage's pool
+ * kind (PLAN_MP_OUTPUTS), `color[s]` its stream colour.  Returns false
+ * after reporting an error to `d`. */
+bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
+                   const int32_t *color, bool *fixed, ir_diag *d);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

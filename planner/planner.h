@@ -195,6 +195,10 @@ typedef struct plan_options {
      * --guard-bytes): planned as part of the buffer, so no other buffer
      * live at the same time overlaps them.  0 = none. */
     uint64_t guard_bytes;
+    /* Firmware (docs/firmware.md): plan every input into the arena (as
+     * `planned` does for one), and keep every output in it. */
+    bool plan_inputs;
+    bool plan_outputs;
 } plan_options;
 
 void plan_options_init(plan_options *o);
@@ -234,9 +238,10 @@ typedef struct plan_pool {
     const plan_problem *problem;
 } plan_pool;
 
-/* One planned storage (an `alloc`). */
+/* One planned storage: an `alloc`, a `state`, or an input planned into
+ * the arena (`planned`, --plan-inputs). */
 typedef struct plan_storage {
-    int32_t value; /* the alloc's value id */
+    int32_t value; /* the root value id */
     int32_t pool;  /* pool index, -1 when not pooled (caller-owned
                       output, or PLAN_MP_NONE) */
     uint64_t offset;
@@ -246,9 +251,13 @@ typedef struct plan_storage {
                         the last statement when never freed/output */
     int32_t dies_at; /* statement at which it dies, -1 = never */
     bool is_output;
-    int32_t reuse_of; /* storage whose bytes it takes over (the dead
-                         storage overlapping it that died last, lowest
-                         offset on ties), -1 */
+    int32_t reuse_of;  /* storage whose bytes it takes over (the dead
+                          storage overlapping it that died last, lowest
+                          offset on ties), -1 */
+    const char *space; /* the space it is placed in: its value's, or the
+                          one it spilled to (NULL = default) */
+    uint64_t accessed; /* bytes of the call arguments naming it */
+    bool spilled;      /* placed in a spill= space, not its own */
 } plan_storage;
 
 /* The default alignment of a pool (--align overrides it): a cache line
@@ -299,6 +308,7 @@ typedef struct plan {
     int32_t *storage_of_value;  /* value id -> storage id of its root, -1 */
     bool search_time_limit_hit; /* reported by plan_search */
     const plan_sync *sync;      /* plan_program sets it */
+    uint64_t accessed;          /* accessed bytes of all pooled storages */
 } plan;
 
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
@@ -331,6 +341,38 @@ bool plan_verify(const plan *pl, char *err, size_t errlen);
 int plan_tree_pools(const plan_problem *pb, const bool *is_output,
                     plan_memory_pool mode, uint64_t *offsets, uint32_t *subpool,
                     uint64_t *subpool_size, uint32_t *nsubpools);
+
+/* The build-time report of one memory space (docs/firmware.md): what
+ * `plan` prints and the generated header's comment shows. */
+typedef struct plan_space_report {
+    const char *name;  /* NULL: the default space */
+    const char *spill; /* its spill= space, NULL when none */
+    uint64_t size;     /* the sum of its pools' sizes */
+    bool has_capacity;
+    uint64_t capacity;
+    uint64_t headroom;  /* capacity - size (0 without a capacity) */
+    uint32_t nspilled;  /* storages of this space placed further down */
+    uint64_t accessed;  /* accessed bytes of the storages placed here */
+    uint32_t npermille; /* accessed * 1000 / pl->accessed, rounded down */
+} plan_space_report;
+
+/* One report per memory space that has a pool, a capacity or spilled
+ * storages: the default space first, then the declared ones in order.
+ * Returns the count; *out is allocated in `a`. */
+uint32_t plan_space_reports(const plan *pl, ir_arena *a,
+                            plan_space_report **out);
+
+/* Spill selection for one pool whose space has a capacity and a spill=
+ * space (planner/spill.c, docs/firmware.md): keep[i] tells whether
+ * buffer i stays, offsets[i] its offset when it does, *size the pool
+ * size (a multiple of pb->align, at most `capacity`).  Chooses to keep
+ * as many accessed bytes (access[i] per buffer) as it can: density
+ * greedy, repaired against a best-fit layout, then gaps filled.  Never
+ * fails for lack of room (keeping nothing fits).  Returns 0, or -1 on
+ * out of memory or when pb fails plan_problem_ok. */
+int plan_spill_select(const plan_problem *pb, const uint64_t *access,
+                      uint64_t capacity, bool *keep, uint64_t *offsets,
+                      uint64_t *size);
 
 /* The largest pool planwrap plans: sizes and offsets are printed as
  * signed 64-bit JSON integers, and the algorithms sum sizes. */

@@ -399,6 +399,35 @@ out:
     return ok;
 }
 
+/* The values that get a storage: allocs, states, and inputs planned into
+ * the arena (`planned` or --plan-inputs). */
+static bool pp_is_storage(const plan_options *o, const ir_value *v) {
+    return v->kind == IR_VAL_ALLOC || v->kind == IR_VAL_STATE ||
+           (v->kind == IR_VAL_INPUT && (v->planned || o->plan_inputs));
+}
+
+/* Storages live from statement 0: planned inputs and states (written
+ * before the run) and the outputs that become the next state. */
+static bool pp_from_start(const ir_value *v) {
+    return v->kind != IR_VAL_ALLOC || v->next_of >= 0;
+}
+
+/* Whether storage s is pooled, and (*outputs) in the outputs pool. */
+static bool pp_pooled(const plan_options *o, const plan *pl, uint32_t s,
+                      bool *outputs) {
+    const plan_storage *st = &pl->storages[s];
+    const ir_value *v = &pl->prog->values[st->value];
+    *outputs = false;
+    if (o->memory_pool == PLAN_MP_NONE)
+        return false;
+    if (!st->is_output)
+        return true;
+    if (o->memory_pool == PLAN_MP_INTERMEDIATES)
+        return v->planned || o->plan_outputs || v->next_of >= 0;
+    *outputs = o->memory_pool == PLAN_MP_OUTPUTS;
+    return true;
+}
+
 plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                    ir_diag *d) {
     plan *pl = ir_arena_alloc(a, sizeof *pl);
@@ -411,7 +440,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     pl->storage_of_value = ir_arena_array(a, p->nvalues + 1, sizeof(int32_t));
     uint32_t ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++)
-        if (p->values[v].kind == IR_VAL_ALLOC)
+        if (pp_is_storage(o, &p->values[v]))
             ns++;
     pl->storages = ir_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
@@ -420,13 +449,15 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
         sid[v] = -1;
-        if (p->values[v].kind != IR_VAL_ALLOC)
+        if (!pp_is_storage(o, &p->values[v]))
             continue;
         plan_storage *s = &pl->storages[ns];
         s->value = (int32_t)v;
         s->pool = -1;
         s->size = p->values[v].bytes;
-        s->start = p->values[v].def;
+        /* the caller writes planned inputs and states before the run,
+         * and a next= output is the next run's state: live from 0 */
+        s->start = pp_from_start(&p->values[v]) ? 0 : p->values[v].def;
         s->dies_at = -1;
         s->reuse_of = -1;
         sid[v] = (int32_t)ns++;
@@ -449,7 +480,8 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     }
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
-        if (never_freed[s] || st->is_output)
+        const ir_value *rv = &p->values[st->value];
+        if (never_freed[s] || st->is_output || rv->kind == IR_VAL_STATE)
             st->dies_at = -1;
         st->end = st->dies_at >= 0 ? (uint32_t)st->dies_at : last;
         if (st->end < st->start)
@@ -465,33 +497,38 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         return NULL;
     }
 
+    /* which storages are pooled, and in which kind of pool; then spill */
+    bool *pooled = ir_arena_array(a, pl->nstorages + 1, sizeof *pooled);
+    bool *outs = ir_arena_array(a, pl->nstorages + 1, sizeof *outs);
+    bool *fixed = ir_arena_array(a, pl->nstorages + 1, sizeof *fixed);
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        pooled[s] = pp_pooled(o, pl, s, &outs[s]);
+    plan_fw_access(pl, pooled);
+    if (!plan_fw_spill(pl, pooled, outs, color, fixed, d))
+        return NULL;
+
     /* pools */
     pl->pools = ir_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
     uint32_t np = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
         const ir_value *val = &p->values[st->value];
-        bool outputs = false;
-        if (o->memory_pool == PLAN_MP_NONE)
+        bool outputs = outs[s];
+        if (!pooled[s])
             continue;
-        if (st->is_output) {
-            if (o->memory_pool == PLAN_MP_INTERMEDIATES)
-                continue;
-            outputs = o->memory_pool == PLAN_MP_OUTPUTS;
-        }
-        int32_t pi = pp_find_pool(pl, np, val->device, val->space, val->comm,
+        int32_t pi = pp_find_pool(pl, np, val->device, st->space, val->comm,
                                   val->group, outputs);
         if (pi < 0) {
             plan_pool *pool = &pl->pools[np];
             pool->device = val->device;
-            pool->space = val->space;
+            pool->space = st->space;
             pool->comm = val->comm;
             pool->group = val->group;
             pool->outputs = outputs;
             pool->align = plan_pool_align(o, val->device.kind == IR_DEV_CUDA);
             pool->base_align = pool->align;
-            for (uint32_t k = 0; val->space && k < p->nspaces; k++)
-                if (strcmp(p->spaces[k].name, val->space) == 0 &&
+            for (uint32_t k = 0; st->space && k < p->nspaces; k++)
+                if (strcmp(p->spaces[k].name, st->space) == 0 &&
                     p->spaces[k].has_capacity) {
                     pool->has_capacity = true;
                     pool->capacity = p->spaces[k].capacity;
@@ -554,7 +591,16 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             double left = o->search.time_limit - (pp_now() - t0);
             po.search.time_limit = left > 1e-9 ? left : 1e-9;
         }
-        if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
+        if (pb.n && fixed[members[0]]) {
+            /* a space with spill=: the layout chosen by plan_fw_spill */
+            memset(&st, 0, sizeof st);
+            for (uint32_t k = 0; k < pb.n; k++) {
+                off[k] = pl->storages[members[k]].offset;
+                if (pb.bufs[k].size && off[k] + pb.bufs[k].size > size)
+                    size = off[k] + pb.bufs[k].size;
+            }
+            size = plan_align_up(size, pb.align);
+        } else if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
             ir_diag_report(d, IR_SEV_ERROR, 0, 0,
                            "out of memory while planning pool %s", pool->name);
             ok = false;
@@ -562,7 +608,8 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         }
         if (st.time_limit_hit)
             pl->search_time_limit_hit = true;
-        if (o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) {
+        if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) &&
+            !(pb.n && fixed[members[0]])) {
             char buf[512];
             plan_search_opts so = o->search;
             so.capacity = cap;
@@ -639,6 +686,25 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
 static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                               size_t errlen);
 
+/* Whether a storage of space `from` may be in space `to`: the same, or
+ * reached along the spill= chain (at most nspaces steps: no cycle can
+ * loop). */
+static bool pp_space_reaches(const ir_program *p, const char *from,
+                             const char *to) {
+    for (uint32_t step = 0; step <= p->nspaces; step++) {
+        if (pp_streq(from, to))
+            return true;
+        int32_t k = -1;
+        for (uint32_t i = 0; from && i < p->nspaces; i++)
+            if (strcmp(p->spaces[i].name, from) == 0)
+                k = p->spaces[i].spill;
+        if (k < 0)
+            return false;
+        from = p->spaces[k].name;
+    }
+    return false;
+}
+
 bool plan_verify(const plan *pl, char *err, size_t errlen) {
     const ir_program *p = pl->prog;
     int32_t *color = malloc(((size_t)pl->nstorages + 1) * sizeof *color);
@@ -666,6 +732,13 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
     /* every pool on its own */
     for (uint32_t pi = 0; pi < pl->npools; pi++) {
         const plan_pool *pool = &pl->pools[pi];
+        if (pool->has_capacity && pool->size > pool->capacity) {
+            snprintf(err, errlen,
+                     "pool %s has %" PRIu64 " bytes, over the capacity %" PRIu64
+                     " of its space",
+                     pool->name, pool->size, pool->capacity);
+            return false;
+        }
         uint32_t n = 0;
         for (uint32_t s = 0; s < pl->nstorages; s++)
             n += pl->storages[s].pool == (int32_t)pi;
@@ -687,7 +760,7 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                 continue;
             const ir_value *v = &p->values[st->value];
             if (!pp_same_dev(v->device, pool->device) ||
-                !pp_streq(v->space, pool->space) ||
+                !pp_space_reaches(p, v->space, pool->space) ||
                 !pp_streq(v->comm, pool->comm) ||
                 !pp_streq(v->group, pool->group)) {
                 snprintf(err, errlen,
@@ -697,7 +770,8 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                 ok = false;
                 break;
             }
-            if (st->is_output &&
+            if (st->is_output && !v->planned && v->next_of < 0 &&
+                !pl->opts.plan_outputs &&
                 pl->opts.memory_pool == PLAN_MP_INTERMEDIATES) {
                 snprintf(err, errlen, "output %s is pooled", v->name);
                 ok = false;

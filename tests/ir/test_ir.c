@@ -6,6 +6,7 @@
 #include "ir/ir.h"
 
 #include <dirent.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -907,6 +908,55 @@ static char *load_diags(const char *text, unsigned max_errors) {
     return out;
 }
 
+/* The firmware fields of a checked program: spill chains, planned
+ * buffers, state/next pairs and resolved data files (docs/firmware.md). */
+static void test_firmware_fields(void **state) {
+    (void)state;
+    char path[] = "/tmp/pw_fw_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "0123456789abcdef", 16), 16);
+    close(fd);
+    char text[1024];
+    assert_true(snprintf(text, sizeof text,
+                         "model m\nspace a capacity=64 spill=b\n"
+                         "space b capacity=128 spill=c\nspace c\n"
+                         "input x f32[2] planned\n"
+                         "const w f32[2] data=\"%s\" at=8\n"
+                         "state h f32[2] next=y\nalloc y f32[2]\n"
+                         "call k(x, w, h, y)\nfree x w h\noutput y\n",
+                         path) > 0);
+    fixture *f = fx_run(text);
+    if (!f->checked)
+        fail_msg("%s", fx_diags(f));
+    ir_program *p = f->p;
+    assert_int_equal(p->nspaces, 3);
+    assert_int_equal(p->spaces[0].spill, 1);
+    assert_int_equal(p->spaces[1].spill, 2);
+    assert_int_equal(p->spaces[2].spill, -1);
+    int32_t x = ir_find_value(p, "x"), w = ir_find_value(p, "w");
+    int32_t h = ir_find_value(p, "h"), y = ir_find_value(p, "y");
+    assert_true(p->values[x].planned);
+    assert_false(p->values[y].planned);
+    assert_string_equal(p->values[w].data_path, path);
+    assert_int_equal(p->values[w].data_at, 8);
+    assert_null(p->values[x].data_path);
+    assert_int_equal(p->values[h].kind, IR_VAL_STATE);
+    assert_int_equal(p->values[h].state_next, y);
+    assert_int_equal(p->values[y].next_of, h);
+    assert_int_equal(p->values[x].next_of, -1);
+    fx_free(f);
+    /* the same bytes one offset further do not fit */
+    assert_true(snprintf(text, sizeof text,
+                         "model m\nconst w f32[2] data=\"%s\" at=9\n",
+                         path) > 0);
+    f = fx_run(text);
+    assert_false(f->checked);
+    assert_non_null(strstr(fx_diags(f), "needs 8 bytes at offset 9"));
+    fx_free(f);
+    unlink(path);
+}
+
 static void assert_load_diags(const char *text, const char *expected) {
     char *got = load_diags(text, 0);
     if (strcmp(got, expected) != 0)
@@ -1024,8 +1074,8 @@ static void test_load_checks_after_syntax_errors(void **state) {
                       "'model'?\n");
     assert_load_diags("zzz m\n",
                       "1:1: error: unknown statement 'zzz' (expected model, "
-                      "device, space, kernel, input, const, alloc, alias, "
-                      "call, free or output)\n");
+                      "device, space, kernel, input, const, alloc, state, "
+                      "alias, call, free or output)\n");
     assert_load_diags("input x f32[4\n",
                       "1:14: error: missing ']' to close '[' at column 12\n"
                       "1:1: error: missing 'model NAME' statement (it must "
@@ -1128,6 +1178,7 @@ int main(void) {
         cmocka_unit_test(test_recover_parse),
         cmocka_unit_test(test_load_checks_after_syntax_errors),
         cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_firmware_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

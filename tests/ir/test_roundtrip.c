@@ -234,6 +234,10 @@ static void gen_buffer(gen *g) {
             }
             break;
         case 5:
+            if (k != 1 && rng_chance(&g->r, 10)) {
+                sp(g);
+                fputs("planned", g->out); /* a flag */
+            }
             break;
         }
     }
@@ -428,6 +432,10 @@ static char *gen_program(uint64_t seed, size_t *len) {
         if (rng_chance(&g.r, 50)) {
             sp(&g);
             fprintf(g.out, "capacity=%" PRIu64, rng_below(&g.r, 1u << 20));
+            if (i + 1 < g.nspaces && rng_chance(&g.r, 50)) {
+                sp(&g); /* a chain s0 -> s1 -> ..., never a cycle */
+                fprintf(g.out, "spill=s%u", i + 1);
+            }
         }
         eol(&g);
     }
@@ -542,12 +550,15 @@ static bool same_meaning(const ir_program *p, const ir_program *q) {
             a->device.index != b->device.index ||
             !same_str(a->space, b->space) || !same_str(a->comm, b->comm) ||
             !same_str(a->group, b->group) || a->align != b->align ||
-            a->storage_end != b->storage_end)
+            a->storage_end != b->storage_end || a->planned != b->planned)
             return false;
         for (uint32_t k = 0; k < a->ndim; k++)
             if (a->dims[k] != b->dims[k])
                 return false;
     }
+    for (uint32_t i = 0; i < p->nspaces; i++)
+        if (p->spaces[i].spill != q->spaces[i].spill)
+            return false;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *a = &p->stmts[i], *b = &q->stmts[i];
         if (a->kind != b->kind || a->nargs != b->nargs ||

@@ -87,7 +87,7 @@ printf 'a < b && &y!' | cmp -s - "$tmp/stdout" || { echo "FAIL stdin output"; fa
 # builtin:NAME renders the embedded copy of templates/NAME.mustache
 src=$(cd "$(dirname "$0")/../.." && pwd)/templates
 printf "{}" >"$tmp/empty.json"
-check no-builtin 1 "planwrap: error: no built-in template 'nope' (built-ins: c/kernels.h c/model.c c/model.h cuda/kernels.h cuda/model.cu cuda/model.h)" \
+check no-builtin 1 "planwrap: error: no built-in template 'nope' (built-ins: c/kernels.h c/model.c c/model.h c/shared.c c/shared.h cuda/kernels.h cuda/model.cu cuda/model.h)" \
     "$pw" render builtin:nope --data "$tmp/empty.json"
 check builtin-typo 1 "planwrap: error: no built-in template 'c/model.C'; did you mean 'builtin:c/model.c'?" \
     "$pw" render builtin:c/model.C --data "$tmp/empty.json"

@@ -19,6 +19,9 @@ extern "C" {
 #define m_POOL_CPU_SIZE 128u
 #define m_POOL_CPU_ALIGN 4096u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define m_STATIC_BYTES 128u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define m_OUTPUT_Y_SIZE 16u
 
@@ -50,14 +53,13 @@ typedef struct m_pools {
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int m_run(const m_inputs *in, const m_consts *c,
-    const m_outputs *out, const m_pools *p);
+int m_run(const m_inputs *in, const m_consts *c, const m_outputs *out,
+          const m_pools *p);
 
 #ifndef m_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining m_NO_STATIC_POOLS. */
-int m_run_static(const m_inputs *in, const m_consts *c,
-    const m_outputs *out);
+int m_run_static(const m_inputs *in, const m_consts *c, const m_outputs *out);
 #endif
 
 #ifdef __cplusplus

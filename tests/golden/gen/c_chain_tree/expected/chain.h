@@ -19,6 +19,9 @@ extern "C" {
 #define chain_POOL_CPU_SIZE 1536u
 #define chain_POOL_CPU_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define chain_STATIC_BYTES 1536u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define chain_INPUT_X_SIZE 256u
 #define chain_OUTPUT_Y_SIZE 256u
@@ -64,13 +67,13 @@ typedef struct chain_pools {
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int chain_run(const chain_inputs *in, const chain_consts *c,
-    const chain_outputs *out, const chain_pools *p);
+              const chain_outputs *out, const chain_pools *p);
 
 #ifndef chain_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining chain_NO_STATIC_POOLS. */
 int chain_run_static(const chain_inputs *in, const chain_consts *c,
-    const chain_outputs *out);
+                     const chain_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -19,6 +19,9 @@ extern "C" {
 #define collide_POOL_CPU_SIZE 256u
 #define collide_POOL_CPU_ALIGN 64u
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define collide_STATIC_BYTES 256u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define collide_INPUT_INDEX_SIZE 32u
 #define collide_INPUT_STDOUT_SIZE 32u
@@ -64,19 +67,20 @@ typedef struct collide_outputs {
 } collide_outputs;
 
 typedef struct collide_pools {
-    void *cpu; /* collide_POOL_CPU_SIZE bytes, aligned to collide_POOL_CPU_ALIGN */
+    void *cpu; /* collide_POOL_CPU_SIZE bytes, aligned to collide_POOL_CPU_ALIGN
+                */
 } collide_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int collide_run(const collide_inputs *in_2, const collide_consts *c,
-    const collide_outputs *out, const collide_pools *p);
+                const collide_outputs *out, const collide_pools *p);
 
 #ifndef collide_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining collide_NO_STATIC_POOLS. */
 int collide_run_static(const collide_inputs *in_2, const collide_consts *c,
-    const collide_outputs *out);
+                       const collide_outputs *out);
 #endif
 
 #ifdef __cplusplus

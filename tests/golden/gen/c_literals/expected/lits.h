@@ -17,6 +17,9 @@ extern "C" {
 
 /* Pools: size and alignment in bytes of the memory each one needs. */
 
+/* Static bytes of this model: its static pools and embedded weights. */
+#define lits_STATIC_BYTES 0u
+
 /* Byte sizes of the inputs, constants and outputs. */
 #define lits_OUTPUT_A_SIZE 16u
 
@@ -43,13 +46,13 @@ typedef struct lits_pools {
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int lits_run(const lits_inputs *in, const lits_consts *c,
-    const lits_outputs *out, const lits_pools *p);
+             const lits_outputs *out, const lits_pools *p);
 
 #ifndef lits_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining lits_NO_STATIC_POOLS. */
 int lits_run_static(const lits_inputs *in, const lits_consts *c,
-    const lits_outputs *out);
+                    const lits_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -1,0 +1,281 @@
+/*
+ * bench/firmware/bench_firmware.c - spill: planwrap's selection
+ * (plan_spill_select, docs/firmware.md) against a banked greedy in the
+ * manner of ExecuTorch's `banked_greedy` (PR #21821), on the same
+ * buffers, live ranges and accessed bytes.
+ *
+ *   bench_firmware FILE.pw...   real and generated models, then seeded
+ *                               synthetic programs
+ *
+ * A model's pooled buffers (default options) form one problem; its fast
+ * memory gets a capacity of 25%, 50% and 75% of the best-fit pool size,
+ * the slow memory none.  Reported per case: the share of accessed bytes
+ * in fast memory and the total of both pools, for both planners.
+ *
+ * The banked greedy, written from the PR's description: buffers in the
+ * order of ExecuTorch's greedy (size descending, then program order),
+ * each placed at the lowest aligned offset where it overlaps no
+ * conflicting buffer of the fastest bank and ends within that bank's
+ * capacity, else in the next bank the same way (the last bank has no
+ * capacity).
+ */
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct iv {
+    uint64_t lo, hi;
+} iv;
+
+static int cmp_iv(const void *a, const void *b) {
+    const iv *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool overlap(const plan_buf *a, const plan_buf *b) {
+    return a->start <= b->end && b->start <= a->end;
+}
+
+/* Lowest aligned offset for buffer i in bank `bank` ending within
+ * `limit` (UINT64_MAX = none); false when none. */
+static bool lowest_gap(const plan_problem *pb, const int *bank_of,
+                       const uint64_t *off, uint32_t i, int bank,
+                       uint64_t limit, iv *ivs, uint64_t *at) {
+    const plan_buf *b = &pb->bufs[i];
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < pb->n; j++)
+        if (bank_of[j] == bank && pb->bufs[j].size && overlap(b, &pb->bufs[j]))
+            ivs[k++] = (iv){off[j], off[j] + pb->bufs[j].size};
+    qsort(ivs, k, sizeof *ivs, cmp_iv);
+    uint64_t a = b->align > pb->align ? b->align : pb->align, cur = 0;
+    a = a ? a : 1;
+    for (uint32_t j = 0; j <= k; j++) {
+        cur = (cur + a - 1) / a * a;
+        if (cur > limit || b->size > limit - cur)
+            return false;
+        if (j == k || cur + b->size <= ivs[j].lo) {
+            *at = cur;
+            return true;
+        }
+        if (ivs[j].hi > cur)
+            cur = ivs[j].hi;
+    }
+    return false;
+}
+
+static const plan_problem *g_pb;
+static int cmp_greedy(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint64_t sa = g_pb->bufs[a].size, sb = g_pb->bufs[b].size;
+    if (sa != sb)
+        return sa > sb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+typedef struct result {
+    uint64_t fast_acc, fast_size, slow_size;
+} result;
+
+static uint64_t pool_end(const plan_problem *pb, const int *bank_of,
+                         const uint64_t *off, int bank) {
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < pb->n; i++)
+        if (bank_of[i] == bank && off[i] + pb->bufs[i].size > end)
+            end = off[i] + pb->bufs[i].size;
+    uint64_t a = pb->align ? pb->align : 1;
+    return (end + a - 1) / a * a;
+}
+
+static result banked_greedy(const plan_problem *pb, const uint64_t *acc,
+                            uint64_t cap) {
+    uint32_t *order = malloc((pb->n + 1) * sizeof *order);
+    int *bank_of = malloc((pb->n + 1) * sizeof *bank_of);
+    uint64_t *off = calloc(pb->n + 1, sizeof *off);
+    iv *ivs = malloc((pb->n + 1) * sizeof *ivs);
+    for (uint32_t i = 0; i < pb->n; i++) {
+        order[i] = i;
+        bank_of[i] = -1;
+    }
+    g_pb = pb;
+    qsort(order, pb->n, sizeof *order, cmp_greedy);
+    uint64_t a = pb->align ? pb->align : 1;
+    result r = {0, 0, 0};
+    for (uint32_t k = 0; k < pb->n; k++) {
+        uint32_t i = order[k];
+        uint64_t at;
+        if (lowest_gap(pb, bank_of, off, i, 0, cap / a * a, ivs, &at)) {
+            bank_of[i] = 0;
+            r.fast_acc += acc[i];
+        } else {
+            lowest_gap(pb, bank_of, off, i, 1, UINT64_MAX, ivs, &at);
+            bank_of[i] = 1;
+        }
+        off[i] = at;
+    }
+    r.fast_size = pool_end(pb, bank_of, off, 0);
+    r.slow_size = pool_end(pb, bank_of, off, 1);
+    free(order);
+    free(bank_of);
+    free(off);
+    free(ivs);
+    return r;
+}
+
+static result ours(const plan_problem *pb, const uint64_t *acc, uint64_t cap) {
+    bool *keep = calloc(pb->n + 1, sizeof *keep);
+    uint64_t *off = calloc(pb->n + 1, sizeof *off);
+    plan_buf *slow = calloc(pb->n + 1, sizeof *slow);
+    result r = {0, 0, 0};
+    if (plan_spill_select(pb, acc, cap, keep, off, &r.fast_size) != 0)
+        abort();
+    plan_problem sp = {0, slow, pb->align, NULL};
+    for (uint32_t i = 0; i < pb->n; i++) {
+        if (keep[i])
+            r.fast_acc += acc[i];
+        else
+            slow[sp.n++] = pb->bufs[i];
+    }
+    if (plan_bestfit(&sp, off, &r.slow_size) != 0)
+        abort();
+    free(keep);
+    free(off);
+    free(slow);
+    return r;
+}
+
+typedef struct totals {
+    int cases, more_acc, equal_acc, le_total;
+    double log_acc, log_total;
+} totals;
+
+static void compare(const char *name, const plan_problem *pb,
+                    const uint64_t *acc, totals *t, bool print) {
+    uint64_t full, all = 0;
+    uint64_t *off = calloc(pb->n + 1, sizeof *off);
+    plan_bestfit(pb, off, &full);
+    free(off);
+    for (uint32_t i = 0; i < pb->n; i++)
+        all += acc[i];
+    static const int pct[] = {25, 50, 75};
+    for (int k = 0; k < 3; k++) {
+        uint64_t cap = full * (uint64_t)pct[k] / 100;
+        result o = ours(pb, acc, cap), b = banked_greedy(pb, acc, cap);
+        double ao = all ? 100.0 * (double)o.fast_acc / (double)all : 0;
+        double ab = all ? 100.0 * (double)b.fast_acc / (double)all : 0;
+        uint64_t to = o.fast_size + o.slow_size, tb = b.fast_size + b.slow_size;
+        if (print)
+            printf("%-18s %3d%% %10llu %7.1f%% %7.1f%% %10llu %10llu\n", name,
+                   pct[k], (unsigned long long)cap, ao, ab,
+                   (unsigned long long)to, (unsigned long long)tb);
+        t->cases++;
+        t->more_acc += o.fast_acc > b.fast_acc;
+        t->equal_acc += o.fast_acc == b.fast_acc;
+        t->le_total += to <= tb;
+        if (o.fast_acc && b.fast_acc)
+            t->log_acc += log((double)o.fast_acc / (double)b.fast_acc);
+        if (to && tb)
+            t->log_total += log((double)to / (double)tb);
+    }
+}
+
+static void summary(const char *what, const totals *t) {
+    printf("%s: %d cases; fast accessed bytes ours/banked geomean %.3fx "
+           "(more in %d, equal in %d, fewer in %d); total ours/banked "
+           "geomean %.3fx (equal or smaller in %d)\n",
+           what, t->cases, exp(t->log_acc / t->cases), t->more_acc,
+           t->equal_acc, t->cases - t->more_acc - t->equal_acc,
+           exp(t->log_total / t->cases), t->le_total);
+}
+
+/* The pooled buffers of a model, with their accessed bytes. */
+static bool model_problem(const char *path, ir_arena *a, plan_problem *pb,
+                          uint64_t **acc) {
+    ir_diag *d = ir_diag_new(stderr, 0);
+    ir_program *p = ir_load(a, path, d);
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = p ? plan_program(a, p, &o, d) : NULL;
+    ir_diag_free(d);
+    if (!pl)
+        return false;
+    memset(pb, 0, sizeof *pb);
+    pb->align = 64;
+    pb->bufs = ir_arena_array(a, pl->nstorages + 1, sizeof *pb->bufs);
+    *acc = ir_arena_array(a, pl->nstorages + 1, sizeof **acc);
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        const plan_storage *st = &pl->storages[s];
+        if (st->pool < 0)
+            continue;
+        plan_buf *b = &pb->bufs[pb->n];
+        b->size = st->size;
+        b->align = 64;
+        b->start = st->start;
+        b->end = st->end;
+        b->color = -1;
+        (*acc)[pb->n++] = st->accessed;
+    }
+    return true;
+}
+
+static uint64_t rnd(uint64_t *s) {
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A synthetic program: n buffers over 4n statements, mostly short lives
+ * and a few long ones, sizes over three orders of magnitude, each
+ * accessed by 2 to 9 calls. */
+static void synthetic(uint64_t *seed, uint32_t n, plan_problem *pb,
+                      plan_buf *bufs, uint64_t *acc) {
+    memset(pb, 0, sizeof *pb);
+    pb->n = n;
+    pb->bufs = bufs;
+    pb->align = 64;
+    for (uint32_t i = 0; i < n; i++) {
+        plan_buf *b = &bufs[i];
+        memset(b, 0, sizeof *b);
+        b->start = (uint32_t)(rnd(seed) % (4 * n));
+        uint32_t len = rnd(seed) % 8 == 0 ? (uint32_t)(rnd(seed) % (2 * n))
+                                          : (uint32_t)(rnd(seed) % 16);
+        b->end = b->start + len;
+        b->size = 64 << (rnd(seed) % 11);
+        b->align = 64;
+        b->color = -1;
+        acc[i] = b->size * (2 + rnd(seed) % 8);
+    }
+}
+
+int main(int argc, char **argv) {
+    totals tm = {0}, ts = {0};
+    printf("%-18s %4s %10s %8s %8s %10s %10s\n", "model", "fast", "capacity",
+           "acc_ours", "acc_bank", "tot_ours", "tot_bank");
+    for (int i = 1; i < argc; i++) {
+        ir_arena *a = ir_arena_new();
+        plan_problem pb;
+        uint64_t *acc;
+        if (!model_problem(argv[i], a, &pb, &acc)) {
+            ir_arena_free(a);
+            return 1;
+        }
+        const char *base = strrchr(argv[i], '/');
+        compare(base ? base + 1 : argv[i], &pb, acc, &tm, true);
+        ir_arena_free(a);
+    }
+    summary("models", &tm);
+    enum { N = 300, RUNS = 100 };
+    static plan_buf bufs[N];
+    static uint64_t acc[N];
+    uint64_t seed = 2026;
+    for (int r = 0; r < RUNS; r++) {
+        plan_problem pb;
+        synthetic(&seed, N, &pb, bufs, acc);
+        compare("synthetic", &pb, acc, &ts, false);
+    }
+    summary("synthetic (100 programs of 300 buffers)", &ts);
+    return 0;
+}
