@@ -53,13 +53,14 @@ typedef struct m_pools {
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int m_run(const m_inputs *in, const m_consts *c, const m_outputs *out,
-          const m_pools *p);
+int m_run(const m_inputs *in, const m_consts *c,
+    const m_outputs *out, const m_pools *p);
 
 #ifndef m_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining m_NO_STATIC_POOLS. */
-int m_run_static(const m_inputs *in, const m_consts *c, const m_outputs *out);
+int m_run_static(const m_inputs *in, const m_consts *c,
+    const m_outputs *out);
 #endif
 
 #ifdef __cplusplus

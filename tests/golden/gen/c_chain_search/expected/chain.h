@@ -67,13 +67,13 @@ typedef struct chain_pools {
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int chain_run(const chain_inputs *in, const chain_consts *c,
-              const chain_outputs *out, const chain_pools *p);
+    const chain_outputs *out, const chain_pools *p);
 
 #ifndef chain_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining chain_NO_STATIC_POOLS. */
 int chain_run_static(const chain_inputs *in, const chain_consts *c,
-                     const chain_outputs *out);
+    const chain_outputs *out);
 #endif
 
 #ifdef __cplusplus

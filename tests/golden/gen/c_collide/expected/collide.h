@@ -67,20 +67,19 @@ typedef struct collide_outputs {
 } collide_outputs;
 
 typedef struct collide_pools {
-    void *cpu; /* collide_POOL_CPU_SIZE bytes, aligned to collide_POOL_CPU_ALIGN
-                */
+    void *cpu; /* collide_POOL_CPU_SIZE bytes, aligned to collide_POOL_CPU_ALIGN */
 } collide_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int collide_run(const collide_inputs *in_2, const collide_consts *c,
-                const collide_outputs *out, const collide_pools *p);
+    const collide_outputs *out, const collide_pools *p);
 
 #ifndef collide_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining collide_NO_STATIC_POOLS. */
 int collide_run_static(const collide_inputs *in_2, const collide_consts *c,
-                       const collide_outputs *out);
+    const collide_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -56,13 +56,14 @@ typedef struct g_pools {
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int g_run(const g_inputs *in, const g_consts *c, const g_outputs *out,
-          const g_pools *p);
+int g_run(const g_inputs *in, const g_consts *c,
+    const g_outputs *out, const g_pools *p);
 
 #ifndef g_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining g_NO_STATIC_POOLS. */
-int g_run_static(const g_inputs *in, const g_consts *c, const g_outputs *out);
+int g_run_static(const g_inputs *in, const g_consts *c,
+    const g_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -46,13 +46,13 @@ typedef struct lits_pools {
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int lits_run(const lits_inputs *in, const lits_consts *c,
-             const lits_outputs *out, const lits_pools *p);
+    const lits_outputs *out, const lits_pools *p);
 
 #ifndef lits_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining lits_NO_STATIC_POOLS. */
 int lits_run_static(const lits_inputs *in, const lits_consts *c,
-                    const lits_outputs *out);
+    const lits_outputs *out);
 #endif
 
 #ifdef __cplusplus

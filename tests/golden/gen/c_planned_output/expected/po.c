@@ -20,18 +20,15 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-po_STATIC_ASSERT(po_BUF_Y_OFFSET % po_BUF_Y_ALIGN == 0 &&
-                     po_BUF_Y_OFFSET + po_BUF_Y_SIZE <= po_POOL_CPU_SIZE,
-                 po_buffer_0_fits);
+po_STATIC_ASSERT(po_BUF_Y_OFFSET % po_BUF_Y_ALIGN == 0 && po_BUF_Y_OFFSET + po_BUF_Y_SIZE <= po_POOL_CPU_SIZE, po_buffer_0_fits);
 
-int po_run(const po_inputs *in, const po_consts *c, const po_outputs *out,
-           const po_pools *p) {
+int po_run(const po_inputs *in, const po_consts *c,
+    const po_outputs *out, const po_pools *p) {
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
     PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
     PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
-    pw_pool pool_cpu = {(unsigned char *)p->cpu, po_POOL_CPU_SIZE,
-                        po_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, po_POOL_CPU_SIZE, po_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
     (void)out;
@@ -42,8 +39,7 @@ int po_run(const po_inputs *in, const po_consts *c, const po_outputs *out,
     const float *b_x = in->x;
 
     /* line 3: alloc y f32[4] */
-    float *b_y =
-        (float *)alloc_from_pool(&pool_cpu, po_BUF_Y_OFFSET, po_BUF_Y_SIZE);
+    float *b_y = (float *)alloc_from_pool(&pool_cpu, po_BUF_Y_OFFSET, po_BUF_Y_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, po_BUF_Y_OFFSET, po_BUF_Y_SIZE, "y");
 
     /* line 4: call k(x, y) */
@@ -68,11 +64,10 @@ int po_run(const po_inputs *in, const po_consts *c, const po_outputs *out,
 #define po_POOL_CPU_ATTR
 #endif
 #endif
-static po_POOL_CPU_ATTR unsigned char
-    po_pool_cpu[po_POOL_CPU_SIZE > 0 ? po_POOL_CPU_SIZE : 1];
+static po_POOL_CPU_ATTR unsigned char po_pool_cpu[po_POOL_CPU_SIZE > 0 ? po_POOL_CPU_SIZE : 1];
 
 int po_run_static(const po_inputs *in, const po_consts *c,
-                  const po_outputs *out) {
+    const po_outputs *out) {
     po_pools pools;
     pools.cpu = po_pool_cpu;
     return po_run(in, c, out, &pools);

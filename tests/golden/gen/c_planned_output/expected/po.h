@@ -50,20 +50,18 @@ typedef struct po_pools {
 
 /* Planned outputs stay in the pools: read each one where its macro points
  * after a run (until the next run). */
-#define po_output_y(pools)                                                     \
-    ((const float *)(const void *)((const unsigned char *)(pools)->cpu +       \
-                                   po_BUF_Y_OFFSET))
+#define po_output_y(pools) ((const float *)(const void *)((const unsigned char *)(pools)->cpu + po_BUF_Y_OFFSET))
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int po_run(const po_inputs *in, const po_consts *c, const po_outputs *out,
-           const po_pools *p);
+int po_run(const po_inputs *in, const po_consts *c,
+    const po_outputs *out, const po_pools *p);
 
 #ifndef po_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining po_NO_STATIC_POOLS. */
 int po_run_static(const po_inputs *in, const po_consts *c,
-                  const po_outputs *out);
+    const po_outputs *out);
 /* The static pools that run_static uses, for the macros above. */
 void po_static_pools(po_pools *p);
 #endif

@@ -22,26 +22,19 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-acc_STATIC_ASSERT(acc_BUF_X_OFFSET % acc_BUF_X_ALIGN == 0 &&
-                      acc_BUF_X_OFFSET + acc_BUF_X_SIZE <= acc_POOL_CPU_SIZE,
-                  acc_buffer_0_fits);
-acc_STATIC_ASSERT(acc_BUF_S_OFFSET % acc_BUF_S_ALIGN == 0 &&
-                      acc_BUF_S_OFFSET + acc_BUF_S_SIZE <= acc_POOL_CPU_SIZE,
-                  acc_buffer_1_fits);
-acc_STATIC_ASSERT(acc_BUF_T_OFFSET % acc_BUF_T_ALIGN == 0 &&
-                      acc_BUF_T_OFFSET + acc_BUF_T_SIZE <= acc_POOL_CPU_SIZE,
-                  acc_buffer_2_fits);
+acc_STATIC_ASSERT(acc_BUF_X_OFFSET % acc_BUF_X_ALIGN == 0 && acc_BUF_X_OFFSET + acc_BUF_X_SIZE <= acc_POOL_CPU_SIZE, acc_buffer_0_fits);
+acc_STATIC_ASSERT(acc_BUF_S_OFFSET % acc_BUF_S_ALIGN == 0 && acc_BUF_S_OFFSET + acc_BUF_S_SIZE <= acc_POOL_CPU_SIZE, acc_buffer_1_fits);
+acc_STATIC_ASSERT(acc_BUF_T_OFFSET % acc_BUF_T_ALIGN == 0 && acc_BUF_T_OFFSET + acc_BUF_T_SIZE <= acc_POOL_CPU_SIZE, acc_buffer_2_fits);
 
-int acc_run(const acc_inputs *in, const acc_consts *c, const acc_outputs *out,
-            const acc_pools *p) {
+int acc_run(const acc_inputs *in, const acc_consts *c,
+    const acc_outputs *out, const acc_pools *p) {
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(in->m, "input is NULL", "m");
     PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
     PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
     PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
-    pw_pool pool_cpu = {(unsigned char *)p->cpu, acc_POOL_CPU_SIZE,
-                        acc_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, acc_POOL_CPU_SIZE, acc_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
     (void)out;
@@ -49,21 +42,18 @@ int acc_run(const acc_inputs *in, const acc_consts *c, const acc_outputs *out,
     (void)pool_cpu;
 
     /* line 5: input x f32[16] */
-    const float *b_x = (const float *)alloc_from_pool(
-        &pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE);
+    const float *b_x = (const float *)alloc_from_pool(&pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE, "x");
 
     /* line 6: input m f32[16] */
     const float *b_m = in->m;
 
     /* line 7: state s f32[16] */
-    float *b_s =
-        (float *)alloc_from_pool(&pool_cpu, acc_BUF_S_OFFSET, acc_BUF_S_SIZE);
+    float *b_s = (float *)alloc_from_pool(&pool_cpu, acc_BUF_S_OFFSET, acc_BUF_S_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_S_OFFSET, acc_BUF_S_SIZE, "s");
 
     /* line 8: alloc t f32[16] */
-    float *b_t =
-        (float *)alloc_from_pool(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE);
+    float *b_t = (float *)alloc_from_pool(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE, "t");
 
     /* line 9: call add(x, m, t) */
@@ -113,11 +103,10 @@ void acc_init_state(const acc_pools *p) {
 #define acc_POOL_CPU_ATTR
 #endif
 #endif
-static acc_POOL_CPU_ATTR unsigned char
-    acc_pool_cpu[acc_POOL_CPU_SIZE > 0 ? acc_POOL_CPU_SIZE : 1];
+static acc_POOL_CPU_ATTR unsigned char acc_pool_cpu[acc_POOL_CPU_SIZE > 0 ? acc_POOL_CPU_SIZE : 1];
 
 int acc_run_static(const acc_inputs *in, const acc_consts *c,
-                   const acc_outputs *out) {
+    const acc_outputs *out) {
     acc_pools pools;
     pools.cpu = acc_pool_cpu;
     return acc_run(in, c, out, &pools);

@@ -57,26 +57,24 @@ typedef struct acc_pools {
 
 /* Planned inputs live in the pools: write each one where its macro points
  * before a run (its bytes are reused once the model is done with it). */
-#define acc_input_x(pools)                                                     \
-    ((float *)(void *)((unsigned char *)(pools)->cpu + acc_BUF_X_OFFSET))
+#define acc_input_x(pools) ((float *)(void *)((unsigned char *)(pools)->cpu + acc_BUF_X_OFFSET))
 
 /* State persists across runs in its own region of the pools: read or
  * write it between runs where its macro points.  acc_init_state zeroes
  * it (static pools start zeroed). */
-#define acc_state_s(pools)                                                     \
-    ((float *)(void *)((unsigned char *)(pools)->cpu + acc_BUF_S_OFFSET))
+#define acc_state_s(pools) ((float *)(void *)((unsigned char *)(pools)->cpu + acc_BUF_S_OFFSET))
 void acc_init_state(const acc_pools *p);
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int acc_run(const acc_inputs *in, const acc_consts *c, const acc_outputs *out,
-            const acc_pools *p);
+int acc_run(const acc_inputs *in, const acc_consts *c,
+    const acc_outputs *out, const acc_pools *p);
 
 #ifndef acc_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining acc_NO_STATIC_POOLS. */
 int acc_run_static(const acc_inputs *in, const acc_consts *c,
-                   const acc_outputs *out);
+    const acc_outputs *out);
 /* The static pools that run_static uses, for the macros above. */
 void acc_static_pools(acc_pools *p);
 #endif

@@ -21,23 +21,18 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-a_STATIC_ASSERT(a_BUF_T_OFFSET % a_BUF_T_ALIGN == 0 &&
-                    a_BUF_T_OFFSET + a_BUF_T_SIZE <= a_POOL_CPU_SRAM_SIZE,
-                a_buffer_0_fits);
-a_STATIC_ASSERT(a_BUF_U_OFFSET % a_BUF_U_ALIGN == 0 &&
-                    a_BUF_U_OFFSET + a_BUF_U_SIZE <= a_POOL_CPU_SRAM_SIZE,
-                a_buffer_1_fits);
+a_STATIC_ASSERT(a_BUF_T_OFFSET % a_BUF_T_ALIGN == 0 && a_BUF_T_OFFSET + a_BUF_T_SIZE <= a_POOL_CPU_SRAM_SIZE, a_buffer_0_fits);
+a_STATIC_ASSERT(a_BUF_U_OFFSET % a_BUF_U_ALIGN == 0 && a_BUF_U_OFFSET + a_BUF_U_SIZE <= a_POOL_CPU_SRAM_SIZE, a_buffer_1_fits);
 
-int a_run(const a_inputs *in, const a_consts *c, const a_outputs *out,
-          const a_pools *p) {
+int a_run(const a_inputs *in, const a_consts *c,
+    const a_outputs *out, const a_pools *p) {
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
     PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(out->y, "output is NULL", "y");
     PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
     PW_RT_CHECK_PTR(p->cpu_sram, "pool is NULL", "cpu_sram");
-    pw_pool pool_cpu_sram = {(unsigned char *)p->cpu_sram, a_POOL_CPU_SRAM_SIZE,
-                             a_POOL_CPU_SRAM_ALIGN, "cpu_sram"};
+    pw_pool pool_cpu_sram = {(unsigned char *)p->cpu_sram, a_POOL_CPU_SRAM_SIZE, a_POOL_CPU_SRAM_ALIGN, "cpu_sram"};
     (void)in;
     (void)c;
     (void)out;
@@ -48,16 +43,14 @@ int a_run(const a_inputs *in, const a_consts *c, const a_outputs *out,
     const float *b_x = in->x;
 
     /* line 7: alloc t f32[32] space=sram */
-    float *b_t =
-        (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE);
+    float *b_t = (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE, "t");
 
     /* line 8: call k(x, t) */
     k((float *)b_x, b_t);
 
     /* line 9: alloc u f32[16] space=sram */
-    float *b_u =
-        (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE);
+    float *b_u = (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE, "u");
 
     /* line 10: call k(t, u) */
@@ -88,13 +81,10 @@ int a_run(const a_inputs *in, const a_consts *c, const a_outputs *out,
 #include "planwrap_shared.h"
 
 /* Every pool fits its shared pool. */
-a_STATIC_ASSERT(a_POOL_CPU_SRAM_SIZE <= PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE &&
-                    PLANWRAP_SHARED_POOL_CPU_SRAM_ALIGN %
-                            a_POOL_CPU_SRAM_ALIGN ==
-                        0,
-                a_fits_shared_pool_cpu_sram);
+a_STATIC_ASSERT(a_POOL_CPU_SRAM_SIZE <= PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE && PLANWRAP_SHARED_POOL_CPU_SRAM_ALIGN % a_POOL_CPU_SRAM_ALIGN == 0, a_fits_shared_pool_cpu_sram);
 
-int a_run_static(const a_inputs *in, const a_consts *c, const a_outputs *out) {
+int a_run_static(const a_inputs *in, const a_consts *c,
+    const a_outputs *out) {
     a_pools pools;
     int rc;
     pools.cpu_sram = planwrap_shared_pool_cpu_sram;

@@ -55,20 +55,20 @@ typedef struct a_outputs {
 } a_outputs;
 
 typedef struct a_pools {
-    void *cpu_sram; /* a_POOL_CPU_SRAM_SIZE bytes, aligned to
-                       a_POOL_CPU_SRAM_ALIGN */
+    void *cpu_sram; /* a_POOL_CPU_SRAM_SIZE bytes, aligned to a_POOL_CPU_SRAM_ALIGN */
 } a_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int a_run(const a_inputs *in, const a_consts *c, const a_outputs *out,
-          const a_pools *p);
+int a_run(const a_inputs *in, const a_consts *c,
+    const a_outputs *out, const a_pools *p);
 
 #ifndef a_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant; the pools of
- * planwrap_shared.h, shared with other models: one model at a time).  Leave it
- * out by defining a_NO_STATIC_POOLS. */
-int a_run_static(const a_inputs *in, const a_consts *c, const a_outputs *out);
+ * planwrap_shared.h, shared with other models: one model at a time).  Leave it out by
+ * defining a_NO_STATIC_POOLS. */
+int a_run_static(const a_inputs *in, const a_consts *c,
+    const a_outputs *out);
 #endif
 
 #ifdef __cplusplus

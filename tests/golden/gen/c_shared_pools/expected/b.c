@@ -25,18 +25,12 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-b_STATIC_ASSERT(b_BUF_T_OFFSET % b_BUF_T_ALIGN == 0 &&
-                    b_BUF_T_OFFSET + b_BUF_T_SIZE <= b_POOL_CPU_DRAM_SIZE,
-                b_buffer_0_fits);
-b_STATIC_ASSERT(b_BUF_V_OFFSET % b_BUF_V_ALIGN == 0 &&
-                    b_BUF_V_OFFSET + b_BUF_V_SIZE <= b_POOL_CPU_DRAM_SIZE,
-                b_buffer_1_fits);
-b_STATIC_ASSERT(b_BUF_W_OFFSET % b_BUF_W_ALIGN == 0 &&
-                    b_BUF_W_OFFSET + b_BUF_W_SIZE <= b_POOL_CPU_SIZE,
-                b_buffer_2_fits);
+b_STATIC_ASSERT(b_BUF_T_OFFSET % b_BUF_T_ALIGN == 0 && b_BUF_T_OFFSET + b_BUF_T_SIZE <= b_POOL_CPU_DRAM_SIZE, b_buffer_0_fits);
+b_STATIC_ASSERT(b_BUF_V_OFFSET % b_BUF_V_ALIGN == 0 && b_BUF_V_OFFSET + b_BUF_V_SIZE <= b_POOL_CPU_DRAM_SIZE, b_buffer_1_fits);
+b_STATIC_ASSERT(b_BUF_W_OFFSET % b_BUF_W_ALIGN == 0 && b_BUF_W_OFFSET + b_BUF_W_SIZE <= b_POOL_CPU_SIZE, b_buffer_2_fits);
 
-int b_run(const b_inputs *in, const b_consts *c, const b_outputs *out,
-          const b_pools *p) {
+int b_run(const b_inputs *in, const b_consts *c,
+    const b_outputs *out, const b_pools *p) {
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
     PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
@@ -44,10 +38,8 @@ int b_run(const b_inputs *in, const b_consts *c, const b_outputs *out,
     PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
     PW_RT_CHECK_PTR(p->cpu_dram, "pool is NULL", "cpu_dram");
     PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
-    pw_pool pool_cpu_dram = {(unsigned char *)p->cpu_dram, b_POOL_CPU_DRAM_SIZE,
-                             b_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
-    pw_pool pool_cpu = {(unsigned char *)p->cpu, b_POOL_CPU_SIZE,
-                        b_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu_dram = {(unsigned char *)p->cpu_dram, b_POOL_CPU_DRAM_SIZE, b_POOL_CPU_DRAM_ALIGN, "cpu_dram"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, b_POOL_CPU_SIZE, b_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
     (void)out;
@@ -59,24 +51,21 @@ int b_run(const b_inputs *in, const b_consts *c, const b_outputs *out,
     const float *b_x = in->x;
 
     /* line 5: alloc t f32[16] space=dram */
-    float *b_t =
-        (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE);
+    float *b_t = (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE, "t");
 
     /* line 6: call k(x, t) */
     k((float *)b_x, b_t);
 
     /* line 7: alloc v f32[64] space=dram */
-    float *b_v =
-        (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE);
+    float *b_v = (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE, "v");
 
     /* line 8: call k(t, v) */
     k(b_t, b_v);
 
     /* line 9: alloc w f32[8] */
-    float *b_w =
-        (float *)alloc_from_pool(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE);
+    float *b_w = (float *)alloc_from_pool(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE, "w");
 
     /* line 10: call k(v, w) */
@@ -110,16 +99,11 @@ int b_run(const b_inputs *in, const b_consts *c, const b_outputs *out,
 #include "planwrap_shared.h"
 
 /* Every pool fits its shared pool. */
-b_STATIC_ASSERT(b_POOL_CPU_DRAM_SIZE <= PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE &&
-                    PLANWRAP_SHARED_POOL_CPU_DRAM_ALIGN %
-                            b_POOL_CPU_DRAM_ALIGN ==
-                        0,
-                b_fits_shared_pool_cpu_dram);
-b_STATIC_ASSERT(b_POOL_CPU_SIZE <= PLANWRAP_SHARED_POOL_CPU_SIZE &&
-                    PLANWRAP_SHARED_POOL_CPU_ALIGN % b_POOL_CPU_ALIGN == 0,
-                b_fits_shared_pool_cpu);
+b_STATIC_ASSERT(b_POOL_CPU_DRAM_SIZE <= PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE && PLANWRAP_SHARED_POOL_CPU_DRAM_ALIGN % b_POOL_CPU_DRAM_ALIGN == 0, b_fits_shared_pool_cpu_dram);
+b_STATIC_ASSERT(b_POOL_CPU_SIZE <= PLANWRAP_SHARED_POOL_CPU_SIZE && PLANWRAP_SHARED_POOL_CPU_ALIGN % b_POOL_CPU_ALIGN == 0, b_fits_shared_pool_cpu);
 
-int b_run_static(const b_inputs *in, const b_consts *c, const b_outputs *out) {
+int b_run_static(const b_inputs *in, const b_consts *c,
+    const b_outputs *out) {
     b_pools pools;
     int rc;
     pools.cpu_dram = planwrap_shared_pool_cpu_dram;

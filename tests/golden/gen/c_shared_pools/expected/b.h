@@ -62,21 +62,21 @@ typedef struct b_outputs {
 } b_outputs;
 
 typedef struct b_pools {
-    void *cpu_dram; /* b_POOL_CPU_DRAM_SIZE bytes, aligned to
-                       b_POOL_CPU_DRAM_ALIGN */
-    void *cpu;      /* b_POOL_CPU_SIZE bytes, aligned to b_POOL_CPU_ALIGN */
+    void *cpu_dram; /* b_POOL_CPU_DRAM_SIZE bytes, aligned to b_POOL_CPU_DRAM_ALIGN */
+    void *cpu; /* b_POOL_CPU_SIZE bytes, aligned to b_POOL_CPU_ALIGN */
 } b_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int b_run(const b_inputs *in, const b_consts *c, const b_outputs *out,
-          const b_pools *p);
+int b_run(const b_inputs *in, const b_consts *c,
+    const b_outputs *out, const b_pools *p);
 
 #ifndef b_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant; the pools of
- * planwrap_shared.h, shared with other models: one model at a time).  Leave it
- * out by defining b_NO_STATIC_POOLS. */
-int b_run_static(const b_inputs *in, const b_consts *c, const b_outputs *out);
+ * planwrap_shared.h, shared with other models: one model at a time).  Leave it out by
+ * defining b_NO_STATIC_POOLS. */
+int b_run_static(const b_inputs *in, const b_consts *c,
+    const b_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -5,8 +5,7 @@
  *
  * Place a pool by defining its _ATTR macro, e.g. for a NOLOAD output
  * section of the linker script:
- * -D'PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR=__attribute__((section(".bss.sram_arena"),
- * aligned(64)))'
+ * -D'PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR=__attribute__((section(".bss.sram_arena"), aligned(64)))'
  */
 #include "planwrap_shared.h"
 
@@ -19,10 +18,7 @@
 #define PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR
 #endif
 #endif
-PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR unsigned char
-    planwrap_shared_pool_cpu_sram[PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE > 0
-                                      ? PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE
-                                      : 1];
+PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR unsigned char planwrap_shared_pool_cpu_sram[PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE > 0 ? PLANWRAP_SHARED_POOL_CPU_SRAM_SIZE : 1];
 #ifndef PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR
 #if defined(__GNUC__)
 #define PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR __attribute__((aligned(64)))
@@ -32,10 +28,7 @@ PLANWRAP_SHARED_POOL_CPU_SRAM_ATTR unsigned char
 #define PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR
 #endif
 #endif
-PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR unsigned char
-    planwrap_shared_pool_cpu_dram[PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE > 0
-                                      ? PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE
-                                      : 1];
+PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR unsigned char planwrap_shared_pool_cpu_dram[PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE > 0 ? PLANWRAP_SHARED_POOL_CPU_DRAM_SIZE : 1];
 #ifndef PLANWRAP_SHARED_POOL_CPU_ATTR
 #if defined(__GNUC__)
 #define PLANWRAP_SHARED_POOL_CPU_ATTR __attribute__((aligned(64)))
@@ -45,8 +38,7 @@ PLANWRAP_SHARED_POOL_CPU_DRAM_ATTR unsigned char
 #define PLANWRAP_SHARED_POOL_CPU_ATTR
 #endif
 #endif
-PLANWRAP_SHARED_POOL_CPU_ATTR unsigned char planwrap_shared_pool_cpu
-    [PLANWRAP_SHARED_POOL_CPU_SIZE > 0 ? PLANWRAP_SHARED_POOL_CPU_SIZE : 1];
+PLANWRAP_SHARED_POOL_CPU_ATTR unsigned char planwrap_shared_pool_cpu[PLANWRAP_SHARED_POOL_CPU_SIZE > 0 ? PLANWRAP_SHARED_POOL_CPU_SIZE : 1];
 
 #ifdef PW_RT_TRACK
 #include "planwrap_rt.h"

@@ -21,12 +21,8 @@
 #endif
 
 /* Every planned offset is aligned and inside its pool. */
-rnn_STATIC_ASSERT(rnn_BUF_H_OFFSET % rnn_BUF_H_ALIGN == 0 &&
-                      rnn_BUF_H_OFFSET + rnn_BUF_H_SIZE <= rnn_POOL_CPU_SIZE,
-                  rnn_buffer_0_fits);
-rnn_STATIC_ASSERT(rnn_BUF_H2_OFFSET % rnn_BUF_H2_ALIGN == 0 &&
-                      rnn_BUF_H2_OFFSET + rnn_BUF_H2_SIZE <= rnn_POOL_CPU_SIZE,
-                  rnn_buffer_1_fits);
+rnn_STATIC_ASSERT(rnn_BUF_H_OFFSET % rnn_BUF_H_ALIGN == 0 && rnn_BUF_H_OFFSET + rnn_BUF_H_SIZE <= rnn_POOL_CPU_SIZE, rnn_buffer_0_fits);
+rnn_STATIC_ASSERT(rnn_BUF_H2_OFFSET % rnn_BUF_H2_ALIGN == 0 && rnn_BUF_H2_OFFSET + rnn_BUF_H2_SIZE <= rnn_POOL_CPU_SIZE, rnn_buffer_1_fits);
 
 /* Copies an output that does not live in caller memory (no libc). */
 static void rnn_copy_bytes(void *dst, const void *src, size_t n) {
@@ -36,16 +32,15 @@ static void rnn_copy_bytes(void *dst, const void *src, size_t n) {
         *d++ = *s++;
 }
 
-int rnn_run(const rnn_inputs *in, const rnn_consts *c, const rnn_outputs *out,
-            const rnn_pools *p) {
+int rnn_run(const rnn_inputs *in, const rnn_consts *c,
+    const rnn_outputs *out, const rnn_pools *p) {
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(in->x, "input is NULL", "x");
     PW_RT_CHECK_PTR(out, "outputs struct is NULL", NULL);
     PW_RT_CHECK_PTR(out->h2, "output is NULL", "h2");
     PW_RT_CHECK_PTR(p, "pools struct is NULL", NULL);
     PW_RT_CHECK_PTR(p->cpu, "pool is NULL", "cpu");
-    pw_pool pool_cpu = {(unsigned char *)p->cpu, rnn_POOL_CPU_SIZE,
-                        rnn_POOL_CPU_ALIGN, "cpu"};
+    pw_pool pool_cpu = {(unsigned char *)p->cpu, rnn_POOL_CPU_SIZE, rnn_POOL_CPU_ALIGN, "cpu"};
     (void)in;
     (void)c;
     (void)out;
@@ -56,18 +51,12 @@ int rnn_run(const rnn_inputs *in, const rnn_consts *c, const rnn_outputs *out,
     const float *b_x = in->x;
 
     /* line 6: state h f32[8] */
-    float *b_h = (float *)alloc_from_pool(
-        &pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET),
-        rnn_BUF_H_SIZE);
-    PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET),
-                   rnn_BUF_H_SIZE, "h");
+    float *b_h = (float *)alloc_from_pool(&pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET), rnn_BUF_H_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET), rnn_BUF_H_SIZE, "h");
 
     /* line 7: alloc h2 f32[8] */
-    float *b_h2 = (float *)alloc_from_pool(
-        &pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET),
-        rnn_BUF_H2_SIZE);
-    PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET),
-                   rnn_BUF_H2_SIZE, "h2");
+    float *b_h2 = (float *)alloc_from_pool(&pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET), rnn_BUF_H2_SIZE);
+    PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET), rnn_BUF_H2_SIZE, "h2");
 
     /* line 8: call step(h, x, h2) */
     step(b_h, b_x, b_h2);
@@ -113,11 +102,10 @@ static unsigned rnn_static_phase;
 #define rnn_POOL_CPU_ATTR
 #endif
 #endif
-static rnn_POOL_CPU_ATTR unsigned char
-    rnn_pool_cpu[rnn_POOL_CPU_SIZE > 0 ? rnn_POOL_CPU_SIZE : 1];
+static rnn_POOL_CPU_ATTR unsigned char rnn_pool_cpu[rnn_POOL_CPU_SIZE > 0 ? rnn_POOL_CPU_SIZE : 1];
 
 int rnn_run_static(const rnn_inputs *in, const rnn_consts *c,
-                   const rnn_outputs *out) {
+    const rnn_outputs *out) {
     rnn_pools pools;
     pools.cpu = rnn_pool_cpu;
     pools.phase = rnn_static_phase;

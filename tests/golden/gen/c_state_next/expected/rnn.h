@@ -49,18 +49,14 @@ typedef struct rnn_outputs {
 } rnn_outputs;
 
 typedef struct rnn_pools {
-    void *cpu;      /* rnn_POOL_CPU_SIZE bytes, aligned to rnn_POOL_CPU_ALIGN */
-    unsigned phase; /* 0 at first: which region of each state ... next= pair is
-                       the state */
+    void *cpu; /* rnn_POOL_CPU_SIZE bytes, aligned to rnn_POOL_CPU_ALIGN */
+    unsigned phase; /* 0 at first: which region of each state ... next= pair is the state */
 } rnn_pools;
 
 /* State persists across runs in its own region of the pools: read or
  * write it between runs where its macro points.  rnn_init_state zeroes
  * it (static pools start zeroed). */
-#define rnn_state_h(pools)                                                     \
-    ((float *)(void *)((unsigned char *)(pools)->cpu +                         \
-                       ((pools)->phase ? rnn_BUF_H2_OFFSET                     \
-                                       : rnn_BUF_H_OFFSET)))
+#define rnn_state_h(pools) ((float *)(void *)((unsigned char *)(pools)->cpu + ((pools)->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET)))
 void rnn_init_state(const rnn_pools *p);
 /* A `state ... next=` output becomes the next run's state without a copy:
  * the two regions of the pair swap roles by the pools' phase.  After each
@@ -69,14 +65,14 @@ void rnn_swap_state(rnn_pools *p);
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int rnn_run(const rnn_inputs *in, const rnn_consts *c, const rnn_outputs *out,
-            const rnn_pools *p);
+int rnn_run(const rnn_inputs *in, const rnn_consts *c,
+    const rnn_outputs *out, const rnn_pools *p);
 
 #ifndef rnn_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining rnn_NO_STATIC_POOLS. */
 int rnn_run_static(const rnn_inputs *in, const rnn_consts *c,
-                   const rnn_outputs *out);
+    const rnn_outputs *out);
 /* The static pools that run_static uses, for the macros above. */
 void rnn_static_pools(rnn_pools *p);
 #endif

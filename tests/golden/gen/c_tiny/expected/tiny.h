@@ -56,20 +56,19 @@ typedef struct tiny_outputs {
 
 typedef struct tiny_pools {
     void *cpu; /* tiny_POOL_CPU_SIZE bytes, aligned to tiny_POOL_CPU_ALIGN */
-    void *cpu_symm_tp0; /* tiny_POOL_CPU_SYMM_TP0_SIZE bytes, aligned to
-                           tiny_POOL_CPU_SYMM_TP0_ALIGN */
+    void *cpu_symm_tp0; /* tiny_POOL_CPU_SYMM_TP0_SIZE bytes, aligned to tiny_POOL_CPU_SYMM_TP0_ALIGN */
 } tiny_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int tiny_run(const tiny_inputs *in, const tiny_consts *c,
-             const tiny_outputs *out, const tiny_pools *p);
+    const tiny_outputs *out, const tiny_pools *p);
 
 #ifndef tiny_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining tiny_NO_STATIC_POOLS. */
 int tiny_run_static(const tiny_inputs *in, const tiny_consts *c,
-                    const tiny_outputs *out);
+    const tiny_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -59,20 +59,19 @@ typedef struct views_outputs {
 } views_outputs;
 
 typedef struct views_pools {
-    void *cpu_dram; /* views_POOL_CPU_DRAM_SIZE bytes, aligned to
-                       views_POOL_CPU_DRAM_ALIGN */
+    void *cpu_dram; /* views_POOL_CPU_DRAM_SIZE bytes, aligned to views_POOL_CPU_DRAM_ALIGN */
 } views_pools;
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
 int views_run(const views_inputs *in, const views_consts *c,
-              const views_outputs *out, const views_pools *p);
+    const views_outputs *out, const views_pools *p);
 
 #ifndef views_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining views_NO_STATIC_POOLS. */
 int views_run_static(const views_inputs *in, const views_consts *c,
-                     const views_outputs *out);
+    const views_outputs *out);
 #endif
 
 #ifdef __cplusplus

@@ -17,8 +17,8 @@
 
 /* Every planned offset is aligned and inside its pool. */
 
-int wt_run(const wt_inputs *in, const wt_consts *c, const wt_outputs *out,
-           const wt_pools *p) {
+int wt_run(const wt_inputs *in, const wt_consts *c,
+    const wt_outputs *out, const wt_pools *p) {
     if (c == NULL)
         c = &wt_default_consts;
     PW_RT_CHECK_PTR(in, "inputs struct is NULL", NULL);
@@ -66,7 +66,7 @@ int wt_run(const wt_inputs *in, const wt_consts *c, const wt_outputs *out,
 #ifndef wt_NO_STATIC_POOLS
 
 int wt_run_static(const wt_inputs *in, const wt_consts *c,
-                  const wt_outputs *out) {
+    const wt_outputs *out) {
     wt_pools pools;
     pools.unused = 0;
     return wt_run(in, c, out, &pools);

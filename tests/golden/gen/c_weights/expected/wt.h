@@ -55,14 +55,14 @@ typedef struct wt_pools {
 
 /* Runs the model once with caller-provided pools.  Reentrant when each
  * concurrent call has its own pools and outputs.  Returns 0 on success. */
-int wt_run(const wt_inputs *in, const wt_consts *c, const wt_outputs *out,
-           const wt_pools *p);
+int wt_run(const wt_inputs *in, const wt_consts *c,
+    const wt_outputs *out, const wt_pools *p);
 
 #ifndef wt_NO_STATIC_POOLS
 /* Runs the model with static pools (not reentrant).  Leave it out by
  * defining wt_NO_STATIC_POOLS. */
 int wt_run_static(const wt_inputs *in, const wt_consts *c,
-                  const wt_outputs *out);
+    const wt_outputs *out);
 #endif
 
 #ifdef __cplusplus
