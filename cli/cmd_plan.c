@@ -354,7 +354,9 @@ static json_t *cli_spaces_json(const plan *pl) {
                                 ? json_integer((json_int_t)r[i].capacity)
                                 : json_null());
         json_object_set_new(o, "headroom",
-                            json_integer((json_int_t)r[i].headroom));
+                            r[i].has_capacity
+                                ? json_integer((json_int_t)r[i].headroom)
+                                : json_null());
         json_object_set_new(o, "spill", cli_json_nullable(r[i].spill));
         json_object_set_new(o, "spilled", json_integer(r[i].nspilled));
         json_object_set_new(o, "accessed_bytes",
