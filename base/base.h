@@ -119,6 +119,10 @@ size_t base_max_input(void);
 size_t base_closest(const char *word, size_t len, const char *const *cands,
                     size_t n);
 
+/* Prints num/den with three decimals ("1.250"); "1.000" for 0/0 and "inf"
+ * for n/0: the size-to-bound ratios of plan, schedule and --compare. */
+void base_fprint_ratio(FILE *f, uint64_t num, uint64_t den);
+
 /* ------------------------------------------------------------------ */
 /* Sorting and searching. */
 

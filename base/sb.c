@@ -99,3 +99,10 @@ void base_sb_free(base_sb *b) {
     b->p = NULL;
     b->len = b->cap = 0;
 }
+
+void base_fprint_ratio(FILE *f, uint64_t num, uint64_t den) {
+    if (den == 0)
+        fputs(num == 0 ? "1.000" : "inf", f);
+    else
+        fprintf(f, "%.3f", (double)num / (double)den);
+}

@@ -7,6 +7,7 @@
  * The whole output is built in memory and written atomically (-o FILE,
  * default stdout): nothing is written when there is an error.
  */
+#include "base/base.h"
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -94,13 +95,6 @@ static char *cli_csv_model(const char *path) {
         m[n] = '\0';
     }
     return m;
-}
-
-static void cli_ratio(FILE *f, uint64_t size, uint64_t lb) {
-    if (lb == 0)
-        fprintf(f, "%s", size == 0 ? "1.000" : "inf");
-    else
-        fprintf(f, "%.3f", (double)size / (double)lb);
 }
 
 /* Dumps `root` (and releases it) as indented JSON text ending in a
@@ -212,7 +206,7 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
         fprintf(f,
                 "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 size, lb);
-        cli_ratio(f, size, lb);
+        base_fprint_ratio(f, size, lb);
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s\n", naive, pb.n,
                 pb.n == 1 ? "" : "s");
         if (note[0])
@@ -304,7 +298,7 @@ static void cli_emit_summary(FILE *f, const plan *pl) {
         const plan_pool *pool = &pl->pools[i];
         fprintf(f, "pool %s: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 pool->name, pool->size, pool->lower_bound);
-        cli_ratio(f, pool->size, pool->lower_bound);
+        base_fprint_ratio(f, pool->size, pool->lower_bound);
         fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s",
                 pool->naive_size, pool->nstorages,
                 pool->nstorages == 1 ? "" : "s");
@@ -321,7 +315,7 @@ static void cli_emit_summary(FILE *f, const plan *pl) {
     if (pl->npools > 1) {
         fprintf(f, "total: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
                 total, total_lb);
-        cli_ratio(f, total, total_lb);
+        base_fprint_ratio(f, total, total_lb);
         fprintf(f, ", naive %" PRIu64 "\n", total_naive);
     }
     if (p->nspaces)

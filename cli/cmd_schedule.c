@@ -7,6 +7,7 @@
  * The program is written atomically (default stdout); one summary line
  * goes to stderr.  Nothing is written on an error.
  */
+#include "base/base.h"
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -39,13 +40,6 @@ static void cli_schedule_usage(FILE *out) {
             "  -h, --help           show this help\n");
 }
 
-static void cli_ratio_to(FILE *f, uint64_t a, uint64_t b) {
-    if (b == 0)
-        fprintf(f, "%s", a == 0 ? "1.000" : "inf");
-    else
-        fprintf(f, "%.3f", (double)a / (double)b);
-}
-
 /* planwrap: schedule: peak GIVEN -> PEAK bytes (RATIO), order O (won by
  * W); lpmf P, bfs P, dfs P, list P; segments S (E exact), steps N */
 static void cli_schedule_summary(FILE *f, plan_order alg,
@@ -53,7 +47,7 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
     uint64_t peak = st->peak[alg];
     fprintf(f, "planwrap: schedule: peak %" PRIu64 " -> %" PRIu64 " bytes (",
             st->peak_given, peak);
-    cli_ratio_to(f, peak, st->peak_given);
+    base_fprint_ratio(f, peak, st->peak_given);
     fprintf(f, "x), order %s", plan_order_name(alg));
     if (alg == PLAN_ORDER_PARTITIONS) {
         fprintf(f, "%s; partitions %" PRIu32 " -> %" PRIu32 "\n",

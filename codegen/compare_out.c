@@ -2,6 +2,7 @@
  * codegen/compare_out.c - `planwrap plan --compare`: the comparison with
  * other allocators (planner/compare.h) in the summary and in plan-json.
  */
+#include "base/base.h"
 #include "codegen/codegen.h"
 #include "planner/compare.h"
 
@@ -30,13 +31,6 @@ static plan_compare *cg_compare_all(const plan *pl) {
     return c;
 }
 
-static void cg_fratio(FILE *f, uint64_t num, uint64_t den) {
-    if (den == 0)
-        fprintf(f, "%s", num == 0 ? "1.000" : "inf");
-    else
-        fprintf(f, "%.3f", (double)num / (double)den);
-}
-
 static void cg_compare_pool_text(FILE *f, const char *name,
                                  const plan_compare *c) {
     fprintf(f,
@@ -58,7 +52,7 @@ static void cg_compare_pool_text(FILE *f, const char *name,
             ", allocated_peak %" PRIu64 ", segments %" PRIu32
             ", fragmentation_ratio ",
             name, s->reserved_peak, s->allocated_peak, s->segments);
-    cg_fratio(f, s->reserved_peak, s->allocated_peak);
+    base_fprint_ratio(f, s->reserved_peak, s->allocated_peak);
     fprintf(f,
             "; most-free-space-first frees: reserved_peak %" PRIu64 " (%s)\n",
             v->reserved_peak,

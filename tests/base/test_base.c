@@ -119,6 +119,24 @@ static void diag_limit(void **state) {
     free(buf);
 }
 
+static void fprint_ratio(void **state) {
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    assert_non_null(mem);
+    base_fprint_ratio(mem, 5, 4);
+    fputc(' ', mem);
+    base_fprint_ratio(mem, 0, 0);
+    fputc(' ', mem);
+    base_fprint_ratio(mem, 7, 0);
+    fputc(' ', mem);
+    base_fprint_ratio(mem, 2, 3);
+    fclose(mem);
+    assert_string_equal(buf, "1.250 1.000 inf 0.667");
+    free(buf);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_zeroed_aligned),
@@ -126,6 +144,7 @@ int main(void) {
         cmocka_unit_test(read_file_errors),
         cmocka_unit_test(search_and_compare),
         cmocka_unit_test(diag_limit),
+        cmocka_unit_test(fprint_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
