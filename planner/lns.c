@@ -29,11 +29,13 @@
 #include <time.h>
 
 #define LNS_MAX_RUIN 48u
+#define LNS_REBUILD_MAX 2048u /* greedy starts up to this many buffers */
+#define LNS_WIN_MIN 6u
+#define LNS_WIN_K 12u /* <= PLAN_WIN_MAX */
+#define LNS_WIN_NODES 500u
 #define LNS_BUCKETS PLAN_LIFE_BUCKETS
 
-typedef struct lns_iv {
-    uint64_t lo, hi;
-} lns_iv;
+typedef plan_iv lns_iv;
 
 typedef struct lns {
     const plan_problem *pb;
@@ -172,8 +174,8 @@ static bool lns_add_ruin(lns *l, uint32_t v, const void *arg) {
     return true;
 }
 
-/* Keeps the LNS_MAX_RUIN highest tops of the ruin set (ties: lower id). */
-static void lns_trim(lns *l) {
+/* Keeps the `cap` highest tops of the ruin set (ties: lower id). */
+static void lns_trim(lns *l, uint32_t cap) {
     uint32_t n = l->nruin;
     for (uint32_t i = 1; i < n; i++) { /* insertion sort: top desc */
         uint32_t v = l->ruin[i], j = i;
@@ -187,11 +189,11 @@ static void lns_trim(lns *l) {
             j--;
         }
         l->ruin[j] = v;
-        if (n > 4 * LNS_MAX_RUIN && i >= 4 * LNS_MAX_RUIN)
+        if (n > 4 * cap && i >= 4 * cap)
             break; /* far too many: the first ones sorted are enough */
     }
-    if (l->nruin > LNS_MAX_RUIN)
-        l->nruin = LNS_MAX_RUIN;
+    if (l->nruin > cap)
+        l->nruin = cap;
 }
 
 /* The order to put the lifted buffers back into put[]: size descending,
@@ -233,7 +235,7 @@ static int lns_move(lns *l, uint64_t budget) {
     lns_band band = {q < 8 ? 0 : h - h / 16 * (1 + q)};
     l->nruin = 0;
     lns_scan(l, s, e, lns_add_ruin, &band);
-    lns_trim(l);
+    lns_trim(l, LNS_MAX_RUIN);
     uint64_t before = 0, after = 0;
     for (uint32_t i = 0; i < l->nruin; i++) {
         uint32_t v = l->ruin[i];
@@ -260,6 +262,148 @@ static int lns_move(lns *l, uint64_t budget) {
         l->lifted[v] = false;
         lns_set_top(l, v, l->off[v] + l->size[v]);
     }
+    return r == 1 ? 0 : r;
+}
+
+/* The obstacles of lifted buffer v (every buffer it overlaps in time that
+ * is not lifted), appended to l->iv sorted and merged. */
+static bool lns_obstacles(lns *l, uint32_t v) {
+    const plan_buf *b = lns_buf(l, v);
+    uint32_t beg = l->niv;
+    if (!lns_scan(l, b->start, b->end, lns_add_iv, NULL))
+        return false;
+    if (l->niv - beg > 1)
+        qsort(l->iv + beg, l->niv - beg, sizeof *l->iv, lns_cmp_iv);
+    uint32_t w = beg;
+    for (uint32_t r = beg; r < l->niv; r++) {
+        if (w > beg && l->iv[r].lo <= l->iv[w - 1].hi) {
+            if (l->iv[r].hi > l->iv[w - 1].hi)
+                l->iv[w - 1].hi = l->iv[r].hi;
+        } else {
+            l->iv[w++] = l->iv[r];
+        }
+    }
+    l->niv = w;
+    return true;
+}
+
+static bool lns_meet(const plan_buf *x, const plan_buf *y) {
+    return x->start <= y->end && y->start <= x->end;
+}
+
+/* A window move: lift the highest buffers of a time window around a peak
+ * buffer (up to PLAN_WIN_MAX) and re-solve them exactly among the others
+ * (plan_window_solve), keeping the result only when their highest top
+ * falls.  1 kept, 0 not, -1 out of memory. */
+static int lns_window(lns *l, uint64_t budget) {
+    uint32_t b = lns_peak(l);
+    const plan_buf *pb = lns_buf(l, b);
+    uint64_t life = (uint64_t)pb->end - pb->start + 1;
+    uint64_t wid = life * (lns_rnd(l) % 3) / 2 + lns_rnd(l) % 4;
+    uint32_t s = pb->start > wid ? (uint32_t)(pb->start - wid) : 0;
+    uint32_t e = (uint64_t)pb->end + wid < UINT32_MAX
+                     ? (uint32_t)(pb->end + wid)
+                     : UINT32_MAX;
+    lns_band band = {0};
+    l->nruin = 0;
+    lns_scan(l, s, e, lns_add_ruin, &band);
+    lns_trim(l, LNS_WIN_MIN + (uint32_t)(lns_rnd(l) % (LNS_WIN_K - LNS_WIN_MIN + 1)));
+    plan_win w;
+    uint64_t out[PLAN_WIN_MAX], top = 0, nodes = 0;
+    w.k = l->nruin;
+    for (uint32_t i = 0; i < w.k; i++) {
+        uint32_t v = l->ruin[i];
+        l->lifted[v] = true;
+        if (l->off[v] + l->size[v] > top)
+            top = l->off[v] + l->size[v];
+    }
+    l->niv = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < w.k; i++) {
+        uint32_t v = l->ruin[i];
+        w.obs_beg[i] = l->niv;
+        ok = ok && lns_obstacles(l, v);
+        w.size[i] = l->size[v];
+        w.align[i] = l->align[v];
+        w.conf[i] = 0;
+        for (uint32_t j = 0; j < w.k; j++)
+            if (j != i && lns_meet(lns_buf(l, v), lns_buf(l, l->ruin[j])))
+                w.conf[i] |= UINT32_C(1) << j;
+    }
+    w.obs_beg[w.k] = l->niv;
+    w.obs = l->iv;
+    w.out = out;
+    uint64_t used = l->steps + l->visits / 64;
+    uint64_t lim = budget - used < LNS_WIN_NODES ? budget - used : LNS_WIN_NODES;
+    bool found = ok && plan_window_solve(&w, top, lim, &nodes);
+    l->steps += nodes;
+    for (uint32_t i = 0; i < w.k; i++) {
+        uint32_t v = l->ruin[i];
+        l->lifted[v] = false;
+        if (found) {
+            l->off[v] = out[i];
+            lns_set_top(l, v, out[i] + l->size[v]);
+        }
+    }
+    return ok ? found : -1;
+}
+
+typedef struct lns_key {
+    uint64_t k;
+    uint32_t u;
+} lns_key;
+
+static int lns_cmp_key(const void *a, const void *b) {
+    const lns_key *x = a, *y = b;
+    if (x->k != y->k)
+        return x->k > y->k ? -1 : 1;
+    return x->u < y->u ? -1 : x->u > y->u;
+}
+
+static uint64_t lns_sat(uint64_t a, uint64_t b) {
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* A greedy start: every buffer put back at its lowest offset, in the
+ * order of `how` (0: size descending, TFLite Micro's greedy planner; 1:
+ * size x lifetime descending; 2: start ascending, then size descending);
+ * kept when the pool is lower.  m steps.  1 kept, 0 not, -1 out of
+ * memory. */
+static int lns_rebuild(lns *l, int how) {
+    lns_key *key = malloc(((size_t)l->m + 1) * sizeof *key);
+    if (!key)
+        return -1;
+    uint64_t h = l->mx[1];
+    for (uint32_t u = 0; u < l->m; u++) {
+        const plan_buf *b = lns_buf(l, u);
+        uint64_t life = (uint64_t)b->end - b->start + 1;
+        key[u].u = u;
+        key[u].k = how == 0   ? l->size[u]
+                   : how == 1 ? lns_sat(l->size[u], life)
+                              : (uint64_t)(UINT32_MAX - b->start) << 32 |
+                                    (l->size[u] >> 32 ? UINT32_MAX
+                                                      : l->size[u]);
+        l->saved[u] = l->off[u];
+        l->lifted[u] = true;
+        l->mx[l->w + u] = 0;
+    }
+    memset(l->mx, 0, l->w * sizeof *l->mx);
+    qsort(key, l->m, sizeof *key, lns_cmp_key);
+    int r = 1;
+    for (uint32_t i = 0; i < l->m && r == 1; i++)
+        if (!lns_place(l, key[i].u))
+            r = -1;
+    free(key);
+    if (r == 1 && l->mx[1] < h)
+        return 1;
+    for (uint32_t u = 0; u < l->m; u++) {
+        l->off[u] = l->saved[u];
+        l->lifted[u] = false;
+        l->mx[l->w + u] = l->off[u] + l->size[u];
+    }
+    for (uint32_t i = l->w - 1; i > 0; i--)
+        l->mx[i] =
+            l->mx[2 * i] > l->mx[2 * i + 1] ? l->mx[2 * i] : l->mx[2 * i + 1];
     return r == 1 ? 0 : r;
 }
 
@@ -363,13 +507,29 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
         goto done;
     rc = 0;
     double t0 = o->time_limit > 0 ? lns_now() : 0;
+    /* The greedy starts, then the moves: a budget too small for the next
+     * start ends the run there, so a larger budget runs a longer prefix
+     * of the same sequence. */
+    int how = l.m > LNS_REBUILD_MAX ? 3 : 0;
+    for (; how < 3 && l.m > 1; how++) {
+        if (l.steps + l.visits / 64 + l.m > o->budget)
+            break;
+        if (o->time_limit > 0 && lns_now() - t0 > o->time_limit) {
+            out->time_limit_hit = true;
+            break;
+        }
+        if (lns_rebuild(&l, how) < 0) {
+            rc = -1;
+            goto done;
+        }
+    }
     for (uint64_t it = 0; l.m > 1; it++) {
         if (plan_align_up(l.mx[1], A) <= o->lower_bound) {
             out->optimal = true;
             break;
         }
-        if (l.steps + l.visits / 64 >= o->budget) {
-            out->budget_hit = true;
+        if (how < 3 || l.steps + l.visits / 64 >= o->budget) {
+            out->budget_hit = !out->time_limit_hit;
             break;
         }
         if (o->time_limit > 0 && it % 64 == 0 &&
@@ -377,7 +537,8 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
             out->time_limit_hit = true;
             break;
         }
-        int r = lns_move(&l, o->budget);
+        int r = it % 4 != 3 ? lns_move(&l, o->budget)
+                            : lns_window(&l, o->budget);
         if (r == -1) {
             rc = -1;
             goto done;

@@ -104,6 +104,30 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
 int plan_lns_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
                    uint64_t *start, const plan_lns_opts *o, plan_lns_out *out);
 
+/* A window for plan_window_solve (planner/window.c): k lifted buffers
+ * (sizes, alignments), conf[i] bit j when i and j overlap in time, and
+ * per buffer the address intervals [lo, hi) it must avoid: obs[q] for q in [obs_beg[i], obs_beg[i+1]), sorted, disjoint. */
+#define PLAN_WIN_MAX 24
+typedef struct plan_iv {
+    uint64_t lo, hi;
+} plan_iv;
+
+typedef struct plan_win {
+    uint32_t k;
+    uint64_t size[PLAN_WIN_MAX], align[PLAN_WIN_MAX];
+    uint32_t conf[PLAN_WIN_MAX];
+    uint32_t obs_beg[PLAN_WIN_MAX + 1];
+    const plan_iv *obs;
+    uint64_t *out; /* k offsets: the layout found */
+} plan_win;
+
+/* Searches for a layout of the window whose every top is below `bound`,
+ * the lowest it finds within `limit` nodes (exact when it ends before
+ * the limit).  Returns true and fills w->out when it found one; *nodes
+ * gets the nodes used (<= limit).  Deterministic; no allocation. */
+bool plan_window_solve(const plan_win *w, uint64_t bound, uint64_t limit,
+                       uint64_t *nodes);
+
 /* plan_search from a valid plan (offsets, *size: the best-fit plan, whose
  * size becomes stats.start_size), without running plan_bestfit again
  * (planner/search.c). */
