@@ -15,12 +15,24 @@
  * after k steps is the best found in the first k steps, and a larger
  * budget never gives a larger pool.
  *
+ * Three moves in four are that; the fourth is a window move: lift the
+ * highest buffers (8 to 16) of a time window around a buffer at the top
+ * and re-solve them exactly among the others, which stay where they are
+ * (plan_window_solve, planner/window.c, within LNS_WIN_NODES nodes); kept
+ * when their highest top falls.  Before the moves, classes of up to
+ * LNS_REBUILD_MAX buffers get three greedy starts (every buffer put back
+ * in size order, as TFLite Micro's greedy planner; in size x lifetime
+ * order; in start order), each kept when lower.  The sequence does not
+ * depend on the budget: a budget too small for the next start ends the
+ * run there.
+ *
  * Conflicts are found with the bucket index of bestfit (buffers sorted by
  * start within lifetime buckets of powers of 4; the conflicts of [s, e] in
  * a bucket whose longest life is L start in [s - L, e]); the pool height
  * is the root of a max tree over the buffers' tops.  A step is one lifted
- * buffer put back, plus one per 64 candidates visited: the result depends
- * only on the input and the budget.  Memory O(n).
+ * buffer put back, or one node of a window's search, plus one per 64
+ * candidates visited: the result depends only on the input and the
+ * budget.  Memory O(n).
  */
 #include "plan_internal.h"
 
@@ -30,9 +42,9 @@
 
 #define LNS_MAX_RUIN 48u
 #define LNS_REBUILD_MAX 2048u /* greedy starts up to this many buffers */
-#define LNS_WIN_MIN 6u
-#define LNS_WIN_K 12u /* <= PLAN_WIN_MAX */
-#define LNS_WIN_NODES 500u
+#define LNS_WIN_MIN 8u
+#define LNS_WIN_K 16u /* <= PLAN_WIN_MAX */
+#define LNS_WIN_NODES 1000u
 #define LNS_BUCKETS PLAN_LIFE_BUCKETS
 
 typedef plan_iv lns_iv;
@@ -265,12 +277,11 @@ static int lns_move(lns *l, uint64_t budget) {
     return r == 1 ? 0 : r;
 }
 
-/* The obstacles of lifted buffer v (every buffer it overlaps in time that
+/* The obstacles of the time range [s, e] (every buffer live in it that
  * is not lifted), appended to l->iv sorted and merged. */
-static bool lns_obstacles(lns *l, uint32_t v) {
-    const plan_buf *b = lns_buf(l, v);
+static bool lns_obstacles(lns *l, uint32_t s, uint32_t e) {
     uint32_t beg = l->niv;
-    if (!lns_scan(l, b->start, b->end, lns_add_iv, NULL))
+    if (!lns_scan(l, s, e, lns_add_iv, NULL))
         return false;
     if (l->niv - beg > 1)
         qsort(l->iv + beg, l->niv - beg, sizeof *l->iv, lns_cmp_iv);
@@ -284,6 +295,40 @@ static bool lns_obstacles(lns *l, uint32_t v) {
         }
     }
     l->niv = w;
+    return true;
+}
+
+static int lns_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sections of the window: the time points where a lifted buffer
+ * starts or ends, each with the lifted buffers live there and its
+ * obstacles. */
+static bool lns_sections(lns *l, plan_win *w) {
+    uint32_t pt[2 * PLAN_WIN_MAX], np = 0;
+    for (uint32_t i = 0; i < w->k; i++) {
+        pt[np++] = lns_buf(l, l->ruin[i])->start;
+        pt[np++] = lns_buf(l, l->ruin[i])->end;
+    }
+    qsort(pt, np, sizeof *pt, lns_cmp_u32);
+    w->nsec = 0;
+    for (uint32_t j = 0; j < np; j++) {
+        if (j > 0 && pt[j] == pt[j - 1])
+            continue;
+        uint32_t mask = 0;
+        for (uint32_t i = 0; i < w->k; i++) {
+            const plan_buf *b = lns_buf(l, l->ruin[i]);
+            if (b->start <= pt[j] && pt[j] <= b->end)
+                mask |= UINT32_C(1) << i;
+        }
+        w->sec_mask[w->nsec] = mask;
+        w->sec_beg[w->nsec++] = l->niv;
+        if (!lns_obstacles(l, pt[j], pt[j]))
+            return false;
+    }
+    w->sec_beg[w->nsec] = l->niv;
     return true;
 }
 
@@ -307,7 +352,8 @@ static int lns_window(lns *l, uint64_t budget) {
     lns_band band = {0};
     l->nruin = 0;
     lns_scan(l, s, e, lns_add_ruin, &band);
-    lns_trim(l, LNS_WIN_MIN + (uint32_t)(lns_rnd(l) % (LNS_WIN_K - LNS_WIN_MIN + 1)));
+    lns_trim(l, LNS_WIN_MIN +
+                    (uint32_t)(lns_rnd(l) % (LNS_WIN_K - LNS_WIN_MIN + 1)));
     plan_win w;
     uint64_t out[PLAN_WIN_MAX], top = 0, nodes = 0;
     w.k = l->nruin;
@@ -322,7 +368,7 @@ static int lns_window(lns *l, uint64_t budget) {
     for (uint32_t i = 0; i < w.k; i++) {
         uint32_t v = l->ruin[i];
         w.obs_beg[i] = l->niv;
-        ok = ok && lns_obstacles(l, v);
+        ok = ok && lns_obstacles(l, lns_buf(l, v)->start, lns_buf(l, v)->end);
         w.size[i] = l->size[v];
         w.align[i] = l->align[v];
         w.conf[i] = 0;
@@ -331,10 +377,12 @@ static int lns_window(lns *l, uint64_t budget) {
                 w.conf[i] |= UINT32_C(1) << j;
     }
     w.obs_beg[w.k] = l->niv;
+    ok = ok && lns_sections(l, &w);
     w.obs = l->iv;
     w.out = out;
     uint64_t used = l->steps + l->visits / 64;
-    uint64_t lim = budget - used < LNS_WIN_NODES ? budget - used : LNS_WIN_NODES;
+    uint64_t lim =
+        budget - used < LNS_WIN_NODES ? budget - used : LNS_WIN_NODES;
     bool found = ok && plan_window_solve(&w, top, lim, &nodes);
     l->steps += nodes;
     for (uint32_t i = 0; i < w.k; i++) {
@@ -378,11 +426,11 @@ static int lns_rebuild(lns *l, int how) {
         const plan_buf *b = lns_buf(l, u);
         uint64_t life = (uint64_t)b->end - b->start + 1;
         key[u].u = u;
-        key[u].k = how == 0   ? l->size[u]
-                   : how == 1 ? lns_sat(l->size[u], life)
-                              : (uint64_t)(UINT32_MAX - b->start) << 32 |
-                                    (l->size[u] >> 32 ? UINT32_MAX
-                                                      : l->size[u]);
+        key[u].k = how == 0 ? l->size[u]
+                   : how == 1
+                       ? lns_sat(l->size[u], life)
+                       : (uint64_t)(UINT32_MAX - b->start) << 32 |
+                             (l->size[u] >> 32 ? UINT32_MAX : l->size[u]);
         l->saved[u] = l->off[u];
         l->lifted[u] = true;
         l->mx[l->w + u] = 0;
@@ -537,8 +585,8 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
             out->time_limit_hit = true;
             break;
         }
-        int r = it % 4 != 3 ? lns_move(&l, o->budget)
-                            : lns_window(&l, o->budget);
+        int r =
+            it % 4 != 3 ? lns_move(&l, o->budget) : lns_window(&l, o->budget);
         if (r == -1) {
             rc = -1;
             goto done;

@@ -106,7 +106,8 @@ int plan_lns_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
 
 /* A window for plan_window_solve (planner/window.c): k lifted buffers
  * (sizes, alignments), conf[i] bit j when i and j overlap in time, and
- * per buffer the address intervals [lo, hi) it must avoid: obs[q] for q in [obs_beg[i], obs_beg[i+1]), sorted, disjoint. */
+ * per buffer the address intervals [lo, hi) it must avoid: obs[q] for q in
+ * [obs_beg[i], obs_beg[i+1]), sorted, disjoint. */
 #define PLAN_WIN_MAX 24
 typedef struct plan_iv {
     uint64_t lo, hi;
@@ -117,6 +118,12 @@ typedef struct plan_win {
     uint64_t size[PLAN_WIN_MAX], align[PLAN_WIN_MAX];
     uint32_t conf[PLAN_WIN_MAX];
     uint32_t obs_beg[PLAN_WIN_MAX + 1];
+    /* time sections: sec_mask[j] = the lifted buffers live in section j,
+     * whose obstacles (the fixed buffers live in it) are obs[q] for q in
+     * [sec_beg[j], sec_beg[j+1]), sorted, disjoint */
+    uint32_t nsec;
+    uint32_t sec_mask[2 * PLAN_WIN_MAX];
+    uint32_t sec_beg[2 * PLAN_WIN_MAX + 1];
     const plan_iv *obs;
     uint64_t *out; /* k offsets: the layout found */
 } plan_win;

@@ -14,14 +14,17 @@
  * it: any buffer it overlaps in time and placed later sits above its old
  * top), so the depth-first search over them is exact.  Pruning: a node
  * where some unplaced buffer's minimum offset already gives a top at or
- * above the best is dead; dominance (after MiniMalloc): never place a
+ * above the best is dead; so is one where, at some time point (a
+ * section), the unplaced buffers live there need more bytes than the
+ * obstacles and placed buffers leave free between the last offset and the
+ * best; dominance (after MiniMalloc): never place a
  * buffer at or above the top another unplaced buffer would reach at its
  * minimum offset.  Branch and bound: each layout found lowers the bound.
  *
  * One node is one step; the search stops after `limit` nodes, keeping
  * the best layout found, so the result depends only on the input and the
- * limit.  Cost per node O(k * (k + log obstacles + obstacles hit)); no
- * heap.
+ * limit.  Cost per node O((k + sections) * (k + log obstacles + obstacles
+ * hit)); no heap.
  */
 #include "plan_internal.h"
 
@@ -75,6 +78,55 @@ static uint64_t win_min(const win_run *r, uint32_t u, uint64_t from,
     return o;
 }
 
+/* The bytes of [lo, hi) covered by the sorted disjoint ivs[0..n). */
+static uint64_t win_cover(const plan_iv *iv, uint32_t n, uint64_t lo,
+                          uint64_t hi) {
+    uint32_t a = 0, b = n;
+    while (a < b) { /* first interval ending above lo */
+        uint32_t mid = a + (b - a) / 2;
+        if (iv[mid].hi <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    uint64_t c = 0;
+    for (; a < n && iv[a].lo < hi; a++)
+        c += (iv[a].hi < hi ? iv[a].hi : hi) - (iv[a].lo > lo ? iv[a].lo : lo);
+    return c;
+}
+
+/* Section inference: in every section, the unplaced buffers (all at or
+ * above last, all below best) must fit in the bytes of [last, best - 1)
+ * that neither obstacles nor placed buffers cover. */
+static bool win_room(const win_run *r, uint32_t placed, uint64_t last) {
+    const plan_win *w = r->w;
+    if (r->best == 0)
+        return false;
+    uint64_t hi = r->best - 1;
+    for (uint32_t j = 0; j < w->nsec; j++) {
+        uint64_t need = 0;
+        for (uint32_t m = w->sec_mask[j] & ~placed; m; m &= m - 1)
+            need += w->size[__builtin_ctz(m)];
+        if (need == 0)
+            continue;
+        if (hi <= last || need > hi - last)
+            return false;
+        uint64_t room = hi - last;
+        room -= win_cover(w->obs + w->sec_beg[j],
+                          w->sec_beg[j + 1] - w->sec_beg[j], last, hi);
+        for (uint32_t m = w->sec_mask[j] & placed; m; m &= m - 1) {
+            uint32_t v = (uint32_t)__builtin_ctz(m);
+            uint64_t t = r->off[v] + w->size[v];
+            if (t > last)
+                room -=
+                    (t < hi ? t : hi) - (r->off[v] > last ? r->off[v] : last);
+        }
+        if (need > room)
+            return false;
+    }
+    return true;
+}
+
 static void win_dfs(win_run *r, uint32_t placed, uint64_t last,
                     uint32_t last_id, uint64_t top) {
     const plan_win *w = r->w;
@@ -90,6 +142,8 @@ static void win_dfs(win_run *r, uint32_t placed, uint64_t last,
         }
         return;
     }
+    if (!win_room(r, placed, last))
+        return;
     uint64_t m[PLAN_WIN_MAX], t1 = UINT64_MAX, t2 = UINT64_MAX;
     for (uint32_t u = 0; u < w->k; u++) {
         if (placed >> u & 1)
@@ -114,9 +168,9 @@ static void win_dfs(win_run *r, uint32_t placed, uint64_t last,
         if (m[u] >= other || (m[u] == last && u < last_id))
             continue;
         uint32_t j = nc++;
-        while (j > 0 && (m[c[j - 1]] > m[u] ||
-                         (m[c[j - 1]] == m[u] &&
-                          w->size[c[j - 1]] < w->size[u]))) {
+        while (j > 0 &&
+               (m[c[j - 1]] > m[u] ||
+                (m[c[j - 1]] == m[u] && w->size[c[j - 1]] < w->size[u]))) {
             c[j] = c[j - 1];
             j--;
         }

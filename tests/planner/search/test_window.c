@@ -35,12 +35,12 @@ static uint64_t rnd_in(uint64_t lo, uint64_t hi) { /* [lo, hi] */
 }
 
 #define MAXK 5
-#define MAXOBS 4
+#define NFIX 8
 #define SPAN 64 /* every top tried up to it: above every obstacle */
 
 typedef struct inst {
     plan_win w;
-    plan_iv obs[MAXK * MAXOBS];
+    plan_iv obs[(MAXK + 11) * NFIX]; /* per buffer, per time point */
     uint64_t out[PLAN_WIN_MAX];
     uint64_t off[PLAN_WIN_MAX], best;
 } inst;
@@ -75,31 +75,72 @@ static void brute(inst *t, uint32_t i, uint64_t top) {
         }
 }
 
+static int iv_cmp(const void *a, const void *b) {
+    const plan_iv *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Appends the fixed buffers live somewhere in [s, e], sorted, merged. */
+static uint32_t add_obs(inst *t, uint32_t q, const plan_buf *fix,
+                        const uint64_t *foff, uint32_t s, uint32_t e) {
+    uint32_t beg = q;
+    for (uint32_t f = 0; f < NFIX; f++)
+        if (fix[f].start <= e && s <= fix[f].end) {
+            t->obs[q].lo = foff[f];
+            t->obs[q++].hi = foff[f] + fix[f].size;
+        }
+    qsort(t->obs + beg, q - beg, sizeof *t->obs, iv_cmp);
+    uint32_t w = beg;
+    for (uint32_t r = beg; r < q; r++)
+        if (w > beg && t->obs[r].lo <= t->obs[w - 1].hi) {
+            if (t->obs[r].hi > t->obs[w - 1].hi)
+                t->obs[w - 1].hi = t->obs[r].hi;
+        } else {
+            t->obs[w++] = t->obs[r];
+        }
+    return w;
+}
+
+/* A random window: lifted buffers and fixed ones (the obstacles, which
+ * may overlap each other) with lifetimes in [0, 7]. */
 static void make(inst *t) {
     memset(t, 0, sizeof *t);
     plan_win *w = &t->w;
+    plan_buf lift[MAXK], fix[NFIX];
+    uint64_t foff[NFIX];
     w->k = (uint32_t)rnd_in(1, MAXK);
+    for (uint32_t i = 0; i < w->k + NFIX; i++) {
+        plan_buf *b = i < w->k ? &lift[i] : &fix[i - w->k];
+        b->start = (uint32_t)rnd_in(0, 7);
+        b->end = b->start + (uint32_t)rnd_in(0, 3);
+        b->size = rnd_in(1, 6);
+        if (i >= w->k)
+            foff[i - w->k] = rnd_in(0, 12);
+    }
     uint32_t q = 0;
     for (uint32_t i = 0; i < w->k; i++) {
-        w->size[i] = rnd_in(1, 6);
+        w->size[i] = lift[i].size;
         w->align[i] = rnd() % 3 == 0 ? 2 : 1;
         w->obs_beg[i] = q;
-        uint64_t lo = rnd_in(0, 6);
-        for (uint32_t n = (uint32_t)rnd_in(0, MAXOBS); n > 0; n--) {
-            uint64_t len = rnd_in(1, 4);
-            t->obs[q].lo = lo;
-            t->obs[q].hi = lo + len;
-            q++;
-            lo += len + rnd_in(1, 4); /* sorted, disjoint */
-        }
+        q = add_obs(t, q, fix, foff, lift[i].start, lift[i].end);
+        for (uint32_t j = 0; j < w->k; j++)
+            if (j != i && lift[i].start <= lift[j].end &&
+                lift[j].start <= lift[i].end)
+                w->conf[i] |= 1u << j;
     }
     w->obs_beg[w->k] = q;
-    for (uint32_t i = 0; i < w->k; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (rnd() % 3) {
-                w->conf[i] |= 1u << j;
-                w->conf[j] |= 1u << i;
-            }
+    for (uint32_t p = 0; p <= 10; p++) { /* every time point as a section */
+        uint32_t mask = 0;
+        for (uint32_t i = 0; i < w->k; i++)
+            if (lift[i].start <= p && p <= lift[i].end)
+                mask |= 1u << i;
+        if (!mask)
+            continue;
+        w->sec_mask[w->nsec] = mask;
+        w->sec_beg[w->nsec++] = q;
+        q = add_obs(t, q, fix, foff, p, p);
+    }
+    w->sec_beg[w->nsec] = q;
     w->obs = t->obs;
     w->out = t->out;
 }
@@ -118,8 +159,7 @@ static void test_exact_vs_brute(void **state) {
         bool ok = plan_window_solve(&t.w, t.best + 1, 1000000, &nodes);
         if (!ok)
             print_message("seed %llu: optimum %llu not found\n",
-                          (unsigned long long)seed,
-                          (unsigned long long)t.best);
+                          (unsigned long long)seed, (unsigned long long)t.best);
         assert_true(ok);
         assert_true(nodes < 1000000);
         uint64_t top = 0;
