@@ -186,26 +186,27 @@ static bool lns_add_ruin(lns *l, uint32_t v, const void *arg) {
     return true;
 }
 
-/* Keeps the `cap` highest tops of the ruin set (ties: lower id). */
+static bool lns_higher(const lns *l, uint32_t p, uint32_t v) {
+    uint64_t tp = l->off[p] + l->size[p], tv = l->off[v] + l->size[v];
+    return tp > tv || (tp == tv && p < v);
+}
+
+/* Keeps the `cap` highest tops of the ruin set, highest first (ties: lower
+ * id): an insertion into a sorted prefix of at most cap, O(n cap). */
 static void lns_trim(lns *l, uint32_t cap) {
-    uint32_t n = l->nruin;
-    for (uint32_t i = 1; i < n; i++) { /* insertion sort: top desc */
-        uint32_t v = l->ruin[i], j = i;
-        uint64_t tv = l->off[v] + l->size[v];
-        while (j > 0) {
-            uint32_t p = l->ruin[j - 1];
-            uint64_t tp = l->off[p] + l->size[p];
-            if (tp > tv || (tp == tv && p < v))
-                break;
-            l->ruin[j] = p;
+    uint32_t n = l->nruin, k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = l->ruin[i];
+        if (k == cap && !lns_higher(l, v, l->ruin[k - 1]))
+            continue;
+        uint32_t j = k < cap ? k++ : k - 1;
+        while (j > 0 && lns_higher(l, v, l->ruin[j - 1])) {
+            l->ruin[j] = l->ruin[j - 1];
             j--;
         }
         l->ruin[j] = v;
-        if (n > 4 * cap && i >= 4 * cap)
-            break; /* far too many: the first ones sorted are enough */
     }
-    if (l->nruin > cap)
-        l->nruin = cap;
+    l->nruin = k;
 }
 
 /* The order to put the lifted buffers back into put[]: size descending,
