@@ -123,8 +123,8 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
  * o->budget steps or PLAN_AUTO_BUDGET when 0, its minimisation cut for
  * PLAN_AUTO_SCHEDULE steps (short attempts).  Never larger than
  * plan_bestfit; returns 0 or -1 as plan_search. */
-#define PLAN_AUTO_BUDGET 8000u
-#define PLAN_AUTO_SCHEDULE 32000u
+#define PLAN_AUTO_BUDGET 4000u
+#define PLAN_AUTO_SCHEDULE 8000u
 int plan_auto(const plan_problem *pb, const plan_search_opts *o,
               uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 

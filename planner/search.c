@@ -1,7 +1,7 @@
 /*
  * planner/search.c - the search planner: exact depth-first search over
- * canonical solutions, with large-neighbourhood search (planner/lns.c)
- * before and after it; anytime, monotone and deterministic.  The full
+ * canonical solutions, then large-neighbourhood search (planner/lns.c,
+ * planner/window.c); anytime, monotone and deterministic.  The full
  * description is docs/search.md; in short (after the MiniMalloc solver,
  * Moffitt, ASPLOS 2023; the code is ours):
  *
@@ -460,7 +460,7 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         size_t mark = s->ntrail;
         int r = place(s, cd.id, cd.off);
         if (r == R_FOUND) {
-            if (check(s, s0, s1, cd.off))
+            if (cd.off == last_off || check(s, s0, s1, cd.off))
                 r = descend(s, c, pbeg, np, s0, s1, cd.id, cd.off,
                             (int64_t)cd.rank);
             else
