@@ -5,13 +5,20 @@
  *       capacity mode on minimalloc instances: fits?, time, lower bound
  *   bench_search min BUDGET TIME_LIMIT FILE.csv...
  *       minimisation: smallest pool found, lower bound, time
+ *   bench_search auto FILE.csv...
+ *       `auto` (the default algorithm) per instance: size / 1048576,
+ *       size / lower bound, CPU time, which won; geometric means
+ *   bench_search vs FILE.csv...
+ *       `auto` against `bestfit` on (synthetic) instances: size ratio
  *   bench_search models BUDGET FILE.pw...
- *       every pool of real models: search vs bestfit (never worse)
+ *       every pool of real models: auto and search vs bestfit (never
+ *       worse), auto / lower bound
  *
  * BUDGET 0 = the default; TIME_LIMIT 0 = none (a safety stop only).
  */
 #include "planner/planner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +35,29 @@ static const char *base(const char *p) {
     return s ? s + 1 : p;
 }
 
-/* Runs one instance; returns 0 when the plan verifies. */
-static int one(const char *path, const plan_search_opts *o, double *secs,
-               uint64_t *size_out, plan_search_stats *st) {
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef enum { RUN_SEARCH, RUN_AUTO, RUN_BESTFIT } run_kind;
+
+static int run_algo(run_kind k, const plan_problem *pb,
+                    const plan_search_opts *o, uint64_t *off, uint64_t *size,
+                    plan_search_stats *st) {
+    memset(st, 0, sizeof *st);
+    if (k == RUN_BESTFIT)
+        return plan_bestfit(pb, off, size);
+    return k == RUN_AUTO ? plan_auto(pb, o, off, size, st)
+                         : plan_search(pb, o, off, size, st);
+}
+
+/* Runs one instance `reps` times (CPU time, the fastest run); returns 0
+ * when the plan verifies. */
+static int one_k(const char *path, run_kind k, int reps,
+                 const plan_search_opts *o, double *secs, uint64_t *size_out,
+                 plan_search_stats *st) {
     size_t len = 0;
     char *text;
     if (!ir_read_file(path, &text, &len, stderr))
@@ -41,9 +68,15 @@ static int one(const char *path, const plan_search_opts *o, double *secs,
     int rc = 1;
     if (plan_read_csv(a, path, text, len, &pb, d)) {
         uint64_t *off = calloc((size_t)pb.n + 1, sizeof *off), size = 0;
-        double t0 = now();
-        if (off && plan_search(&pb, o, off, &size, st) == 0) {
-            *secs = now() - t0;
+        int r = off ? 0 : -1;
+        *secs = 1e30;
+        for (int i = 0; i < reps && r == 0; i++) {
+            double t0 = cpu_now();
+            r = run_algo(k, &pb, o, off, &size, st);
+            double t = cpu_now() - t0;
+            *secs = t < *secs ? t : *secs;
+        }
+        if (r == 0) {
             *size_out = size;
             char err[256];
             if (plan_verify_problem(&pb, off, size, err, sizeof err))
@@ -57,6 +90,12 @@ static int one(const char *path, const plan_search_opts *o, double *secs,
     ir_arena_free(a);
     free(text);
     return rc;
+}
+
+/* plan_search, CPU time of one run. */
+static int one(const char *path, const plan_search_opts *o, double *secs,
+               uint64_t *size_out, plan_search_stats *st) {
+    return one_k(path, RUN_SEARCH, 1, o, secs, size_out, st);
 }
 
 static int run_fit(int argc, char **argv) {
@@ -116,48 +155,126 @@ static int run_min(int argc, char **argv) {
     return bad;
 }
 
-static int run_models(int argc, char **argv) {
+#define MM_CAP 1048576.0 /* every minimalloc instance fits in it */
+
+static int run_auto(int argc, char **argv) {
+    double lc = 0, ll = 0, lb = 0, slow = 0;
+    int n = 0, bad = 0;
+    printf("%-15s %9s %9s %8s %8s %8s %8s  %s\n", "instance", "bestfit", "auto",
+           "/1048576", "/lower", "bf/1M", "ms", "outcome");
+    for (int i = 0; i < argc; i++) {
+        double t = 0, tb = 0;
+        uint64_t size = 0, bsize = 0;
+        plan_search_stats st, sb;
+        if (one_k(argv[i], RUN_AUTO, 3, NULL, &t, &size, &st) ||
+            one_k(argv[i], RUN_BESTFIT, 1, NULL, &tb, &bsize, &sb)) {
+            bad = 1;
+            continue;
+        }
+        char msg[300];
+        plan_auto_describe(msg, sizeof msg, size, NULL, &st);
+        double rc = (double)size / MM_CAP;
+        double rl = (double)size / (double)st.lower_bound;
+        printf("%-15s %9llu %9llu %8.4f %8.4f %8.4f %8.1f  %s\n", base(argv[i]),
+               (unsigned long long)bsize, (unsigned long long)size, rc, rl,
+               (double)bsize / MM_CAP, t * 1e3, msg);
+        fflush(stdout);
+        lc += log(rc);
+        ll += log(rl);
+        lb += log((double)bsize / MM_CAP);
+        slow = t > slow ? t : slow;
+        n++;
+    }
+    if (n == 0)
+        return 1;
+    double gc = exp(lc / n), gl = exp(ll / n), gb = exp(lb / n);
+    printf("auto geomean over %d: %.4fx of 1048576 (target 1.05x: ratio "
+           "%.3f), %.4fx of the lower bound; bestfit %.4fx of 1048576\n",
+           n, gc, gc / 1.05, gl, gb);
+    printf("auto slowest instance %.1f ms CPU (target 50 ms: ratio %.2f)\n",
+           slow * 1e3, slow * 1e3 / 50.0);
+    return bad;
+}
+
+static int run_vs(int argc, char **argv) {
     int bad = 0;
+    for (int i = 0; i < argc; i++) {
+        double t = 0, tb = 0;
+        uint64_t size = 0, bsize = 0;
+        plan_search_stats st, sb;
+        if (one_k(argv[i], RUN_AUTO, 1, NULL, &t, &size, &st) ||
+            one_k(argv[i], RUN_BESTFIT, 1, NULL, &tb, &bsize, &sb)) {
+            bad = 1;
+            continue;
+        }
+        printf("%-22s auto / bestfit %.4f (auto %llu, bestfit %llu, lower "
+               "bound %llu; %llu steps; %.0f ms vs %.0f ms)\n",
+               base(argv[i]), (double)size / (double)bsize,
+               (unsigned long long)size, (unsigned long long)bsize,
+               (unsigned long long)st.lower_bound, (unsigned long long)st.steps,
+               t * 1e3, tb * 1e3);
+        if (size > bsize)
+            bad = 1;
+    }
+    return bad;
+}
+
+static const char *model_verdict(const plan_pool *b, const plan_pool *x) {
+    return x->size > b->size           ? "WORSE THAN BESTFIT"
+           : x->size == x->lower_bound ? "= lower bound"
+           : x->size < b->size         ? "better"
+                                       : "same";
+}
+
+/* Every pool of real models: bestfit, search (BUDGET) and auto; auto's
+ * ratio to the lower bound. */
+static int run_models(int argc, char **argv) {
+    int bad = 0, pools = 0, at_lb = 0;
     uint64_t budget = strtoull(argv[0], NULL, 10);
+    static const plan_algo algos[3] = {PLAN_BESTFIT, PLAN_SEARCH, PLAN_AUTO};
     for (int i = 1; i < argc; i++) {
         ir_arena *a = ir_arena_new();
         ir_diag *d = ir_diag_new(stderr, 10);
         ir_program *p = ir_load(a, argv[i], d);
-        plan *pl[2] = {NULL, NULL};
-        double t[2] = {0, 0};
-        for (int k = 0; p && k < 2; k++) {
+        plan *pl[3] = {NULL, NULL, NULL};
+        double t[3] = {0, 0, 0};
+        for (int k = 0; p && k < 3; k++) {
             plan_options o;
             plan_options_init(&o);
             o.verify = true;
-            o.algo = k ? PLAN_SEARCH : PLAN_BESTFIT;
-            o.search.budget = budget;
+            o.algo = algos[k];
+            o.search.budget = k == 1 ? budget : 0;
             double t0 = now();
             pl[k] = plan_program(a, p, &o, d);
             t[k] = now() - t0;
         }
-        if (!pl[0] || !pl[1] || pl[0]->npools != pl[1]->npools) {
+        bool ok = pl[0] && pl[1] && pl[2] && pl[0]->npools == pl[1]->npools &&
+                  pl[0]->npools == pl[2]->npools;
+        if (!ok) {
             fprintf(stderr, "%s: cannot plan\n", argv[i]);
             bad = 1;
         }
-        for (uint32_t k = 0; !bad && k < pl[0]->npools; k++) {
-            const plan_pool *b = &pl[0]->pools[k], *s = &pl[1]->pools[k];
-            bool worse = s->size > b->size;
-            printf("%-24s %-20s bestfit %10llu search %10llu lower %10llu "
-                   "%s  (%.2f s)\n",
+        for (uint32_t k = 0; ok && k < pl[0]->npools; k++) {
+            const plan_pool *b = &pl[0]->pools[k], *s = &pl[1]->pools[k],
+                            *u = &pl[2]->pools[k];
+            double r =
+                u->lower_bound ? (double)u->size / (double)u->lower_bound : 1.0;
+            printf("%-18s %-12s bestfit %10llu search %10llu (%s) auto "
+                   "%10llu (%s), auto / lower bound %.4f (%.2f s)\n",
                    base(argv[i]), s->name, (unsigned long long)b->size,
-                   (unsigned long long)s->size,
-                   (unsigned long long)s->lower_bound,
-                   worse                       ? "WORSE THAN BESTFIT"
-                   : s->size == s->lower_bound ? "= lower bound"
-                   : s->size < b->size         ? "better"
-                                               : "same",
-                   t[1]);
-            if (worse)
+                   (unsigned long long)s->size, model_verdict(b, s),
+                   (unsigned long long)u->size, model_verdict(b, u), r, t[2]);
+            if (s->size > b->size || u->size > b->size)
                 bad = 1;
+            pools++;
+            at_lb += u->size == u->lower_bound;
         }
         ir_diag_free(d);
         ir_arena_free(a);
     }
+    printf("models: auto at the lower bound on %d of %d pools (target: "
+           "all)\n",
+           at_lb, pools);
     return bad;
 }
 
@@ -168,7 +285,12 @@ int main(int argc, char **argv) {
         return run_min(argc - 2, argv + 2);
     if (argc >= 3 && strcmp(argv[1], "models") == 0)
         return run_models(argc - 2, argv + 2);
+    if (argc >= 3 && strcmp(argv[1], "auto") == 0)
+        return run_auto(argc - 2, argv + 2);
+    if (argc >= 3 && strcmp(argv[1], "vs") == 0)
+        return run_vs(argc - 2, argv + 2);
     fprintf(stderr, "usage: bench_search fit CAP BUDGET TIME FILE...|"
-                    "min BUDGET TIME FILE...|models BUDGET FILE...\n");
+                    "min BUDGET TIME FILE...|models BUDGET FILE...|"
+                    "auto FILE...|vs FILE...\n");
     return 2;
 }

@@ -1,25 +1,51 @@
 #!/bin/sh
 # Search planner benchmarks: bench/search/run.sh BUILD_DIR
-#  1. the 11 minimalloc instances at capacity 1048576 (default budget;
+#  1. `auto` (the default algorithm) on the 11 minimalloc instances: per
+#     instance size / 1048576 (every instance fits in it), size / lower
+#     bound, CPU time (fastest of 3), which won; geometric mean (target
+#     1.05x of 1048576) and slowest instance (target 50 ms)
+#  2. `auto` against `bestfit` on dense and sparse synthetic instances of
+#     10^4 buffers (bench_planner gen, seeded; target: clearly below)
+#  3. real models: auto / lower bound per pool (target: all at it);
+#     search and auto never worse than bestfit
+#  4. the 11 minimalloc instances at capacity 1048576 (default budget;
 #     60 s time limit as a safety stop): fits?, time, lower bound;
 #     target: all 11 fit, total < 36 s
-#  2. minimisation on D and J (best known 1031168 and 1041408)
-#  3. real models: search never worse than bestfit
+#  5. minimisation on D and J (best known 1031168 and 1041408)
 set -eu
 build=${1:-build/release}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$build/bench/search/bench_search"
-if [ ! -x "$bin" ]; then
-    cmake --build "$build" --target bench_search -j2 >/dev/null
+gen="$build/bench/planner/bench_planner"
+if [ ! -x "$bin" ] || [ ! -x "$gen" ]; then
+    cmake --build "$build" --target bench_search bench_planner -j2 >/dev/null
 fi
 data="$root/bench/data/minimalloc"
+echo "-- auto (default budget) on the minimalloc instances"
+"$bin" auto "$data"/*.csv
+echo
+echo "-- auto vs bestfit, synthetic 10^4 buffers (seed 1)"
+work="$build/bench-search"
+mkdir -p "$work"
+for shape in dense sparse; do
+    "$gen" gen "$shape" 10000 1 >"$work/$shape-10000.csv"
+done
+"$bin" vs "$work/dense-10000.csv" "$work/sparse-10000.csv"
+echo
+echo "-- models: auto / lower bound per pool; search (default budget) and"
+echo "   auto vs bestfit"
+shared=""
+if [ -d /work/shared/models ]; then
+    shared=$(ls /work/shared/models/*.pw 2>/dev/null || true)
+fi
+# shellcheck disable=SC2086
+"$bin" models 0 "$root"/tests/data/models/*.pw \
+    "$root"/bench/planner/models/*.pw $shared
+echo
 echo "-- capacity 1048576 (default budget, 60 s safety stop)"
 "$bin" fit 1048576 0 60 "$data"/*.csv
 echo
 echo "-- minimisation, budget 1500000 steps (60 s safety stop)"
 echo "   best known here: D 1031168 (lower bound 986112), J 1041408 (989184)"
 "$bin" min 1500000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
-echo
-echo "-- models: search (default budget) vs bestfit, per pool"
-"$bin" models 0 "$root"/tests/data/models/*.pw "$root"/bench/planner/models/*.pw
