@@ -43,6 +43,19 @@ static uint64_t win_align(uint64_t v, uint64_t a) {
     return r ? v + (a - r) : v;
 }
 
+/* The first of the sorted disjoint iv[0..n) that ends above x. */
+static uint32_t win_first(const plan_iv *iv, uint32_t n, uint64_t x) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].hi <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The lowest aligned offset >= from where u fits; placed: bit mask. */
 static uint64_t win_min(const win_run *r, uint32_t u, uint64_t from,
                         uint32_t placed) {
@@ -50,15 +63,8 @@ static uint64_t win_min(const win_run *r, uint32_t u, uint64_t from,
     uint64_t a = w->align[u], sz = w->size[u];
     uint64_t o = win_align(from, a);
     const plan_iv *ob = w->obs + w->obs_beg[u];
-    uint32_t lo = 0, hi = w->obs_beg[u + 1] - w->obs_beg[u];
-    while (lo < hi) { /* first obstacle ending above o */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ob[mid].hi <= o)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     uint32_t n = w->obs_beg[u + 1] - w->obs_beg[u];
+    uint32_t lo = win_first(ob, n, o);
     uint32_t mask = w->conf[u] & placed;
     for (bool moved = true; moved;) {
         moved = false;
@@ -81,14 +87,7 @@ static uint64_t win_min(const win_run *r, uint32_t u, uint64_t from,
 /* The bytes of [lo, hi) covered by the sorted disjoint ivs[0..n). */
 static uint64_t win_cover(const plan_iv *iv, uint32_t n, uint64_t lo,
                           uint64_t hi) {
-    uint32_t a = 0, b = n;
-    while (a < b) { /* first interval ending above lo */
-        uint32_t mid = a + (b - a) / 2;
-        if (iv[mid].hi <= lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    uint32_t a = win_first(iv, n, lo);
     uint64_t c = 0;
     for (; a < n && iv[a].lo < hi; a++)
         c += (iv[a].hi < hi ? iv[a].hi : hi) - (iv[a].lo > lo ? iv[a].lo : lo);

@@ -157,6 +157,15 @@ static int run_min(int argc, char **argv) {
 
 #define MM_CAP 1048576.0 /* every minimalloc instance fits in it */
 
+/* auto (fastest of reps runs) and bestfit (one run) on one instance. */
+static int auto_and_bestfit(const char *path, int reps, double *t,
+                            uint64_t *size, plan_search_stats *st, double *tb,
+                            uint64_t *bsize) {
+    plan_search_stats sb;
+    return one_k(path, RUN_AUTO, reps, NULL, t, size, st) ||
+           one_k(path, RUN_BESTFIT, 1, NULL, tb, bsize, &sb);
+}
+
 static int run_auto(int argc, char **argv) {
     double lc = 0, ll = 0, lb = 0, slow = 0;
     int n = 0, bad = 0;
@@ -165,9 +174,8 @@ static int run_auto(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         double t = 0, tb = 0;
         uint64_t size = 0, bsize = 0;
-        plan_search_stats st, sb;
-        if (one_k(argv[i], RUN_AUTO, 3, NULL, &t, &size, &st) ||
-            one_k(argv[i], RUN_BESTFIT, 1, NULL, &tb, &bsize, &sb)) {
+        plan_search_stats st;
+        if (auto_and_bestfit(argv[i], 3, &t, &size, &st, &tb, &bsize)) {
             bad = 1;
             continue;
         }
@@ -201,9 +209,8 @@ static int run_vs(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         double t = 0, tb = 0;
         uint64_t size = 0, bsize = 0;
-        plan_search_stats st, sb;
-        if (one_k(argv[i], RUN_AUTO, 1, NULL, &t, &size, &st) ||
-            one_k(argv[i], RUN_BESTFIT, 1, NULL, &tb, &bsize, &sb)) {
+        plan_search_stats st;
+        if (auto_and_bestfit(argv[i], 1, &t, &size, &st, &tb, &bsize)) {
             bad = 1;
             continue;
         }
