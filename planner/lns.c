@@ -382,8 +382,8 @@ static int lns_window(lns *l, uint64_t budget) {
     w.obs = l->iv;
     w.out = out;
     uint64_t used = l->steps + l->visits / 64;
-    uint64_t lim =
-        budget - used < LNS_WIN_NODES ? budget - used : LNS_WIN_NODES;
+    uint64_t left = used < budget ? budget - used : 0; /* after the scans */
+    uint64_t lim = left < LNS_WIN_NODES ? left : LNS_WIN_NODES;
     bool found = ok && plan_window_solve(&w, top, lim, &nodes);
     l->steps += nodes;
     for (uint32_t i = 0; i < w.k; i++) {
