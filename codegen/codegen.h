@@ -162,6 +162,25 @@ void cg_json_arena_end(void);
 bool cg_compare_summary(FILE *f, const plan *pl);
 bool cg_compare_json(json_t *root, const plan *pl);
 
+/* The inspection texts of plan events (codegen/event_text.c), shared by
+ * the comments of generated code and `plan --emit lines`; allocated in
+ * `a`, deterministic, byte ranges half-open in pool offsets:
+ *   alloc  "alloc: NAME, N bytes at POOL[lo,hi)" (storage sid);
+ *   reuse  "reuse: NAME takes POOL[lo,hi) from OLD, ..." for every donor
+ *          by offset (plan_donor), NULL when it takes no used bytes;
+ *   alias  "alias: NEW = OLD T[dims] offset=N [stride=[..]], bytes
+ *          [lo,hi) of ROOT" (alias statement s);
+ *   del    "del NAME", or when another name still holds the storage
+ *          "del NAME: a name only, storage R lives until free X (line L)"
+ *          (name k of free statement s);
+ *   death  "storage R dies: POOL[lo,hi) is free" (root value `root`). */
+const char *cg_text_alloc(ir_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_reuse(ir_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_alias(ir_arena *a, const plan *pl, const ir_stmt *s);
+const char *cg_text_del(ir_arena *a, const plan *pl, const ir_stmt *s,
+                        uint32_t k);
+const char *cg_text_death(ir_arena *a, const plan *pl, int32_t root);
+
 /* `plan --emit svg|html`: the picture of `pl`, or with `algos`
  * ("naive,reuse,...", may be NULL) the plans of those algorithms side by
  * side at one scale (each planned in `a` with pl's other options; errors
