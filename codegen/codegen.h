@@ -11,6 +11,7 @@
 
 #include "ir/ir.h"
 #include "planner/planner.h"
+#include "templates/mustache.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -109,6 +110,14 @@ void cg_files_free(cg_file *files, size_t nfiles);
  * overrides nothing; other names are taken for partials), listing the
  * valid names; in name order (codegen/gen.c). */
 void cg_warn_overrides(const char *tdir, const char *target);
+
+/* Warns on stderr, as "SOURCE:LINE:COL: warning: block 'B' is not a
+ * block of P, so it overrides nothing; did you mean 'C'? (P has the blocks
+ * ...)", for each {{$B}} inside a {{<P}} of template t (compiled from
+ * the user's file SOURCE) that P (loaded through l) does not declare.
+ * In source order (codegen/gen_blocks.c). */
+void cg_warn_blocks(const mst_template *t, const char *source,
+                    const mst_loader *l);
 
 /* Whether gen can generate the program for the target (codegen/gen.c):
  * a program without 'output' is an error; the devices against the target:

@@ -128,12 +128,20 @@ static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
     }
     mst_error err;
     char msg[1024];
-    mst_template *t = mst_compile(tf->template_name, text, tlen, &err);
+    /* a user's file is named by its path in messages, not by the name of
+     * the built-in it replaces */
+    char *src = mst_dir_source(tdir, tf->template_name);
+    mst_template *t =
+        mst_compile(src ? src : tf->template_name, text, tlen, &err);
     free(text);
     if (!t) {
+        free(src);
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
         return false;
     }
+    if (src)
+        cg_warn_blocks(t, src, loader);
+    free(src);
     mst_options opts = {.no_escape = true, .strict = true, .max_depth = 0};
     char *data = NULL;
     size_t len = 0;
