@@ -131,20 +131,11 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
                 return false;
             }
         cli_clock_lap(r->clk, "load");
-        if (!cg_target_devices_ok(prog, cg_target_name(r->target), d))
+        if (!cg_gen_outputs_ok(prog, d))
             return false;
         plans[i] = plan_program(a, prog, r->po, d);
         if (!plans[i])
             return false;
-        for (uint32_t v = 0; v < prog->nvalues; v++)
-            if (prog->values[v].state_next >= 0 && r->target != CG_TARGET_C) {
-                const ir_stmt *st = &prog->stmts[prog->values[v].def];
-                ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
-                               "the swap of 'state %s ... next=' needs "
-                               "--target c",
-                               prog->values[v].name);
-                return false;
-            }
         for (uint32_t v = 0; r->shared && v < prog->nvalues; v++)
             if (prog->values[v].kind == IR_VAL_STATE) {
                 const ir_stmt *st = &prog->stmts[prog->values[v].def];

@@ -35,9 +35,10 @@ const char *cg_target_name(cg_target t);
 /* The limits of a target that the IR does not have (CUDA: at most
  * PLAN_MAX_STREAMS distinct stream= numbers). */
 ir_target_limits cg_target_limits(cg_target t);
-/* Checks a checked program against the target's limits (ir_check_target),
- * reporting to `d`: `planwrap check --target T` and `gen` run it before
- * planning, and the view assumes it passed. */
+/* Checks a checked program against what target t can generate
+ * (ir_check_target with cg_target_limits), reporting to `d`: `planwrap
+ * check --target T` and `gen` run it before planning, and the view
+ * assumes it passed. */
 bool cg_check_target(const ir_program *p, cg_target t, ir_diag *d);
 
 /* ------------------------------------------------------------------ */
@@ -119,13 +120,9 @@ void cg_warn_overrides(const char *tdir, const char *target);
 void cg_warn_blocks(const mst_template *t, const char *source,
                     const mst_loader *l);
 
-/* Whether gen can generate the program for the target (codegen/gen.c):
- * a program without 'output' is an error; the devices against the target:
- * with
- * "c", the first buffer on a cuda device is an error at its line (false);
- * with "cuda", a warning when no buffer is on a cuda device (its cpu pools
- * are pinned host memory). */
-bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
+/* gen needs the model's outputs: a program without 'output' is an error
+ * (false; `check` only warns). */
+bool cg_gen_outputs_ok(const ir_program *p, ir_diag *d);
 
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */

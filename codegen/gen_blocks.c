@@ -24,9 +24,8 @@ typedef struct gb_list {
     size_t n, cap;
 } gb_list;
 
-static void gb_add(void *ctx, const char *name, size_t len,
-                   const char *parent, size_t plen, uint32_t line,
-                   uint32_t col) {
+static void gb_add(void *ctx, const char *name, size_t len, const char *parent,
+                   size_t plen, uint32_t line, uint32_t col) {
     gb_list *l = ctx;
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
