@@ -216,6 +216,13 @@ int cli_opts_next(cli_opts *o) {
         cli_spell_short(o, c);
         o->longindex = cli_long_of(o, c);
     }
+    /* -o '' names no file: say so before anything tries to write "" */
+    if (c == 'o' && optarg && !*optarg) {
+        cli_usage_error(o->cmd, "%s needs a %s name, not an empty string",
+                        o->spelled,
+                        strcmp(o->cmd, "gen") == 0 ? "directory" : "file");
+        return CLI_OPT_FAIL;
+    }
     return c;
 }
 

@@ -131,20 +131,11 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
                 return false;
             }
         cli_clock_lap(r->clk, "load");
-        if (!cg_target_devices_ok(prog, cg_target_name(r->target), d))
+        if (!cg_gen_outputs_ok(prog, d))
             return false;
         plans[i] = plan_program(a, prog, r->po, d);
         if (!plans[i])
             return false;
-        for (uint32_t v = 0; v < prog->nvalues; v++)
-            if (prog->values[v].state_next >= 0 && r->target != CG_TARGET_C) {
-                const ir_stmt *st = &prog->stmts[prog->values[v].def];
-                ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
-                               "the swap of 'state %s ... next=' needs "
-                               "--target c",
-                               prog->values[v].name);
-                return false;
-            }
         for (uint32_t v = 0; r->shared && v < prog->nvalues; v++)
             if (prog->values[v].kind == IR_VAL_STATE) {
                 const ir_stmt *st = &prog->stmts[prog->values[v].def];
@@ -165,20 +156,78 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
     return true;
 }
 
+/* The weights file of model i under DIR (malloc'ed), NULL without one. */
+static char *cli_gen_weights_path(const cli_gen_run *r, plan **plans,
+                                  json_t **views, size_t i) {
+    if (!cg_has_weights(plans[i]->prog))
+        return NULL;
+    base_sb path = {0};
+    base_sb_printf(
+        &path, "%s/%s", r->outdir,
+        json_string_value(json_object_get(views[i], "weights_file")));
+    return base_sb_take(&path, NULL);
+}
+
+/* Whether an output (a file or a weights file under DIR) is one of the
+ * inputs: a model, or a const's data= file; then reports it.  Each path
+ * is stat'ed once. */
+static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans, json_t **views,
+                             const cg_file *files, size_t nfiles) {
+    size_t nout = nfiles + r->npaths;
+    char **out = base_xcalloc(nout, sizeof *out);
+    struct stat *ost = base_xcalloc(nout, sizeof *ost);
+    bool *exists = base_xcalloc(nout, sizeof *exists);
+    for (size_t i = 0; i < nfiles; i++) {
+        base_sb p = {0};
+        base_sb_printf(&p, "%s/%s", r->outdir, files[i].name);
+        out[i] = base_sb_take(&p, NULL);
+    }
+    for (size_t i = 0; i < r->npaths; i++)
+        out[nfiles + i] = cli_gen_weights_path(r, plans, views, i);
+    for (size_t i = 0; i < nout; i++)
+        exists[i] = out[i] && stat(out[i], &ost[i]) == 0;
+    const char *hit = NULL, *in = NULL;
+    for (size_t m = 0; m < r->npaths && !hit; m++) {
+        const ir_program *p = plans[m]->prog;
+        for (uint32_t v = 0; v <= p->nvalues && !hit; v++) {
+            /* the model file first, then its data= files */
+            const char *ip = v == 0 ? r->paths[m] : p->values[v - 1].data_path;
+            struct stat st;
+            if (!ip || strcmp(ip, "-") == 0 || stat(ip, &st) != 0)
+                continue;
+            for (size_t k = 0; k < nout && !hit; k++)
+                if (exists[k] && ost[k].st_dev == st.st_dev &&
+                    ost[k].st_ino == st.st_ino) {
+                    hit = out[k];
+                    in = ip;
+                }
+        }
+    }
+    if (hit)
+        fprintf(stderr,
+                "planwrap: error: output %s is the input %s: it would be "
+                "overwritten (write the output elsewhere)\n",
+                hit, in);
+    for (size_t i = 0; i < nout; i++)
+        free(out[i]);
+    free(out);
+    free(ost);
+    free(exists);
+    return hit != NULL;
+}
+
 /* Writes the files, the embedded weights first (streamed from their data
  * files): a failure there leaves DIR without a new file. */
 static bool cli_gen_write(const cli_gen_run *r, plan **plans, json_t **views,
                           const cg_file *files, size_t nfiles) {
     if (!cli_write_files(r->outdir, files, 0, NULL)) /* creates DIR */
         return false;
+    if (cli_gen_clobbers(r, plans, views, files, nfiles))
+        return false;
     for (size_t i = 0; i < r->npaths; i++) {
-        if (!cg_has_weights(plans[i]->prog))
+        char *ps = cli_gen_weights_path(r, plans, views, i);
+        if (!ps)
             continue;
-        base_sb path = {0};
-        base_sb_printf(
-            &path, "%s/%s", r->outdir,
-            json_string_value(json_object_get(views[i], "weights_file")));
-        char *ps = base_sb_take(&path, NULL);
         bool ok = cg_write_weights(plans[i], views[i], ps);
         free(ps);
         if (!ok)

@@ -465,20 +465,15 @@ static void cli_alias_text(FILE *f, const ir_stmt *st) {
     }
 }
 
-/* The events of a free: "del X" per name, and where a storage really
- * dies, "storage R dies"; a name whose storage another name still holds
- * says so. */
-static void cli_free_events(FILE *f, const ir_program *p, const ir_stmt *st) {
+/* The events of a free: per name its "del" text, and where a storage
+ * really dies, its death (codegen/event_text.c). */
+static void cli_free_events(FILE *f, ir_arena *a, const plan *pl,
+                            const ir_stmt *st) {
+    const ir_program *p = pl->prog;
     const char *sep = "  # ";
     for (uint32_t k = 0; k < st->nnames; k++) {
-        fprintf(f, "%sdel %s", sep, st->names[k].name);
+        fprintf(f, "%s%s", sep, cg_text_del(a, pl, st, k));
         sep = "; ";
-        int32_t v = st->name_values ? st->name_values[k] : -1;
-        if (v < 0)
-            continue;
-        const ir_value *r = &p->values[p->values[v].root];
-        if (r->storage_end != (int32_t)st->index)
-            fprintf(f, " (storage %s still in use)", r->name);
     }
     for (uint32_t k = 0; k < st->nnames; k++) {
         int32_t v = st->name_values ? st->name_values[k] : -1;
@@ -490,11 +485,11 @@ static void cli_free_events(FILE *f, const ir_program *p, const ir_stmt *st) {
             first = !(st->name_values[j] >= 0 &&
                       p->values[st->name_values[j]].root == root);
         if (first && p->values[root].storage_end == (int32_t)st->index)
-            fprintf(f, "; storage %s dies", p->values[root].name);
+            fprintf(f, "; %s", cg_text_death(a, pl, root));
     }
 }
 
-static void cli_emit_lines(FILE *f, const plan *pl) {
+static void cli_emit_lines(FILE *f, ir_arena *a, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
     if (!alloc_storage)
@@ -547,24 +542,20 @@ static void cli_emit_lines(FILE *f, const plan *pl) {
                 fprintf(
                     f, "%salloc_from_pool(%s, %" PRIu64 "), %" PRIu64 " byte%s",
                     sep, pn, s->offset, s->size, s->size == 1 ? "" : "s");
-                if (s->reuse_of >= 0)
-                    fprintf(f, "; reuse: %s takes %s's bytes at %s+%" PRIu64,
-                            st->name.name,
-                            p->values[pl->storages[s->reuse_of].value].name, pn,
-                            s->offset);
+                const char *r = cg_text_reuse(a, pl, alloc_storage[i]);
+                if (r)
+                    fprintf(f, "; %s", r);
             } else if (s->is_output && pl->opts.memory_pool != PLAN_MP_NONE) {
-                fprintf(f, "%scaller-owned output", sep);
+                fprintf(f, "%scaller-owned output, %" PRIu64 " byte%s", sep,
+                        s->size, s->size == 1 ? "" : "s");
             } else {
                 fprintf(f, "%sown allocation", sep);
             }
         } else if (st->kind == IR_ALIAS) {
-            fprintf(f, "%salias: %s = %s", sep, st->name.name, st->old.name);
             if (st->value >= 0)
-                fprintf(f, " at byte offset %" PRIu64 " of %s",
-                        p->values[st->value].byte_offset,
-                        p->values[p->values[st->value].root].name);
+                fprintf(f, "%s%s", sep, cg_text_alias(a, pl, st));
         } else if (st->kind == IR_FREE) {
-            cli_free_events(f, p, st);
+            cli_free_events(f, a, pl, st);
         }
         fputc('\n', f);
     }
@@ -595,7 +586,7 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
             cli_emit_summary(f, pl);
             ok = !x->compare || cg_compare_summary(f, pl);
         } else {
-            cli_emit_lines(f, pl);
+            cli_emit_lines(f, a, pl);
         }
         fclose(f);
         if (!ok)

@@ -201,6 +201,7 @@ int cli_cmd_render(int argc, char **argv) {
         return 1;
     }
     mst_loader loader = mst_dir_loader(dir, true);
+    cg_warn_blocks(t, cli_display_name(tpath), &loader);
     char *out = NULL;
     size_t outlen = 0;
     if (mst_render(t, data, &loader, &opts, &out, &outlen, &err) != 0)

@@ -11,6 +11,7 @@
 
 #include "ir/ir.h"
 #include "planner/planner.h"
+#include "templates/mustache.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -34,9 +35,10 @@ const char *cg_target_name(cg_target t);
 /* The limits of a target that the IR does not have (CUDA: at most
  * PLAN_MAX_STREAMS distinct stream= numbers). */
 ir_target_limits cg_target_limits(cg_target t);
-/* Checks a checked program against the target's limits (ir_check_target),
- * reporting to `d`: `planwrap check --target T` and `gen` run it before
- * planning, and the view assumes it passed. */
+/* Checks a checked program against what target t can generate
+ * (ir_check_target with cg_target_limits), reporting to `d`: `planwrap
+ * check --target T` and `gen` run it before planning, and the view
+ * assumes it passed. */
 bool cg_check_target(const ir_program *p, cg_target t, ir_diag *d);
 
 /* ------------------------------------------------------------------ */
@@ -110,13 +112,17 @@ void cg_files_free(cg_file *files, size_t nfiles);
  * valid names; in name order (codegen/gen.c). */
 void cg_warn_overrides(const char *tdir, const char *target);
 
-/* Whether gen can generate the program for the target (codegen/gen.c):
- * a program without 'output' is an error; the devices against the target:
- * with
- * "c", the first buffer on a cuda device is an error at its line (false);
- * with "cuda", a warning when no buffer is on a cuda device (its cpu pools
- * are pinned host memory). */
-bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d);
+/* Warns on stderr, as "SOURCE:LINE:COL: warning: block 'B' is not a
+ * block of P, so it overrides nothing; did you mean 'C'? (P has the blocks
+ * ...)", for each {{$B}} inside a {{<P}} of template t (compiled from
+ * the user's file SOURCE) that P (loaded through l) does not declare.
+ * In source order (codegen/gen_blocks.c). */
+void cg_warn_blocks(const mst_template *t, const char *source,
+                    const mst_loader *l);
+
+/* gen needs the model's outputs: a program without 'output' is an error
+ * (false; `check` only warns). */
+bool cg_gen_outputs_ok(const ir_program *p, ir_diag *d);
 
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */
@@ -161,6 +167,25 @@ void cg_json_arena_end(void);
  * simulated plan that does not verify). */
 bool cg_compare_summary(FILE *f, const plan *pl);
 bool cg_compare_json(json_t *root, const plan *pl);
+
+/* The inspection texts of plan events (codegen/event_text.c), shared by
+ * the comments of generated code and `plan --emit lines`; allocated in
+ * `a`, deterministic, byte ranges half-open in pool offsets:
+ *   alloc  "alloc: NAME, N bytes at POOL[lo,hi)" (storage sid);
+ *   reuse  "reuse: NAME takes POOL[lo,hi) from OLD, ..." for every donor
+ *          by offset (plan_donor), NULL when it takes no used bytes;
+ *   alias  "alias: NEW = OLD T[dims] offset=N [stride=[..]], bytes
+ *          [lo,hi) of ROOT" (alias statement s);
+ *   del    "del NAME", or when another name still holds the storage
+ *          "del NAME: a name only, storage R lives until free X (line L)"
+ *          (name k of free statement s);
+ *   death  "storage R dies: POOL[lo,hi) is free" (root value `root`). */
+const char *cg_text_alloc(ir_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_reuse(ir_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_alias(ir_arena *a, const plan *pl, const ir_stmt *s);
+const char *cg_text_del(ir_arena *a, const plan *pl, const ir_stmt *s,
+                        uint32_t k);
+const char *cg_text_death(ir_arena *a, const plan *pl, int32_t root);
 
 /* `plan --emit svg|html`: the picture of `pl`, or with `algos`
  * ("naive,reuse,...", may be NULL) the plans of those algorithms side by

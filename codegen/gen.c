@@ -87,9 +87,12 @@ const char *cg_target_name(cg_target t) {
 }
 
 ir_target_limits cg_target_limits(cg_target t) {
-    ir_target_limits lim = {cg_target_name(t), 0};
-    if (t == CG_TARGET_CUDA)
+    ir_target_limits lim = {cg_target_name(t), 0, false, false};
+    if (t == CG_TARGET_CUDA) {
         lim.max_streams = PLAN_MAX_STREAMS;
+        lim.cuda = true;
+        lim.no_state_swap = true;
+    }
     return lim;
 }
 
@@ -128,12 +131,20 @@ static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
     }
     mst_error err;
     char msg[1024];
-    mst_template *t = mst_compile(tf->template_name, text, tlen, &err);
+    /* a user's file is named by its path in messages, not by the name of
+     * the built-in it replaces */
+    char *src = mst_dir_source(tdir, tf->template_name);
+    mst_template *t =
+        mst_compile(src ? src : tf->template_name, text, tlen, &err);
     free(text);
     if (!t) {
+        free(src);
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
         return false;
     }
+    if (src)
+        cg_warn_blocks(t, src, loader);
+    free(src);
     mst_options opts = {.no_escape = true, .strict = true, .max_depth = 0};
     char *data = NULL;
     size_t len = 0;
@@ -183,35 +194,13 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
     return out;
 }
 
-bool cg_target_devices_ok(const ir_program *p, const char *target, ir_diag *d) {
-    if (p->output_stmt < 0) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                       "no 'output' statement: gen needs the model's outputs "
-                       "(add 'output NAME ...')");
-        return false;
-    }
-    bool cuda = strcmp(target, "cuda") == 0, any_cuda = false;
-    for (uint32_t i = 0; i < p->nvalues; i++) {
-        const ir_value *v = &p->values[i];
-        if (v->kind == IR_VAL_ALIAS || v->device.kind != IR_DEV_CUDA)
-            continue;
-        any_cuda = true;
-        if (!cuda) {
-            const ir_stmt *s = &p->stmts[v->def];
-            char dev[24];
-            ir_diag_report(d, IR_SEV_ERROR, s->loc.line, s->loc.col,
-                           "'%s' is on device %s but --target c generates "
-                           "host code only (use --target cuda)",
-                           v->name, ir_device_str(v->device, dev, sizeof dev));
-            return false;
-        }
-    }
-    if (cuda && !any_cuda)
-        ir_diag_report(d, IR_SEV_WARNING, 0, 0,
-                       "no buffer is on a cuda device: --target cuda keeps "
-                       "every pool in pinned host memory (declare 'device "
-                       "cuda:0' to plan buffers in device memory)");
-    return true;
+bool cg_gen_outputs_ok(const ir_program *p, ir_diag *d) {
+    if (p->output_stmt >= 0)
+        return true;
+    ir_diag_report(d, IR_SEV_ERROR, 0, 0,
+                   "no 'output' statement: gen needs the model's outputs "
+                   "(add 'output NAME ...')");
+    return false;
 }
 
 static int cg_cmp_str(const void *a, const void *b) {

@@ -25,30 +25,6 @@ ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j) {
 
 enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
 
-/* An integer passed where the kernel's parameter is double (other calls
- * pass floats at that position) must convert exactly: |n| <= 2^53. */
-static void check_double_ints(vw *v, uint32_t **kinds) {
-    const ir_program *p = v->prog;
-    const int64_t lim = (int64_t)1 << 53;
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        int32_t k = v->kernel_of_stmt[i];
-        if (s->kind != IR_CALL || k < 0 || s->nargs != v->knparams[k])
-            continue;
-        for (uint32_t j = 0; j < s->nargs; j++) {
-            const ir_arg *g = &s->args[j];
-            if (g->kind == IR_ARG_INT && (kinds[k][j] & K_FLOAT) &&
-                (g->ival > lim || g->ival < -lim))
-                cg_verror(v, g->loc,
-                          "integer %" PRId64 " cannot be passed exactly as "
-                          "argument %" PRIu32 " of kernel '%s', a double "
-                          "(other calls pass floats there): integers above "
-                          "2^53 lose digits; write it as a float",
-                          g->ival, j + 1, s->name.name);
-        }
-    }
-}
-
 void cg_plan_kernels(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nk = p->nkernels;
@@ -116,7 +92,6 @@ void cg_plan_kernels(vw *v) {
         }
     }
     HASH_CLEAR(hh, map);
-    check_double_ints(v, kinds);
     for (uint32_t k = 0; k < nk; k++) {
         uint32_t n = v->knparams[k];
         v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));

@@ -177,6 +177,8 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     sets(v, b, "pool_local", v->pool_local[pi]);
     sets(v, b, "offset_macro", v->off_macro[s]);
     sets(v, b, "size_macro", v->size_macro[s]);
+    sets(v, b, "comment",
+         cg_cat(v, 3, "/* ", cg_text_death(v->a, v->pl, st->value), " */"));
     json_array_append_new(events, e);
 }
 
@@ -213,6 +215,9 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     sets(v, b, "ptr_type", cg_ptr_type(v, val));
     const char *field = v->out_field[v->home_pos[sid]];
     sets(v, b, "field", field);
+    uint64_t sz = v->pl->storages[sid].size;
+    sets(v, b, "size_text",
+         cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
     bool same = p->values[hv].dtype == p->values[val].dtype;
     set(v, b, "same_type", json_boolean(same));
     set(v, b, "unused", json_boolean(!v->used[val]));
@@ -233,17 +238,23 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
         const plan_storage *old = &v->pl->storages[st->reuse_of];
         json_t *b;
         json_t *e = cg_event(v, "reuse", &b);
-        const char *nn = p->values[val].name;
-        const char *on = p->values[old->value].name;
-        sets(v, b, "new", nn);
-        sets(v, b, "old", on);
+        sets(v, b, "new", p->values[val].name);
+        sets(v, b, "old", p->values[old->value].name);
         sets(v, b, "pool", v->pool_name[pi]);
         set(v, b, "offset", ju64(st->offset));
+        json_t *from = json_array();
+        for (uint32_t i = 0; i < st->ndonors; i++) {
+            const plan_donor *d = &v->pl->donors[st->donor_begin + i];
+            json_t *o = json_object();
+            sets(v, o, "name",
+                 p->values[v->pl->storages[d->storage].value].name);
+            set(v, o, "lo", ju64(d->lo));
+            set(v, o, "hi", ju64(d->hi));
+            json_array_append_new(from, o);
+        }
+        set(v, b, "from", from);
         sets(v, b, "comment",
-             cg_vfmt(v,
-                     "/* reuse: %s takes %s's bytes at "
-                     "%s+%" PRIu64 " */",
-                     nn, on, v->pool_name[pi], st->offset));
+             cg_cat(v, 3, "/* ", cg_text_reuse(v->a, v->pl, sid), " */"));
         json_array_append_new(events, e);
     }
     json_t *b;
@@ -259,6 +270,8 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
     sets(v, b, "size_macro", v->size_macro[sid]);
     set(v, b, "offset", ju64(st->offset));
     set(v, b, "size", ju64(st->size));
+    sets(v, b, "comment",
+         cg_cat(v, 3, "/* ", cg_text_alloc(v->a, v->pl, sid), " */"));
     set(v, b, "unused", json_boolean(!v->used[val]));
     json_array_append_new(events, e);
 }
@@ -273,7 +286,7 @@ static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
     sets(v, b, "new", s->name.name);
     sets(v, b, "old", s->old.name);
     sets(v, b, "comment",
-         cg_cat(v, 5, "/* alias: ", s->name.name, " = ", s->old.name, " */"));
+         cg_cat(v, 3, "/* ", cg_text_alias(v->a, v->pl, s), " */"));
     sets(v, b, "local", v->local[val]);
     sets(v, b, "decl", cg_decl_of(v, val));
     sets(v, b, "expr", cg_alias_expr(v, val));
@@ -290,7 +303,7 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
             json_t *e = cg_event(v, "del", &b);
             sets(v, b, "name", s->names[j].name);
             sets(v, b, "comment",
-                 cg_cat(v, 3, "/* del ", s->names[j].name, " */"));
+                 cg_cat(v, 3, "/* ", cg_text_del(v->a, v->pl, s, j), " */"));
             json_array_append_new(events, e);
             continue;
         }

@@ -375,6 +375,10 @@ bool ir_check(ir_program *p, ir_diag *d);
 typedef struct ir_target_limits {
     const char *target;   /* its name, for messages */
     uint32_t max_streams; /* distinct stream= numbers */
+    bool cuda;            /* drives cuda devices (else host only: a buffer
+                             on one is an error; with it, a warning says
+                             when no buffer is on one) */
+    bool no_state_swap;   /* cannot swap `state ... next=` */
 } ir_target_limits;
 
 /* The distinct stream= numbers of the calls, ascending, into ids (room
@@ -383,7 +387,9 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
 
 /* Checks a checked program against a target's limits, reporting each
  * violation with its location to `d` (`planwrap check --target T` and
- * `gen` run it).  True when it fits.  O(n log n). */
+ * `gen` run it): the streams, the devices, state swaps, and an integer
+ * above 2^53 passed where other calls of its kernel pass floats (the
+ * generated parameter is a double).  True when it fits.  O(n log n). */
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      ir_diag *d);
 

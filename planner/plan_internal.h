@@ -34,6 +34,11 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
 typedef int (*plan_cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
 int plan_sort_idx(uint32_t *idx, uint32_t n, plan_cmp_fn cmp, const void *ctx);
 
+/* Fills every storage's donors (pl->donors, allocated in `a`) and its
+ * reuse_of from the offsets and live ranges (planner/donors.c).
+ * O(n log n + donors); deterministic.  False on out of memory. */
+bool plan_donors_build(ir_arena *a, plan *pl);
+
 /* A segment tree over [0, n) positions with range add and range max
  * (values int64).  Non-lazy tags: O(log n) per operation. */
 typedef struct plan_segtree {

@@ -251,14 +251,22 @@ typedef struct plan_storage {
                         the last statement when never freed/output */
     int32_t dies_at; /* statement at which it dies, -1 = never */
     bool is_output;
-    int32_t reuse_of;  /* storage whose bytes it takes over (the dead
-                          storage overlapping it that died last, lowest
-                          offset on ties), -1 */
-    const char *space; /* the space it is placed in: its value's, or the
-                          one it spilled to (NULL = default) */
-    uint64_t accessed; /* bytes of the call arguments naming it */
-    bool spilled;      /* placed in a spill= space, not its own */
+    int32_t reuse_of;     /* the storage that gave it most bytes (the
+                             first of its donors on ties), -1 = none */
+    uint32_t donor_begin; /* its donors: plan.donors[donor_begin ..  */
+    uint32_t ndonors;     /*   donor_begin + ndonors), by offset */
+    const char *space;    /* the space it is placed in: its value's, or the
+                             one it spilled to (NULL = default) */
+    uint64_t accessed;    /* bytes of the call arguments naming it */
+    bool spilled;         /* placed in a spill= space, not its own */
 } plan_storage;
+
+/* A byte range [lo, hi) of its pool that a storage takes from the
+ * storage that last held it (planner/donors.c). */
+typedef struct plan_donor {
+    int32_t storage;
+    uint64_t lo, hi;
+} plan_donor;
 
 /* The default alignment of a pool (--align overrides it): a cache line
  * on the CPU, the alignment of cudaMalloc on CUDA devices. */
@@ -309,6 +317,8 @@ typedef struct plan {
     bool search_time_limit_hit; /* reported by plan_search */
     const plan_sync *sync;      /* plan_program sets it */
     uint64_t accessed;          /* accessed bytes of all pooled storages */
+    uint32_t ndonors;           /* the donors of every storage, by */
+    plan_donor *donors;         /*   storage then offset */
 } plan;
 
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its

@@ -17,8 +17,8 @@
  *    or -2 when several streams touch it; storages of different colours
  *    never share bytes.
  * 4. One algorithm run per pool, the capacity check of named spaces, the
- *    reuse_of event of every storage, and the verifier (always in debug
- *    builds).
+ *    donors of every storage (planner/donors.c: its reuse events), and
+ *    the verifier (always in debug builds).
  */
 #include "plan_internal.h"
 #include "base/base.h"
@@ -253,150 +253,6 @@ static uint64_t pp_capacity(const plan_pool *pool, const plan_options *o) {
     if (o->search.capacity && (cap == 0 || o->search.capacity < cap))
         cap = o->search.capacity;
     return cap;
-}
-
-/* ---- reuse_of ---- */
-
-/* The key of a dead storage: later death wins, then lower offset, then
- * lower id. */
-typedef struct pp_key {
-    int32_t dies; /* -1 = none */
-    uint32_t id;
-    uint64_t off;
-} pp_key;
-
-static bool pp_key_better(const pp_key *a, const pp_key *b) {
-    if (a->dies != b->dies)
-        return a->dies > b->dies;
-    if (a->off != b->off)
-        return a->off < b->off;
-    return a->id < b->id;
-}
-
-typedef struct pp_tree {
-    uint32_t n;
-    pp_key *mx, *tag;
-} pp_tree;
-
-static void pp_tree_paint(pp_tree *t, size_t node, uint32_t lo, uint32_t hi,
-                          uint32_t l, uint32_t r, const pp_key *k) {
-    if (r < lo || hi < l)
-        return;
-    if (pp_key_better(k, &t->mx[node]))
-        t->mx[node] = *k;
-    if (l <= lo && hi <= r) {
-        if (pp_key_better(k, &t->tag[node]))
-            t->tag[node] = *k;
-        return;
-    }
-    uint32_t mid = lo + (hi - lo) / 2;
-    pp_tree_paint(t, 2 * node, lo, mid, l, r, k);
-    pp_tree_paint(t, 2 * node + 1, mid + 1, hi, l, r, k);
-}
-
-static void pp_tree_query(const pp_tree *t, size_t node, uint32_t lo,
-                          uint32_t hi, uint32_t l, uint32_t r, pp_key *best) {
-    if (r < lo || hi < l || !pp_key_better(&t->mx[node], best))
-        return;
-    if (l <= lo && hi <= r) {
-        *best = t->mx[node];
-        return;
-    }
-    if (pp_key_better(&t->tag[node], best))
-        *best = t->tag[node];
-    uint32_t mid = lo + (hi - lo) / 2;
-    pp_tree_query(t, 2 * node, lo, mid, l, r, best);
-    pp_tree_query(t, 2 * node + 1, mid + 1, hi, l, r, best);
-}
-
-/* Storage orders for plan_sort_idx (stable: ties stay in id order). */
-static int pp_cmp_start(const void *ctx, uint32_t a, uint32_t b) {
-    const plan_storage *st = ctx;
-    return st[a].start < st[b].start ? -1 : st[a].start > st[b].start;
-}
-
-static int pp_cmp_dies(const void *ctx, uint32_t a, uint32_t b) {
-    const plan_storage *st = ctx;
-    return st[a].dies_at < st[b].dies_at ? -1 : st[a].dies_at > st[b].dies_at;
-}
-
-/* reuse_of of every pooled storage: the dead storage of its pool whose
- * bytes overlap its own and that died last (lowest offset, then lowest
- * id, on ties).  A sweep over time per pool: storages are painted over
- * their (compressed) byte range when they die, and each storage queries
- * its byte range when it is allocated.  O(n log n).  False on out of
- * memory. */
-static bool pp_reuse_of(plan *pl) {
-    uint32_t n = pl->nstorages;
-    uint32_t *byst = malloc(((size_t)n + 1) * sizeof *byst);
-    uint32_t *byd = malloc(((size_t)n + 1) * sizeof *byd);
-    uint64_t *co = malloc(((size_t)n * 2 + 1) * sizeof *co);
-    pp_tree t = {0, NULL, NULL};
-    bool ok = false;
-    if (!byst || !byd || !co)
-        goto out;
-    for (uint32_t pi = 0; pi < pl->npools; pi++) {
-        uint32_t m = 0, nd = 0, nc = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            const plan_storage *st = &pl->storages[s];
-            if (st->pool != (int32_t)pi || st->size == 0)
-                continue;
-            byst[m++] = s;
-            if (st->dies_at >= 0)
-                byd[nd++] = s;
-            co[nc++] = st->offset;
-            co[nc++] = st->offset + st->size;
-        }
-        if (m == 0)
-            continue;
-        if (plan_sort_idx(byst, m, pp_cmp_start, pl->storages) != 0 ||
-            plan_sort_idx(byd, nd, pp_cmp_dies, pl->storages) != 0)
-            goto out;
-        qsort(co, nc, sizeof *co, base_cmp_u64);
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < nc; i++)
-            if (k == 0 || co[k - 1] != co[i])
-                co[k++] = co[i];
-        /* k coordinates: k - 1 elementary byte segments (k >= 2) */
-        free(t.mx);
-        free(t.tag);
-        t.n = k - 1;
-        t.mx = malloc(4 * (size_t)t.n * sizeof *t.mx);
-        t.tag = malloc(4 * (size_t)t.n * sizeof *t.tag);
-        if (!t.mx || !t.tag)
-            goto out;
-        for (size_t i = 0; i < 4 * (size_t)t.n; i++) {
-            t.mx[i].dies = t.tag[i].dies = -1;
-            t.mx[i].id = t.tag[i].id = 0;
-            t.mx[i].off = t.tag[i].off = 0;
-        }
-        uint32_t di = 0;
-        for (uint32_t q = 0; q < m; q++) {
-            plan_storage *st = &pl->storages[byst[q]];
-            while (di < nd &&
-                   (uint32_t)pl->storages[byd[di]].dies_at < st->start) {
-                const plan_storage *u = &pl->storages[byd[di]];
-                pp_key key = {u->dies_at, byd[di], u->offset};
-                pp_tree_paint(
-                    &t, 1, 0, t.n - 1, base_lower_bound_u64(co, k, u->offset),
-                    base_lower_bound_u64(co, k, u->offset + u->size) - 1, &key);
-                di++;
-            }
-            pp_key best = {-1, 0, 0};
-            pp_tree_query(
-                &t, 1, 0, t.n - 1, base_lower_bound_u64(co, k, st->offset),
-                base_lower_bound_u64(co, k, st->offset + st->size) - 1, &best);
-            st->reuse_of = best.dies >= 0 ? (int32_t)best.id : -1;
-        }
-    }
-    ok = true;
-out:
-    free(byst);
-    free(byd);
-    free(co);
-    free(t.mx);
-    free(t.tag);
-    return ok;
 }
 
 /* The values that get a storage: allocs, states, and inputs planned into
@@ -666,7 +522,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     if (!ok)
         return NULL;
 
-    if (!pp_reuse_of(pl)) {
+    if (!plan_donors_build(a, pl)) {
         ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }

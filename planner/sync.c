@@ -8,7 +8,9 @@
  * write and the streams that read since.  A call waits for the last writer
  * on another stream before reading, and for every other stream that
  * touched the storage since its last write before writing.  A storage
- * that takes a dead one's bytes inherits their history.  With more than
+ * that takes dead ones' bytes inherits their history: the last writer of
+ * the one that gave most bytes, and as readers every other stream that
+ * touched any of them, so that its first write waits for all.  With more than
  * PLAN_MAX_STREAMS distinct numbers nothing is tracked (the CUDA target
  * rejects such programs; the C target runs calls in order).
  */
@@ -136,6 +138,24 @@ static void sync_call(sync_state *S, const ir_stmt *s) {
     }
 }
 
+/* Storage sid takes the bytes of its donors (planner/donors.c). */
+static void sync_inherit(sync_state *S, int32_t sid) {
+    const plan *pl = S->pl;
+    const plan_storage *st = &pl->storages[sid];
+    if (st->reuse_of < 0)
+        return;
+    int32_t w = S->writer[st->reuse_of];
+    uint64_t r = 0;
+    for (uint32_t i = 0; i < st->ndonors; i++) {
+        int32_t d = pl->donors[st->donor_begin + i].storage;
+        r |= S->readers[d];
+        if (S->writer[d] >= 0 && S->writer[d] != w)
+            r |= (uint64_t)1 << S->writer[d];
+    }
+    S->writer[sid] = w;
+    S->readers[sid] = r;
+}
+
 const plan_sync *plan_sync_build(ir_arena *a, const plan *pl) {
     const ir_program *p = pl->prog;
     plan_sync *sy = ir_arena_alloc(a, sizeof *sy);
@@ -157,11 +177,8 @@ const plan_sync *plan_sync_build(ir_arena *a, const plan *pl) {
             sync_call(&S, s);
         } else if (s->kind == IR_ALLOC && s->value >= 0) {
             int32_t sid = pl->storage_of_value[s->value];
-            int32_t old = sid >= 0 ? pl->storages[sid].reuse_of : -1;
-            if (old >= 0) {
-                S.writer[sid] = S.writer[old];
-                S.readers[sid] = S.readers[old];
-            }
+            if (sid >= 0)
+                sync_inherit(&S, sid);
         }
     }
     sy->wait_begin[p->nstmts] = sy->nwaits;

@@ -127,6 +127,19 @@ bool mst_dir_unreadable(const char *dir, const char *name, char *why,
     return true;
 }
 
+char *mst_dir_source(const char *dir, const char *name) {
+    struct stat st;
+    if (!dir ||
+        strncmp(name, MST_BUILTIN_PREFIX, strlen(MST_BUILTIN_PREFIX)) == 0)
+        return NULL;
+    char *path = dir_path(dir, name);
+    if (path && stat(path, &st) != 0) {
+        free(path);
+        path = NULL;
+    }
+    return path;
+}
+
 mst_loader mst_dir_loader(const char *dir, bool with_builtins) {
     mst_loader l = {with_builtins ? load_with_builtins : load_dir_only,
                     (void *)dir};

@@ -409,9 +409,17 @@ static int tokenize(compiler *c) {
         }
         for (size_t k = 0; k < nn; k++)
             if (is_space(name[k])) {
-                set_error(c->err, c->name, tline, tcol,
-                          "bad tag name '%.*s': contains whitespace", (int)nn,
-                          name);
+                /* a line break or another opening delimiter inside the
+                 * name: this tag's closing delimiter is missing and the
+                 * next tag's was taken */
+                if (memchr(name, '\n', nn) ||
+                    find(name, nn, 0, otag, olen) != SIZE_MAX)
+                    set_error(c->err, c->name, tline, tcol,
+                              "unclosed tag: missing '%.*s'", (int)clen, ctag);
+                else
+                    set_error(c->err, c->name, tline, tcol,
+                              "bad tag name '%.*s': contains whitespace",
+                              (int)nn, name);
                 return -1;
             }
         t->s = name;
@@ -973,6 +981,39 @@ void mst_template_names(const mst_template *t,
         if (n->nkids) {
             grow((void **)&st, &cap, sp + 1, sizeof *st);
             st[sp++] = (walk){n->kids, n->nkids, 0};
+        }
+    }
+    free(st);
+}
+
+void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
+    if (!t || !fn)
+        return;
+    /* iterative, as mst_template_names; `parent` is the static parent tag
+     * whose children are being walked, else NULL */
+    typedef struct walk {
+        const mst_node *ns, *parent;
+        size_t count, i;
+    } walk;
+    size_t sp = 0, cap = 0;
+    walk *st = NULL;
+    grow((void **)&st, &cap, 1, sizeof *st);
+    st[sp++] = (walk){t->nodes, NULL, t->nnodes, 0};
+    while (sp) {
+        walk *w = &st[sp - 1];
+        if (w->i == w->count) {
+            sp--;
+            continue;
+        }
+        const mst_node *n = &w->ns[w->i++];
+        const mst_node *pa = w->parent;
+        if (n->kind == N_BLOCK)
+            fn(ctx, n->s, n->n, pa ? pa->s : NULL, pa ? pa->n : 0, n->line,
+               n->col);
+        if (n->nkids) {
+            bool is_parent = n->kind == N_PARENT && !n->dynamic;
+            grow((void **)&st, &cap, sp + 1, sizeof *st);
+            st[sp++] = (walk){n->kids, is_parent ? n : NULL, n->nkids, 0};
         }
     }
     free(st);

@@ -112,4 +112,20 @@ void mst_template_names(const mst_template *t,
                         void (*fn)(void *ctx, const char *name, size_t len),
                         void *ctx);
 
+/* Calls fn for every block tag {{$NAME}} of `t`, in source order, with
+ * its line and column.  `parent` (plen bytes) is the name of the parent
+ * tag the block is directly inside ({{<parent}}{{$NAME}}: an override of
+ * that parent's block NAME), NULL for a block the template declares (or
+ * one inside a dynamic parent).  Parents are not followed. */
+typedef void (*mst_block_fn)(void *ctx, const char *name, size_t len,
+                             const char *parent, size_t plen, uint32_t line,
+                             uint32_t col);
+void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx);
+
+/* DIR/NAME.mustache (malloc'ed) when a mst_dir_loader(dir, ...) takes
+ * NAME from DIR (the file exists; never for "builtin:" names), else NULL:
+ * the name to compile a user's template under, so that its errors name
+ * the user's file. */
+char *mst_dir_source(const char *dir, const char *name);
+
 #endif /* PLANWRAP_MUSTACHE_H */

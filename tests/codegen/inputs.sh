@@ -64,5 +64,28 @@ cmp -s "$tmp/same/m.h" "$tmp/same.orig" && [ ! -e "$tmp/same/m.c" ] || {
     fail=1
 }
 
+# --shared-pools: the second model's input is also never overwritten
+mkdir "$tmp/shared"
+printf 'model a\nalloc x f32[4]\noutput x\n' >"$tmp/shared/a.c"
+printf 'model b\nalloc y f32[4]\noutput y\n' >"$tmp/shared/b.pw"
+cp "$tmp/shared/a.c" "$tmp/shared.orig"
+expect gen-shared-own-input 1 "planwrap: error: output $tmp/shared/a.c is the input $tmp/shared/a.c: it would be overwritten (write the output elsewhere)" \
+    "$pw" gen "$tmp/shared/b.pw" "$tmp/shared/a.c" --shared-pools -o "$tmp/shared"
+cmp -s "$tmp/shared/a.c" "$tmp/shared.orig" && [ ! -e "$tmp/shared/b.c" ] || {
+    echo "FAIL: gen-shared-own-input overwrote its input or wrote files"
+    fail=1
+}
+
+# a const's data= file named like the weights file gen writes beside it
+mkdir "$tmp/data"
+printf 'model w\nkernel k(in, out)\nconst c f32[4] data="w_weights.c"\nalloc y f32[4]\ncall k(c, y)\noutput y\n' >"$tmp/data/w.pw"
+head -c 16 /dev/zero >"$tmp/data/w_weights.c"
+expect gen-data-input 1 "planwrap: error: output $tmp/data/w_weights.c is the input $tmp/data/w_weights.c: it would be overwritten (write the output elsewhere)" \
+    "$pw" gen "$tmp/data/w.pw" -o "$tmp/data"
+[ "$(wc -c <"$tmp/data/w_weights.c")" -eq 16 ] && [ ! -e "$tmp/data/w.c" ] || {
+    echo "FAIL: gen-data-input overwrote its data file or wrote files"
+    fail=1
+}
+
 [ "$fail" -eq 0 ] && echo "inputs: all bounded"
 exit "$fail"

@@ -240,7 +240,9 @@ static void test_events(void **state) {
     /* a reinterpreting view: 4 i32 elements = 16 bytes into b */
     json_t *alias =
         json_object_get(json_array_get(events_at(v, 7), 0), "alias");
-    assert_string_equal(str(alias, "comment"), "/* alias: v = b */");
+    assert_string_equal(
+        str(alias, "comment"),
+        "/* alias: v = b i32[4] offset=4, bytes [16,32) of b */");
     assert_string_equal(str(alias, "expr"),
                         "(int32_t *)(void *)((unsigned char *)b_b + 16)");
     /* free a x: two del lines, then a's storage dies (x is caller's) */
@@ -292,11 +294,14 @@ static void test_reuse(void **state) {
     json_t *r = json_object_get(json_array_get(ev, 0), "reuse");
     assert_non_null(r);
     assert_string_equal(str(r, "old"), "a");
+    long long off = json_integer_value(json_object_get(r, "offset"));
     char want[128];
-    snprintf(want, sizeof want, "/* reuse: c takes a's bytes at %s+%lld */",
-             str(r, "pool"),
-             (long long)json_integer_value(json_object_get(r, "offset")));
+    snprintf(want, sizeof want, "/* reuse: c takes %s[%lld,%lld) from a */",
+             str(r, "pool"), off, off + 64);
     assert_string_equal(str(r, "comment"), want);
+    json_t *from = json_object_get(r, "from");
+    assert_int_equal(json_array_size(from), 1);
+    assert_string_equal(str(json_array_get(from, 0), "name"), "a");
     done(&f);
 }
 

@@ -304,6 +304,37 @@ static void test_streams(void **st) {
     unload(&l);
 }
 
+/* A storage that takes the bytes of several dead ones (each last written
+ * on another stream) waits for all of them before its first write, not
+ * only for the one that gave most bytes. */
+static void test_streams_donors(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "alloc a f32[16]\n"
+             "alloc b f32[16]\n"
+             "call k(a) stream=1\n"
+             "call k(b) stream=2\n"
+             "free a b\n"
+             "alloc c f32[32]\n"
+             "call k(c) stream=3\n"
+             "free c\n");
+    plan_options o;
+    plan_options_init(&o);
+    o.streams = PLAN_STREAMS_SHARE;
+    plan *pl = plan_it(&l, &o, NULL);
+    assert_non_null(pl);
+    const plan_storage *c = storage(pl, "c");
+    assert_int_equal(pl->pools[0].size, 128);
+    assert_int_equal(c->ndonors, 2);
+    const plan_sync *sy = pl->sync;
+    /* statement 7 is `call k(c) stream=3`: it waits for streams 1 and 2 */
+    assert_int_equal(sy->wait_begin[8] - sy->wait_begin[7], 2);
+    assert_int_equal(sy->waits[sy->wait_begin[7]].bit, 1);
+    assert_int_equal(sy->waits[sy->wait_begin[7] + 1].bit, 2);
+    unload(&l);
+}
+
 static void test_capacity_error(void **st) {
     (void)st;
     loaded l;
@@ -349,8 +380,8 @@ static void test_pool_too_large(void **st) {
     unload(&l);
 }
 
-/* reuse_of ties: two storages die at the same statement and both
- * overlap the new one: the lower offset wins. */
+/* reuse_of ties: two storages die at the same statement and both give
+ * the new one as many bytes: the lower offset wins; both are donors. */
 static void test_reuse_of_tie(void **st) {
     (void)st;
     loaded l;
@@ -372,6 +403,12 @@ static void test_reuse_of_tie(void **st) {
     assert_int_equal(pl->pools[0].size, 128);
     const plan_storage *low = a->offset == 0 ? a : b;
     assert_int_equal(c->reuse_of, (int32_t)(low - pl->storages));
+    assert_int_equal(c->ndonors, 2);
+    assert_int_equal(pl->donors[c->donor_begin].storage, c->reuse_of);
+    assert_int_equal(pl->donors[c->donor_begin].lo, 0);
+    assert_int_equal(pl->donors[c->donor_begin].hi, 64);
+    assert_int_equal(pl->donors[c->donor_begin + 1].lo, 64);
+    assert_int_equal(pl->donors[c->donor_begin + 1].hi, 128);
     unload(&l);
 }
 
@@ -451,6 +488,54 @@ static char *random_program(uint64_t *s, bool streams) {
     return text;
 }
 
+/* The donors of every storage and its reuse_of against a reference that
+ * looks at every byte: a byte's donor is the storage overlapping it that
+ * died last before the storage started; reuse_of gave most bytes (the
+ * first donor by offset on ties). */
+static void check_donors(const plan *pl, uint64_t seed) {
+    for (uint32_t k = 0; k < pl->nstorages; k++) {
+        const plan_storage *sg = &pl->storages[k];
+        plan_donor want[4096];
+        uint32_t nw = 0;
+        uint64_t gave[128] = {0};
+        assert_true(pl->nstorages <= 128);
+        for (uint64_t b = sg->offset;
+             sg->pool >= 0 && b < sg->offset + sg->size; b++) {
+            int32_t own = -1;
+            for (uint32_t t = 0; t < pl->nstorages; t++) {
+                const plan_storage *u = &pl->storages[t];
+                if (u->pool == sg->pool && u->dies_at >= 0 &&
+                    (uint32_t)u->dies_at < sg->start && u->offset <= b &&
+                    b < u->offset + u->size &&
+                    (own < 0 || u->dies_at > pl->storages[own].dies_at))
+                    own = (int32_t)t;
+            }
+            if (own < 0)
+                continue;
+            gave[own]++;
+            if (nw && want[nw - 1].storage == own && want[nw - 1].hi == b)
+                want[nw - 1].hi++;
+            else
+                want[nw++] = (plan_donor){own, b, b + 1};
+        }
+        int32_t most = -1;
+        for (uint32_t i = 0; i < nw; i++)
+            if (most < 0 || gave[want[i].storage] > gave[most])
+                most = want[i].storage;
+        bool same = sg->ndonors == nw && sg->reuse_of == most;
+        for (uint32_t i = 0; same && i < nw; i++) {
+            const plan_donor *d = &pl->donors[sg->donor_begin + i];
+            same = d->storage == want[i].storage && d->lo == want[i].lo &&
+                   d->hi == want[i].hi;
+        }
+        if (!same)
+            fail_msg("seed %llu: donors of storage %u (%u, reuse_of %d) "
+                     "differ from the reference (%u, reuse_of %d)",
+                     (unsigned long long)seed, k, sg->ndonors, sg->reuse_of, nw,
+                     most);
+    }
+}
+
 static void test_random_programs(void **st) {
     (void)st;
     static const plan_algo algos[] = {PLAN_NAIVE, PLAN_REUSE, PLAN_TREE,
@@ -498,31 +583,7 @@ static void test_random_programs(void **st) {
                         assert_true((v->comm == NULL) == (pool->comm == NULL));
                     }
                 }
-                /* reuse_of against a quadratic reference */
-                for (uint32_t k = 0; k < pl->nstorages; k++) {
-                    const plan_storage *sg = &pl->storages[k];
-                    int32_t want = -1;
-                    for (uint32_t t = 0;
-                         sg->pool >= 0 && sg->size && t < pl->nstorages; t++) {
-                        const plan_storage *u = &pl->storages[t];
-                        if (u->pool != sg->pool || u->size == 0 ||
-                            u->dies_at < 0 ||
-                            (uint32_t)u->dies_at >= sg->start ||
-                            u->offset >= sg->offset + sg->size ||
-                            sg->offset >= u->offset + u->size)
-                            continue;
-                        const plan_storage *w =
-                            want >= 0 ? &pl->storages[want] : NULL;
-                        if (!w || u->dies_at > w->dies_at ||
-                            (u->dies_at == w->dies_at && u->offset < w->offset))
-                            want = (int32_t)t;
-                    }
-                    if (sg->reuse_of != want)
-                        fail_msg("seed %llu: reuse_of of storage %u is %d, "
-                                 "expected %d",
-                                 (unsigned long long)seed, k, sg->reuse_of,
-                                 want);
-                }
+                check_donors(pl, seed);
                 plan *pl2 = plan_it(&l, &o, NULL);
                 for (uint32_t k = 0; k < pl->nstorages; k++)
                     if (pl->storages[k].offset != pl2->storages[k].offset ||
@@ -542,6 +603,7 @@ int main(void) {
         cmocka_unit_test(test_pools_devices_comm_align),
         cmocka_unit_test(test_guard_bytes),
         cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_streams_donors),
         cmocka_unit_test(test_capacity_error),
         cmocka_unit_test(test_pool_too_large),
         cmocka_unit_test(test_reuse_of_tie),

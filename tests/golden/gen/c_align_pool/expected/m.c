@@ -38,10 +38,12 @@ int m_run(const m_inputs *in, const m_consts *c,
     (void)pool_cpu;
 
     /* line 5: alloc a f32[4] */
+    /* alloc: a, 16 bytes at cpu[64,80) */
     float *b_a = (float *)alloc_from_pool(&pool_cpu, m_BUF_A_OFFSET, m_BUF_A_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, m_BUF_A_OFFSET, m_BUF_A_SIZE, "a");
 
     /* line 6: alloc b f32[4] align=4096 */
+    /* alloc: b, 16 bytes at cpu[0,16) */
     float *b_b = (float *)alloc_from_pool(&pool_cpu, m_BUF_B_OFFSET, m_BUF_B_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, m_BUF_B_OFFSET, m_BUF_B_SIZE, "b");
 
@@ -51,11 +53,13 @@ int m_run(const m_inputs *in, const m_consts *c,
     /* line 8: free a b */
     /* del a */
     /* del b */
+    /* storage a dies: cpu[64,80) is free */
     PW_TRACK_DEATH(&pool_cpu, m_BUF_A_OFFSET, m_BUF_A_SIZE, "a");
+    /* storage b dies: cpu[0,16) is free */
     PW_TRACK_DEATH(&pool_cpu, m_BUF_B_OFFSET, m_BUF_B_SIZE, "b");
 
     /* line 9: alloc y f32[4] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 16 bytes */
 
     /* line 10: call k(y, y) */
     k(b_y, b_y);

@@ -51,6 +51,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     const float *b_x = in->x;
 
     /* line 7: alloc a f32[256] */
+    /* alloc: a, 1024 bytes at cpu[0,1024) */
     float *b_a = (float *)alloc_from_pool(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
@@ -58,6 +59,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     conv(b_x, b_a);
 
     /* line 9: alloc b f32[64] */
+    /* alloc: b, 256 bytes at cpu[1024,1280) */
     float *b_b = (float *)alloc_from_pool(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
 
@@ -66,9 +68,11 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 11: free a */
     /* del a */
+    /* storage a dies: cpu[0,1024) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
     /* line 12: alloc c f32[128] */
+    /* alloc: c, 512 bytes at cpu[1280,1792) */
     float *b_c = (float *)alloc_from_pool(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
@@ -76,6 +80,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     conv(b_b, b_c);
 
     /* line 14: alloc d f32[32] */
+    /* alloc: d, 128 bytes at cpu[1792,1920) */
     float *b_d = (float *)alloc_from_pool(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
@@ -84,9 +89,11 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 16: free c */
     /* del c */
+    /* storage c dies: cpu[1280,1792) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
     /* line 17: alloc e f32[256] */
+    /* alloc: e, 1024 bytes at cpu[1920,2944) */
     float *b_e = (float *)alloc_from_pool(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
@@ -95,9 +102,11 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 19: free d */
     /* del d */
+    /* storage d dies: cpu[1792,1920) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
     /* line 20: alloc f f32[64] */
+    /* alloc: f, 256 bytes at cpu[2944,3200) */
     float *b_f = (float *)alloc_from_pool(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
@@ -106,10 +115,11 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 22: free e */
     /* del e */
+    /* storage e dies: cpu[1920,2944) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
     /* line 23: alloc y f32[64] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 256 bytes */
 
     /* line 24: call add(f, b, y) */
     add(b_f, b_b, b_y);
@@ -118,7 +128,9 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     /* del f */
     /* del b */
     /* del x */
+    /* storage b dies: cpu[1024,1280) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
+    /* storage f dies: cpu[2944,3200) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
     /* line 26: output y */

@@ -51,6 +51,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     const float *b_x = in->x;
 
     /* line 7: alloc a f32[256] */
+    /* alloc: a, 1024 bytes at cpu[0,1024) */
     float *b_a = (float *)alloc_from_pool(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
@@ -58,6 +59,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     conv(b_x, b_a);
 
     /* line 9: alloc b f32[64] */
+    /* alloc: b, 256 bytes at cpu[1024,1280) */
     float *b_b = (float *)alloc_from_pool(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
 
@@ -66,10 +68,12 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 11: free a */
     /* del a */
+    /* storage a dies: cpu[0,1024) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_A_OFFSET, chain_BUF_A_SIZE, "a");
 
     /* line 12: alloc c f32[128] */
-    /* reuse: c takes a's bytes at cpu+0 */
+    /* reuse: c takes cpu[0,512) from a */
+    /* alloc: c, 512 bytes at cpu[0,512) */
     float *b_c = (float *)alloc_from_pool(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
@@ -77,6 +81,7 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     conv(b_b, b_c);
 
     /* line 14: alloc d f32[32] */
+    /* alloc: d, 128 bytes at cpu[1280,1408) */
     float *b_d = (float *)alloc_from_pool(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
@@ -85,10 +90,12 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 16: free c */
     /* del c */
+    /* storage c dies: cpu[0,512) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_C_OFFSET, chain_BUF_C_SIZE, "c");
 
     /* line 17: alloc e f32[256] */
-    /* reuse: e takes c's bytes at cpu+0 */
+    /* reuse: e takes cpu[0,512) from c, cpu[512,1024) from a */
+    /* alloc: e, 1024 bytes at cpu[0,1024) */
     float *b_e = (float *)alloc_from_pool(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
@@ -97,10 +104,12 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 19: free d */
     /* del d */
+    /* storage d dies: cpu[1280,1408) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_D_OFFSET, chain_BUF_D_SIZE, "d");
 
     /* line 20: alloc f f32[64] */
-    /* reuse: f takes d's bytes at cpu+1280 */
+    /* reuse: f takes cpu[1280,1408) from d */
+    /* alloc: f, 256 bytes at cpu[1280,1536) */
     float *b_f = (float *)alloc_from_pool(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
@@ -109,10 +118,11 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
 
     /* line 22: free e */
     /* del e */
+    /* storage e dies: cpu[0,1024) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_E_OFFSET, chain_BUF_E_SIZE, "e");
 
     /* line 23: alloc y f32[64] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 256 bytes */
 
     /* line 24: call add(f, b, y) */
     add(b_f, b_b, b_y);
@@ -121,7 +131,9 @@ int chain_run(const chain_inputs *in, const chain_consts *c,
     /* del f */
     /* del b */
     /* del x */
+    /* storage b dies: cpu[1024,1280) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_B_OFFSET, chain_BUF_B_SIZE, "b");
+    /* storage f dies: cpu[1280,1536) is free */
     PW_TRACK_DEATH(&pool_cpu, chain_BUF_F_OFFSET, chain_BUF_F_SIZE, "f");
 
     /* line 26: output y */

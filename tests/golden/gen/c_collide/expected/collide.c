@@ -62,6 +62,7 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     const float *b_exit = c->exit;
 
     /* line 13: alloc add f32[8] */
+    /* alloc: add, 32 bytes at cpu[0,32) */
     float *b_add = (float *)alloc_from_pool(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
 
@@ -69,6 +70,7 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     add(b_index_2, b_stdout, b_add);
 
     /* line 15: alloc main f32[8] */
+    /* alloc: main, 32 bytes at cpu[64,96) */
     float *b_main = (float *)alloc_from_pool(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
 
@@ -76,6 +78,7 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     collide_k_exp(b_add, b_main);
 
     /* line 17: alloc p f32[8] */
+    /* alloc: p, 32 bytes at cpu[128,160) */
     float *b_p = (float *)alloc_from_pool(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
 
@@ -85,10 +88,13 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* line 19: free add main */
     /* del add */
     /* del main */
+    /* storage add dies: cpu[0,32) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_ADD_OFFSET, collide_BUF_ADD_SIZE, "add");
+    /* storage main dies: cpu[64,96) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_MAIN_OFFSET, collide_BUF_MAIN_SIZE, "main");
 
     /* line 20: alloc in f32[8] */
+    /* alloc: in, 32 bytes at cpu[192,224) */
     float *b_in = (float *)alloc_from_pool(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
 
@@ -96,7 +102,8 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     add(b_p, b_exit, b_in);
 
     /* line 22: alloc out f32[8] */
-    /* reuse: out takes add's bytes at cpu+0 */
+    /* reuse: out takes cpu[0,32) from add */
+    /* alloc: out, 32 bytes at cpu[0,32) */
     float *b_out = (float *)alloc_from_pool(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
 
@@ -104,7 +111,8 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     collide_k_exp(b_in, b_out);
 
     /* line 24: alloc b_p f32[8] */
-    /* reuse: b_p takes main's bytes at cpu+64 */
+    /* reuse: b_p takes cpu[64,96) from main */
+    /* alloc: b_p, 32 bytes at cpu[64,96) */
     float *b_b_p = (float *)alloc_from_pool(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
 
@@ -114,11 +122,14 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* line 26: free p in */
     /* del p */
     /* del in */
+    /* storage p dies: cpu[128,160) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_P_OFFSET, collide_BUF_P_SIZE, "p");
+    /* storage in dies: cpu[192,224) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_IN_OFFSET, collide_BUF_IN_SIZE, "in");
 
     /* line 27: alloc pool_default f32[8] */
-    /* reuse: pool_default takes p's bytes at cpu+128 */
+    /* reuse: pool_default takes cpu[128,160) from p */
+    /* alloc: pool_default, 32 bytes at cpu[128,160) */
     float *b_pool_default = (float *)alloc_from_pool(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
 
@@ -135,7 +146,7 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     collide_k_alloc_from_pool(b_pool_default);
 
     /* line 32: alloc rc f32[8] */
-    float *b_rc = out->rc; /* the caller's output rc */
+    float *b_rc = out->rc; /* the caller's output rc, 32 bytes */
 
     /* line 33: call add(pool_default, b_p, rc) */
     add(b_pool_default, b_b_p, b_rc);
@@ -147,8 +158,11 @@ int collide_run(const collide_inputs *in_2, const collide_consts *c,
     /* del index */
     /* del stdout */
     /* del exit */
+    /* storage out dies: cpu[0,32) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_OUT_OFFSET, collide_BUF_OUT_SIZE, "out");
+    /* storage b_p dies: cpu[64,96) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_B_P_OFFSET, collide_BUF_B_P_SIZE, "b_p");
+    /* storage pool_default dies: cpu[128,160) is free */
     PW_TRACK_DEATH(&pool_cpu, collide_BUF_POOL_DEFAULT_OFFSET, collide_BUF_POOL_DEFAULT_SIZE, "pool_default");
 
     /* line 35: output rc */

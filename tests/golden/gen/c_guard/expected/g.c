@@ -41,12 +41,13 @@ int g_run(const g_inputs *in, const g_consts *c,
     const float *b_x = in->x;
 
     /* line 7: alloc a f32[4] */
+    /* alloc: a, 16 bytes at cpu[0,16) */
     float *b_a = (float *)alloc_from_pool(&pool_cpu, g_BUF_A_OFFSET, g_BUF_A_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, g_BUF_A_OFFSET, g_BUF_A_SIZE, "a");
     PW_RT_GUARD_FILL(&pool_cpu, g_BUF_A_OFFSET + g_BUF_A_SIZE, g_GUARD_BYTES);
 
     /* line 8: alloc b f32[4] */
-    float *b_b = out->b; /* the caller's output b */
+    float *b_b = out->b; /* the caller's output b, 16 bytes */
 
     /* line 9: call fill(b, 2) */
     fill(b_b, 2);
@@ -61,6 +62,7 @@ int g_run(const g_inputs *in, const g_consts *c,
     /* line 12: free a x */
     /* del a */
     /* del x */
+    /* storage a dies: cpu[0,16) is free */
     PW_TRACK_DEATH(&pool_cpu, g_BUF_A_OFFSET, g_BUF_A_SIZE, "a");
 
     /* line 13: output b */

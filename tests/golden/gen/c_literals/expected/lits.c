@@ -27,7 +27,7 @@ int lits_run(const lits_inputs *in, const lits_consts *c,
     (void)p;
 
     /* line 4: alloc a f32[4] */
-    float *b_a = out->a; /* the caller's output a */
+    float *b_a = out->a; /* the caller's output a, 16 bytes */
 
     /* line 5: call k(a, 010, 09, -007, 1e-3, "/\* not a comment *\/") */
     k(b_a, 10, 9, -7, 1e-3, "/* not a comment */");

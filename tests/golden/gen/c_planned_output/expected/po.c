@@ -39,6 +39,7 @@ int po_run(const po_inputs *in, const po_consts *c,
     const float *b_x = in->x;
 
     /* line 3: alloc y f32[4] */
+    /* alloc: y, 16 bytes at cpu[0,16) */
     float *b_y = (float *)alloc_from_pool(&pool_cpu, po_BUF_Y_OFFSET, po_BUF_Y_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, po_BUF_Y_OFFSET, po_BUF_Y_SIZE, "y");
 

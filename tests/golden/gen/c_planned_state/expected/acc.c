@@ -42,6 +42,7 @@ int acc_run(const acc_inputs *in, const acc_consts *c,
     (void)pool_cpu;
 
     /* line 5: input x f32[16] */
+    /* alloc: x, 64 bytes at cpu[64,128) */
     const float *b_x = (const float *)alloc_from_pool(&pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE, "x");
 
@@ -49,10 +50,12 @@ int acc_run(const acc_inputs *in, const acc_consts *c,
     const float *b_m = in->m;
 
     /* line 7: state s f32[16] */
+    /* alloc: s, 64 bytes at cpu[0,64) */
     float *b_s = (float *)alloc_from_pool(&pool_cpu, acc_BUF_S_OFFSET, acc_BUF_S_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_S_OFFSET, acc_BUF_S_SIZE, "s");
 
     /* line 8: alloc t f32[16] */
+    /* alloc: t, 64 bytes at cpu[128,192) */
     float *b_t = (float *)alloc_from_pool(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE, "t");
 
@@ -62,13 +65,14 @@ int acc_run(const acc_inputs *in, const acc_consts *c,
     /* line 10: free x m */
     /* del x */
     /* del m */
+    /* storage x dies: cpu[64,128) is free */
     PW_TRACK_DEATH(&pool_cpu, acc_BUF_X_OFFSET, acc_BUF_X_SIZE, "x");
 
     /* line 11: call add(s, t, s) */
     add(b_s, b_t, b_s);
 
     /* line 12: alloc y f32[16] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 64 bytes */
 
     /* line 13: call add(s, t, y) */
     add(b_s, b_t, b_y);
@@ -76,6 +80,7 @@ int acc_run(const acc_inputs *in, const acc_consts *c,
     /* line 14: free t s */
     /* del t */
     /* del s */
+    /* storage t dies: cpu[128,192) is free */
     PW_TRACK_DEATH(&pool_cpu, acc_BUF_T_OFFSET, acc_BUF_T_SIZE, "t");
 
     /* line 15: output y */

@@ -43,6 +43,7 @@ int a_run(const a_inputs *in, const a_consts *c,
     const float *b_x = in->x;
 
     /* line 7: alloc t f32[32] space=sram */
+    /* alloc: t, 128 bytes at cpu_sram[0,128) */
     float *b_t = (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE, "t");
 
@@ -50,6 +51,7 @@ int a_run(const a_inputs *in, const a_consts *c,
     k((float *)b_x, b_t);
 
     /* line 9: alloc u f32[16] space=sram */
+    /* alloc: u, 64 bytes at cpu_sram[128,192) */
     float *b_u = (float *)alloc_from_pool(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE, "u");
 
@@ -58,10 +60,11 @@ int a_run(const a_inputs *in, const a_consts *c,
 
     /* line 11: free t */
     /* del t */
+    /* storage t dies: cpu_sram[0,128) is free */
     PW_TRACK_DEATH(&pool_cpu_sram, a_BUF_T_OFFSET, a_BUF_T_SIZE, "t");
 
     /* line 12: alloc y f32[16] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 64 bytes */
 
     /* line 13: call k(u, y) */
     k(b_u, b_y);
@@ -69,6 +72,7 @@ int a_run(const a_inputs *in, const a_consts *c,
     /* line 14: free u x */
     /* del u */
     /* del x */
+    /* storage u dies: cpu_sram[128,192) is free */
     PW_TRACK_DEATH(&pool_cpu_sram, a_BUF_U_OFFSET, a_BUF_U_SIZE, "u");
 
     /* line 15: output y */

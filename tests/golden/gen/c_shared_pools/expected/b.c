@@ -51,6 +51,7 @@ int b_run(const b_inputs *in, const b_consts *c,
     const float *b_x = in->x;
 
     /* line 5: alloc t f32[16] space=dram */
+    /* alloc: t, 64 bytes at cpu_dram[256,320) */
     float *b_t = (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE, "t");
 
@@ -58,6 +59,7 @@ int b_run(const b_inputs *in, const b_consts *c,
     k((float *)b_x, b_t);
 
     /* line 7: alloc v f32[64] space=dram */
+    /* alloc: v, 256 bytes at cpu_dram[0,256) */
     float *b_v = (float *)alloc_from_pool(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE, "v");
 
@@ -65,6 +67,7 @@ int b_run(const b_inputs *in, const b_consts *c,
     k(b_t, b_v);
 
     /* line 9: alloc w f32[8] */
+    /* alloc: w, 32 bytes at cpu[0,32) */
     float *b_w = (float *)alloc_from_pool(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE, "w");
 
@@ -74,11 +77,13 @@ int b_run(const b_inputs *in, const b_consts *c,
     /* line 11: free t v */
     /* del t */
     /* del v */
+    /* storage t dies: cpu_dram[256,320) is free */
     PW_TRACK_DEATH(&pool_cpu_dram, b_BUF_T_OFFSET, b_BUF_T_SIZE, "t");
+    /* storage v dies: cpu_dram[0,256) is free */
     PW_TRACK_DEATH(&pool_cpu_dram, b_BUF_V_OFFSET, b_BUF_V_SIZE, "v");
 
     /* line 12: alloc y f32[16] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 64 bytes */
 
     /* line 13: call k(w, y) */
     k(b_w, b_y);
@@ -86,6 +91,7 @@ int b_run(const b_inputs *in, const b_consts *c,
     /* line 14: free w x */
     /* del w */
     /* del x */
+    /* storage w dies: cpu[0,32) is free */
     PW_TRACK_DEATH(&pool_cpu, b_BUF_W_OFFSET, b_BUF_W_SIZE, "w");
 
     /* line 15: output y */

@@ -51,10 +51,12 @@ int rnn_run(const rnn_inputs *in, const rnn_consts *c,
     const float *b_x = in->x;
 
     /* line 6: state h f32[8] */
+    /* alloc: h, 32 bytes at cpu[0,32) */
     float *b_h = (float *)alloc_from_pool(&pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET), rnn_BUF_H_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H2_OFFSET : rnn_BUF_H_OFFSET), rnn_BUF_H_SIZE, "h");
 
     /* line 7: alloc h2 f32[8] */
+    /* alloc: h2, 32 bytes at cpu[64,96) */
     float *b_h2 = (float *)alloc_from_pool(&pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET), rnn_BUF_H2_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, (p->phase ? rnn_BUF_H_OFFSET : rnn_BUF_H2_OFFSET), rnn_BUF_H2_SIZE, "h2");
 

@@ -56,6 +56,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     const float *b_w = c->w;
 
     /* line 6: alloc buf0 f32[4,4] */
+    /* alloc: buf0, 64 bytes at cpu[64,128) */
     float *b_buf0 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
@@ -66,6 +67,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* x is no longer used */
 
     /* line 9: alloc buf1 f32[4,4] */
+    /* alloc: buf1, 64 bytes at cpu[0,64) */
     float *b_buf1 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
 
@@ -74,10 +76,11 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
 
     /* line 11: free buf0 */
     /* buf0 is no longer used */
+    /* storage buf0 dies: cpu[64,128) is free */
     PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
     /* line 12: alias buf2 = buf1 */
-    /* alias: buf2 = buf1 */
+    /* alias: buf2 = buf1 f32[4,4] offset=0, bytes [0,64) of buf1 */
     float *b_buf2 = b_buf1;
 
     /* line 13: call add_(buf2, w) */
@@ -88,6 +91,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* w is no longer used */
 
     /* line 15: alloc cb0 f32[4,4] comm=symm group=tp0 */
+    /* alloc: cb0, 64 bytes at cpu_symm_tp0[0,64) */
     float *b_cb0 = (float *)alloc_from_pool(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
@@ -98,7 +102,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     all_reduce(b_cb0, "sum", "tp0");
 
     /* line 18: alloc buf3 f32[4,4] */
-    float *b_buf3 = out->buf3; /* the caller's output buf3 */
+    float *b_buf3 = out->buf3; /* the caller's output buf3, 64 bytes */
 
     /* line 19: call copy(cb0, buf3) */
     copy(b_cb0, b_buf3);
@@ -106,7 +110,9 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* line 20: free cb0 buf2 */
     /* cb0 is no longer used */
     /* buf2 is no longer used */
+    /* storage buf1 dies: cpu[0,64) is free */
     PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
+    /* storage cb0 dies: cpu_symm_tp0[0,64) is free */
     PW_TRACK_DEATH(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
     /* line 21: output buf3 */

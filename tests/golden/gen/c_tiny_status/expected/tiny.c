@@ -57,6 +57,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     const float *b_w = c->w;
 
     /* line 6: alloc buf0 f32[4,4] */
+    /* alloc: buf0, 64 bytes at cpu[64,128) */
     float *b_buf0 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
@@ -69,6 +70,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* del x */
 
     /* line 9: alloc buf1 f32[4,4] */
+    /* alloc: buf1, 64 bytes at cpu[0,64) */
     float *b_buf1 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
     PW_TRACK_ALLOC(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
 
@@ -79,10 +81,11 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
 
     /* line 11: free buf0 */
     /* del buf0 */
+    /* storage buf0 dies: cpu[64,128) is free */
     PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE, "buf0");
 
     /* line 12: alias buf2 = buf1 */
-    /* alias: buf2 = buf1 */
+    /* alias: buf2 = buf1 f32[4,4] offset=0, bytes [0,64) of buf1 */
     float *b_buf2 = b_buf1;
 
     /* line 13: call add_(buf2, w) */
@@ -91,10 +94,11 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
         goto end;
 
     /* line 14: free buf1 w */
-    /* del buf1 */
+    /* del buf1: a name only, storage buf1 lives until free buf2 (line 20) */
     /* del w */
 
     /* line 15: alloc cb0 f32[4,4] comm=symm group=tp0 */
+    /* alloc: cb0, 64 bytes at cpu_symm_tp0[0,64) */
     float *b_cb0 = (float *)alloc_from_pool(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
@@ -109,7 +113,7 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
         goto end;
 
     /* line 18: alloc buf3 f32[4,4] */
-    float *b_buf3 = out->buf3; /* the caller's output buf3 */
+    float *b_buf3 = out->buf3; /* the caller's output buf3, 64 bytes */
 
     /* line 19: call copy(cb0, buf3) */
     rc = copy(b_cb0, b_buf3);
@@ -119,7 +123,9 @@ int tiny_run(const tiny_inputs *in, const tiny_consts *c,
     /* line 20: free cb0 buf2 */
     /* del cb0 */
     /* del buf2 */
+    /* storage buf1 dies: cpu[0,64) is free */
     PW_TRACK_DEATH(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE, "buf1");
+    /* storage cb0 dies: cpu_symm_tp0[0,64) is free */
     PW_TRACK_DEATH(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE, "cb0");
 
     /* line 21: output buf3 */

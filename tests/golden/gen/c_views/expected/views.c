@@ -60,6 +60,7 @@ int views_run(const views_inputs *in, const views_consts *c,
     const uint16_t *b_lut = c->lut;
 
     /* line 13: alloc raw f32[16,16] space=dram align=128 */
+    /* alloc: raw, 1024 bytes at cpu_dram[0,1024) */
     float *b_raw = (float *)alloc_from_pool(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE);
     PW_TRACK_ALLOC(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
@@ -67,15 +68,15 @@ int views_run(const views_inputs *in, const views_consts *c,
     fill(b_raw, 7, -0.5, "ramp \"q\" */ \?\?= \\ done");
 
     /* line 15: alias half = raw f32[8,16] offset=128 */
-    /* alias: half = raw */
+    /* alias: half = raw f32[8,16] offset=128, bytes [512,1024) of raw */
     float *b_half = (float *)(void *)((unsigned char *)b_raw + 512);
 
     /* line 16: alias bits = raw i32[16,16] */
-    /* alias: bits = raw */
+    /* alias: bits = raw i32[16,16] offset=0, bytes [0,1024) of raw */
     int32_t *b_bits = (int32_t *)(void *)b_raw;
 
     /* line 17: alloc tmp f16[8,8] space=sram */
-    uint16_t *b_tmp = out->y; /* the caller's output y */
+    uint16_t *b_tmp = out->y; /* the caller's output y, 128 bytes */
 
     /* line 18: call cast(half, tmp) */
     cast(b_half, b_tmp);
@@ -90,11 +91,11 @@ int views_run(const views_inputs *in, const views_consts *c,
     sync();
 
     /* line 22: free raw half */
-    /* del raw */
-    /* del half */
+    /* del raw: a name only, storage raw lives until free bits (line 27) */
+    /* del half: a name only, storage raw lives until free bits (line 27) */
 
     /* line 23: alloc col f64[4,4] space=sram stride=[8,1] */
-    double *b_col = out->col; /* the caller's output col */
+    double *b_col = out->col; /* the caller's output col, 224 bytes */
 
     /* line 24: call mix(col, bits, img) */
     mix(b_col, b_bits, (void *)b_img);
@@ -107,25 +108,26 @@ int views_run(const views_inputs *in, const views_consts *c,
 
     /* line 27: free bits */
     /* del bits */
+    /* storage raw dies: cpu_dram[0,1024) is free */
     PW_TRACK_DEATH(&pool_cpu_dram, views_BUF_RAW_OFFSET, views_BUF_RAW_SIZE, "raw");
 
     /* line 28: alias first = img u8[8,8] offset=64 */
-    /* alias: first = img */
+    /* alias: first = img u8[8,8] offset=64, bytes [64,128) of img */
     const uint8_t *b_first = (const uint8_t *)(const void *)((const unsigned char *)b_img + 64);
 
     /* line 29: call mix(col, first, mask) */
     mix(b_col, (void *)b_first, (void *)b_mask);
 
     /* line 30: free first */
-    /* del first */
+    /* del first: a name only, storage img lives to the end */
 
     /* line 31: alias y = tmp */
-    /* alias: y = tmp */
+    /* alias: y = tmp f16[8,8] offset=0, bytes [0,128) of tmp */
     uint16_t *b_y = b_tmp;
     (void)b_y;
 
     /* line 32: free tmp */
-    /* del tmp */
+    /* del tmp: a name only, storage tmp lives to the end */
 
     /* line 33: output y img col */
     views_copy_bytes(out->img, b_img, views_OUTPUT_IMG_SIZE);

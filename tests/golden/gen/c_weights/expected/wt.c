@@ -47,7 +47,7 @@ int wt_run(const wt_inputs *in, const wt_consts *c,
     const float *b_s = c->s;
 
     /* line 7: alloc h f32[2] */
-    float *b_h = out->h; /* the caller's output h */
+    float *b_h = out->h; /* the caller's output h, 8 bytes */
 
     /* line 8: call k(x, w, b, s, h) */
     k((float *)b_x, (float *)b_w, (float *)b_b, (float *)b_s, b_h);

@@ -137,6 +137,7 @@ int graphs_run(graphs_ctx *ctx, const graphs_inputs *in,
     const float *b_w = c->w;
 
     /* line 9: alloc t0 f32[16,16] */
+    /* alloc: t0, 1024 bytes at cpu[0,1024) */
     float *b_t0 = (float *)alloc_from_pool(&pool_cpu, graphs_BUF_T0_OFFSET, graphs_BUF_T0_SIZE);
 
     /* line 10: call gemm(x, w, t0) */
@@ -149,7 +150,7 @@ int graphs_run(graphs_ctx *ctx, const graphs_inputs *in,
     }
 
     /* line 11: alias r0 = t0 */
-    /* alias: r0 = t0 */
+    /* alias: r0 = t0 f32[16,16] offset=0, bytes [0,1024) of t0 */
     float *b_r0 = b_t0;
 
     /* line 12: call relu_(r0) */
@@ -163,14 +164,14 @@ int graphs_run(graphs_ctx *ctx, const graphs_inputs *in,
     graphs_CHECK(cudaGraphLaunch(ctx->graphs[0], stream));
 
     /* line 13: alloc s f32[1] */
-    float *b_s = out->s; /* the caller's output s */
+    float *b_s = out->s; /* the caller's output s, 4 bytes */
 
     /* line 14: call host_sync(r0, s) */
     host_sync(b_r0, b_s, stream);
     graphs_CHECK(cudaGetLastError());
 
     /* line 15: alloc y f32[16,16] */
-    float *b_y = out->y; /* the caller's output y */
+    float *b_y = out->y; /* the caller's output y, 1024 bytes */
 
     /* line 16: call gemm(r0, w, y) */
     /* CUDA graph 1 begins: captured once, then replayed */
@@ -190,6 +191,7 @@ int graphs_run(graphs_ctx *ctx, const graphs_inputs *in,
     /* del r0 */
     /* del x */
     /* del w */
+    /* storage t0 dies: cpu[0,1024) is free */
 
     /* line 18: output y s */
     ctx->graphs_ready = 1;

@@ -141,6 +141,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     const uint16_t *b_w2 = c->w2;
 
     /* line 10: alloc a f16[64,64] */
+    /* alloc: a, 8192 bytes at cuda0[0,8192) */
     uint16_t *b_a = (uint16_t *)alloc_from_pool(&pool_cuda0, streams_BUF_A_OFFSET, streams_BUF_A_SIZE);
 
     /* line 11: call gemm(x, w1, a) stream=1 */
@@ -150,6 +151,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     streams_CHECK(cudaGetLastError());
 
     /* line 12: alloc b f16[64,64] */
+    /* alloc: b, 8192 bytes at cuda0[8192,16384) */
     uint16_t *b_b = (uint16_t *)alloc_from_pool(&pool_cuda0, streams_BUF_B_OFFSET, streams_BUF_B_SIZE);
 
     /* line 13: call gemm(x, w2, b) stream=2 */
@@ -159,7 +161,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     streams_CHECK(cudaGetLastError());
 
     /* line 14: alias a2 = a */
-    /* alias: a2 = a */
+    /* alias: a2 = a f16[64,64] offset=0, bytes [0,8192) of a */
     uint16_t *b_a2 = b_a;
 
     /* line 15: call act(a2) stream=1 */
@@ -174,7 +176,7 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     /* del w2 */
 
     /* line 17: alloc y f16[64,64] */
-    uint16_t *b_y = out->y; /* the caller's output y */
+    uint16_t *b_y = out->y; /* the caller's output y, 8192 bytes */
 
     /* line 18: call sum2(a2, b, y) */
     /* a2 crosses streams */
@@ -192,6 +194,8 @@ int streams_run(streams_ctx *ctx, const streams_inputs *in,
     /* del a */
     /* del a2 */
     /* del b */
+    /* storage a dies: cuda0[0,8192) is free */
+    /* storage b dies: cuda0[8192,16384) is free */
 
     /* line 20: output y */
 

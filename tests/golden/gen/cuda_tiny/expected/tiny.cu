@@ -96,6 +96,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     const float *b_w = c->w;
 
     /* line 6: alloc buf0 f32[4,4] */
+    /* alloc: buf0, 64 bytes at cpu[64,128) */
     float *b_buf0 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF0_OFFSET, tiny_BUF_BUF0_SIZE);
 
     /* line 7: call matmul(x, w, buf0) */
@@ -106,6 +107,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     /* del x */
 
     /* line 9: alloc buf1 f32[4,4] */
+    /* alloc: buf1, 64 bytes at cpu[0,64) */
     float *b_buf1 = (float *)alloc_from_pool(&pool_cpu, tiny_BUF_BUF1_OFFSET, tiny_BUF_BUF1_SIZE);
 
     /* line 10: call relu(buf0, buf1) */
@@ -114,9 +116,10 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
 
     /* line 11: free buf0 */
     /* del buf0 */
+    /* storage buf0 dies: cpu[64,128) is free */
 
     /* line 12: alias buf2 = buf1 */
-    /* alias: buf2 = buf1 */
+    /* alias: buf2 = buf1 f32[4,4] offset=0, bytes [0,64) of buf1 */
     float *b_buf2 = b_buf1;
 
     /* line 13: call add_(buf2, w) */
@@ -124,10 +127,11 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     tiny_CHECK(cudaGetLastError());
 
     /* line 14: free buf1 w */
-    /* del buf1 */
+    /* del buf1: a name only, storage buf1 lives until free buf2 (line 20) */
     /* del w */
 
     /* line 15: alloc cb0 f32[4,4] comm=symm group=tp0 */
+    /* alloc: cb0, 64 bytes at cpu_symm_tp0[0,64) */
     float *b_cb0 = (float *)alloc_from_pool(&pool_cpu_symm_tp0, tiny_BUF_CB0_OFFSET, tiny_BUF_CB0_SIZE);
 
     /* line 16: call copy(buf2, cb0) */
@@ -139,7 +143,7 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     tiny_CHECK(cudaGetLastError());
 
     /* line 18: alloc buf3 f32[4,4] */
-    float *b_buf3 = out->buf3; /* the caller's output buf3 */
+    float *b_buf3 = out->buf3; /* the caller's output buf3, 64 bytes */
 
     /* line 19: call copy(cb0, buf3) */
     copy(b_cb0, b_buf3, stream);
@@ -148,6 +152,8 @@ int tiny_run(tiny_ctx *ctx, const tiny_inputs *in,
     /* line 20: free cb0 buf2 */
     /* del cb0 */
     /* del buf2 */
+    /* storage buf1 dies: cpu[0,64) is free */
+    /* storage cb0 dies: cpu_symm_tp0[0,64) is free */
 
     /* line 21: output buf3 */
     return 0;

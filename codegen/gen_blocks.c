@@ -1,0 +1,139 @@
+/*
+ * codegen/gen_blocks.c - warnings for block overrides that override
+ * nothing: a user template that extends a template ({{<builtin:c/model.c}})
+ * and fills a block ({{$dell}}) the extended template does not declare.
+ * The mustache spec renders such a block as nothing, so a typo would
+ * silently keep the built-in's text.
+ */
+#include "codegen/codegen.h"
+#include "templates/mustache.h"
+#include "base/base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gb_block {
+    const char *name, *parent;
+    size_t len, plen;
+    uint32_t line, col;
+} gb_block;
+
+typedef struct gb_list {
+    gb_block *b;
+    size_t n, cap;
+} gb_list;
+
+static void gb_add(void *ctx, const char *name, size_t len, const char *parent,
+                   size_t plen, uint32_t line, uint32_t col) {
+    gb_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->b = realloc(l->b, l->cap * sizeof *l->b);
+        if (!l->b)
+            base_oom();
+    }
+    l->b[l->n++] = (gb_block){name, parent, len, plen, line, col};
+}
+
+static char *gb_strndup(const char *s, size_t n) {
+    char *p = base_xcalloc(n + 1, 1);
+    memcpy(p, s, n);
+    return p;
+}
+
+static int gb_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The block names of template `parent` (every {{$NAME}} in it), sorted
+ * and distinct, as NUL-terminated strings in *names (the caller frees each
+ * and the array); false when it cannot be loaded or compiled (rendering
+ * reports that). */
+static bool gb_parent_blocks(const mst_loader *l, const char *parent,
+                             char ***names, size_t *n) {
+    size_t len = 0;
+    char *text = l->load(l->ctx, parent, &len);
+    if (!text)
+        return false;
+    mst_error err;
+    mst_template *t = mst_compile(parent, text, len, &err);
+    free(text);
+    if (!t)
+        return false;
+    gb_list bl = {0};
+    mst_template_blocks(t, gb_add, &bl);
+    char **v = base_xcalloc(bl.n + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < bl.n; i++)
+        v[k++] = gb_strndup(bl.b[i].name, bl.b[i].len);
+    qsort(v, k, sizeof *v, gb_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && strcmp(v[m - 1], v[i]) == 0)
+            free(v[i]);
+        else
+            v[m++] = v[i];
+    }
+    free(bl.b);
+    mst_template_free(t);
+    *names = v;
+    *n = m;
+    return true;
+}
+
+/* Warns about the overrides of t (compiled from `source`) inside parent
+ * `parent` (the blocks b[0..nb) that name it). */
+static void gb_check_parent(const mst_loader *l, const char *source,
+                            const char *parent, const gb_block *b, size_t nb) {
+    char **names = NULL;
+    size_t n = 0;
+    if (!gb_parent_blocks(l, parent, &names, &n))
+        return;
+    base_sb list = {0};
+    for (size_t i = 0; i < n; i++)
+        base_sb_printf(&list, "%s%s", i ? ", " : "", names[i]);
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i].plen != strlen(parent) ||
+            memcmp(b[i].parent, parent, b[i].plen) != 0)
+            continue;
+        char *name = gb_strndup(b[i].name, b[i].len);
+        const char *const *cands = (const char *const *)names;
+        bool known = bsearch(&name, names, n, sizeof *names, gb_cmp) != NULL;
+        size_t k = known ? SIZE_MAX : base_closest(name, b[i].len, cands, n);
+        if (!known)
+            fprintf(stderr,
+                    "%s:%u:%u: warning: block '%s' is not a block of %s, so "
+                    "it overrides nothing%s%s%s (%s%s%s)\n",
+                    source, (unsigned)b[i].line, (unsigned)b[i].col, name,
+                    parent, k != SIZE_MAX ? "; did you mean '" : "",
+                    k != SIZE_MAX ? names[k] : "", k != SIZE_MAX ? "'?" : "",
+                    parent, n ? " has the blocks " : " has no blocks",
+                    base_sb_str(&list));
+        free(name);
+    }
+    base_sb_free(&list);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+void cg_warn_blocks(const mst_template *t, const char *source,
+                    const mst_loader *l) {
+    gb_list bl = {0};
+    mst_template_blocks(t, gb_add, &bl);
+    for (size_t i = 0; i < bl.n; i++) {
+        if (!bl.b[i].parent)
+            continue;
+        bool seen = false; /* each parent once, in order of appearance */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = bl.b[j].parent && bl.b[j].plen == bl.b[i].plen &&
+                   memcmp(bl.b[j].parent, bl.b[i].parent, bl.b[i].plen) == 0;
+        if (seen)
+            continue;
+        char *parent = gb_strndup(bl.b[i].parent, bl.b[i].plen);
+        gb_check_parent(l, source, parent, bl.b, bl.n);
+        free(parent);
+    }
+    free(bl.b);
+}
