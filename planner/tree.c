@@ -15,17 +15,21 @@
  * is the inclusive overlap of plan_buf intervals.  Sizes and offsets use
  * the pool alignment as Inductor's ALIGN_BYTES (64).
  *
- * Faithful to the conformance cases MP-1..MP-10, MP-13, CB-1, CB-2 of the
- * design notes (tests/planner/test_layer1.c).  Inductor recomputes a
- * node's merged live ranges from its children after every allocation
- * (sorting them: quadratic); here every node keeps its merged ranges and
- * a block's range is merged in on the way back up (O(log k)), and every
- * TemporalSplit keeps an interval index of its children's ranges (they
- * are disjoint in time), so the children a block overlaps are found by
- * binary search instead of testing each child.  The offsets are the same.
- * The cost per block is still proportional to the depth of the tree it
- * descends (allocate_at_end stacks a new level per pool growth), so
- * `tree` stays a compatibility mode, not the fast path.
+ * Faithful to the conformance cases MP-1..MP-10, MP-13, CB-1 and CB-2
+ * of docs/planning.md (tests/planner/test_tree.c), and checked against a
+ * plain transcription of Inductor's algorithm on random instances
+ * (tests/planner/test_tree_diff.c).  Inductor recomputes a node's merged
+ * live ranges from its children after every allocation (sorting them:
+ * quadratic); here only TemporalSplits keep ranges, as an interval index
+ * of their children's ranges (the children are disjoint in time), so the
+ * children a block overlaps are found by binary search, and the way back
+ * up from a placement costs O(1) per level.  A dead interval per node
+ * (tr_dead_hit) stops descents that must fail: with every buffer live at
+ * once a block fails at the root instead of walking the whole tree.  The
+ * search runs on an explicit stack, so no tree depth can overflow the C
+ * stack.  The cost per block is still the depth it descends
+ * (allocate_at_end stacks a level per pool growth: about 100 levels at
+ * 10^5 buffers), so `tree` stays a compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
@@ -44,34 +48,53 @@ typedef struct tr_range {
     uint64_t begin, end; /* half-open */
 } tr_range;
 
-typedef struct tr_node {
-    tr_kind kind;
-    uint32_t buf;   /* TR_ALLOC */
-    uint64_t size;  /* TR_ALLOC, TR_EMPTY */
-    uint32_t *kids; /* TR_TS */
-    uint32_t nkids, capkids;
-    uint32_t left, right; /* TR_SS */
-    uint64_t hint, sym;
-    tr_range *rng; /* the union of the leaves' live ranges, sorted, merged */
-    uint32_t nrng, caprng;
-    /* TR_TS: the ranges of every child, sorted, each with its child (the
-     * children are disjoint in time): the interval index that finds the
-     * children a block overlaps in O(log k) */
-    struct tr_kr *kr;
-    uint32_t nkr, capkr;
-    uint32_t fwd; /* the SS that replaced this child (tr_ts_add) */
-} tr_node;
-
+/* An entry of a TemporalSplit's interval index: a range of child kid.
+ * A TemporalSplit's index holds the ranges of every child, sorted, each
+ * with its child (the children are disjoint in time), so the children a
+ * block overlaps are found in O(log k).  A node's own live ranges are the
+ * entries of its parent's index that name it (or, for a pool's root, all
+ * of its index), so no node keeps a copy.  A node's dead interval
+ * [dlo, dhi) is a time interval in which every block fails in its
+ * subtree (empty when dlo >= dhi; see tr_dead_hit). */
 typedef struct tr_kr {
     uint64_t begin, end;
     uint32_t kid;
 } tr_kr;
+
+typedef struct tr_node {
+    /* the fields a descent reads first (one cache line) */
+    uint8_t kind;         /* tr_kind */
+    uint32_t nkr;         /* TR_TS: entries of kr */
+    tr_kr *kr;            /* TR_TS: the interval index (below) */
+    uint64_t hint, sym;   /* size hint and symbolic (final) size */
+    uint64_t dlo, dhi;    /* the dead interval (tr_dead_*) */
+    uint32_t left, right; /* TR_SS */
+    /* the rest */
+    uint32_t capkr;
+    uint32_t buf;   /* TR_ALLOC */
+    uint64_t size;  /* TR_ALLOC, TR_EMPTY */
+    tr_range live;  /* TR_ALLOC: [start, end + 1) */
+    uint32_t *kids; /* TR_TS */
+    uint32_t nkids, capkids;
+    uint32_t fwd;  /* the SS that replaced this child (tr_pad) */
+    uint32_t dsrc; /* TR_TS: the child its dead interval came from */
+} tr_node;
+
+/* A frame of the explicit stack of tr_allocate: node id, entered with
+ * is_last; phase 0 on entry, then 1 (and 2 for an SS's right side) when
+ * the child it descended into returns; ov is a TS's overlapped child. */
+typedef struct tr_frame {
+    uint32_t id, ov, pos; /* pos: see tr_kr_overlaps */
+    uint8_t is_last, phase;
+} tr_frame;
 
 typedef struct tr_ctx {
     const plan_problem *pb;
     uint64_t align;
     tr_node *nodes;
     uint32_t nnodes, capnodes;
+    tr_frame *stk;
+    uint32_t capstk;
     bool oom;
     uint64_t *offsets;
 } tr_ctx;
@@ -88,108 +111,52 @@ static uint64_t tr_align(uint64_t v, uint64_t a) {
     return r < v ? UINT64_MAX : r;
 }
 
-static uint32_t tr_new(tr_ctx *c, tr_kind kind) {
-    if (c->nnodes == c->capnodes) {
-        uint32_t cap = c->capnodes ? c->capnodes * 2 : 64;
-        tr_node *nn = realloc(c->nodes, cap * sizeof *nn);
-        if (!nn) {
-            c->oom = true;
-            return UINT32_MAX;
-        }
-        c->nodes = nn;
-        c->capnodes = cap;
+/* Grows *p (of *cap elements of size sz) to hold at least need; false
+ * (and oom flagged) when out of memory. */
+static bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need,
+                    size_t sz) {
+    if (need <= *cap)
+        return true;
+    uint32_t nc = *cap ? *cap : 2;
+    while (nc < need)
+        nc = nc > UINT32_MAX / 2 ? UINT32_MAX : nc * 2;
+    void *np = realloc(*p, (size_t)nc * sz);
+    if (!np) {
+        c->oom = true;
+        return false;
     }
+    *p = np;
+    *cap = nc;
+    return true;
+}
+
+static uint32_t tr_new(tr_ctx *c, tr_kind kind) {
+    void *p = c->nodes;
+    if (c->nnodes == UINT32_MAX ||
+        !tr_grow(c, &p, &c->capnodes, c->nnodes + 1, sizeof *c->nodes))
+        return UINT32_MAX;
+    c->nodes = p;
     tr_node *n = &c->nodes[c->nnodes];
     memset(n, 0, sizeof *n);
-    n->kind = kind;
+    n->kind = (uint8_t)kind;
     return c->nnodes++;
 }
 
 static bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
     tr_node *n = &c->nodes[ts];
-    if (n->nkids == n->capkids) {
-        uint32_t cap = n->capkids ? n->capkids * 2 : 4;
-        uint32_t *nk = realloc(n->kids, cap * sizeof *nk);
-        if (!nk) {
-            c->oom = true;
-            return false;
-        }
-        n->kids = nk;
-        n->capkids = cap;
-    }
+    void *p = n->kids;
+    if (!tr_grow(c, &p, &n->capkids, n->nkids + 1, sizeof *n->kids))
+        return false;
+    n->kids = p;
     n->kids[n->nkids++] = kid;
     return true;
-}
-
-/* The first range of node id that ends after t (binary search). */
-static uint32_t tr_first_after(const tr_node *n, uint64_t t) {
-    uint32_t lo = 0, hi = n->nrng;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (n->rng[mid].end <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Adds r to the live ranges of node id, merging it with the ranges it
- * overlaps or touches (Inductor merges touching ranges too).  O(log k)
- * plus the ranges merged away, or a memmove when r is new. */
-static void tr_union(tr_ctx *c, uint32_t id, tr_range r) {
-    tr_node *n = &c->nodes[id];
-    uint32_t i = tr_first_after(n, r.begin);
-    if (i > 0 && n->rng[i - 1].end == r.begin)
-        i--; /* touches the range before */
-    uint32_t j = i;
-    while (j < n->nrng && n->rng[j].begin <= r.end) {
-        if (n->rng[j].begin < r.begin)
-            r.begin = n->rng[j].begin;
-        if (n->rng[j].end > r.end)
-            r.end = n->rng[j].end;
-        j++;
-    }
-    if (j == i) { /* nothing to merge: insert */
-        if (n->nrng == n->caprng) {
-            uint32_t cap = n->caprng ? 2 * n->caprng : 2;
-            tr_range *nr = realloc(n->rng, cap * sizeof *nr);
-            if (!nr) {
-                c->oom = true;
-                return;
-            }
-            n->rng = nr;
-            n->caprng = cap;
-        }
-        memmove(n->rng + i + 1, n->rng + i, (n->nrng - i) * sizeof *n->rng);
-        n->nrng++;
-    } else if (j > i + 1) {
-        memmove(n->rng + i + 1, n->rng + j, (n->nrng - j) * sizeof *n->rng);
-        n->nrng -= j - i - 1;
-    }
-    n->rng[i] = r;
-}
-
-/* Node id gets the live ranges of node from (a new node's first fill). */
-static void tr_copy_ranges(tr_ctx *c, uint32_t id, uint32_t from) {
-    uint32_t k = c->nodes[from].nrng;
-    tr_range *r = k ? malloc(k * sizeof *r) : NULL;
-    if (k && !r) {
-        c->oom = true;
-        return;
-    }
-    if (k)
-        memcpy(r, c->nodes[from].rng, k * sizeof *r);
-    free(c->nodes[id].rng);
-    c->nodes[id].rng = r;
-    c->nodes[id].nrng = c->nodes[id].caprng = k;
 }
 
 /* Recomputes the hint and symbolic size of node id from its children
  * (O(1), or O(children) for a TemporalSplit). */
 static void tr_refresh(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    switch (n->kind) {
+    switch ((tr_kind)n->kind) {
     case TR_ALLOC:
         n->hint = n->sym = n->size;
         break;
@@ -216,8 +183,8 @@ static void tr_refresh(tr_ctx *c, uint32_t id) {
     }
 }
 
-/* A TemporalSplit after child kid grew: its values only ever grow, so the
- * maximum is updated in O(1). */
+/* A TemporalSplit after child kid grew (or was added): its values only
+ * ever grow, so the maximum is updated in O(1). */
 static void tr_ts_grew(tr_ctx *c, uint32_t id, uint32_t kid) {
     tr_node *n = &c->nodes[id];
     const tr_node *ch = &c->nodes[kid];
@@ -242,10 +209,15 @@ static uint32_t tr_kr_after(const tr_node *n, uint64_t t) {
 
 /* Adds range r of child kid to the index of TemporalSplit id, merged with
  * the entries of the same child it overlaps or touches (no other
- * child's range overlaps it). */
-static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
+ * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
+ * entry holds r already (returns false: nothing changed), else a memmove
+ * when r is new. */
+static bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
+                         uint32_t i) {
     tr_node *n = &c->nodes[id];
-    uint32_t i = tr_kr_after(n, r.begin);
+    if (i < n->nkr && n->kr[i].kid == kid && n->kr[i].begin <= r.begin &&
+        n->kr[i].end >= r.end)
+        return false;
     if (i > 0 && n->kr[i - 1].end == r.begin && n->kr[i - 1].kid == kid)
         i--;
     uint32_t j = i;
@@ -258,16 +230,10 @@ static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
         j++;
     }
     if (j == i) {
-        if (n->nkr == n->capkr) {
-            uint32_t cap = n->capkr ? 2 * n->capkr : 2;
-            tr_kr *nk = realloc(n->kr, cap * sizeof *nk);
-            if (!nk) {
-                c->oom = true;
-                return;
-            }
-            n->kr = nk;
-            n->capkr = cap;
-        }
+        void *p = n->kr;
+        if (!tr_grow(c, &p, &n->capkr, n->nkr + 1, sizeof *n->kr))
+            return true;
+        n->kr = p;
         memmove(n->kr + i + 1, n->kr + i, (n->nkr - i) * sizeof *n->kr);
         n->nkr++;
     } else if (j > i + 1) {
@@ -277,22 +243,22 @@ static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
     n->kr[i].begin = r.begin;
     n->kr[i].end = r.end;
     n->kr[i].kid = kid;
+    return true;
 }
 
-/* Adds every range of child kid to the index of TemporalSplit id. */
-static void tr_kr_add_all(tr_ctx *c, uint32_t id, uint32_t kid) {
-    for (uint32_t i = 0; i < c->nodes[kid].nrng && !c->oom; i++)
-        tr_kr_add(c, id, c->nodes[kid].rng[i], kid);
+static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
+    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(&c->nodes[id], r.begin));
 }
 
 /* The children of TemporalSplit id that overlap b: their number (0, 1,
- * or 2 for "more than one") and the first one. */
+ * or 2 for "more than one"), the first one, and *pos, the first entry
+ * that ends after b.begin. */
 static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
-                               uint32_t *ov) {
+                               uint32_t *ov, uint32_t *pos) {
     const tr_node *n = &c->nodes[id];
     uint32_t nov = 0;
-    for (uint32_t i = tr_kr_after(n, b.begin);
-         i < n->nkr && n->kr[i].begin < b.end; i++) {
+    *pos = tr_kr_after(n, b.begin);
+    for (uint32_t i = *pos; i < n->nkr && n->kr[i].begin < b.end; i++) {
         if (nov == 0) {
             *ov = n->kr[i].kid;
             nov = 1;
@@ -303,20 +269,71 @@ static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
     return nov;
 }
 
-/* A new TemporalSplit of one child. */
+/* ---- dead intervals ----
+ * Every node keeps one time interval inside its live ranges such that a
+ * block overlapping it fails there: a leaf's own range (a block that
+ * overlaps a leaf child fails); for a TemporalSplit the longest of its
+ * children's (the block overlaps that child: either more than one child,
+ * or it descends into that one and fails there); for a SpatialSplit the
+ * intersection of its two sides' (both fail).  Placing a block only adds
+ * to these sets, so an interval stays valid, and an update keeps the old
+ * one unless a child offers a longer one; only padding (tr_pad) turns
+ * children into SpatialSplits with an Empty side, and then the path is
+ * recomputed.  The check only skips descents that fail anyway: the
+ * offsets are unchanged, and a block that cannot go anywhere in a deep
+ * tree (every buffer live at once) fails at the root in O(1). */
+
+static uint64_t tr_dlen(const tr_node *n) {
+    return n->dhi > n->dlo ? n->dhi - n->dlo : 0;
+}
+
+static bool tr_dead_hit(const tr_node *n, tr_range r) {
+    return n->dlo < n->dhi && r.begin < n->dhi && n->dlo < r.end;
+}
+
+static void tr_dead_ss(tr_ctx *c, uint32_t id) {
+    tr_node *n = &c->nodes[id];
+    const tr_node *l = &c->nodes[n->left], *r = &c->nodes[n->right];
+    n->dlo = l->dlo > r->dlo ? l->dlo : r->dlo;
+    n->dhi = l->dhi < r->dhi ? l->dhi : r->dhi;
+}
+
+/* TemporalSplit id after child kid changed; full: recompute over every
+ * child (after padding). */
+static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
+    tr_node *n = &c->nodes[id];
+    if (full) {
+        n->dlo = n->dhi = 0;
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (tr_dlen(&c->nodes[n->kids[i]]) > tr_dlen(n)) {
+                n->dlo = c->nodes[n->kids[i]].dlo;
+                n->dhi = c->nodes[n->kids[i]].dhi;
+                n->dsrc = n->kids[i];
+            }
+        return;
+    }
+    const tr_node *ch = &c->nodes[kid];
+    if (tr_dlen(ch) > tr_dlen(n)) {
+        n->dlo = ch->dlo;
+        n->dhi = ch->dhi;
+        n->dsrc = kid;
+    }
+}
+
+/* A new TemporalSplit of one child (its index is filled by the caller). */
 static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
     uint32_t t = tr_new(c, TR_TS);
     if (t == UINT32_MAX || !tr_push(c, t, kid))
         return UINT32_MAX;
-    tr_copy_ranges(c, t, kid);
-    tr_kr_add_all(c, t, kid);
     tr_refresh(c, t);
+    tr_dead_ts(c, t, kid, false);
     return t;
 }
 
-/* SpatialSplit.create(block, extra) = SS(TS([block]), TS([Empty(extra)])) */
-static uint32_t tr_ss_create(tr_ctx *c, uint32_t block, uint64_t extra) {
-    uint32_t l = tr_ts1(c, block);
+/* SpatialSplit.create(kid, extra) = SS(TS([kid]), TS([Empty(extra)])); the
+ * left TS's index is filled by the caller.  Returns the SS. */
+static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
+    uint32_t l = tr_ts1(c, kid);
     uint32_t e = tr_new(c, TR_EMPTY);
     if (l == UINT32_MAX || e == UINT32_MAX)
         return UINT32_MAX;
@@ -328,86 +345,177 @@ static uint32_t tr_ss_create(tr_ctx *c, uint32_t block, uint64_t extra) {
         return UINT32_MAX;
     c->nodes[s].left = l;
     c->nodes[s].right = r;
-    tr_copy_ranges(c, s, l);
     tr_refresh(c, s);
+    tr_dead_ss(c, s);
     return s;
 }
 
-static bool tr_allocate(tr_ctx *c, uint32_t id, uint32_t block, bool is_last);
+/* Padding: every child of TemporalSplit id becomes SS(TS([child]),
+ * TS([Empty(extra)])); the entries of id's index go to the new left
+ * TemporalSplits (a child's ranges are its entries) and then name the new
+ * SpatialSplits.  O(children + entries). */
+static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
+    uint32_t nk = c->nodes[id].nkids;
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t old = c->nodes[id].kids[i];
+        uint32_t s = tr_ss_create(c, old, extra);
+        if (s == UINT32_MAX)
+            return; /* oom flagged */
+        c->nodes[id].kids[i] = s;
+        c->nodes[old].fwd = s;
+    }
+    for (uint32_t i = 0; i < c->nodes[id].nkr && !c->oom; i++) {
+        tr_kr e = c->nodes[id].kr[i];
+        uint32_t s = c->nodes[e.kid].fwd;
+        tr_kr_add(c, c->nodes[s].left, (tr_range){e.begin, e.end}, e.kid);
+        c->nodes[id].kr[i].kid = s;
+    }
+}
 
 /* The block overlaps no child of TemporalSplit id: it becomes a child of
  * its own (in an SS with the rest of the slot as Empty when smaller; the
- * other children padded with Empty when larger). */
-static void tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
+ * other children padded with Empty when larger).  Returns whether the
+ * other children were padded (the dead intervals of the path shrink). */
+static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
                       uint64_t b) {
     tr_node *n = &c->nodes[id];
-    if (n->nkids == 1 && c->nodes[n->kids[0]].kind == TR_EMPTY)
+    bool full = false, padded = false;
+    if (n->nkids == 1 && c->nodes[n->kids[0]].kind == TR_EMPTY) {
         n->nkids = 0;
+        full = true;
+    }
+    tr_range br = c->nodes[block].live;
     uint32_t kid = block;
     if (slot > b) {
         kid = tr_ss_create(c, block, slot - b);
+        if (kid != UINT32_MAX)
+            tr_kr_add(c, c->nodes[kid].left, br, block);
     } else if (slot < b) {
-        uint32_t nk = c->nodes[id].nkids;
-        for (uint32_t i = 0; i < nk; i++) {
-            uint32_t old = c->nodes[id].kids[i];
-            uint32_t s = tr_ss_create(c, old, b - slot);
-            if (s == UINT32_MAX)
-                return; /* oom flagged */
-            c->nodes[id].kids[i] = s;
-            c->nodes[old].fwd = s;
-        }
-        n = &c->nodes[id];
-        for (uint32_t i = 0; i < n->nkr; i++)
-            n->kr[i].kid = c->nodes[n->kr[i].kid].fwd;
+        tr_pad(c, id, b - slot);
+        full = padded = true;
     }
     if (kid == UINT32_MAX || !tr_push(c, id, kid))
-        return;
-    tr_kr_add(c, id, c->nodes[block].rng[0], kid);
-    tr_refresh(c, id); /* O(children): as costly as the padding above */
+        return padded;
+    tr_kr_add(c, id, br, kid);
+    if (full) {
+        tr_refresh(c, id);
+    } else {
+        tr_ts_grew(c, id, kid);
+    }
+    tr_dead_ts(c, id, kid, padded);
+    return padded;
 }
 
-static bool tr_ts_allocate(tr_ctx *c, uint32_t id, uint32_t block,
-                           bool is_last) {
-    uint64_t slot = c->nodes[id].hint, b = c->nodes[block].hint;
-    if (!is_last && b > slot)
+/* Pushes a frame for node id; false when out of memory. */
+static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
+    void *p = c->stk;
+    if (!tr_grow(c, &p, &c->capstk, *sp + 1, sizeof *c->stk))
         return false;
-    tr_range br = c->nodes[block].rng[0];
-    uint32_t ov = 0, nov = tr_kr_overlaps(c, id, br, &ov);
-    if (nov > 1)
-        return false;
-    if (nov == 1) {
-        if (!tr_allocate(c, ov, block, is_last))
-            return false;
-        tr_ts_grew(c, id, ov);
-        tr_kr_add(c, id, br, ov);
-    } else {
-        tr_ts_add(c, id, block, slot, b);
-    }
-    tr_union(c, id, br);
+    c->stk = p;
+    c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0};
     return true;
 }
 
-static bool tr_allocate(tr_ctx *c, uint32_t id, uint32_t block, bool is_last) {
-    if (c->oom)
+/* First visit of TemporalSplit frame f: 0 the block fails here, 1 it was
+ * placed here (2 when it padded its children), 3 descend into f->ov. */
+static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
+    const tr_node *n = &c->nodes[f->id];
+    uint64_t slot = n->hint, b = c->nodes[block].hint;
+    tr_range br = c->nodes[block].live;
+    if ((!f->is_last && b > slot) || tr_dead_hit(n, br))
+        return 0;
+    uint32_t ov = 0, nov = tr_kr_overlaps(c, f->id, br, &ov, &f->pos);
+    if (nov > 1)
+        return 0;
+    if (nov == 1) {
+        f->ov = ov;
+        return 3;
+    }
+    return tr_ts_add(c, f->id, block, slot, b) ? 2 : 1;
+}
+
+/* The values of a node that its parent reads. */
+typedef struct tr_vals {
+    uint64_t hint, sym, dlo, dhi;
+} tr_vals;
+
+static tr_vals tr_vals_of(const tr_node *n) {
+    return (tr_vals){n->hint, n->sym, n->dlo, n->dhi};
+}
+
+static bool tr_vals_eq(tr_vals a, const tr_node *n) {
+    return a.hint == n->hint && a.sym == n->sym && a.dlo == n->dlo &&
+           a.dhi == n->dhi;
+}
+
+/* Updates SpatialSplit or TemporalSplit frame f after a placement in the
+ * child it descended into (which changed); rebuilt: a padding below
+ * (recompute the dead intervals).  Returns whether the node may have
+ * changed (its values or its live ranges); when a TemporalSplit did
+ * not, no ancestor changes either. */
+static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
+    tr_node *n = &c->nodes[f->id];
+    if (n->kind == TR_SS) {
+        tr_refresh(c, f->id);
+        tr_dead_ss(c, f->id);
+        return true; /* its live ranges are its sides': they may grow */
+    }
+    tr_vals old = tr_vals_of(n);
+    tr_ts_grew(c, f->id, f->ov);
+    bool grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
+    tr_dead_ts(c, f->id, f->ov, rebuilt);
+    return rebuilt || grew || !tr_vals_eq(old, &c->nodes[f->id]);
+}
+
+/* Inductor's allocate(block, is_last) on node root, as a depth-first
+ * search on an explicit stack (the tree can be as deep as there are
+ * blocks): a TemporalSplit takes the block when it overlaps none of its
+ * children, or passes it to the one child it overlaps; a SpatialSplit
+ * tries its left side (which may not grow), then its right.  On the way
+ * back up from a success every node on the path updates its values and
+ * index, up to the first that does not change (its ancestors do not
+ * either); `rebuilt` carries a padding up so the dead intervals of the
+ * path are recomputed.  A failure changes nothing. */
+static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
+                        bool is_last) {
+    uint32_t sp = 0;
+    bool res = false, rebuilt = false;
+    tr_range br = c->nodes[block].live;
+    if (!tr_enter(c, &sp, root, is_last))
         return false;
-    switch (c->nodes[id].kind) {
-    case TR_TS:
-        return tr_ts_allocate(c, id, block, is_last);
-    case TR_SS: {
-        uint32_t l = c->nodes[id].left, r = c->nodes[id].right;
-        if (tr_allocate(c, l, block, false) ||
-            tr_allocate(c, r, block, is_last)) {
-            tr_refresh(c, id);
-            tr_union(c, id, c->nodes[block].rng[0]);
-            return true;
+    while (sp && !c->oom) {
+        tr_frame *f = &c->stk[sp - 1];
+        const tr_node *n = &c->nodes[f->id];
+        if (f->phase > 0 && res) { /* placed below */
+            if (!tr_update(c, f, br, rebuilt))
+                break;
+            sp--;
+            continue;
         }
-        return false;
+        if (n->kind == TR_SS) {
+            if (f->phase < 2 && !(f->phase == 0 && tr_dead_hit(n, br))) {
+                uint32_t next = f->phase == 0 ? n->left : n->right;
+                bool last = f->phase == 0 ? false : f->is_last;
+                f->phase++;
+                tr_enter(c, &sp, next, last);
+                continue;
+            }
+            res = false;
+        } else if (n->kind != TR_TS || f->phase > 0) {
+            res = false; /* a leaf or an Empty takes nothing */
+        } else {
+            int r = tr_ts_enter(c, f, block);
+            if (r == 3) {
+                f->phase = 1;
+                tr_enter(c, &sp, f->ov, f->is_last);
+                continue;
+            }
+            res = r != 0;
+            rebuilt = r == 2;
+        }
+        sp--;
     }
-    case TR_ALLOC:
-    case TR_EMPTY:
-        break;
-    }
-    return false;
+    return res && !c->oom;
 }
 
 typedef struct tr_pool {
@@ -415,19 +523,34 @@ typedef struct tr_pool {
     bool can_expand;
 } tr_pool;
 
+/* A new TemporalSplit holding only leaf blk: a pool's first root. */
+static uint32_t tr_ts_leaf(tr_ctx *c, uint32_t blk) {
+    uint32_t t = tr_ts1(c, blk);
+    if (t != UINT32_MAX)
+        tr_kr_add(c, t, c->nodes[blk].live, blk);
+    return t;
+}
+
+/* allocate_at_end: root = TS([SS(root, TS([block]))]).  The new root's
+ * index is the old root's ranges and the block's, all naming the SS. */
 static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
-    uint32_t r = tr_ts1(c, block);
+    uint32_t r = tr_ts_leaf(c, block);
     uint32_t s = tr_new(c, TR_SS);
     if (r == UINT32_MAX || s == UINT32_MAX)
         return;
     c->nodes[s].left = p->root;
     c->nodes[s].right = r;
-    tr_copy_ranges(c, s, p->root);
-    tr_union(c, s, c->nodes[block].rng[0]);
     tr_refresh(c, s);
+    tr_dead_ss(c, s);
     uint32_t t = tr_ts1(c, s);
-    if (t != UINT32_MAX)
-        p->root = t;
+    if (t == UINT32_MAX)
+        return;
+    for (uint32_t i = 0; i < c->nodes[p->root].nkr && !c->oom; i++) {
+        const tr_kr *e = &c->nodes[p->root].kr[i];
+        tr_kr_add(c, t, (tr_range){e->begin, e->end}, s);
+    }
+    tr_kr_add(c, t, c->nodes[block].live, s);
+    p->root = t;
 }
 
 static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
@@ -435,7 +558,7 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     is_last = p->can_expand && is_last;
     if (tr_allocate(c, p->root, block, is_last))
         return true;
-    if (is_last) {
+    if (is_last && !c->oom) {
         tr_at_end(c, p, block);
         return true;
     }
@@ -447,62 +570,46 @@ static uint32_t tr_leaf(tr_ctx *c, uint32_t i) {
     uint32_t blk = tr_new(c, TR_ALLOC);
     if (blk == UINT32_MAX)
         return blk;
-    c->nodes[blk].buf = i;
-    c->nodes[blk].size = c->pb->bufs[i].size;
+    tr_node *n = &c->nodes[blk];
+    n->buf = i;
+    n->size = c->pb->bufs[i].size;
+    n->live.begin = n->dlo = c->pb->bufs[i].start;
+    n->live.end = n->dhi = (uint64_t)c->pb->bufs[i].end + 1;
     tr_refresh(c, blk);
-    tr_range r = {c->pb->bufs[i].start, (uint64_t)c->pb->bufs[i].end + 1};
-    tr_union(c, blk, r);
-    return c->oom ? UINT32_MAX : blk;
+    return blk;
 }
 
-static void tr_finalize(tr_ctx *c, uint32_t id, uint64_t off) {
-    tr_node *n = &c->nodes[id];
-    switch (n->kind) {
-    case TR_ALLOC:
-        c->offsets[n->buf] = off;
-        break;
-    case TR_EMPTY:
-        break;
-    case TR_TS:
-        for (uint32_t i = 0; i < n->nkids; i++)
-            tr_finalize(c, c->nodes[id].kids[i], off);
-        break;
-    case TR_SS: {
-        uint32_t l = n->left, r = n->right;
-        uint64_t step = tr_align(c->nodes[l].sym, c->align);
-        tr_finalize(c, l, off);
-        tr_finalize(c, r, tr_add(off, step));
-        break;
-    }
-    }
-}
-
-/* Pool membership: walks each pool's subtree.  Returns 0 or -1. */
-static int tr_membership(const tr_ctx *c, const tr_pool *pools, uint32_t np,
-                         uint32_t *subpool) {
-    uint32_t *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
+/* The offset and pool p of every leaf under node root (an explicit stack:
+ * the tree can be as deep as there are blocks).  Returns 0 or -1. */
+static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p,
+                       uint32_t *subpool) {
+    typedef struct tr_fin {
+        uint32_t id;
+        uint64_t off;
+    } tr_fin;
+    tr_fin *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
     if (!stk)
         return -1;
-    for (uint32_t p = 0; p < np; p++) {
-        uint32_t sp = 0;
-        stk[sp++] = pools[p].root;
-        while (sp) {
-            const tr_node *nd = &c->nodes[stk[--sp]];
-            if (nd->kind == TR_ALLOC)
-                subpool[nd->buf] = p;
-            else if (nd->kind == TR_TS)
-                for (uint32_t q = 0; q < nd->nkids; q++)
-                    stk[sp++] = nd->kids[q];
-            else if (nd->kind == TR_SS) {
-                stk[sp++] = nd->left;
-                stk[sp++] = nd->right;
-            }
+    uint32_t sp = 0;
+    stk[sp++] = (tr_fin){root, 0};
+    while (sp) {
+        tr_fin f = stk[--sp];
+        const tr_node *n = &c->nodes[f.id];
+        if (n->kind == TR_ALLOC) {
+            c->offsets[n->buf] = f.off;
+            subpool[n->buf] = p;
+        } else if (n->kind == TR_TS) {
+            for (uint32_t i = 0; i < n->nkids; i++)
+                stk[sp++] = (tr_fin){n->kids[i], f.off};
+        } else if (n->kind == TR_SS) {
+            uint64_t step = tr_align(c->nodes[n->left].sym, c->align);
+            stk[sp++] = (tr_fin){n->left, f.off};
+            stk[sp++] = (tr_fin){n->right, tr_add(f.off, step)};
         }
     }
     free(stk);
     return 0;
 }
-
 typedef struct tr_sort_ctx {
     const plan_buf *bufs;
     int dir; /* -1: descending size, +1: ascending size */
@@ -536,15 +643,13 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     int rc = -1;
     uint32_t *outs = malloc(((size_t)n + 1) * sizeof *outs);
     uint32_t *mids = malloc(((size_t)n + 1) * sizeof *mids);
-    uint32_t *leaf = malloc(((size_t)n + 1) * sizeof *leaf);
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
     uint32_t no = 0, nm = 0, np = 0;
-    if (!outs || !mids || !leaf || !pools)
+    if (!outs || !mids || !pools)
         goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
         subpool[i] = UINT32_MAX;
-        leaf[i] = UINT32_MAX;
         if (pb->bufs[i].size == 0)
             continue;
         if (is_output && is_output[i] && mode != PLAN_MP_COMBINED)
@@ -562,7 +667,6 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         uint32_t blk = tr_leaf(&c, i);
         if (blk == UINT32_MAX)
             break;
-        leaf[i] = blk;
         bool placed = false;
         if (out_block) {
             if (np && (mode == PLAN_MP_OUTPUTS || mode == PLAN_MP_COMBINED)) {
@@ -570,11 +674,11 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
                 placed = true;
             }
         } else {
-            for (uint32_t p = 0; p < np && !placed; p++)
+            for (uint32_t p = 0; p < np && !placed && !c.oom; p++)
                 placed = tr_pool_allocate(&c, &pools[p], blk, p == np - 1);
         }
-        if (!placed) {
-            uint32_t r = tr_ts1(&c, blk);
+        if (!placed && !c.oom) {
+            uint32_t r = tr_ts_leaf(&c, blk);
             if (r == UINT32_MAX)
                 break;
             pools[np].root = r;
@@ -588,26 +692,20 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     /* finalize: which pool holds each leaf, and its offset */
     for (uint32_t p = 0; p < np; p++) {
         subpool_size[p] = c.nodes[pools[p].root].sym;
-        uint64_t *save = c.offsets;
-        tr_finalize(&c, pools[p].root, 0);
-        c.offsets = save;
+        if (tr_finalize(&c, pools[p].root, p, subpool) != 0)
+            goto out;
     }
-    if (c.oom)
-        goto out;
-    if (tr_membership(&c, pools, np, subpool) != 0)
-        goto out;
     *nsubpools = np;
     rc = 0;
 out:
     for (uint32_t i = 0; i < c.nnodes; i++) {
         free(c.nodes[i].kids);
-        free(c.nodes[i].rng);
         free(c.nodes[i].kr);
     }
     free(c.nodes);
+    free(c.stk);
     free(outs);
     free(mids);
-    free(leaf);
     free(pools);
     return rc;
 }
