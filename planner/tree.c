@@ -65,7 +65,7 @@ typedef struct tr_node {
     /* the fields a descent reads first (one cache line) */
     uint8_t kind;         /* tr_kind */
     uint32_t nkr;         /* TR_TS: entries of kr */
-    tr_kr *kr;            /* TR_TS: the interval index (below) */
+    tr_kr *kr;            /* TR_TS: the interval index (above) */
     uint64_t hint, sym;   /* size hint and symbolic (final) size */
     uint64_t dlo, dhi;    /* the dead interval (tr_dead_*) */
     uint32_t left, right; /* TR_SS */
@@ -76,8 +76,7 @@ typedef struct tr_node {
     tr_range live;  /* TR_ALLOC: [start, end + 1) */
     uint32_t *kids; /* TR_TS */
     uint32_t nkids, capkids;
-    uint32_t fwd;  /* the SS that replaced this child (tr_pad) */
-    uint32_t dsrc; /* TR_TS: the child its dead interval came from */
+    uint32_t fwd; /* the SS that replaced this child (tr_pad) */
 } tr_node;
 
 /* A frame of the explicit stack of tr_allocate: node id, entered with
@@ -308,7 +307,6 @@ static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
             if (tr_dlen(&c->nodes[n->kids[i]]) > tr_dlen(n)) {
                 n->dlo = c->nodes[n->kids[i]].dlo;
                 n->dhi = c->nodes[n->kids[i]].dhi;
-                n->dsrc = n->kids[i];
             }
         return;
     }
@@ -316,7 +314,6 @@ static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
     if (tr_dlen(ch) > tr_dlen(n)) {
         n->dlo = ch->dlo;
         n->dhi = ch->dhi;
-        n->dsrc = kid;
     }
 }
 
