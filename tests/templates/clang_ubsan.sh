@@ -18,7 +18,7 @@ flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=undefined
        -fno-sanitize-recover=all -I $root -I $root/templates -I $root/base
        $(pkg-config --cflags jansson cmocka)"
 libs="$(pkg-config --libs jansson cmocka)"
-srcs="$root/templates/mustache.c $root/templates/loader.c
+srcs="$(ls "$root"/templates/mustache*.c) $root/templates/loader.c
       $root/templates/builtin.c $table $(ls "$root"/base/*.c)"
 fail=0
 # shellcheck disable=SC2086

@@ -1,0 +1,304 @@
+/*
+ * templates/mustache_internal.h - private to the mustache engine
+ * (templates/mustache*.c): the compiled form, the compiler's tokens and
+ * the renderer's state, shared by its files:
+ *
+ *   mustache.c           errors and small helpers;
+ *   mustache_lex.c       compile passes 1-3: tokens, matching, standalone;
+ *   mustache_tree.c      compile pass 4 (the node tree) and mst_compile;
+ *   mustache_render.c    rendering: output, the context stack, lookups,
+ *                        interpolation, sections and lazy lists;
+ *   mustache_partials.c  partials, parents and blocks (inheritance).
+ */
+#ifndef PLANWRAP_TEMPLATES_MUSTACHE_INTERNAL_H
+#define PLANWRAP_TEMPLATES_MUSTACHE_INTERNAL_H
+
+#include "templates/mustache.h"
+
+#include "base/base.h"
+#include "base/hash.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MST_DEFAULT_MAX_DEPTH MST_MAX_DEPTH
+#define MST_MAX_NESTING 100000u
+#define MST_DEFAULT_MAX_OUTPUT ((size_t)1 << 30)
+
+#if defined(__GNUC__)
+#define MST_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MST_PRINTF(f, a)
+#endif
+
+/* For a helper of a recursive render function whose locals must not
+ * stay on the stack while the recursion runs (MST_MAX_DEPTH levels). */
+#if defined(__GNUC__)
+#define MST_NOINLINE __attribute__((noinline))
+#else
+#define MST_NOINLINE
+#endif
+
+/* Grows *p (elements of size `sz`) so that it holds at least `need`. */
+static inline void grow(void **p, size_t *cap, size_t need, size_t sz) {
+    if (need <= *cap)
+        return;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    *p = base_xrealloc(*p, nc * sz);
+    *cap = nc;
+}
+
+void mst_set_error(mst_error *e, const char *source, uint32_t line,
+                      uint32_t col, const char *fmt, ...) MST_PRINTF(5, 6);
+
+static inline bool is_ws(char c) {
+    return c == ' ' || c == '\t';
+}
+
+static inline bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Finds needle (nlen > 0) in hay[from, hlen); returns offset or SIZE_MAX. */
+size_t mst_find(const char *hay, size_t hlen, size_t from, const char *needle,
+                size_t nlen);
+
+/* ------------------------------------------------------------------ */
+/* Compiled form                                                       */
+
+enum {
+    N_TEXT,
+    N_VAR,      /* {{x}} */
+    N_RAW,      /* {{{x}}} {{&x}} */
+    N_SECTION,  /* {{#x}} */
+    N_INVERTED, /* {{^x}} */
+    N_PARTIAL,  /* {{>x}} */
+    N_PARENT,   /* {{<x}} */
+    N_BLOCK,    /* {{$x}} */
+};
+
+typedef struct mst_part {
+    const char *s;
+    size_t n;
+    uint64_t h;  /* key_hash(s, n) */
+    uint32_t mx; /* key_mix(h, n): picks the slot in a frame's index */
+} mst_part;
+
+/* The signature of a key in the render-time object index: its first 8
+ * bytes (zero-padded).  Keys of up to 8 bytes compare by signature and
+ * length alone. */
+static inline uint64_t key_hash(const char *s, size_t n) {
+    /* Fixed-size loads only: a variable-length memcpy into h followed by
+     * an 8-byte read of it stalls store forwarding on every lookup. */
+    const unsigned char *u = (const unsigned char *)s;
+    if (n >= 8) {
+        uint64_t h;
+        memcpy(&h, s, 8);
+        return h;
+    }
+    if (n >= 4) { /* two overlapping 4-byte loads */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        return (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
+    }
+    if (n == 0)
+        return 0;
+    return (uint64_t)u[0] | ((uint64_t)u[n / 2] << (8 * (n / 2))) |
+           ((uint64_t)u[n - 1] << (8 * (n - 1)));
+}
+
+/* Mixes a signature and length into 32 bits (the high bits of a
+ * Fibonacci hash) for the open-addressing index of a frame. */
+static inline uint32_t key_mix(uint64_t h, size_t n) {
+    return (uint32_t)(((h ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >>
+                      32);
+}
+
+typedef struct mst_node mst_node;
+struct mst_node {
+    uint8_t kind;
+    bool standalone; /* partial/parent/block: indentation applies */
+    bool dynamic;    /* partial/parent name is looked up ({{>*x}}) */
+    uint32_t line, col;
+    const char *s; /* text, or the tag's name */
+    size_t n;
+    mst_part *parts; /* dotted name; nparts 0 = "." */
+    uint32_t nparts;
+    const char *indent; /* standalone partial/parent/block indentation */
+    size_t indent_len;
+    mst_node *kids;
+    size_t nkids;
+};
+
+struct mst_template {
+    char *name;
+    char *src; /* a copy of the source: names and texts point here */
+    size_t len;
+    base_arena *arena;
+    mst_node *nodes;
+    size_t nnodes;
+};
+
+enum {
+    T_TEXT,
+    T_VAR,
+    T_RAW,
+    T_SECTION,
+    T_INVERTED,
+    T_CLOSE,
+    T_COMMENT,
+    T_DELIM,
+    T_PARTIAL,
+    T_PARENT,
+    T_BLOCK,
+};
+
+typedef struct tok {
+    uint8_t kind;
+    bool bol;          /* text: starts a source line */
+    bool removed;      /* dropped by the standalone rule */
+    bool standalone;   /* tag: standalone (indentation semantics) */
+    bool line_removed; /* tag: its whole line was removed */
+    bool dynamic;
+    uint32_t line, col;
+    const char *s; /* text slice, or tag name (trimmed) */
+    size_t n;
+    size_t pos, end;    /* source offsets of the token */
+    size_t ls, le;      /* standalone tag: its line's [start, end) */
+    const char *indent; /* whitespace before a standalone tag */
+    size_t indent_len;
+    size_t match; /* opener <-> closer index */
+} tok;
+
+typedef struct compiler {
+    const char *name;
+    const char *src;
+    size_t len;
+    tok *toks;
+    size_t ntoks, cap;
+    mst_error *err;
+    base_arena *arena;
+} compiler;
+
+static inline bool is_opener(uint8_t k) {
+    return k == T_SECTION || k == T_INVERTED || k == T_PARENT || k == T_BLOCK;
+}
+
+static inline bool ws_text(const tok *t) {
+    size_t n = t->n;
+    if (n && t->s[n - 1] == '\n') {
+        n--;
+        if (n && t->s[n - 1] == '\r')
+            n--;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!is_ws(t->s[i]))
+            return false;
+    return true;
+}
+
+/* The compile passes (mustache_lex.c); each returns 0 or -1 with c->err
+ * filled. */
+int mst_tokenize(compiler *c);
+int mst_match_sections(compiler *c);
+void mst_standalone(compiler *c);
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                           */
+
+typedef struct pcache {
+    char *name;
+    mst_template *t; /* NULL: not found */
+    UT_hash_handle hh;
+} pcache;
+
+typedef struct ov_frame {
+    const mst_node *parent;
+    const mst_template *t;
+} ov_frame;
+
+#define MST_DCACHE 256u
+
+typedef struct rctx {
+    const mst_loader *loader;
+    bool no_escape, strict;
+    unsigned max_depth, depth;
+    size_t max_out;
+    uint64_t steps, max_steps;
+    mst_error *err;
+    /* output */
+    char *out;
+    size_t len, cap;
+    /* context stack */
+    struct frame *stack;
+    size_t sp, scap;
+    /* indentation: ind[ind_start, ind_len) */
+    char *ind;
+    size_t ind_start, ind_len, ind_cap;
+    bool need_indent;
+    /* block overrides, outermost first */
+    ov_frame *ov;
+    size_t nov, ovcap;
+    pcache *cache;
+    /* A small direct-mapped cache of (object, key) -> value for the
+     * parts after the first of dotted names ({{names.x}}). */
+    struct dcache {
+        const json_t *o;
+        const mst_part *p;
+        json_t *v;
+    } dc[MST_DCACHE];
+} rctx;
+
+/* Objects with more keys than this are searched with json_object_getn
+ * (through the cache of rctx.dc). */
+#define MST_INDEX_MAX_KEYS 32u
+/* Objects of up to this many keys are scanned, larger ones indexed. */
+#define MST_SCAN_MAX_KEYS 8u
+/* Slots of a frame's index: a power of two >= 2 * MST_INDEX_MAX_KEYS. */
+#define MST_INDEX_SLOTS 64u
+
+/* A key of a context object: its signature, the key and the value. */
+typedef struct okey {
+    uint64_t h;
+    const char *k;
+    size_t kl;
+    json_t *v;
+} okey;
+
+/* A context stack entry.  The keys of an object are listed the first
+ * time a name is looked up in it, into a buffer owned by the stack slot
+ * (reused by the next push at that depth), so that a lookup, hit or miss,
+ * is a short scan of hot memory instead of a jansson string hash. */
+typedef struct frame {
+    json_t *v;
+    bool built;
+    uint32_t n; /* keys in buf; > MAX: not listed (large object) */
+    okey *buf;
+    size_t cap;
+    /* open-addressing index of buf: slot[mx & mask] holds 1 + the
+     * position of the key in buf, 0 = empty; linear probing */
+    uint32_t mask;
+    uint8_t slot[MST_INDEX_SLOTS];
+} frame;
+
+
+/* Fills r->err at node n (NULL: no location); returns -1. */
+int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
+                 const char *fmt, ...) MST_PRINTF(4, 5);
+int mst_flush_indent(rctx *r, const mst_template *t, const mst_node *n);
+/* Looks a name up on the context stack; NULL when missing. */
+json_t *mst_lookup(rctx *r, const mst_node *n);
+/* One level deeper (sections, partials, blocks); -1 past max_depth. */
+int mst_enter(rctx *r, const mst_template *t, const mst_node *n);
+int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
+                     size_t count);
+/* mustache_partials.c: {{>x}} and {{<x}}, and {{$x}}. */
+int mst_include(rctx *r, const mst_template *t, const mst_node *n);
+int mst_block(rctx *r, const mst_template *t, const mst_node *n);
+
+#endif /* PLANWRAP_TEMPLATES_MUSTACHE_INTERNAL_H */

@@ -1,0 +1,451 @@
+/*
+ * templates/mustache_render.c - rendering: the output buffer, the context
+ * stack and its lookups, interpolation, sections; mst_render.
+ */
+#include "mustache_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+
+int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
+                 const char *fmt, ...) {
+    if (r->err) {
+        snprintf(r->err->source, sizeof r->err->source, "%s", t->name);
+        r->err->line = n ? n->line : 0;
+        r->err->col = n ? n->col : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err->text, sizeof r->err->text, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
+                       size_t extra) {
+    if (r->len + extra > r->max_out)
+        return mst_rfail(r, t, n, "output larger than the limit of %zu bytes",
+                     r->max_out);
+    if (r->len + extra + 1 > r->cap) {
+        size_t nc = r->cap ? r->cap : 4096;
+        while (nc < r->len + extra + 1)
+            nc *= 2;
+        r->out = base_xrealloc(r->out, nc);
+        r->cap = nc;
+    }
+    return 0;
+}
+
+static int put(rctx *r, const mst_template *t, const mst_node *n, const char *s,
+               size_t k) {
+    if (r->len + k + 1 > r->cap || r->len + k > r->max_out)
+        if (out_reserve(r, t, n, k))
+            return -1;
+    if (k)
+        memcpy(r->out + r->len, s, k);
+    r->len += k;
+    return 0;
+}
+
+int mst_flush_indent(rctx *r, const mst_template *t, const mst_node *n) {
+    if (!r->need_indent)
+        return 0;
+    r->need_indent = false;
+    if (r->ind_len == r->ind_start)
+        return 0; /* r->ind may be NULL: no NULL + 0 */
+    return put(r, t, n, r->ind + r->ind_start, r->ind_len - r->ind_start);
+}
+
+static int put_text(rctx *r, const mst_template *t, const mst_node *n) {
+    const char *s = n->s;
+    size_t k = n->n;
+    if (r->ind_len == r->ind_start) {
+        if (put(r, t, n, s, k))
+            return -1;
+        r->need_indent = s[k - 1] == '\n';
+        return 0;
+    }
+    while (k) {
+        if (mst_flush_indent(r, t, n))
+            return -1;
+        const char *nl = memchr(s, '\n', k);
+        size_t m = nl ? (size_t)(nl - s) + 1 : k;
+        if (put(r, t, n, s, m))
+            return -1;
+        if (nl)
+            r->need_indent = true;
+        s += m;
+        k -= m;
+    }
+    return 0;
+}
+
+static int put_escaped(rctx *r, const mst_template *t, const mst_node *n,
+                       const char *s, size_t k) {
+    size_t run = 0;
+    for (size_t i = 0; i < k; i++) {
+        const char *rep;
+        size_t rl;
+        switch (s[i]) {
+        case '&':
+            rep = "&amp;", rl = 5;
+            break;
+        case '<':
+            rep = "&lt;", rl = 4;
+            break;
+        case '>':
+            rep = "&gt;", rl = 4;
+            break;
+        case '"':
+            rep = "&quot;", rl = 6;
+            break;
+        default:
+            continue;
+        }
+        if (put(r, t, n, s + run, i - run) || put(r, t, n, rep, rl))
+            return -1;
+        run = i + 1;
+    }
+    return put(r, t, n, s + run, k - run);
+}
+
+/* Formats a real with the fewest digits that read back the same. */
+static size_t fmt_real(double d, char *buf, size_t size) {
+    int len = 0;
+    for (int prec = 1; prec <= 17; prec++) {
+        len = snprintf(buf, size, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return len > 0 ? (size_t)len : 0;
+}
+
+static bool key_eq(const okey *k, const mst_part *p) {
+    return k->h == p->h && k->kl == p->n &&
+           (p->n <= 8 || memcmp(k->k + 8, p->s + 8, p->n - 8) == 0);
+}
+
+/* A lookup in a large object, through the direct-mapped cache of
+ * (object, name part) -> value: the data does not change during a render,
+ * and the same few names are looked up in the same large objects (the
+ * root above all) again and again. */
+static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p) {
+    uintptr_t h = ((uintptr_t)o >> 4) * 31u + ((uintptr_t)p >> 3);
+    struct dcache *c = &r->dc[h & (MST_DCACHE - 1)];
+    if (c->o == o && c->p == p)
+        return c->v;
+    c->o = o;
+    c->p = p;
+    c->v = json_object_getn(o, p->s, p->n);
+    return c->v;
+}
+
+static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
+    if (!f->built) {
+        f->built = true;
+        f->n = 0;
+        f->mask = 0;
+        f->slot[0] = 0;
+        if (!json_is_object(f->v))
+            return NULL;
+        size_t size = json_object_size(f->v);
+        if (size > MST_INDEX_MAX_KEYS) {
+            f->n = MST_INDEX_MAX_KEYS + 1;
+        } else if (size > 0) {
+            grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
+            for (void *it = json_object_iter(f->v); it;
+                 it = json_object_iter_next(f->v, it)) {
+                okey *k = &f->buf[f->n++];
+                k->k = json_object_iter_key(it);
+                k->kl = json_object_iter_key_len(it);
+                k->h = key_hash(k->k, k->kl);
+                k->v = json_object_iter_value(it);
+                if (f->n == size)
+                    break;
+            }
+            if (size > MST_SCAN_MAX_KEYS) {
+                uint32_t slots = 4;
+                while (slots < 2 * size)
+                    slots *= 2;
+                f->mask = slots - 1;
+                memset(f->slot, 0, slots);
+                for (uint32_t i = 0; i < f->n; i++) {
+                    const okey *k = &f->buf[i];
+                    uint32_t at = key_mix(k->h, k->kl) & f->mask;
+                    while (f->slot[at])
+                        at = (at + 1) & f->mask;
+                    f->slot[at] = (uint8_t)(i + 1);
+                }
+            }
+        }
+    }
+    if (f->n <= MST_SCAN_MAX_KEYS) {
+        for (uint32_t i = 0; i < f->n; i++)
+            if (key_eq(&f->buf[i], p))
+                return f->buf[i].v;
+        return NULL;
+    }
+    if (f->n > MST_INDEX_MAX_KEYS)
+        return cached_get(r, f->v, p);
+    for (uint32_t at = p->mx & f->mask; f->slot[at]; at = (at + 1) & f->mask) {
+        const okey *k = &f->buf[f->slot[at] - 1];
+        if (key_eq(k, p))
+            return k->v;
+    }
+    return NULL;
+}
+
+static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
+    if (!json_is_object(o))
+        return NULL;
+    return cached_get(r, o, p);
+}
+
+/* Looks a name up on the context stack; NULL when missing. */
+json_t *mst_lookup(rctx *r, const mst_node *n) {
+    if (n->nparts == 0)
+        return r->stack[r->sp - 1].v;
+    json_t *v = NULL;
+    for (size_t i = r->sp; i-- > 0;)
+        if ((v = frame_get(r, &r->stack[i], &n->parts[0])) != NULL)
+            break;
+    for (uint32_t k = 1; v && k < n->nparts; k++)
+        v = member(r, v, &n->parts[k]);
+    return v;
+}
+
+static bool truthy(const json_t *v) {
+    if (!v || json_is_false(v) || json_is_null(v))
+        return false;
+    if (json_is_array(v))
+        return json_array_size(v) > 0;
+    return true;
+}
+
+static int push_ctx(rctx *r, json_t *v) {
+    if (r->sp == r->scap) {
+        size_t old = r->scap;
+        grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
+        memset(r->stack + old, 0, (r->scap - old) * sizeof *r->stack);
+    }
+    frame *f = &r->stack[r->sp++];
+    f->v = v;
+    f->built = false;
+    return 0;
+}
+
+
+static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
+    json_t *v = mst_lookup(r, n);
+    if (!v && r->strict)
+        return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
+    if (mst_flush_indent(r, t, n))
+        return -1;
+    if (!v)
+        return 0;
+    bool esc = n->kind == N_VAR && !r->no_escape;
+    char buf[64];
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        if (esc)
+            return put_escaped(r, t, n, json_string_value(v),
+                               json_string_length(v));
+        return put(r, t, n, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: {
+        json_int_t x = json_integer_value(v);
+        unsigned long long u =
+            x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+        char *e = buf + sizeof buf, *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (x < 0)
+            *--p = '-';
+        return put(r, t, n, p, (size_t)(e - p));
+    }
+    case JSON_REAL:
+        return put(r, t, n, buf, fmt_real(json_real_value(v), buf, sizeof buf));
+    case JSON_TRUE:
+        return put(r, t, n, "true", 4);
+    case JSON_FALSE:
+        return put(r, t, n, "false", 5);
+    case JSON_NULL:
+        return 0;
+    default:
+        if (r->strict)
+            return mst_rfail(r, t, n, "cannot interpolate '%.*s': it is %s",
+                         (int)n->n, n->s,
+                         json_is_object(v) ? "an object" : "an array");
+        return 0;
+    }
+}
+
+int mst_enter(rctx *r, const mst_template *t, const mst_node *n) {
+    if (r->depth >= r->max_depth)
+        return mst_rfail(r, t, n,
+                     "nesting deeper than %u (sections, partials "
+                     "and blocks)",
+                     r->max_depth);
+    r->depth++;
+    return 0;
+}
+
+/* Prefetching for a section over a large array.  The values of a view
+ * are allocated element after element (in `gen` from a bump arena), so
+ * the memory between the json_t of element i+1 and that of element i+2
+ * holds one element's keys, values and strings: fetching that range
+ * while element i renders turns the pointer chasing of the next lookups
+ * into streaming reads.  Prefetches never fault; the range is capped, and
+ * skipped when the elements are not in ascending order. */
+#define MST_PREFETCH_MAX 16384u
+
+static void prefetch_next(const json_t *arr, size_t i, size_t sz) {
+#if defined(__GNUC__)
+    if (i + 2 >= sz)
+        return;
+    /* compared as integers: the two values are different objects */
+    uintptr_t a = (uintptr_t)json_array_get(arr, i + 1);
+    uintptr_t b = (uintptr_t)json_array_get(arr, i + 2);
+    if (b <= a || b - a > MST_PREFETCH_MAX)
+        return;
+    for (uintptr_t p = a; p < b; p += 64)
+        __builtin_prefetch((const void *)p);
+#else
+    (void)arr;
+    (void)i;
+    (void)sz;
+#endif
+}
+
+static int section(rctx *r, const mst_template *t, const mst_node *n) {
+    json_t *v = mst_lookup(r, n);
+    if (!v && r->strict)
+        return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
+    bool yes = truthy(v);
+    if (n->kind == N_INVERTED) {
+        if (yes)
+            return 0;
+        if (mst_enter(r, t, n))
+            return -1;
+        int rc = mst_render_nodes(r, t, n->kids, n->nkids);
+        r->depth--;
+        return rc;
+    }
+    if (!yes)
+        return 0;
+    if (mst_enter(r, t, n))
+        return -1;
+    int rc = 0;
+    if (json_is_array(v)) {
+        size_t sz = json_array_size(v);
+        for (size_t i = 0; i < sz && rc == 0; i++) {
+            prefetch_next(v, i, sz);
+            push_ctx(r, json_array_get(v, i));
+            rc = mst_render_nodes(r, t, n->kids, n->nkids);
+            r->sp--;
+        }
+    } else {
+        push_ctx(r, v);
+        rc = mst_render_nodes(r, t, n->kids, n->nkids);
+        r->sp--;
+    }
+    r->depth--;
+    return rc;
+}
+
+int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
+                        size_t count) {
+    r->steps += count + 1;
+    if (r->steps > r->max_steps)
+        return mst_rfail(r, t, count ? ns : NULL,
+                     "rendering takes more than %llu steps",
+                     (unsigned long long)r->max_steps);
+    for (size_t i = 0; i < count; i++) {
+        const mst_node *n = &ns[i];
+        int rc;
+        switch (n->kind) {
+        case N_TEXT:
+            rc = put_text(r, t, n);
+            break;
+        case N_VAR:
+        case N_RAW:
+            rc = interpolate(r, t, n);
+            break;
+        case N_SECTION:
+        case N_INVERTED:
+            rc = section(r, t, n);
+            break;
+        case N_PARTIAL:
+        case N_PARENT:
+            rc = mst_include(r, t, n);
+            break;
+        default:
+            rc = mst_block(r, t, n);
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+
+int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
+               const mst_options *opts, char **out, size_t *outlen,
+               mst_error *err) {
+    rctx r;
+    memset(&r, 0, sizeof r);
+    r.loader = loader;
+    r.err = err;
+    r.no_escape = opts && opts->no_escape;
+    r.strict = opts && opts->strict;
+    r.max_depth =
+        opts && opts->max_depth ? opts->max_depth : MST_DEFAULT_MAX_DEPTH;
+    if (r.max_depth > MST_MAX_DEPTH)
+        r.max_depth = MST_MAX_DEPTH; /* the C stack bounds the recursion */
+    r.max_out =
+        opts && opts->max_output ? opts->max_output : MST_DEFAULT_MAX_OUTPUT;
+    /* Work limit: bounds templates that loop without output. */
+    r.max_steps = (uint64_t)r.max_out * 2 + ((uint64_t)1 << 20);
+    if (r.max_steps > ((uint64_t)1 << 30))
+        r.max_steps = (uint64_t)1 << 30;
+    r.need_indent = true;
+    push_ctx(&r, data ? data : json_null());
+    int rc = out_reserve(&r, t, NULL, 0);
+    if (rc == 0)
+        rc = mst_render_nodes(&r, t, t->nodes, t->nnodes);
+    pcache *e, *tmp;
+    HASH_ITER(hh, r.cache, e, tmp) {
+        HASH_DEL(r.cache, e);
+        mst_template_free(e->t);
+        free(e->name);
+        free(e);
+    }
+    for (size_t i = 0; i < r.scap; i++)
+        free(r.stack[i].buf);
+    free(r.stack);
+    free(r.ind);
+    free(r.ov);
+    if (rc) {
+        free(r.out);
+        if (out)
+            *out = NULL;
+        if (outlen)
+            *outlen = 0;
+        return -1;
+    }
+    r.out[r.len] = '\0';
+    if (out)
+        *out = r.out;
+    else
+        free(r.out);
+    if (outlen)
+        *outlen = r.len;
+    return 0;
+}
