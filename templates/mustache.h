@@ -38,12 +38,29 @@ typedef struct mst_loader {
     void *ctx;
 } mst_loader;
 
+/* A list built element by element while it renders (a streaming view,
+ * docs/templates.md): where the value of a section is `marker` (a
+ * placeholder in the data, matched by address), the section iterates
+ * count(ctx) elements, each built by element(ctx, i) just before it
+ * renders and released (json_decref) right after, so that the whole list
+ * never exists at once.  The section is truthy when count is not 0.
+ * element returns a new reference, or NULL to stop rendering with an
+ * error.  Any other use of the marker sees the placeholder itself. */
+typedef struct mst_lazy_list {
+    const json_t *marker;
+    size_t (*count)(void *ctx);
+    json_t *(*element)(void *ctx, size_t i);
+    void *ctx;
+} mst_lazy_list;
+
 typedef struct mst_options {
     bool no_escape;     /* {{x}} is not HTML-escaped (code generation) */
     bool strict;        /* unknown name or missing partial is an error */
     unsigned max_depth; /* partial/section nesting limit; 0 = default;
                            at most MST_MAX_DEPTH (larger is clamped) */
     size_t max_output;  /* output size limit in bytes; 0 = default (1 GiB) */
+    const mst_lazy_list *lazy; /* lazy[0, nlazy): lists built on demand */
+    size_t nlazy;
 } mst_options;
 
 typedef struct mst_template mst_template;

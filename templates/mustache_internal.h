@@ -245,12 +245,19 @@ typedef struct rctx {
     ov_frame *ov;
     size_t nov, ovcap;
     pcache *cache;
+    /* lists built on demand (mst_options.lazy) */
+    const mst_lazy_list *lazy;
+    size_t nlazy;
+    /* bumped whenever a lazy element is released: entries of dc from an
+     * older generation are stale (a new element may reuse the address) */
+    uint32_t gen;
     /* A small direct-mapped cache of (object, key) -> value for the
      * parts after the first of dotted names ({{names.x}}). */
     struct dcache {
         const json_t *o;
         const mst_part *p;
         json_t *v;
+        uint32_t gen;
     } dc[MST_DCACHE];
 } rctx;
 

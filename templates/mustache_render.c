@@ -137,10 +137,11 @@ static bool key_eq(const okey *k, const mst_part *p) {
 static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p) {
     uintptr_t h = ((uintptr_t)o >> 4) * 31u + ((uintptr_t)p >> 3);
     struct dcache *c = &r->dc[h & (MST_DCACHE - 1)];
-    if (c->o == o && c->p == p)
+    if (c->o == o && c->p == p && c->gen == r->gen)
         return c->v;
     c->o = o;
     c->p = p;
+    c->gen = r->gen;
     c->v = json_object_getn(o, p->s, p->n);
     return c->v;
 }
@@ -323,11 +324,40 @@ static void prefetch_next(const json_t *arr, size_t i, size_t sz) {
 #endif
 }
 
+/* The lazy list whose placeholder is v, or NULL. */
+static const mst_lazy_list *lazy_of(const rctx *r, const json_t *v) {
+    for (size_t i = 0; v && i < r->nlazy; i++)
+        if (r->lazy[i].marker == v)
+            return &r->lazy[i];
+    return NULL;
+}
+
+/* The body of section n once per element of lazy list lz (count of
+ * them), each built before and released after it renders. */
+static int lazy_section(rctx *r, const mst_template *t, const mst_node *n,
+                        const mst_lazy_list *lz, size_t count) {
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        json_t *e = lz->element(lz->ctx, i);
+        if (!e)
+            return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'", i,
+                             (int)n->n, n->s);
+        push_ctx(r, e);
+        rc = mst_render_nodes(r, t, n->kids, n->nkids);
+        r->sp--;
+        json_decref(e);
+        r->gen++; /* the cache may hold e's values */
+    }
+    return rc;
+}
+
 static int section(rctx *r, const mst_template *t, const mst_node *n) {
     json_t *v = mst_lookup(r, n);
     if (!v && r->strict)
         return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
-    bool yes = truthy(v);
+    const mst_lazy_list *lz = lazy_of(r, v);
+    size_t count = lz ? lz->count(lz->ctx) : 0;
+    bool yes = lz ? count > 0 : truthy(v);
     if (n->kind == N_INVERTED) {
         if (yes)
             return 0;
@@ -342,7 +372,9 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
     if (mst_enter(r, t, n))
         return -1;
     int rc = 0;
-    if (json_is_array(v)) {
+    if (lz) {
+        rc = lazy_section(r, t, n, lz, count);
+    } else if (json_is_array(v)) {
         size_t sz = json_array_size(v);
         for (size_t i = 0; i < sz && rc == 0; i++) {
             prefetch_next(v, i, sz);
@@ -415,6 +447,8 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
     r.max_steps = (uint64_t)r.max_out * 2 + ((uint64_t)1 << 20);
     if (r.max_steps > ((uint64_t)1 << 30))
         r.max_steps = (uint64_t)1 << 30;
+    r.lazy = opts ? opts->lazy : NULL;
+    r.nlazy = opts && opts->lazy ? opts->nlazy : 0;
     r.need_indent = true;
     push_ctx(&r, data ? data : json_null());
     int rc = out_reserve(&r, t, NULL, 0);

@@ -215,6 +215,81 @@ static void test_big_template(void **state) {
     free(tpl);
 }
 
+/* A lazy list for test_lazy_lists: n elements {name, sub: {x}}, each
+ * built on demand; built counts the calls, live the elements not yet
+ * released (each is checked at the next call: only the engine held it). */
+typedef struct lazy_fixture {
+    size_t n, built, fail_at;
+    json_t *last;
+} lazy_fixture;
+
+static size_t lazy_count(void *ctx) {
+    return ((lazy_fixture *)ctx)->n;
+}
+
+static json_t *lazy_element(void *ctx, size_t i) {
+    lazy_fixture *f = ctx;
+    if (f->last) { /* the previous element was released by the engine */
+        assert_int_equal(f->last->refcount, 1);
+        json_decref(f->last);
+    }
+    f->built++;
+    if (i == f->fail_at) {
+        f->last = NULL;
+        return NULL;
+    }
+    json_t *e = json_pack("{s:s+, s:{s:i}}", "name", "e", i == 0 ? "0" : "n",
+                          "sub", "x", (int)(i * 10));
+    f->last = json_incref(e);
+    return e;
+}
+
+static char *render_lazy(const char *tpl, lazy_fixture *f, mst_error *err) {
+    json_t *marker = json_array();
+    json_t *d = json_pack("{s:o, s:s}", "items", marker, "title", "T");
+    mst_lazy_list lz = {marker, lazy_count, lazy_element, f};
+    mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
+    mst_template *t = mst_compile("t", tpl, strlen(tpl), err);
+    assert_non_null(t);
+    char *out = NULL;
+    size_t len;
+    if (mst_render(t, d, NULL, &o, &out, &len, err) != 0)
+        assert_null(out);
+    mst_template_free(t);
+    json_decref(d);
+    json_decref(f->last);
+    f->last = NULL;
+    return out;
+}
+
+/* Lists built on demand (mst_options.lazy): elements in order, lookups
+ * falling through to the root, dotted names inside elements (the cache of
+ * dotted lookups must not serve a released element's value to the next
+ * one at the same address), truthiness, and a failing element. */
+static void test_lazy_lists(void **state) {
+    (void)state;
+    const char *tpl = "{{#items}}{{name}}:{{sub.x}}:{{title}};{{/items}}"
+                      "{{^items}}none{{/items}}";
+    mst_error err;
+    lazy_fixture f = {3, 0, SIZE_MAX, NULL};
+    char *out = render_lazy(tpl, &f, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "e0:0:T;en:10:T;en:20:T;");
+    assert_int_equal(f.built, 3);
+    free(out);
+    lazy_fixture none = {0, 0, SIZE_MAX, NULL};
+    out = render_lazy(tpl, &none, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "none");
+    assert_int_equal(none.built, 0);
+    free(out);
+    lazy_fixture bad = {3, 0, 1, NULL};
+    assert_null(render_lazy(tpl, &bad, &err));
+    char buf[512];
+    assert_string_equal(mst_error_format(&err, buf, sizeof buf),
+                        "t:1:1: error: cannot build element 1 of 'items'");
+}
+
 static char *nested(size_t depth, const char *open, const char *mid,
                     const char *close) {
     size_t ol = strlen(open), ml = strlen(mid), cl = strlen(close);
@@ -488,6 +563,7 @@ int main(void) {
         cmocka_unit_test(test_error_locations),
         cmocka_unit_test(test_render_many),
         cmocka_unit_test(test_big_template),
+        cmocka_unit_test(test_lazy_lists),
         cmocka_unit_test(test_deep_sections),
         cmocka_unit_test(test_partial_recursion),
         cmocka_unit_test(test_limits),
