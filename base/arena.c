@@ -96,6 +96,20 @@ void *base_arena_alloc(base_arena *a, size_t size) {
     return p;
 }
 
+void base_arena_reset(base_arena *a) {
+    base_chunk *c = a->head;
+    if (!c)
+        return;
+    for (base_chunk *n = c->next; n;) {
+        base_chunk *next = n->next;
+        free(n);
+        n = next;
+    }
+    c->next = NULL;
+    memset(c->data, 0, c->used); /* allocations are zeroed */
+    c->used = 0;
+}
+
 void *base_arena_array(base_arena *a, size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size)
         base_oom();

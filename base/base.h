@@ -52,6 +52,9 @@ void base_arena_free(base_arena *a);
 void *base_arena_alloc(base_arena *a, size_t size);
 /* Array helper: n * size bytes, zeroed; aborts on overflow. */
 void *base_arena_array(base_arena *a, size_t n, size_t size);
+/* Frees everything allocated from `a` but keeps its newest chunk for
+ * reuse: a scratch arena emptied after each use. */
+void base_arena_reset(base_arena *a);
 /* Copies s[0..n) into the arena and NUL-terminates it. */
 char *base_arena_strndup(base_arena *a, const char *s, size_t n);
 char *base_arena_strdup(base_arena *a, const char *s);

@@ -115,7 +115,7 @@ static void cli_gen_take(cg_file **all, size_t *nall, cg_file *files,
 /* Loads, plans and builds the view of every model; false after an error
  * (reported).  Two models of one name would write the same files. */
 static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
-                          plan **plans, json_t **views) {
+                          plan **plans, cg_view **views) {
     for (size_t i = 0; i < r->npaths; i++) {
         ir_program *prog =
             cli_plan_order(a, ir_load(a, r->paths[i], d), r->po, d);
@@ -146,11 +146,11 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
                 return false;
             }
         cli_clock_lap(r->clk, "plan");
-        views[i] = cg_build_view_opts(plans[i], r->target, r->vo, d);
+        views[i] = cg_view_new(plans[i], r->target, r->vo, d);
         if (!views[i])
             return false;
         if (r->shared)
-            cg_view_firmware(views[i], plans[i], true);
+            cg_view_share_pools(views[i]);
         cli_clock_lap(r->clk, "view");
     }
     return true;
@@ -158,20 +158,22 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
 
 /* The weights file of model i under DIR (malloc'ed), NULL without one. */
 static char *cli_gen_weights_path(const cli_gen_run *r, plan **plans,
-                                  json_t **views, size_t i) {
+                                  cg_view **views, size_t i) {
     if (!cg_has_weights(plans[i]->prog))
         return NULL;
     base_sb path = {0};
     base_sb_printf(
         &path, "%s/%s", r->outdir,
-        json_string_value(json_object_get(views[i], "weights_file")));
+        json_string_value(
+            json_object_get(cg_view_root(views[i]), "weights_file")));
     return base_sb_take(&path, NULL);
 }
 
 /* Whether an output (a file or a weights file under DIR) is one of the
  * inputs: a model, or a const's data= file; then reports it.  Each path
  * is stat'ed once. */
-static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans, json_t **views,
+static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
+                             cg_view **views,
                              const cg_file *files, size_t nfiles) {
     size_t nout = nfiles + r->npaths;
     char **out = base_xcalloc(nout, sizeof *out);
@@ -218,7 +220,7 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans, json_t **views,
 
 /* Writes the files, the embedded weights first (streamed from their data
  * files): a failure there leaves DIR without a new file. */
-static bool cli_gen_write(const cli_gen_run *r, plan **plans, json_t **views,
+static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
                           const cg_file *files, size_t nfiles) {
     if (!cli_write_files(r->outdir, files, 0, NULL)) /* creates DIR */
         return false;
@@ -228,7 +230,7 @@ static bool cli_gen_write(const cli_gen_run *r, plan **plans, json_t **views,
         char *ps = cli_gen_weights_path(r, plans, views, i);
         if (!ps)
             continue;
-        bool ok = cg_write_weights(plans[i], views[i], ps);
+        bool ok = cg_write_weights(plans[i], cg_view_root(views[i]), ps);
         free(ps);
         if (!ok)
             return false;
@@ -242,11 +244,10 @@ static int cli_gen(const cli_gen_run *r) {
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, 0);
     plan **plans = base_xcalloc(r->npaths, sizeof *plans);
-    json_t **views = base_xcalloc(r->npaths, sizeof *views);
+    cg_view **views = base_xcalloc(r->npaths, sizeof *views);
     cg_file *all = NULL, *files = NULL;
     size_t nall = 0, nfiles = 0;
     cg_keyset *keep = NULL;
-    cg_json_arena_begin();
     /* With the built-in templates only, the view needs no key that none
      * of them names (cg_builtin_keys): a third less to build. */
     if (!r->tdir)
@@ -255,8 +256,13 @@ static int cli_gen(const cli_gen_run *r) {
         goto done;
     for (size_t i = 0; i < r->npaths; i++) {
         if (i == 0 && r->shared) {
-            json_t *sview = cg_shared_view(views, r->npaths);
+            json_t **roots = base_xcalloc(r->npaths, sizeof *roots);
+            for (size_t j = 0; j < r->npaths; j++)
+                roots[j] = cg_view_root(views[j]);
+            json_t *sview = cg_shared_view(roots, r->npaths);
+            free(roots);
             files = cg_render_shared(sview, r->tdir, &nfiles);
+            json_decref(sview);
             if (!files)
                 goto done;
             cli_gen_take(&all, &nall, files, nfiles);
@@ -272,9 +278,8 @@ static int cli_gen(const cli_gen_run *r) {
     cli_clock_lap(r->clk, "write");
 done:
     cg_files_free(all, nall);
-    /* The views live in the arena (json_decref would walk a million
-     * values to free nothing): they are released in one call. */
-    cg_json_arena_end();
+    for (size_t i = 0; i < r->npaths; i++)
+        cg_view_free(views[i]);
     cg_keyset_free(keep);
     free(plans);
     free(views);

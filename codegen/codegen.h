@@ -78,12 +78,29 @@ json_t *cg_build_view_opts(const plan *pl, cg_target target,
 /* cg_build_view_opts(pl, target, NULL, NULL). */
 json_t *cg_build_view(const plan *pl, cg_target target);
 
-/* Adds the CUDA graph partitions to a cuda view (codegen/view_graphs.c,
- * docs/view.md): `cuda_graphs`, `ngraphs`, `has_graphs`, per statement
- * `graph_begin`/`graph_end` ({index} or false), per call `captured`.
- * With `on` false every statement is outside any graph.  False after
- * reporting an error (calls on several streams) or on out of memory. */
-bool cg_view_add_graphs(json_t *root, const plan *pl, bool on, ir_diag *d);
+/* The streaming view (codegen/view.c): what `gen` renders.  The root and
+ * its small sections are built at once; the statements, buffers and
+ * kernels, whose size grows with the program, are lists built element by
+ * element while a template iterates them (mst_lazy_list) and released
+ * right after, so that the whole document never exists: memory stays
+ * linear in the program with a small constant (docs/architecture.md).
+ * cg_view_json gives the same document as cg_build_view_opts.  NULL on
+ * the errors of cg_build_view_opts.  Free with cg_view_free. */
+typedef struct cg_view cg_view;
+cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
+                     ir_diag *d);
+/* The root: the lists built on demand are empty placeholders in it. */
+json_t *cg_view_root(const cg_view *v);
+/* The lists built on demand, for mst_options.lazy. */
+void cg_view_lists(const cg_view *v, const mst_lazy_list **lazy, size_t *nlazy);
+/* The complete document (a new reference), every list built into the
+ * root: for `plan --emit view`.  The view is spent (only cg_view_free). */
+json_t *cg_view_json(cg_view *v);
+/* --shared-pools: the firmware keys of a model whose static pools are
+ * shared (cg_shared_view adds the rest). */
+void cg_view_share_pools(cg_view *v);
+/* NULL is a no-op. */
+void cg_view_free(cg_view *v);
 
 /* ------------------------------------------------------------------ */
 /* Rendering (codegen/gen.c). */
@@ -100,8 +117,8 @@ typedef struct cg_file {
  * and without escaping.  On success returns the *nfiles files (free with
  * cg_files_free).  On error prints "TEMPLATE:LINE:COL: error: ..." to
  * stderr and returns NULL with nothing to free. */
-cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
-                          size_t *nfiles);
+cg_file *cg_render_target(const cg_view *view, cg_target target,
+                          const char *tdir, size_t *nfiles);
 /* Frees files[0..nfiles) and the array.  NULL is a no-op. */
 void cg_files_free(cg_file *files, size_t nfiles);
 
@@ -133,13 +150,6 @@ bool cg_has_weights(const ir_program *p);
  * renamed over `path`); false after printing "planwrap: error: ...". */
 bool cg_write_weights(const plan *pl, const json_t *view, const char *path);
 
-/* Adds the firmware keys to a plan view (codegen/fw_view.c; docs/view.md):
- * has_weights, weights_file, weights_bytes, names.default_consts,
- * names.static_bytes_macro, static_bytes (the static pools, none with
- * `shared_pools`, plus the embedded weights), has_space_report and
- * space_report (rows of the per-space table). */
-void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools);
-
 /* Shared pools across models (codegen/shared.c, docs/firmware.md): one
  * static pool per pool name (device, space, ...) of the models, sized and
  * aligned to the largest, in CG_SHARED_NAME.h/.c.  cg_shared_view adds to
@@ -149,13 +159,6 @@ void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools);
 #define CG_SHARED_NAME "planwrap_shared"
 json_t *cg_shared_view(json_t *const *views, size_t n);
 cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles);
-
-/* Between begin and end, every jansson value is carved out of a bump
- * arena and json_decref frees nothing; end releases it all.  For one
- * large, short-lived view (`gen`): no json value may outlive end.  Not
- * thread-safe (jansson's allocator is process-wide). */
-void cg_json_arena_begin(void);
-void cg_json_arena_end(void);
 
 /* ------------------------------------------------------------------ */
 /* Pictures and comparisons (codegen/compare_out.c, codegen/picture*.c;

@@ -3,8 +3,7 @@
  * docs/firmware.md): the build-time report per memory space, the total
  * of static bytes, and the embedded weights.
  */
-#include "base/base.h"
-#include "codegen/codegen.h"
+#include "view_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,120 +64,138 @@ static uint64_t cg_fw_add(uint64_t a, uint64_t b) {
     return a > max || b > max - a ? max : a + b;
 }
 
-/* Marks the planned inputs and the states among the buffers, with the
- * name of the header macro that finds them in the pools; returns whether
- * there is one of each kind (bit 0: planned input, bit 1: state, bit 2:
- * planned output: an output in the pools in intermediates mode). */
-static unsigned cg_fw_buffers(json_t *view, const plan *pl, const char *M) {
+/* The kind of value val among the buffers: bit 0 a planned input, bit 1
+ * a state, bit 2 a planned output (an output in the pools in
+ * intermediates mode); val -1 is none. */
+static unsigned cg_fw_kind(const plan *pl, int32_t val) {
     const ir_program *p = pl->prog;
-    unsigned kinds = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(json_object_get(view, "buffers"), i, b) {
-        const char *name = json_string_value(json_object_get(b, "name"));
-        int32_t v = name ? ir_find_value(p, name) : -1;
-        ir_value_kind k = v >= 0 ? p->values[v].kind : IR_VAL_ALLOC;
-        bool in = k == IR_VAL_INPUT, st = k == IR_VAL_STATE;
-        bool out = k == IR_VAL_ALLOC && p->values[v].output_index >= 0 &&
-                   p->values[v].next_of < 0 &&
-                   pl->opts.memory_pool == PLAN_MP_INTERMEDIATES;
-        char buf[600];
-        snprintf(buf, sizeof buf, "%s_%s_%s", M,
-                 in    ? "input"
-                 : out ? "output"
-                       : "state",
-                 name ? name : "");
-        json_object_set(b, "offset_expr", json_object_get(b, "offset_macro"));
-        json_object_set_new(b, "is_planned_input", json_boolean(in));
-        json_object_set_new(b, "is_state", json_boolean(st));
-        json_object_set_new(
-            b, "zero_at_init",
-            json_boolean(st || (v >= 0 && p->values[v].next_of >= 0)));
-        json_object_set_new(b, "is_planned_output", json_boolean(out));
-        json_object_set_new(b, "accessor",
-                            json_string(in || st || out ? buf : ""));
-        int32_t sid = v >= 0 ? pl->storage_of_value[v] : -1;
-        int32_t pi = sid >= 0 ? pl->storages[sid].pool : -1;
-        json_t *pool = json_object_get(b, "pool");
-        json_object_set_new(b, "pool_field",
-                            pi >= 0 ? json_string(pl->pools[pi].name)
-                            : pool  ? json_incref(pool)
-                                    : json_string(""));
-        kinds |= (in ? 1u : 0u) | (st ? 2u : 0u) | (out ? 4u : 0u);
-    }
-    return kinds;
+    ir_value_kind k = val >= 0 ? p->values[val].kind : IR_VAL_ALLOC;
+    bool out = k == IR_VAL_ALLOC && val >= 0 &&
+               p->values[val].output_index >= 0 && p->values[val].next_of < 0 &&
+               pl->opts.memory_pool == PLAN_MP_INTERMEDIATES;
+    return (k == IR_VAL_INPUT ? 1u : 0u) | (k == IR_VAL_STATE ? 2u : 0u) |
+           (out ? 4u : 0u);
 }
 
-/* The offset macro of the storage of value v (from the buffers). */
-static const char *cg_fw_off_macro(json_t *view, const char *name) {
-    size_t i;
-    json_t *b;
-    json_array_foreach(json_object_get(view, "buffers"), i, b) {
-        const char *n = json_string_value(json_object_get(b, "name"));
-        if (n && strcmp(n, name) == 0)
-            return json_string_value(json_object_get(b, "offset_macro"));
-    }
-    return NULL;
+/* The value named by buffer b of storage sid (none when the key set
+ * leaves "name" out). */
+static int32_t cg_fw_value(vw *v, uint32_t sid) {
+    return keep_key(v, "name", 4) ? v->pl->storages[sid].value : -1;
 }
 
-/* A state ... next= pair swaps its two regions between runs: the offsets
- * of both depend on the pools' phase (docs/firmware.md).  Rewrites the
- * alloc events and buffer entries of both; returns whether there is a
- * pair. */
-static bool cg_fw_pairs(json_t *view, const plan *pl) {
+void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
+    const plan *pl = v->pl;
     const ir_program *p = pl->prog;
-    const char *pp =
-        json_string_value(json_object_get(json_object_get(view, "names"), "p"));
-    bool any = false;
+    int32_t val = cg_fw_value(v, sid);
+    const char *name = val >= 0 ? p->values[val].name : NULL;
+    unsigned kind = cg_fw_kind(pl, val);
+    bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s_%s_%s", v->M,
+             in    ? "input"
+             : out ? "output"
+                   : "state",
+             name ? name : "");
+    json_object_set(b, "offset_expr", json_object_get(b, "offset_macro"));
+    json_object_set_new(b, "is_planned_input", json_boolean(in));
+    json_object_set_new(b, "is_state", json_boolean(st));
+    json_object_set_new(
+        b, "zero_at_init",
+        json_boolean(st || (val >= 0 && p->values[val].next_of >= 0)));
+    json_object_set_new(b, "is_planned_output", json_boolean(out));
+    json_object_set_new(b, "accessor", json_string(in || st || out ? buf : ""));
+    int32_t s = val >= 0 ? pl->storage_of_value[val] : -1;
+    int32_t pi = s >= 0 ? pl->storages[s].pool : -1;
+    json_t *pool = json_object_get(b, "pool");
+    json_object_set_new(b, "pool_field",
+                        pi >= 0 ? json_string(pl->pools[pi].name)
+                        : pool  ? json_incref(pool)
+                                : json_string(""));
+    for (uint32_t i = 0; name && i < v->npairs; i++) {
+        const cg_pair *q = &v->pairs[i];
+        bool is_h = strcmp(name, q->hn) == 0;
+        if (!is_h && strcmp(name, q->yn) != 0)
+            continue;
+        snprintf(buf, sizeof buf, "((pools)->phase ? %s : %s)",
+                 is_h ? q->yo : q->ho, is_h ? q->ho : q->yo);
+        json_object_set_new(b, "offset_expr", json_string(buf));
+    }
+}
+
+void cg_fw_stmt(const vw *v, json_t *s) {
+    if (v->npairs == 0)
+        return;
     char buf[2400];
+    json_t *events = json_object_get(s, "events");
+    for (uint32_t i = 0; i < v->npairs; i++) {
+        const cg_pair *q = &v->pairs[i];
+        size_t j;
+        json_t *e;
+        json_array_foreach(events, j, e) {
+            json_t *b = json_object_get(e, "alloc");
+            const char *n =
+                b ? json_string_value(json_object_get(b, "name")) : NULL;
+            if (!n || (strcmp(n, q->hn) != 0 && strcmp(n, q->yn) != 0))
+                continue;
+            bool is_h = strcmp(n, q->hn) == 0;
+            snprintf(buf, sizeof buf, "(%s->phase ? %s : %s)", v->p_p,
+                     is_h ? q->yo : q->ho, is_h ? q->ho : q->yo);
+            json_object_set_new(b, "offset_macro", json_string(buf));
+        }
+    }
+}
+
+/* The offset macro of the buffer named by value val (NULL: no buffer of
+ * that name, or the key set leaves the macro out). */
+static const char *cg_fw_off_macro(vw *v, int32_t val) {
+    int32_t sid = v->pl->storage_of_value[val];
+    if (sid < 0 || v->spool[sid] < 0 || v->pl->storages[sid].value != val ||
+        !keep_key(v, "offset_macro", 12) || cg_fw_value(v, (uint32_t)sid) < 0)
+        return NULL;
+    return v->off_macro[sid];
+}
+
+void cg_fw_plan(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = pl->prog;
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        if (v->spool[s] >= 0)
+            v->fw_kinds |= cg_fw_kind(pl, cg_fw_value(v, s));
+    /* A state ... next= pair swaps its two regions between runs: the
+     * offsets of both depend on the pools' phase (docs/firmware.md). */
+    bool have_p = keep_key(v, "names", 5) && keep_key(v, "p", 1);
     for (uint32_t h = 0; h < p->nvalues; h++) {
         int32_t y = p->values[h].state_next;
-        if (p->values[h].kind != IR_VAL_STATE || y < 0)
+        if (p->values[h].kind != IR_VAL_STATE || y < 0 || !have_p)
             continue;
-        const char *hn = p->values[h].name, *yn = p->values[y].name;
-        const char *ho = cg_fw_off_macro(view, hn);
-        const char *yo = cg_fw_off_macro(view, yn);
-        if (!ho || !yo || !pp)
+        const char *ho = cg_fw_off_macro(v, (int32_t)h);
+        const char *yo = cg_fw_off_macro(v, y);
+        if (!ho || !yo)
             continue;
-        any = true;
-        size_t i, j;
-        json_t *st, *e;
-        json_array_foreach(json_object_get(view, "statements"), i, st) {
-            json_array_foreach(json_object_get(st, "events"), j, e) {
-                json_t *b = json_object_get(e, "alloc");
-                const char *n =
-                    b ? json_string_value(json_object_get(b, "name")) : NULL;
-                if (!n || (strcmp(n, hn) != 0 && strcmp(n, yn) != 0))
-                    continue;
-                bool is_h = strcmp(n, hn) == 0;
-                snprintf(buf, sizeof buf, "(%s->phase ? %s : %s)", pp,
-                         is_h ? yo : ho, is_h ? ho : yo);
-                json_object_set_new(b, "offset_macro", json_string(buf));
-            }
+        if (v->npairs == v->pairs_cap) {
+            cg_pair *np =
+                ir_arena_array(v->a, 2 * v->pairs_cap + 4, sizeof *np);
+            if (v->npairs)
+                memcpy(np, v->pairs, v->npairs * sizeof *np);
+            v->pairs = np;
+            v->pairs_cap = 2 * v->pairs_cap + 4;
         }
-        json_array_foreach(json_object_get(view, "buffers"), i, e) {
-            const char *n = json_string_value(json_object_get(e, "name"));
-            if (!n || (strcmp(n, hn) != 0 && strcmp(n, yn) != 0))
-                continue;
-            bool is_h = strcmp(n, hn) == 0;
-            snprintf(buf, sizeof buf, "((pools)->phase ? %s : %s)",
-                     is_h ? yo : ho, is_h ? ho : yo);
-            json_object_set_new(e, "offset_expr", json_string(buf));
-        }
+        v->pairs[v->npairs++] =
+            (cg_pair){p->values[h].name, p->values[y].name, ho, yo};
     }
-    return any;
 }
 
-void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
+void cg_fw_root(const vw *v, json_t *view, bool shared_pools) {
+    const plan *pl = v->pl;
     const ir_program *p = pl->prog;
     const char *M = json_string_value(json_object_get(view, "model"));
     if (!M)
         return;
     char buf[1200];
     uint64_t weights = 0, pools = 0;
-    for (uint32_t v = 0; v < p->nvalues; v++)
-        if (p->values[v].data_path)
-            weights = cg_fw_add(weights, p->values[v].bytes);
+    for (uint32_t x = 0; x < p->nvalues; x++)
+        if (p->values[x].data_path)
+            weights = cg_fw_add(weights, p->values[x].bytes);
     for (uint32_t i = 0; i < pl->npools && !shared_pools; i++)
         pools = cg_fw_add(pools, pl->pools[i].size);
     bool has_weights = cg_has_weights(p);
@@ -198,12 +215,12 @@ void cg_view_firmware(json_t *view, const plan *pl, bool shared_pools) {
                         json_integer((json_int_t)weights));
     json_object_set_new(view, "static_bytes",
                         json_integer((json_int_t)cg_fw_add(pools, weights)));
-    unsigned kinds = cg_fw_buffers(view, pl, M);
+    unsigned kinds = v->fw_kinds;
     json_object_set_new(view, "has_planned_inputs", json_boolean(kinds & 1));
     json_object_set_new(view, "has_states", json_boolean(kinds & 2));
     json_object_set_new(view, "has_planned_outputs", json_boolean(kinds & 4));
     json_object_set_new(view, "needs_static_pools_fn", json_boolean(kinds));
-    json_object_set_new(view, "has_pairs", json_boolean(cg_fw_pairs(view, pl)));
+    json_object_set_new(view, "has_pairs", json_boolean(v->npairs > 0));
     if (names) {
         snprintf(buf, sizeof buf, "%s_init_state", M);
         cg_fw_set_str(names, "init_state", buf);

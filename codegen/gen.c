@@ -34,39 +34,6 @@ static const cg_tfile cg_cuda_files[] = {
     {"cuda/model.cu", ".cu"},
 };
 
-/* ------------------------------------------------------------------ */
-/* A bump allocator for jansson: a large view is a million small values,
- * and malloc/free of each one dominates `gen` (2x its time, measured on
- * bench/codegen's 10,000 kernels).  Values are carved out of a
- * base_arena; jansson's free is a no-op; cg_json_arena_end releases the
- * arena at once.  jansson's allocator is process-wide, hence this one
- * global: the streaming view (issue 12) removes the large document and
- * with it the need for this. */
-
-static base_arena *cg_json_arena;
-
-static void *cg_arena_malloc(size_t n) {
-    return base_arena_alloc(cg_json_arena, n);
-}
-
-static void cg_arena_free(void *p) {
-    (void)p;
-}
-
-void cg_json_arena_begin(void) {
-    PW_ASSERT(!cg_json_arena);
-    /* 8 bytes is enough for every jansson type (pointers, sizes,
-     * doubles); 16 would add ~9% to a view. */
-    cg_json_arena = base_arena_new_aligned(8);
-    json_set_alloc_funcs(cg_arena_malloc, cg_arena_free);
-}
-
-void cg_json_arena_end(void) {
-    json_set_alloc_funcs(malloc, free);
-    base_arena_free(cg_json_arena);
-    cg_json_arena = NULL;
-}
-
 static const char *const cg_target_names[] = {"c", "cuda"};
 _Static_assert(sizeof cg_target_names / sizeof cg_target_names[0] ==
                    CG_TARGET_COUNT,
@@ -111,10 +78,18 @@ void cg_files_free(cg_file *files, size_t nfiles) {
     free(files);
 }
 
+/* The data of a render: a root and the lists built on demand in it. */
+typedef struct cg_data {
+    json_t *root;
+    const mst_lazy_list *lazy;
+    size_t nlazy;
+} cg_data;
+
 /* Loads and compiles template `tf` and renders it against `view` into
  * *out (named after `model`).  False after printing the error. */
-static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
-                          const char *tdir, mst_loader *loader, cg_file *out) {
+static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
+                          const char *model, const char *tdir,
+                          mst_loader *loader, cg_file *out) {
     size_t tlen = 0;
     char *text = loader->load(loader->ctx, tf->template_name, &tlen);
     if (!text) {
@@ -145,10 +120,13 @@ static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
     if (src)
         cg_warn_blocks(t, src, loader);
     free(src);
-    mst_options opts = {.no_escape = true, .strict = true, .max_depth = 0};
+    mst_options opts = {.no_escape = true,
+                        .strict = true,
+                        .lazy = view->lazy,
+                        .nlazy = view->nlazy};
     char *data = NULL;
     size_t len = 0;
-    bool ok = mst_render(t, view, loader, &opts, &data, &len, &err) == 0;
+    bool ok = mst_render(t, view->root, loader, &opts, &data, &len, &err) == 0;
     mst_template_free(t);
     if (!ok) {
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
@@ -163,7 +141,7 @@ static bool cg_render_one(json_t *view, const cg_tfile *tf, const char *model,
     return true;
 }
 
-cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
+cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
                           size_t *nfiles) {
     const cg_tfile *files;
     size_t n;
@@ -180,13 +158,15 @@ cg_file *cg_render_target(json_t *view, cg_target target, const char *tdir,
         PW_ASSERT(!"a known target");
         return NULL;
     }
-    const char *model = json_string_value(json_object_get(view, "model"));
+    cg_data view = {cg_view_root(v), NULL, 0};
+    cg_view_lists(v, &view.lazy, &view.nlazy);
+    const char *model = json_string_value(json_object_get(view.root, "model"));
     if (!model)
         model = "model";
     cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
     for (size_t i = 0; i < n; i++)
-        if (!cg_render_one(view, &files[i], model, tdir, &loader, &out[i])) {
+        if (!cg_render_one(&view, &files[i], model, tdir, &loader, &out[i])) {
             cg_files_free(out, n);
             return NULL;
         }
@@ -282,8 +262,9 @@ cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles) {
     size_t n = sizeof cg_shared_files / sizeof cg_shared_files[0];
     cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
+    cg_data data = {view, NULL, 0};
     for (size_t i = 0; i < n; i++)
-        if (!cg_render_one(view, &cg_shared_files[i], CG_SHARED_NAME, tdir,
+        if (!cg_render_one(&data, &cg_shared_files[i], CG_SHARED_NAME, tdir,
                            &loader, &out[i])) {
             cg_files_free(out, n);
             return NULL;

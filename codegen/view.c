@@ -74,12 +74,11 @@ static json_t *names_json(vw *v) {
 }
 
 /* The sections, each built on its own, in the order of the document. */
-static void root_sections(vw *v, json_t *root) {
+static void root_sections(vw *v, json_t *root, json_t *const *lazy) {
     json_t *pools = cg_pools_json(v);
     json_t *inputs = cg_io_json(v, IR_INPUT, "INPUT");
     json_t *consts = cg_io_json(v, IR_CONST, "CONST");
     json_t *outputs = cg_io_json(v, IR_OUTPUT, "OUTPUT");
-    json_t *stmts = cg_statements_json(v);
     bool any_copy = false;
     for (size_t i = 0; i < json_array_size(outputs); i++)
         any_copy = any_copy || v->out_copy[i];
@@ -89,11 +88,11 @@ static void root_sections(vw *v, json_t *root) {
     set(v, root, "has_outputs", json_boolean(json_array_size(outputs) > 0));
     set(v, root, "has_copies", json_boolean(any_copy));
     set(v, root, "pools", pools);
-    set(v, root, "buffers", cg_buffers_json(v));
+    set(v, root, "buffers", json_incref(lazy[1]));
     set(v, root, "inputs", inputs);
     set(v, root, "consts", consts);
     set(v, root, "outputs", outputs);
-    set(v, root, "kernels", cg_kernels_json(v));
+    set(v, root, "kernels", json_incref(lazy[2]));
     json_t *streams = cg_streams_json(v);
     set(v, root, "has_streams", json_boolean(json_array_size(streams) > 0));
     set(v, root, "streams", streams);
@@ -105,56 +104,164 @@ static void root_sections(vw *v, json_t *root) {
     for (size_t i = 0; i < cg_nevent_kinds; i++)
         set_n(v, root, cg_event_kinds[i], strlen(cg_event_kinds[i]),
               json_false());
-    set(v, root, "statements", stmts);
+    set(v, root, "statements", json_incref(lazy[0]));
+}
+
+/* The lists built on demand: their lengths and elements. */
+static size_t count_statements(void *ctx) {
+    return ((vw *)ctx)->prog->nstmts;
+}
+
+/* Element i of a lazy list: its strings in the scratch arena, emptied
+ * first (the previous element's JSON holds copies). */
+static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i) {
+    base_arena_reset(v->scratch);
+    v->str = v->scratch;
+    json_t *e = build(v, (uint32_t)i);
+    v->str = v->a;
+    return e;
+}
+
+static json_t *statement_at(void *ctx, size_t i) {
+    return element_of(ctx, cg_statement_json, i);
+}
+
+static size_t count_buffers(void *ctx) {
+    return ((vw *)ctx)->nbuffers;
+}
+
+static json_t *buffer_at(void *ctx, size_t i) {
+    return element_of(ctx, cg_buffer_json, i);
+}
+
+static size_t count_kernels(void *ctx) {
+    return ((vw *)ctx)->prog->nkernels;
+}
+
+static json_t *kernel_at(void *ctx, size_t i) {
+    return element_of(ctx, cg_kernel_json, i);
+}
+
+/* The phases before any JSON: names, then layout and types. */
+static void plan_view(vw *v) {
+    cg_name_kernels(v);
+    cg_name_fixed(v);
+    cg_plan_pools(v);
+    cg_plan_kernels(v);
+    cg_plan_values(v);
+    cg_plan_outputs(v);
+    cg_view_streams(v);
+    cg_plan_buffers(v);
+    cg_plan_statements(v);
+    cg_fw_plan(v);
+}
+
+/* The root, with a placeholder for each lazy list. */
+static json_t *root_json(cg_view *cv, cg_target target) {
+    vw *v = &cv->v;
+    static size_t (*const count[CG_NLAZY])(void *) = {
+        count_statements, count_buffers, count_kernels};
+    static json_t *(*const element[CG_NLAZY])(void *, size_t) = {
+        statement_at, buffer_at, kernel_at};
+    json_t *marker[CG_NLAZY];
+    for (size_t i = 0; i < CG_NLAZY; i++) {
+        marker[i] = json_array();
+        cv->lazy[i] = (mst_lazy_list){marker[i], count[i], element[i], v};
+    }
+    json_t *root = json_object();
+    root_fields(v, root, target);
+    set(v, root, "names", names_json(v));
+    root_sections(v, root, marker);
+    cg_fw_root(v, root, false); /* codegen/fw_view.c */
+    if (v->cuda)
+        cg_graphs_root(v, root);
+    return root;
+}
+
+cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
+                     ir_diag *d) {
+    if (!pl || !pl->prog)
+        return NULL;
+    cg_view *cv = base_xcalloc(1, sizeof *cv);
+    vw *v = &cv->v;
+    v->pl = pl;
+    v->prog = pl->prog;
+    v->a = ir_arena_new();
+    v->str = v->a;
+    v->scratch = ir_arena_new();
+    v->cuda = target == CG_TARGET_CUDA;
+    v->kernel_status = o && o->kernel_status;
+    v->keep = o ? o->keep : NULL;
+    v->d = d;
+    v->M = v->prog->model ? v->prog->model : "model";
+    size_t ns = v->prog->nstmts + 1, nv = v->prog->nvalues + 1;
+    v->stmt_txt = ir_arena_array(v->a, ns, sizeof *v->stmt_txt);
+    v->stmt_txt_done = ir_arena_array(v->a, ns, sizeof *v->stmt_txt_done);
+    v->ptr_memo = ir_arena_array(v->a, nv, sizeof *v->ptr_memo);
+    v->decl_memo = ir_arena_array(v->a, nv, sizeof *v->decl_memo);
+    v->io_field = ir_arena_array(v->a, nv, sizeof *v->io_field);
+    plan_view(v);
+    /* the caller ran cg_check_target */
+    PW_ASSERT(!v->cuda || v->nstreams <= PLAN_MAX_STREAMS);
+    if (v->errors != 0 ||
+        (v->cuda && !cg_graphs_plan(v, o && o->cuda_graphs))) {
+        cg_view_free(cv);
+        return NULL;
+    }
+    cv->root = root_json(cv, target);
+    return cv;
+}
+
+json_t *cg_view_root(const cg_view *cv) {
+    return cv->root;
+}
+
+void cg_view_share_pools(cg_view *cv) {
+    cg_fw_root(&cv->v, cv->root, true);
+}
+
+json_t *cg_view_json(cg_view *cv) {
+    for (size_t i = 0; i < CG_NLAZY; i++) {
+        const mst_lazy_list *lz = &cv->lazy[i];
+        json_t *arr = json_array();
+        for (size_t k = 0, n = lz->count(lz->ctx); k < n; k++)
+            json_array_append_new(arr, lz->element(lz->ctx, k));
+        /* in place: the key keeps its position in the document */
+        const char *key = i == 0   ? "statements"
+                          : i == 1 ? "buffers"
+                                   : "kernels";
+        if (json_object_get(cv->root, key) == lz->marker)
+            json_object_set_new(cv->root, key, arr);
+        else
+            json_decref(arr); /* left out by the key set */
+    }
+    return json_incref(cv->root);
+}
+
+void cg_view_lists(const cg_view *cv, const mst_lazy_list **lazy,
+                   size_t *nlazy) {
+    *lazy = cv->lazy;
+    *nlazy = CG_NLAZY;
+}
+
+void cg_view_free(cg_view *cv) {
+    if (!cv)
+        return;
+    json_decref(cv->root);
+    for (size_t i = 0; i < CG_NLAZY; i++)
+        json_decref((json_t *)cv->lazy[i].marker);
+    cg_set_clear(&cv->v.ids);
+    HASH_CLEAR(hh, cv->v.keep_memo);
+    ir_arena_free(cv->v.a);
+    ir_arena_free(cv->v.scratch);
+    free(cv);
 }
 
 json_t *cg_build_view_opts(const plan *pl, cg_target target,
                            const cg_view_options *o, ir_diag *d) {
-    if (!pl || !pl->prog)
-        return NULL;
-    vw v;
-    memset(&v, 0, sizeof v);
-    v.pl = pl;
-    v.prog = pl->prog;
-    v.a = ir_arena_new();
-    v.cuda = target == CG_TARGET_CUDA;
-    v.kernel_status = o && o->kernel_status;
-    v.keep = o ? o->keep : NULL;
-    v.d = d;
-    v.M = v.prog->model ? v.prog->model : "model";
-    v.stmt_txt = ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt);
-    v.stmt_txt_done =
-        ir_arena_array(v.a, v.prog->nstmts + 1, sizeof *v.stmt_txt_done);
-    v.ptr_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.ptr_memo);
-    v.decl_memo = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.decl_memo);
-    v.io_field = ir_arena_array(v.a, v.prog->nvalues + 1, sizeof *v.io_field);
-
-    /* Phases: names, then layout and types, then the sections. */
-    cg_name_kernels(&v);
-    cg_name_fixed(&v);
-    cg_plan_pools(&v);
-    cg_plan_kernels(&v);
-    cg_plan_values(&v);
-    cg_plan_outputs(&v);
-    cg_view_streams(&v);
-    /* the caller ran cg_check_target */
-    PW_ASSERT(!v.cuda || v.nstreams <= PLAN_MAX_STREAMS);
-    json_t *root = NULL;
-    if (v.errors == 0) {
-        root = json_object();
-        root_fields(&v, root, target);
-        set(&v, root, "names", names_json(&v));
-        root_sections(&v, root);
-        cg_view_firmware(root, pl, false); /* codegen/fw_view.c */
-    }
-    if (root && v.cuda &&
-        !cg_view_add_graphs(root, pl, o && o->cuda_graphs, d)) {
-        json_decref(root);
-        root = NULL;
-    }
-    cg_set_clear(&v.ids);
-    HASH_CLEAR(hh, v.keep_memo);
-    ir_arena_free(v.a);
+    cg_view *cv = cg_view_new(pl, target, o, d);
+    json_t *root = cv ? cg_view_json(cv) : NULL;
+    cg_view_free(cv);
     return root;
 }
 

@@ -88,7 +88,7 @@ void cg_sb_puts(sbuf *b, const char *s) {
 }
 
 const char *cg_sb_done(const vw *v, sbuf *b) {
-    const char *r = ir_arena_strndup(v->a, b->p, b->len);
+    const char *r = ir_arena_strndup(v->str, b->p, b->len);
     if (b->p != b->inl)
         free(b->p);
     cg_sb_init(b);
@@ -167,7 +167,8 @@ const char *cg_vfmt(const vw *v, const char *f, ...) {
             base_sb out = {0};
             base_sb_vprintf(&out, f, ap);
             va_end(ap);
-            const char *r = ir_arena_strndup(v->a, base_sb_str(&out), out.len);
+            const char *r =
+                ir_arena_strndup(v->str, base_sb_str(&out), out.len);
             base_sb_free(&out);
             return r;
         }

@@ -9,7 +9,7 @@
  * templates capture the partition's launches into a CUDA graph once and
  * replay it, and run the other calls eagerly between launches.
  */
-#include "codegen/codegen.h"
+#include "view_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,17 +31,8 @@ static json_t *cg_graph_mark(int64_t k) {
     return o;
 }
 
-/* Marks the call events of statement entry `s` as captured or not. */
-static void cg_mark_calls(json_t *s, bool captured) {
-    json_t *events = json_object_get(s, "events");
-    for (size_t e = 0; e < json_array_size(events); e++) {
-        json_t *call = json_object_get(json_array_get(events, e), "call");
-        if (json_is_object(call))
-            json_object_set_new(call, "captured", json_boolean(captured));
-    }
-}
-
-/* The statement entry of each call in the view, per statement index. */
+/* The partitions: begin[i] (end[i]) is the partition that statement i
+ * begins (ends), -1 for none; returns their number. */
 static int64_t cg_ends(const plan *pl, bool on, int64_t *begin, int64_t *end) {
     const ir_program *p = pl->prog;
     int64_t n = 0, first = -1, last = -1;
@@ -61,49 +52,55 @@ static int64_t cg_ends(const plan *pl, bool on, int64_t *begin, int64_t *end) {
     return n;
 }
 
-bool cg_view_add_graphs(json_t *root, const plan *pl, bool on, ir_diag *d) {
-    const ir_program *p = pl->prog;
+bool cg_graphs_plan(vw *v, bool on) {
+    const ir_program *p = v->prog;
     if (on && p->has_streams) {
         const char *msg = "--cuda-graphs needs the calls on one stream (a "
                           "call has stream=)";
-        if (d)
-            ir_diag_report(d, IR_SEV_ERROR, 0, 0, "%s", msg);
+        if (v->d)
+            ir_diag_report(v->d, IR_SEV_ERROR, 0, 0, "%s", msg);
         else
             fprintf(stderr, "planwrap: error: %s\n", msg);
         return false;
     }
-    int64_t *begin = calloc((size_t)p->nstmts + 1, sizeof *begin);
-    int64_t *end = calloc((size_t)p->nstmts + 1, sizeof *end);
-    if (!begin || !end) {
-        free(begin);
-        free(end);
-        return false;
-    }
-    memset(begin, 0xff, ((size_t)p->nstmts + 1) * sizeof *begin);
-    memset(end, 0xff, ((size_t)p->nstmts + 1) * sizeof *end);
-    int64_t n = cg_ends(pl, on, begin, end);
-    json_t *stmts = json_object_get(root, "statements");
+    size_t n = (size_t)p->nstmts + 1;
+    v->graph_begin = ir_arena_array(v->a, n, sizeof *v->graph_begin);
+    v->graph_end = ir_arena_array(v->a, n, sizeof *v->graph_end);
+    v->captured = ir_arena_array(v->a, n, sizeof *v->captured);
+    memset(v->graph_begin, 0xff, n * sizeof *v->graph_begin);
+    memset(v->graph_end, 0xff, n * sizeof *v->graph_end);
+    v->ngraphs = cg_ends(v->pl, on, v->graph_begin, v->graph_end);
+    v->graphs_on = on;
     bool inside = false;
-    for (size_t j = 0; j < json_array_size(stmts); j++) {
-        json_t *s = json_array_get(stmts, j);
-        json_int_t i = json_integer_value(json_object_get(s, "index"));
-        bool ok = i >= 0 && (uint64_t)i < p->nstmts;
-        int64_t b = ok ? begin[i] : -1, e = ok ? end[i] : -1;
-        inside = inside || b >= 0;
-        json_object_set_new(s, "graph_begin",
-                            b >= 0 ? cg_graph_mark(b) : json_false());
-        json_object_set_new(s, "graph_end",
-                            e >= 0 ? cg_graph_mark(e) : json_false());
-        cg_mark_calls(s, inside);
-        inside = inside && e < 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        inside = inside || v->graph_begin[i] >= 0;
+        v->captured[i] = inside;
+        inside = inside && v->graph_end[i] < 0;
     }
-    json_object_set_new(root, "cuda_graphs", json_boolean(on));
-    json_object_set_new(root, "ngraphs", json_integer(n));
-    json_object_set_new(root, "has_graphs", json_boolean(n > 0));
+    return true;
+}
+
+void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i) {
+    if (!v->graph_begin)
+        return;
+    int64_t b = v->graph_begin[i], e = v->graph_end[i];
+    json_object_set_new(s, "graph_begin",
+                        b >= 0 ? cg_graph_mark(b) : json_false());
+    json_object_set_new(s, "graph_end",
+                        e >= 0 ? cg_graph_mark(e) : json_false());
+    json_t *events = json_object_get(s, "events");
+    for (size_t k = 0; k < json_array_size(events); k++) {
+        json_t *call = json_object_get(json_array_get(events, k), "call");
+        if (json_is_object(call))
+            json_object_set_new(call, "captured", json_boolean(v->captured[i]));
+    }
+}
+
+void cg_graphs_root(const vw *v, json_t *root) {
+    json_object_set_new(root, "cuda_graphs", json_boolean(v->graphs_on));
+    json_object_set_new(root, "ngraphs", json_integer(v->ngraphs));
+    json_object_set_new(root, "has_graphs", json_boolean(v->ngraphs > 0));
     json_object_set_new(root, "captured", json_false());
     json_object_set_new(root, "graph_begin", json_false());
     json_object_set_new(root, "graph_end", json_false());
-    free(begin);
-    free(end);
-    return true;
 }

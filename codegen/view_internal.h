@@ -40,10 +40,21 @@ typedef struct keep_memo {
     UT_hash_handle hh;
 } keep_memo;
 
+/* A state ... next= pair (fw_view.c): the names and offset macros of
+ * both. */
+typedef struct cg_pair {
+    const char *hn, *yn, *ho, *yo;
+} cg_pair;
+
 typedef struct vw {
     const plan *pl;
     const ir_program *prog;
     ir_arena *a;
+    /* where strings go: `a`, or while an element of a list built on
+     * demand is built, a scratch arena emptied before the next one (its
+     * strings are copied into the element's JSON) */
+    ir_arena *str;
+    ir_arena *scratch;
     bool cuda;
     bool kernel_status;
     ir_diag *d;
@@ -106,7 +117,42 @@ typedef struct vw {
     /* the keys to keep (NULL: all) and keep_key's answers */
     const cg_keyset *keep;
     keep_memo *keep_memo;
+
+    /* the element builders' data, computed once (cg_view_new) */
+    int32_t *death_head, *death_next; /* deaths by statement */
+    uint32_t nbuffers;
+    uint32_t *buffer_storage; /* the storage of buffer k (pooled ones) */
+    const char **psize;       /* per view pool: its size macro */
+    /* cuda: the graph partitions (view_graphs.c); NULL otherwise */
+    int64_t *graph_begin, *graph_end, ngraphs;
+    bool *captured, graphs_on;
+    /* firmware (fw_view.c): kinds among the buffers, state pairs */
+    unsigned fw_kinds;
+    cg_pair *pairs;
+    uint32_t npairs, pairs_cap;
 } vw;
+
+/* The streaming view (codegen.h): the builder's state, the root with a
+ * placeholder for each list built on demand, and those lists. */
+#define CG_NLAZY 3
+struct cg_view {
+    vw v;
+    json_t *root;
+    mst_lazy_list lazy[CG_NLAZY]; /* statements, buffers, kernels */
+};
+
+/* For a value memoized across elements: its strings go to the builder's
+ * own arena until cg_str_restore. */
+static inline ir_arena *cg_str_persist(const vw *v) {
+    vw *m = (vw *)v; /* every vw is mutable: only the memos change */
+    ir_arena *s = m->str;
+    m->str = m->a;
+    return s;
+}
+
+static inline void cg_str_restore(const vw *v, ir_arena *s) {
+    ((vw *)v)->str = s;
+}
 
 const char *cg_vfmt(const vw *v, const char *f, ...)
 #if defined(__GNUC__)
@@ -236,7 +282,7 @@ bool cg_planned_output(const vw *v, int32_t val);
 /* view_kernels.c */
 ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j);
 void cg_plan_kernels(vw *v);
-json_t *cg_kernels_json(vw *v);
+json_t *cg_kernel_json(vw *v, uint32_t k);
 
 /* view_layout.c */
 const char *cg_ptr_type(const vw *v, int32_t val);
@@ -244,7 +290,8 @@ const char *cg_decl_of(const vw *v, int32_t val);
 void cg_plan_values(vw *v);
 const char *cg_alias_expr(const vw *v, int32_t val);
 json_t *cg_pools_json(vw *v);
-json_t *cg_buffers_json(vw *v);
+void cg_plan_buffers(vw *v);
+json_t *cg_buffer_json(vw *v, uint32_t k);
 json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind);
 
 /* view_streams.c */
@@ -255,7 +302,25 @@ json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
 json_t *cg_event(vw *v, const char *kind, json_t **body);
-json_t *cg_statements_json(vw *v);
+void cg_plan_statements(vw *v);
+json_t *cg_statement_json(vw *v, uint32_t i);
+
+/* view_graphs.c: the CUDA graph partitions (docs/view.md): `cuda_graphs`,
+ * `ngraphs`, `has_graphs` on the root, per statement `graph_begin` and
+ * `graph_end` ({index} or false), per call `captured`.  With `on` false
+ * every statement is outside any graph.  cg_graphs_plan is false after
+ * reporting an error (calls on several streams). */
+bool cg_graphs_plan(vw *v, bool on);
+void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i);
+void cg_graphs_root(const vw *v, json_t *root);
+
+/* fw_view.c: the firmware keys (docs/view.md, docs/firmware.md): planned
+ * once (cg_fw_plan), then on the root, on buffer b of storage sid and on
+ * each statement (the alloc events of state pairs). */
+void cg_fw_plan(vw *v);
+void cg_fw_root(const vw *v, json_t *root, bool shared_pools);
+void cg_fw_buffer(vw *v, json_t *b, uint32_t sid);
+void cg_fw_stmt(const vw *v, json_t *s);
 /* The kinds of event (docs/view.md, "Statements and events"). */
 #define CG_NEVENT_KINDS 10
 extern const char *const cg_event_kinds[CG_NEVENT_KINDS];

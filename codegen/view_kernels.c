@@ -116,10 +116,9 @@ void cg_plan_kernels(vw *v) {
     }
 }
 
-json_t *cg_kernels_json(vw *v) {
+json_t *cg_kernel_json(vw *v, uint32_t k) {
     const ir_program *p = v->prog;
-    json_t *arr = json_array();
-    for (uint32_t k = 0; k < p->nkernels; k++) {
+    {
         json_t *o = json_object();
         sets(v, o, "name", p->kernels[k].name);
         sets(v, o, "c_name", v->kname[k]);
@@ -148,7 +147,6 @@ json_t *cg_kernels_json(vw *v) {
         sets(v, o, "params_decl_stream",
              cg_cat(v, 3, ds, n ? ", " : "", "cudaStream_t"));
         set(v, o, "last", json_boolean(k + 1 == p->nkernels));
-        json_array_append_new(arr, o);
+        return o;
     }
-    return arr;
 }

@@ -17,15 +17,20 @@
 const char *cg_ptr_type(const vw *v, int32_t val) {
     if (!v->ptr_memo[val]) {
         const ir_value *iv = &v->prog->values[val];
+        ir_arena *s = cg_str_persist(v);
         v->ptr_memo[val] = cg_cat(v, 3, v->is_const[val] ? "const " : "",
                                   cg_ctype_of(iv->dtype), " *");
+        cg_str_restore(v, s);
     }
     return v->ptr_memo[val];
 }
 
 const char *cg_decl_of(const vw *v, int32_t val) {
-    if (!v->decl_memo[val])
+    if (!v->decl_memo[val]) {
+        ir_arena *s = cg_str_persist(v);
         v->decl_memo[val] = cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
+        cg_str_restore(v, s);
+    }
     return v->decl_memo[val];
 }
 
@@ -208,49 +213,47 @@ json_t *cg_pools_json(vw *v) {
     return arr;
 }
 
-json_t *cg_buffers_json(vw *v) {
+void cg_plan_buffers(vw *v) {
     const plan *pl = v->pl;
-    const ir_program *p = v->prog;
-    json_t *arr = json_array();
-    const char **psize = ir_arena_array(v->a, v->npools + 1, sizeof *psize);
-    uint32_t n = 0;
+    v->psize = ir_arena_array(v->a, v->npools + 1, sizeof *v->psize);
+    v->buffer_storage =
+        ir_arena_array(v->a, pl->nstorages + 1, sizeof *v->buffer_storage);
     for (uint32_t s = 0; s < pl->nstorages; s++)
         if (v->spool[s] >= 0)
-            n++;
-    uint32_t k = 0;
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
-        if (v->spool[s] < 0)
-            continue;
-        const plan_storage *st = &pl->storages[s];
-        const ir_value *iv = &p->values[st->value];
-        int32_t pi = v->spool[s];
-        json_t *o = json_object();
-        sets(v, o, "name", iv->name);
-        sets(v, o, "local", v->local[st->value]);
-        sets(v, o, "dtype", ir_dtype_name(iv->dtype));
-        sets(v, o, "ctype", cg_ctype_of(iv->dtype));
-        sets(v, o, "pool", v->pool_name[pi]);
-        sets(v, o, "pool_local", v->pool_local[pi]);
-        if (!psize[pi])
-            psize[pi] = cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[pi]);
-        sets(v, o, "pool_size_macro", psize[pi]);
-        set(v, o, "offset", ju64(st->offset));
-        set(v, o, "size", ju64(st->size));
-        set(v, o, "align", ju64(v->salign[s]));
-        sets(v, o, "offset_macro", v->off_macro[s]);
-        sets(v, o, "size_macro", v->size_macro[s]);
-        sets(v, o, "align_macro", v->align_macro[s]);
-        sets(v, o, "assert_id",
-             cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
-        set(v, o, "start", json_integer(st->start));
-        set(v, o, "end", json_integer(st->end));
-        sets(v, o, "live", live_text(v, st->start, st->end));
-        set(v, o, "is_output", json_boolean(st->is_output));
-        set(v, o, "last", json_boolean(k + 1 == n));
-        json_array_append_new(arr, o);
-        k++;
-    }
-    return arr;
+            v->buffer_storage[v->nbuffers++] = s;
+    for (uint32_t i = 0; i < v->npools; i++)
+        v->psize[i] = cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[i]);
+}
+
+json_t *cg_buffer_json(vw *v, uint32_t k) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    uint32_t s = v->buffer_storage[k];
+    const plan_storage *st = &pl->storages[s];
+    const ir_value *iv = &p->values[st->value];
+    int32_t pi = v->spool[s];
+    json_t *o = json_object();
+    sets(v, o, "name", iv->name);
+    sets(v, o, "local", v->local[st->value]);
+    sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+    sets(v, o, "ctype", cg_ctype_of(iv->dtype));
+    sets(v, o, "pool", v->pool_name[pi]);
+    sets(v, o, "pool_local", v->pool_local[pi]);
+    sets(v, o, "pool_size_macro", v->psize[pi]);
+    set(v, o, "offset", ju64(st->offset));
+    set(v, o, "size", ju64(st->size));
+    set(v, o, "align", ju64(v->salign[s]));
+    sets(v, o, "offset_macro", v->off_macro[s]);
+    sets(v, o, "size_macro", v->size_macro[s]);
+    sets(v, o, "align_macro", v->align_macro[s]);
+    sets(v, o, "assert_id", cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+    set(v, o, "start", json_integer(st->start));
+    set(v, o, "end", json_integer(st->end));
+    sets(v, o, "live", live_text(v, st->start, st->end));
+    set(v, o, "is_output", json_boolean(st->is_output));
+    set(v, o, "last", json_boolean(k + 1 == v->nbuffers));
+    cg_fw_buffer(v, o, s); /* fw_view.c */
+    return o;
 }
 
 /* inputs, consts or outputs */

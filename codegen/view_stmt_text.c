@@ -146,7 +146,9 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
 const char *cg_stmt_text(vw *v, const ir_stmt *s) {
     uint32_t i = s->index;
     if (!v->stmt_txt_done[i]) {
+        ir_arena *a = cg_str_persist(v);
         v->stmt_txt[i] = stmt_text_of(v, s);
+        cg_str_restore(v, a);
         v->stmt_txt_done[i] = true;
     }
     return v->stmt_txt[i];

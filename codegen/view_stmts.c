@@ -178,7 +178,7 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     sets(v, b, "offset_macro", v->off_macro[s]);
     sets(v, b, "size_macro", v->size_macro[s]);
     sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_death(v->a, v->pl, st->value), " */"));
+         cg_cat(v, 3, "/* ", cg_text_death(v->str, v->pl, st->value), " */"));
     json_array_append_new(events, e);
 }
 
@@ -254,7 +254,7 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
         }
         set(v, b, "from", from);
         sets(v, b, "comment",
-             cg_cat(v, 3, "/* ", cg_text_reuse(v->a, v->pl, sid), " */"));
+             cg_cat(v, 3, "/* ", cg_text_reuse(v->str, v->pl, sid), " */"));
         json_array_append_new(events, e);
     }
     json_t *b;
@@ -271,7 +271,7 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
     set(v, b, "offset", ju64(st->offset));
     set(v, b, "size", ju64(st->size));
     sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_alloc(v->a, v->pl, sid), " */"));
+         cg_cat(v, 3, "/* ", cg_text_alloc(v->str, v->pl, sid), " */"));
     set(v, b, "unused", json_boolean(!v->used[val]));
     json_array_append_new(events, e);
 }
@@ -286,7 +286,7 @@ static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
     sets(v, b, "new", s->name.name);
     sets(v, b, "old", s->old.name);
     sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_alias(v->a, v->pl, s), " */"));
+         cg_cat(v, 3, "/* ", cg_text_alias(v->str, v->pl, s), " */"));
     sets(v, b, "local", v->local[val]);
     sets(v, b, "decl", cg_decl_of(v, val));
     sets(v, b, "expr", cg_alias_expr(v, val));
@@ -303,7 +303,7 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
             json_t *e = cg_event(v, "del", &b);
             sets(v, b, "name", s->names[j].name);
             sets(v, b, "comment",
-                 cg_cat(v, 3, "/* ", cg_text_del(v->a, v->pl, s, j), " */"));
+                 cg_cat(v, 3, "/* ", cg_text_del(v->str, v->pl, s, j), " */"));
             json_array_append_new(events, e);
             continue;
         }
@@ -359,41 +359,40 @@ static void stmt_events(vw *v, const ir_stmt *s, json_t *events) {
     }
 }
 
-json_t *cg_statements_json(vw *v) {
+void cg_plan_statements(vw *v) {
     const ir_program *p = v->prog;
     const plan *pl = v->pl;
-    json_t *arr = json_array();
     /* deaths by statement */
-    int32_t *death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
-    int32_t *death_next =
-        ir_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
+    v->death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    v->death_next = ir_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
     for (uint32_t i = 0; i < p->nstmts; i++)
-        death_head[i] = -1;
+        v->death_head[i] = -1;
     for (uint32_t s = pl->nstorages; s-- > 0;) {
         int32_t at = pl->storages[s].dies_at;
-        death_next[s] = -1;
+        v->death_next[s] = -1;
         if (at >= 0 && (uint32_t)at < p->nstmts) {
-            death_next[s] = death_head[at];
-            death_head[at] = (int32_t)s;
+            v->death_next[s] = v->death_head[at];
+            v->death_head[at] = (int32_t)s;
         }
     }
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        json_t *o = json_object();
-        json_t *events = json_array();
-        set(v, o, "index", json_integer(i));
-        set(v, o, "line", json_integer(s->loc.line));
-        const char *txt = cg_stmt_text(v, s);
-        set(v, o, "emit", json_boolean(txt != NULL));
-        sets(v, o, "ir", txt ? txt : "");
-        sets(v, o, "comment",
-             txt ? cg_vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt)
-                 : "");
-        stmt_events(v, s, events);
-        for (int32_t d = death_head[i]; d >= 0; d = death_next[d])
-            death_event(v, events, d);
-        set(v, o, "events", events);
-        json_array_append_new(arr, o);
-    }
-    return arr;
+}
+
+json_t *cg_statement_json(vw *v, uint32_t i) {
+    const ir_stmt *s = &v->prog->stmts[i];
+    json_t *o = json_object();
+    json_t *events = json_array();
+    set(v, o, "index", json_integer(i));
+    set(v, o, "line", json_integer(s->loc.line));
+    const char *txt = cg_stmt_text(v, s);
+    set(v, o, "emit", json_boolean(txt != NULL));
+    sets(v, o, "ir", txt ? txt : "");
+    sets(v, o, "comment",
+         txt ? cg_vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt) : "");
+    stmt_events(v, s, events);
+    for (int32_t d = v->death_head[i]; d >= 0; d = v->death_next[d])
+        death_event(v, events, d);
+    set(v, o, "events", events);
+    cg_fw_stmt(v, o);        /* fw_view.c */
+    cg_graphs_stmt(v, o, i); /* view_graphs.c */
+    return o;
 }

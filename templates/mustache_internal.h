@@ -53,7 +53,7 @@ static inline void grow(void **p, size_t *cap, size_t need, size_t sz) {
 }
 
 void mst_set_error(mst_error *e, const char *source, uint32_t line,
-                      uint32_t col, const char *fmt, ...) MST_PRINTF(5, 6);
+                   uint32_t col, const char *fmt, ...) MST_PRINTF(5, 6);
 
 static inline bool is_ws(char c) {
     return c == ' ' || c == '\t';
@@ -293,10 +293,9 @@ typedef struct frame {
     uint8_t slot[MST_INDEX_SLOTS];
 } frame;
 
-
 /* Fills r->err at node n (NULL: no location); returns -1. */
 int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
-                 const char *fmt, ...) MST_PRINTF(4, 5);
+              const char *fmt, ...) MST_PRINTF(4, 5);
 int mst_flush_indent(rctx *r, const mst_template *t, const mst_node *n);
 /* Looks a name up on the context stack; NULL when missing. */
 json_t *mst_lookup(rctx *r, const mst_node *n);

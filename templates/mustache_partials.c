@@ -25,7 +25,7 @@ static bool name_leaves_dir(const char *s, size_t n) {
 /* Resolves a partial/parent to a compiled template (NULL when unknown;
  * *failed set on a compile error). */
 MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
-                                 const mst_node *n, bool *failed) {
+                                              const mst_node *n, bool *failed) {
     char small[256];
     const char *name = n->s;
     size_t nn = n->n;
@@ -36,7 +36,7 @@ MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
             if (r->strict) {
                 *failed = true;
                 mst_rfail(r, t, n, "dynamic partial name '%.*s' %s", (int)n->n,
-                      n->s, v ? "is not a string" : "is unknown");
+                          n->s, v ? "is not a string" : "is unknown");
             }
             return NULL;
         }
@@ -59,9 +59,9 @@ MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
         if (name_leaves_dir(key, nn)) {
             *failed = true;
             mst_rfail(r, t, n,
-                  "partial name '%s' is refused: it must not be absolute "
-                  "or contain a '..' component",
-                  key);
+                      "partial name '%s' is refused: it must not be absolute "
+                      "or contain a '..' component",
+                      key);
             free(e->name);
             free(e);
             if (key != small)
@@ -75,7 +75,7 @@ MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
             /* It exists but cannot be read: never "missing". */
             *failed = true;
             mst_rfail(r, t, n, "cannot read partial '%s': %s", key,
-                  mst_strerror(lerr));
+                      mst_strerror(lerr));
             free(e->name);
             free(e);
             if (key != small)
@@ -175,4 +175,3 @@ int mst_block(rctx *r, const mst_template *t, const mst_node *n) {
     r->depth--;
     return rc;
 }
-

@@ -13,7 +13,7 @@
 /* ------------------------------------------------------------------ */
 
 int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
-                 const char *fmt, ...) {
+              const char *fmt, ...) {
     if (r->err) {
         snprintf(r->err->source, sizeof r->err->source, "%s", t->name);
         r->err->line = n ? n->line : 0;
@@ -30,7 +30,7 @@ static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
                        size_t extra) {
     if (r->len + extra > r->max_out)
         return mst_rfail(r, t, n, "output larger than the limit of %zu bytes",
-                     r->max_out);
+                         r->max_out);
     if (r->len + extra + 1 > r->cap) {
         size_t nc = r->cap ? r->cap : 4096;
         while (nc < r->len + extra + 1)
@@ -240,7 +240,6 @@ static int push_ctx(rctx *r, json_t *v) {
     return 0;
 }
 
-
 static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
     json_t *v = mst_lookup(r, n);
     if (!v && r->strict)
@@ -281,8 +280,8 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
     default:
         if (r->strict)
             return mst_rfail(r, t, n, "cannot interpolate '%.*s': it is %s",
-                         (int)n->n, n->s,
-                         json_is_object(v) ? "an object" : "an array");
+                             (int)n->n, n->s,
+                             json_is_object(v) ? "an object" : "an array");
         return 0;
     }
 }
@@ -290,9 +289,9 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
 int mst_enter(rctx *r, const mst_template *t, const mst_node *n) {
     if (r->depth >= r->max_depth)
         return mst_rfail(r, t, n,
-                     "nesting deeper than %u (sections, partials "
-                     "and blocks)",
-                     r->max_depth);
+                         "nesting deeper than %u (sections, partials "
+                         "and blocks)",
+                         r->max_depth);
     r->depth++;
     return 0;
 }
@@ -392,12 +391,12 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
 }
 
 int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
-                        size_t count) {
+                     size_t count) {
     r->steps += count + 1;
     if (r->steps > r->max_steps)
         return mst_rfail(r, t, count ? ns : NULL,
-                     "rendering takes more than %llu steps",
-                     (unsigned long long)r->max_steps);
+                         "rendering takes more than %llu steps",
+                         (unsigned long long)r->max_steps);
     for (size_t i = 0; i < count; i++) {
         const mst_node *n = &ns[i];
         int rc;
@@ -426,7 +425,6 @@ int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
     }
     return 0;
 }
-
 
 int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
                const mst_options *opts, char **out, size_t *outlen,

@@ -69,8 +69,7 @@ int main(int argc, char **argv) {
     int status = 1;
     ir_program *prog = ir_load(a, path, d);
     plan *pl = prog ? plan_program(a, prog, &po, d) : NULL;
-    cg_json_arena_begin();
-    json_t *view = pl ? cg_build_view_opts(pl, CG_TARGET_C, &vo, d) : NULL;
+    cg_view *view = pl ? cg_view_new(pl, CG_TARGET_C, &vo, d) : NULL;
     if (view) {
         double best = 1e9, best_wall = 1e9;
         size_t bytes = 0;
@@ -99,11 +98,10 @@ int main(int argc, char **argv) {
                    "ms, ratio %.2f); wall %.1f ms\n",
                    best * 1e3, (double)bytes / 1e6, (double)bytes / best / 1e6,
                    100.0 / (best * 1e3), best_wall * 1e3);
-        json_decref(view);
+        cg_view_free(view);
     } else {
         fprintf(stderr, "bench_builtin: the pipeline failed on %s\n", path);
     }
-    cg_json_arena_end();
     ir_diag_free(d);
     ir_arena_free(a);
     unlink(path);

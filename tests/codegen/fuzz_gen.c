@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!cg_check_target(p, target, d))
                 continue; /* a reported error (too many streams) */
             cg_view_options vo = {.kernel_status = (size & 4) != 0};
-            json_t *view = cg_build_view_opts(pl, target, &vo, d);
+            cg_view *view = cg_view_new(pl, target, &vo, d);
             if (!view)
                 abort(); /* a checked program has a view */
             size_t n = 0;
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!files)
                 abort(); /* a valid view must render */
             cg_files_free(files, n);
-            json_decref(view);
+            cg_view_free(view);
         }
     }
     ir_diag_free(d);

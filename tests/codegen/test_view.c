@@ -476,6 +476,33 @@ static void test_field_names(void **state) {
 /* A view built with the key set of the built-in templates leaves keys
  * out, yet every built-in template renders exactly as with the complete
  * view. */
+/* The files rendered from the streaming view (lists built element by
+ * element) equal the templates rendered against the whole document. */
+static void expect_streamed(json_t *doc, cg_target target, const cg_file *ff,
+                            size_t nf) {
+    static const char *const names[2][3] = {
+        {"c/model.h", "c/kernels.h", "c/model.c"},
+        {"cuda/model.h", "cuda/kernels.h", "cuda/model.cu"}};
+    assert_int_equal(nf, 3);
+    mst_loader ld = mst_dir_loader(NULL, true);
+    mst_options o = {.no_escape = true, .strict = true};
+    for (size_t i = 0; i < nf; i++) {
+        size_t len = 0;
+        const char *src = mst_builtin(names[target][i], &len);
+        assert_non_null(src);
+        mst_error err;
+        mst_template *t = mst_compile(names[target][i], src, len, &err);
+        assert_non_null(t);
+        char *out = NULL;
+        size_t olen = 0;
+        assert_int_equal(mst_render(t, doc, &ld, &o, &out, &olen, &err), 0);
+        assert_int_equal(olen, ff[i].len);
+        assert_memory_equal(out, ff[i].data, olen);
+        free(out);
+        mst_template_free(t);
+    }
+}
+
 static void test_keep(void **state) {
     (void)state;
     static const struct {
@@ -534,8 +561,13 @@ static void test_keep(void **state) {
             free(jf);
             free(jp);
             size_t nf = 0, np = 0;
-            cg_file *ff = cg_render_target(full, target, NULL, &nf);
-            cg_file *fp = cg_render_target(part, target, NULL, &np);
+            cg_view *vf = cg_view_new(pl, target, &all, d);
+            cg_view *vp = cg_view_new(pl, target, &some, d);
+            cg_file *ff = cg_render_target(vf, target, NULL, &nf);
+            cg_file *fp = cg_render_target(vp, target, NULL, &np);
+            cg_view_free(vf);
+            cg_view_free(vp);
+            expect_streamed(full, target, ff, nf);
             assert_non_null(ff);
             assert_non_null(fp);
             assert_int_equal(nf, np);
