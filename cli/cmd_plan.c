@@ -361,7 +361,9 @@ static json_t *cli_spaces_json(const plan *pl) {
     return arr;
 }
 
-static json_t *cli_emit_json(const plan *pl) {
+/* The plan-json root; its "buffers" is the placeholder `buffers`,
+ * written element by element (cli_buffer_json). */
+static json_t *cli_emit_json(const plan *pl, json_t *buffers) {
     const ir_program *p = pl->prog;
     char dev[32];
     json_t *root = json_object();
@@ -395,8 +397,21 @@ static json_t *cli_emit_json(const plan *pl) {
         json_array_append_new(pools, o);
     }
     json_object_set_new(root, "pools", pools);
-    json_t *bufs = json_array();
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
+    json_object_set_new(root, "buffers", json_incref(buffers));
+    if (p->nspaces)
+        json_object_set_new(root, "spaces", cli_spaces_json(pl));
+    return root;
+}
+
+/* plan-json "buffers": element s, built while the text is written. */
+static size_t cli_count_buffers(void *ctx) {
+    return ((const plan *)ctx)->nstorages;
+}
+
+static json_t *cli_buffer_json(void *ctx, size_t s) {
+    const plan *pl = ctx;
+    const ir_program *p = pl->prog;
+    {
         const plan_storage *st = &pl->storages[s];
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(p->values[st->value].name));
@@ -426,12 +441,8 @@ static json_t *cli_emit_json(const plan *pl) {
             st->reuse_of >= 0
                 ? json_string(p->values[pl->storages[st->reuse_of].value].name)
                 : json_null());
-        json_array_append_new(bufs, o);
+        return o;
     }
-    json_object_set_new(root, "buffers", bufs);
-    if (p->nspaces)
-        json_object_set_new(root, "spaces", cli_spaces_json(pl));
-    return root;
 }
 
 /* Source text with its control bytes as \xHH (the IR's escape), so that
@@ -562,6 +573,37 @@ static void cli_emit_lines(FILE *f, ir_arena *a, const plan *pl) {
     free(alloc_storage);
 }
 
+/* plan-json or the view, written as it is built: the lists that grow with
+ * the program never exist whole.  False after an error (reported). */
+static bool cli_plan_json(const plan *pl, cli_emit emit,
+                          const cli_plan_extra *x, ir_diag *d, char **out,
+                          size_t *outlen) {
+    cg_view *view = NULL;
+    json_t *marker = json_array(), *root = NULL;
+    mst_lazy_list lz = {marker, cli_count_buffers, cli_buffer_json, (void *)pl};
+    if (emit == CLI_EMIT_JSON) {
+        root = cli_emit_json(pl, marker);
+    } else if ((view = cg_view_new(pl, CG_TARGET_C, NULL, d)) == NULL) {
+        json_decref(marker);
+        return false; /* the view reported its error, once */
+    }
+    bool ok = !x->compare || cg_compare_json(root, pl);
+    FILE *f = ok ? open_memstream(out, outlen) : NULL;
+    if (f) {
+        ok = view ? cg_view_write(view, f) : cg_json_write(f, root, &lz, 1);
+        fputc('\n', f);
+        ok = fclose(f) == 0 && ok;
+    }
+    if (ok && !f)
+        base_oom();
+    if (!ok && f)
+        fprintf(stderr, "planwrap: error: out of memory\n");
+    cg_view_free(view);
+    json_decref(root);
+    json_decref(marker);
+    return ok;
+}
+
 static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
                        const cli_plan_extra *x, char **out, size_t *outlen) {
     ir_arena *a = ir_arena_new();
@@ -591,20 +633,8 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
         fclose(f);
         if (!ok)
             goto done;
-    } else {
-        json_t *root = emit == CLI_EMIT_JSON
-                           ? cli_emit_json(pl)
-                           : cg_build_view_opts(pl, CG_TARGET_C, NULL, d);
-        if (!root && emit == CLI_EMIT_JSON)
-            base_oom(); /* plan-json fails only without memory */
-        if (!root)
-            goto done; /* the view reported its error, once */
-        if (x->compare && !cg_compare_json(root, pl)) {
-            json_decref(root);
-            goto done;
-        }
-        if (!cli_json_text(root, out, outlen))
-            goto done;
+    } else if (!cli_plan_json(pl, emit, x, d, out, outlen)) {
+        goto done;
     }
     status = 0;
 done:

@@ -96,6 +96,15 @@ void cg_view_lists(const cg_view *v, const mst_lazy_list **lazy, size_t *nlazy);
 /* The complete document (a new reference), every list built into the
  * root: for `plan --emit view`.  The view is spent (only cg_view_free). */
 json_t *cg_view_json(cg_view *v);
+/* Writes the complete document as JSON text to f (the text of
+ * json_dumps(cg_view_json(v), JSON_INDENT(2))), one element of each lazy
+ * list at a time.  False on out of memory or a write error. */
+bool cg_view_write(const cg_view *v, FILE *f);
+/* Writes `root` as json_dumps(root, JSON_INDENT(2)) would with each of
+ * lazy[0, nlazy) built into it where its marker is the value of a key of
+ * the root, one element at a time (codegen/json_write.c). */
+bool cg_json_write(FILE *f, const json_t *root, const mst_lazy_list *lazy,
+                   size_t nlazy);
 /* --shared-pools: the firmware keys of a model whose static pools are
  * shared (cg_shared_view adds the rest). */
 void cg_view_share_pools(cg_view *v);

@@ -476,6 +476,22 @@ static void test_field_names(void **state) {
 /* A view built with the key set of the built-in templates leaves keys
  * out, yet every built-in template renders exactly as with the complete
  * view. */
+/* The view written element by element is the text of the whole
+ * document. */
+static void expect_written(const cg_view *v, json_t *doc) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_true(cg_view_write(v, f));
+    fclose(f);
+    char *want = json_dumps(doc, JSON_INDENT(2));
+    assert_non_null(want);
+    assert_string_equal(buf, want);
+    free(want);
+    free(buf);
+}
+
 /* The files rendered from the streaming view (lists built element by
  * element) equal the templates rendered against the whole document. */
 static void expect_streamed(json_t *doc, cg_target target, const cg_file *ff,
@@ -565,6 +581,8 @@ static void test_keep(void **state) {
             cg_view *vp = cg_view_new(pl, target, &some, d);
             cg_file *ff = cg_render_target(vf, target, NULL, &nf);
             cg_file *fp = cg_render_target(vp, target, NULL, &np);
+            expect_written(vf, full);
+            expect_written(vp, part);
             cg_view_free(vf);
             cg_view_free(vp);
             expect_streamed(full, target, ff, nf);
