@@ -76,3 +76,7 @@ if [ "${PW_BENCH_INSTR:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1 &&
         grep -E ':(ir_load|plan_program|cg_build_view_opts|mst_render) ' |
         sed 's/^ */    /; s/ (.*:/ /; s/ \[.*//'
 fi
+# The streaming view (issue 12): peak memory and gen/check at 10^4 and
+# 10^5 kernels, plan-json's memory; PW_BENCH_BEFORE=PLANWRAP adds the
+# figures of another build measured in this run.
+sh "$(dirname "$0")/stream.sh" "$build" "${PW_BENCH_BEFORE:-}"

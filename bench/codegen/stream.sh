@@ -1,0 +1,79 @@
+#!/bin/sh
+# bench/codegen/stream.sh BUILD_DIR [BEFORE_PLANWRAP] - the streaming view
+# (issue 12): `planwrap gen` of 10^4 and 10^5 kernel calls against
+# `planwrap check` of the same file, and `plan --emit plan-json` against
+# `plan --emit summary` at 3*10^5 calls.  Targets: gen of 10^5 kernels in
+# <= 400 MiB peak RSS and <= 4x the wall time of check; memory linear in
+# kernels (the per-kernel figure flat from 10^4 to 10^5); plan-json needs
+# little beyond the plan.  Wall times are the best of 3 runs; peak RSS is
+# /usr/bin/time's %M.  With BEFORE_PLANWRAP (another build, e.g. of an
+# older commit) every figure is also measured for it, in this same run.
+set -eu
+build=${1:-build/release}
+before=${2:-}
+pw=$build/planwrap
+model_exe=$build/bench/codegen/bench_codegen_model
+if [ ! -x /usr/bin/time ]; then
+    echo "stream: SKIPPED: /usr/bin/time not found (apt install time)"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# best PW ARGS...: prints "WALL_S PEAK_KB" (best wall of 3, largest peak).
+best() {
+    bw="" bm=0
+    for i in 1 2 3; do
+        rm -rf "$tmp/out"
+        /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
+            cat "$tmp/err" >&2
+            return 1
+        }
+        read -r w m <"$tmp/t"
+        bw=$(awk -v a="$bw" -v b="$w" 'BEGIN { print (a == "" || b < a) ? b : a }')
+        [ "$m" -gt "$bm" ] && bm=$m
+    done
+    echo "$bw $bm"
+}
+
+run() { # LABEL PLANWRAP
+    label=$1
+    p=$2
+    for n in 10000 100000; do
+        "$model_exe" $n >"$tmp/m$n.pw"
+        set -- $(best "$p" check "$tmp/m$n.pw")
+        cw=$1 cm=$2
+        set -- $(best "$p" gen "$tmp/m$n.pw" -o "$tmp/out")
+        gw=$1 gm=$2
+        awk -v l="$label" -v n=$n -v cw="$cw" -v cm="$cm" -v gw="$gw" \
+            -v gm="$gm" 'BEGIN {
+            r = cw > 0 ? gw / cw : 0
+            printf "%s gen %6d kernels: wall %.2f s = %.1fx check (%.2f s; " \
+                   "target <= 4x, ratio %.2f), peak %.0f MiB (check %.0f " \
+                   "MiB)", l, n, gw, r, cw, (r > 0 ? 4 / r : 0), gm / 1024,
+                   cm / 1024
+            if (n == 100000)
+                printf " (target <= 400 MiB, ratio %.2f)", 400 * 1024 / gm
+            printf ", %.1f KB per kernel (%.1f KB beyond check)\n",
+                   gm / n, (gm - cm) / n
+        }'
+    done
+    "$model_exe" 300000 >"$tmp/big.pw"
+    set -- $(best "$p" plan "$tmp/big.pw" --emit summary)
+    sw=$1 sm=$2
+    set -- $(best "$p" plan "$tmp/big.pw" --emit plan-json -o "$tmp/pj")
+    jw=$1 jm=$2
+    nbuf=$(grep -c '"start_line"' "$tmp/pj" || true)
+    awk -v l="$label" -v sm="$sm" -v jm="$jm" -v jw="$jw" -v sw="$sw" \
+        -v nb="$nbuf" -v sz="$(wc -c <"$tmp/pj")" 'BEGIN {
+        printf "%s plan-json, 300000 kernels (%d buffers, %.0f MB of text): " \
+               "peak %.0f MiB, %.0f MiB beyond --emit summary (%.0f MiB); " \
+               "wall %.2f s (summary %.2f s)\n", l, nb, sz / 1e6, jm / 1024,
+               (jm - sm) / 1024, sm / 1024, jw, sw
+    }'
+}
+
+run "after: " "$pw"
+if [ -n "$before" ]; then
+    run "before:" "$before"
+fi
