@@ -5,10 +5,12 @@
  *
  * The view is built in phases over one vw: names (view_names.c), pools
  * and ownership (view_ownership.c), kernels (view_kernels.c), values
- * (view_layout.c), streams (view_streams.c); then each section of the
- * JSON document is built on its own (pools, buffers, inputs, consts,
- * outputs, kernels, streams, statements), so that a later change can
- * build and render the view section by section.
+ * (view_layout.c), streams (view_streams.c), the firmware and CUDA
+ * graph plans (fw_view.c, view_graphs.c); then the root and its small
+ * sections (pools, inputs, consts, outputs, streams).  The statements,
+ * buffers and kernels are lists built on demand (struct cg_view): one
+ * element at a time, by cg_statement_json, cg_buffer_json and
+ * cg_kernel_json, the one place each element's fields are defined.
  */
 #ifndef PLANWRAP_CODEGEN_VIEW_INTERNAL_H
 #define PLANWRAP_CODEGEN_VIEW_INTERNAL_H
