@@ -162,10 +162,9 @@ static char *cli_gen_weights_path(const cli_gen_run *r, plan **plans,
     if (!cg_has_weights(plans[i]->prog))
         return NULL;
     base_sb path = {0};
-    base_sb_printf(
-        &path, "%s/%s", r->outdir,
-        json_string_value(
-            json_object_get(cg_view_root(views[i]), "weights_file")));
+    base_sb_printf(&path, "%s/%s", r->outdir,
+                   json_string_value(json_object_get(cg_view_root(views[i]),
+                                                     "weights_file")));
     return base_sb_take(&path, NULL);
 }
 
@@ -173,8 +172,8 @@ static char *cli_gen_weights_path(const cli_gen_run *r, plan **plans,
  * inputs: a model, or a const's data= file; then reports it.  Each path
  * is stat'ed once. */
 static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
-                             cg_view **views,
-                             const cg_file *files, size_t nfiles) {
+                             cg_view **views, const cg_file *files,
+                             size_t nfiles) {
     size_t nout = nfiles + r->npaths;
     char **out = base_xcalloc(nout, sizeof *out);
     struct stat *ost = base_xcalloc(nout, sizeof *ost);

@@ -13,7 +13,6 @@
 /* ------------------------------------------------------------------ */
 /* Pass 1: tokens                                                      */
 
-
 static tok *push_tok(compiler *c) {
     grow((void **)&c->toks, &c->cap, c->ntoks + 1, sizeof *c->toks);
     tok *t = &c->toks[c->ntoks++];
@@ -137,10 +136,11 @@ int mst_tokenize(compiler *c) {
             size_t e = mst_find(src, len, p + 1, closebuf, d.clen + 1);
             if (e == SIZE_MAX) {
                 mst_set_error(c->err, c->name, tline, tcol,
-                          sig == '{' ? "unclosed tag: missing '}%.*s'"
-                                     : "unclosed set-delimiter tag: missing "
-                                       "'=%.*s'",
-                          (int)d.clen, d.ctag);
+                              sig == '{'
+                                  ? "unclosed tag: missing '}%.*s'"
+                                  : "unclosed set-delimiter tag: missing "
+                                    "'=%.*s'",
+                              (int)d.clen, d.ctag);
                 return -1;
             }
             kind = sig == '{' ? T_RAW : T_DELIM;
@@ -151,7 +151,8 @@ int mst_tokenize(compiler *c) {
             size_t e = mst_find(src, len, p, d.ctag, d.clen);
             if (e == SIZE_MAX) {
                 mst_set_error(c->err, c->name, tline, tcol,
-                          "unclosed tag: missing '%.*s'", (int)d.clen, d.ctag);
+                              "unclosed tag: missing '%.*s'", (int)d.clen,
+                              d.ctag);
                 return -1;
             }
             cstart = p + 1;
@@ -221,7 +222,6 @@ int mst_tokenize(compiler *c) {
 /* ------------------------------------------------------------------ */
 /* Pass 2: pair closers with openers                                   */
 
-
 static const char *sigil(uint8_t k) {
     switch (k) {
     case T_SECTION:
@@ -245,7 +245,8 @@ int mst_match_sections(compiler *c) {
         if (is_opener(t->kind)) {
             if (sp >= MST_MAX_NESTING) {
                 mst_set_error(c->err, c->name, t->line, t->col,
-                          "sections nested deeper than %u", MST_MAX_NESTING);
+                              "sections nested deeper than %u",
+                              MST_MAX_NESTING);
                 rc = -1;
                 break;
             }
@@ -254,8 +255,8 @@ int mst_match_sections(compiler *c) {
         } else if (t->kind == T_CLOSE) {
             if (sp == 0) {
                 mst_set_error(c->err, c->name, t->line, t->col,
-                          "closing tag {{/%.*s}} without an open section",
-                          (int)t->n, t->s);
+                              "closing tag {{/%.*s}} without an open section",
+                              (int)t->n, t->s);
                 rc = -1;
                 break;
             }
@@ -268,10 +269,10 @@ int mst_match_sections(compiler *c) {
                         memcmp(o->s, t->s + 1, o->n) == 0);
             if (!same) {
                 mst_set_error(c->err, c->name, t->line, t->col,
-                          "closing tag {{/%.*s}} does not match "
-                          "{{%s%.*s}} opened at line %u, column %u",
-                          (int)t->n, t->s, sigil(o->kind), (int)o->n, o->s,
-                          o->line, o->col);
+                              "closing tag {{/%.*s}} does not match "
+                              "{{%s%.*s}} opened at line %u, column %u",
+                              (int)t->n, t->s, sigil(o->kind), (int)o->n, o->s,
+                              o->line, o->col);
                 rc = -1;
                 break;
             }
@@ -283,8 +284,8 @@ int mst_match_sections(compiler *c) {
     if (rc == 0 && sp > 0) {
         tok *o = &c->toks[stack[sp - 1]];
         mst_set_error(c->err, c->name, o->line, o->col,
-                  "unclosed section {{%s%.*s}}", sigil(o->kind), (int)o->n,
-                  o->s);
+                      "unclosed section {{%s%.*s}}", sigil(o->kind), (int)o->n,
+                      o->s);
         rc = -1;
     }
     free(stack);
@@ -293,7 +294,6 @@ int mst_match_sections(compiler *c) {
 
 /* ------------------------------------------------------------------ */
 /* Pass 3: standalone lines                                            */
-
 
 static bool can_stand_alone(uint8_t k) {
     return k != T_TEXT && k != T_VAR && k != T_RAW;

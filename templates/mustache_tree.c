@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ------------------------------------------------------------------ */
 /* Pass 4: the tree                                                    */
 
@@ -133,8 +132,8 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
         if (i == t->n || t->s[i] == '.') {
             if (i == start) {
                 mst_set_error(c->err, c->name, t->line, t->col,
-                          "bad name '%.*s': empty part in a dotted name",
-                          (int)t->n, t->s);
+                              "bad name '%.*s': empty part in a dotted name",
+                              (int)t->n, t->s);
                 return -1;
             }
             n->parts[k].s = t->s + start;
@@ -160,63 +159,63 @@ static void free_levels(level *lv, size_t n) {
 static int close_level(compiler *c, level *lv, size_t nl, const tok *k) {
     level *l = &lv[nl - 1];
     int rc = 0;
-        tok *o = &c->toks[k->match];
-        mst_node *kids = NULL;
-        size_t nk = l->nkids;
-        if (nk) {
-            kids = base_arena_alloc(c->arena, nk * sizeof *kids);
-            memcpy(kids, l->kids, nk * sizeof *kids);
-        }
-        free(l->kids);
-        free(l->pieces);
-        nl--;
-        level *up = &lv[nl - 1];
-        mst_node *n = level_add(up);
-        n->line = o->line;
-        n->col = o->col;
-        n->dynamic = o->dynamic;
-        n->standalone = o->standalone;
-        switch (o->kind) {
-        case T_SECTION:
-            n->kind = N_SECTION;
-            break;
-        case T_INVERTED:
-            n->kind = N_INVERTED;
-            break;
-        case T_PARENT:
-            n->kind = N_PARENT;
-            break;
-        default:
-            n->kind = N_BLOCK;
-            break;
-        }
-        n->kids = kids;
-        n->nkids = nk;
-        if (o->kind == T_PARENT || o->kind == T_BLOCK) {
-            n->s = o->s;
-            n->n = o->n;
-            if (o->dynamic)
-                rc = split_name(c, o, n);
-        } else {
+    tok *o = &c->toks[k->match];
+    mst_node *kids = NULL;
+    size_t nk = l->nkids;
+    if (nk) {
+        kids = base_arena_alloc(c->arena, nk * sizeof *kids);
+        memcpy(kids, l->kids, nk * sizeof *kids);
+    }
+    free(l->kids);
+    free(l->pieces);
+    nl--;
+    level *up = &lv[nl - 1];
+    mst_node *n = level_add(up);
+    n->line = o->line;
+    n->col = o->col;
+    n->dynamic = o->dynamic;
+    n->standalone = o->standalone;
+    switch (o->kind) {
+    case T_SECTION:
+        n->kind = N_SECTION;
+        break;
+    case T_INVERTED:
+        n->kind = N_INVERTED;
+        break;
+    case T_PARENT:
+        n->kind = N_PARENT;
+        break;
+    default:
+        n->kind = N_BLOCK;
+        break;
+    }
+    n->kids = kids;
+    n->nkids = nk;
+    if (o->kind == T_PARENT || o->kind == T_BLOCK) {
+        n->s = o->s;
+        n->n = o->n;
+        if (o->dynamic)
             rc = split_name(c, o, n);
+    } else {
+        rc = split_name(c, o, n);
+    }
+    const char *ind = o->indent;
+    size_t il = o->indent_len;
+    strip_margin(&ind, &il, up->margin, up->margin_len);
+    if (o->kind == T_BLOCK && o->standalone) {
+        /* Relative indentation at the site of expansion: the
+         * margin of the default content, else the whitespace
+         * before the tag. */
+        const char *m = l->margin;
+        size_t ml = l->margin_len;
+        if (ml != up->margin_len || m != up->margin) {
+            strip_margin(&m, &ml, up->margin, up->margin_len);
+            ind = m;
+            il = ml;
         }
-        const char *ind = o->indent;
-        size_t il = o->indent_len;
-        strip_margin(&ind, &il, up->margin, up->margin_len);
-        if (o->kind == T_BLOCK && o->standalone) {
-            /* Relative indentation at the site of expansion: the
-             * margin of the default content, else the whitespace
-             * before the tag. */
-            const char *m = l->margin;
-            size_t ml = l->margin_len;
-            if (ml != up->margin_len || m != up->margin) {
-                strip_margin(&m, &ml, up->margin, up->margin_len);
-                ind = m;
-                il = ml;
-            }
-        }
-        n->indent = ind;
-        n->indent_len = il;
+    }
+    n->indent = ind;
+    n->indent_len = il;
     return rc;
 }
 
