@@ -194,9 +194,7 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->keep = o ? o->keep : NULL;
     v->d = d;
     v->M = v->prog->model ? v->prog->model : "model";
-    size_t ns = v->prog->nstmts + 1, nv = v->prog->nvalues + 1;
-    v->stmt_txt = ir_arena_array(v->a, ns, sizeof *v->stmt_txt);
-    v->stmt_txt_done = ir_arena_array(v->a, ns, sizeof *v->stmt_txt_done);
+    size_t nv = v->prog->nvalues + 1;
     v->ptr_memo = ir_arena_array(v->a, nv, sizeof *v->ptr_memo);
     v->decl_memo = ir_arena_array(v->a, nv, sizeof *v->decl_memo);
     v->io_field = ir_arena_array(v->a, nv, sizeof *v->io_field);

@@ -109,10 +109,6 @@ typedef struct vw {
     /* per input or const value: struct field (io_json) */
     const char **io_field;
 
-    /* stmt_text per statement, computed once (input hash and comments) */
-    const char **stmt_txt;
-    bool *stmt_txt_done;
-
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
 

@@ -142,16 +142,10 @@ static const char *stmt_text_of(vw *v, const ir_stmt *s) {
 }
 
 /* The one-line text of statement s (NULL for statements that emit no
- * comment), computed once per statement. */
+ * comment), in v->str: not kept (the input hash and the statement's
+ * element each compute it, so that no text of every statement is held). */
 const char *cg_stmt_text(vw *v, const ir_stmt *s) {
-    uint32_t i = s->index;
-    if (!v->stmt_txt_done[i]) {
-        ir_arena *a = cg_str_persist(v);
-        v->stmt_txt[i] = stmt_text_of(v, s);
-        cg_str_restore(v, a);
-        v->stmt_txt_done[i] = true;
-    }
-    return v->stmt_txt[i];
+    return stmt_text_of(v, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,7 +183,10 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
 
 const char *cg_input_hash(vw *v) {
     uint64_t h = 0xcbf29ce484222325u;
+    ir_arena *str = v->str;
+    v->str = v->scratch; /* each line is hashed and forgotten */
     for (uint32_t i = 0; i < v->prog->nstmts; i++) {
+        base_arena_reset(v->scratch);
         const char *t = canon_line(v, &v->prog->stmts[i]);
         for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
             h ^= *p;
@@ -198,6 +195,7 @@ const char *cg_input_hash(vw *v) {
         h ^= '\n';
         h *= 0x100000001b3u;
     }
+    v->str = str;
     return cg_vfmt(v, "%016" PRIx64, h);
 }
 
