@@ -471,7 +471,7 @@ static void cli_alias_text(FILE *f, const ir_stmt *st) {
     if (st->has_stride) {
         fputs(" stride=[", f);
         for (uint32_t i = 0; i < st->nstrides; i++)
-            fprintf(f, "%s%" PRIu64, i ? "," : "", st->strides[i]);
+            fprintf(f, "%s%" PRIu64, i ? "," : "", st->attrs->strides[i]);
         fputc(']', f);
     }
 }

@@ -40,7 +40,7 @@ static const char *stride_text(vw *v, const ir_stmt *s) {
     for (uint32_t i = 0; i < s->nstrides; i++) {
         if (i)
             cg_sb_put(&out, ",", 1);
-        cg_sb_u64(&out, s->strides[i]);
+        cg_sb_u64(&out, s->attrs->strides[i]);
     }
     cg_sb_put(&out, "]", 1);
     return cg_sb_done(v, &out);
@@ -57,9 +57,10 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
                          ir_device_str(s->device, dev, sizeof dev));
         cg_sb_put(&out, tmp, (size_t)k);
     }
-    if (s->space.name) {
+    const ir_attrs *at = s->attrs;
+    if (at && at->space.name) {
         cg_sb_put(&out, " space=", 7);
-        cg_sb_put(&out, s->space.name, strlen(s->space.name));
+        cg_sb_put(&out, at->space.name, strlen(at->space.name));
     }
     if (s->has_stride) {
         const char *st = stride_text(v, s);
@@ -69,13 +70,13 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
         cg_sb_put(&out, " align=", 7);
         cg_sb_u64(&out, s->align);
     }
-    if (s->comm.name) {
+    if (at && at->comm.name) {
         cg_sb_put(&out, " comm=", 6);
-        cg_sb_put(&out, s->comm.name, strlen(s->comm.name));
+        cg_sb_put(&out, at->comm.name, strlen(at->comm.name));
     }
-    if (s->group.name) {
+    if (at && at->group.name) {
         cg_sb_put(&out, " group=", 7);
-        cg_sb_put(&out, s->group.name, strlen(s->group.name));
+        cg_sb_put(&out, at->group.name, strlen(at->group.name));
     }
     return cg_sb_done(v, &out);
 }

@@ -145,10 +145,13 @@ static void ir_intern_program(ir_program *p) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_stmt *st = &p->stmts[i];
         IR_INTERN(st->name.name);
-        IR_INTERN(st->space.name);
-        IR_INTERN(st->comm.name);
-        IR_INTERN(st->group.name);
-        IR_INTERN(st->old.name);
+        if (st->attrs) {
+            IR_INTERN(st->attrs->space.name);
+            IR_INTERN(st->attrs->comm.name);
+            IR_INTERN(st->attrs->group.name);
+        }
+        if (st->kind == IR_ALIAS)
+            IR_INTERN(st->old.name);
         for (uint32_t k = 0; k < st->nargs; k++)
             if (st->args[k].kind == IR_ARG_BUFFER)
                 IR_INTERN(st->args[k].text);
@@ -320,24 +323,25 @@ static void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     v->ndim = st->type.ndim;
     v->dims = st->type.dims;
     v->nstrides = st->has_stride ? st->nstrides : 0;
-    v->strides = st->has_stride ? st->strides : NULL;
+    const ir_attrs *at = ir_attrs_or_none(st);
+    v->strides = st->has_stride ? at->strides : NULL;
     v->device = st->has_device ? st->device : C->device;
-    v->comm = st->comm.name;
-    v->group = st->group.name;
+    v->comm = at->comm.name;
+    v->group = at->group.name;
     v->align = st->align;
     v->planned = st->fw && st->fw->planned;
-    if (st->space.name) {
-        if (!ir_lookup(C, IR_NS_SPACE, st->space.name)) {
+    if (at->space.name) {
+        if (!ir_lookup(C, IR_NS_SPACE, at->space.name)) {
             if (!C->lost_spaces)
-                ir_cerr(C, st->space.loc, "undeclared memory space '%s'",
-                        st->space.name);
+                ir_cerr(C, at->space.loc, "undeclared memory space '%s'",
+                        at->space.name);
             C->poisoned[id] = true;
         }
-        v->space = st->space.name;
+        v->space = at->space.name;
     }
     /* With strides, a dimension of 1 contributes nothing whatever its
      * stride; a zero-size stride= is reported like dims. */
-    if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
+    if (!ir_size_value(C, v, v->nstrides ? at->stride_loc : st->type.loc))
         C->poisoned[id] = true;
     else if (st->fw && st->fw->data)
         C->errors += ir_check_fw_data(C->p, C->d, st, v);
@@ -443,8 +447,9 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         v->ndim = st->type.ndim;
         v->dims = st->type.dims;
         v->nstrides = st->has_stride ? st->nstrides : 0;
-        v->strides = st->has_stride ? st->strides : NULL;
-        if (!ir_size_value(C, v, v->nstrides ? st->stride_loc : st->type.loc))
+        v->strides = st->has_stride ? st->attrs->strides : NULL;
+        if (!ir_size_value(C, v,
+                           v->nstrides ? st->attrs->stride_loc : st->type.loc))
             C->poisoned[id] = true;
     } else {
         v->dtype = o->dtype;
@@ -462,28 +467,29 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
         return;
     }
     char a[64], b[64];
+    const ir_attrs *at = ir_attrs_or_none(st);
     if (st->has_device && !(C->dev_unknown && C->dev_unknown[o->root]) &&
         (st->device.kind != r->device.kind ||
          st->device.index != r->device.index)) {
-        ir_cerr(C, st->device_loc,
+        ir_cerr(C, at->device_loc,
                 "alias '%s' is on device %s but its storage '%s' is on %s",
                 v->name, ir_device_str(st->device, a, sizeof a), r->name,
                 ir_device_str(r->device, b, sizeof b));
         C->poisoned[id] = true;
     }
-    if (st->space.name && !ir_streq(st->space.name, r->space)) {
-        ir_cerr(C, st->space.loc,
+    if (at->space.name && !ir_streq(at->space.name, r->space)) {
+        ir_cerr(C, at->space.loc,
                 "alias '%s' is in memory space '%s' but its storage '%s' is "
                 "in %s%s%s",
-                v->name, st->space.name, r->name, r->space ? "'" : "",
+                v->name, at->space.name, r->name, r->space ? "'" : "",
                 r->space ? r->space : "the default space", r->space ? "'" : "");
         C->poisoned[id] = true;
     }
-    if (st->comm.name && (!ir_streq(st->comm.name, r->comm) ||
-                          !ir_streq(st->group.name, r->group))) {
-        ir_pool_str(st->comm.name, st->group.name, a, sizeof a);
+    if (at->comm.name && (!ir_streq(at->comm.name, r->comm) ||
+                          !ir_streq(at->group.name, r->group))) {
+        ir_pool_str(at->comm.name, at->group.name, a, sizeof a);
         ir_pool_str(r->comm, r->group, b, sizeof b);
-        ir_cerr(C, st->comm.loc,
+        ir_cerr(C, at->comm.loc,
                 "alias '%s' is in %s but its storage '%s' is in %s", v->name, a,
                 r->name, b);
         C->poisoned[id] = true;
@@ -511,7 +517,7 @@ static void ir_check_alias(ir_checker *C, ir_stmt *st) {
     }
     if (off > r->bytes || v->bytes > r->bytes - off) {
         ir_loc loc = st->has_offset   ? st->offset_loc
-                     : st->has_stride ? st->stride_loc
+                     : st->has_stride ? at->stride_loc
                      : st->has_type   ? st->type.loc
                                       : st->old.loc;
         ir_cerr(C, loc,

@@ -45,6 +45,13 @@ static inline ir_name_rec *ir_name_rec_of(const char *name) {
     return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
 }
 
+/* A statement's rarely given attributes, or an empty set when it has
+ * none (never NULL). */
+static inline const ir_attrs *ir_attrs_or_none(const ir_stmt *st) {
+    static const ir_attrs none;
+    return st->attrs ? st->attrs : &none;
+}
+
 /* ir_parse without its "NULL when there is a syntax error": returns the
  * program with its broken statements and unread lines (ir_program
  * .syntax_errors, ir/ir.h), for ir_load to check.  NULL only when the

@@ -161,61 +161,37 @@ typedef struct ir_fw_attrs {
     bool planned;
 } ir_fw_attrs;
 
-/* Fields are grouped by size to keep the struct small (one per line of
- * input: 280 bytes); the comment of each says which statement uses it. */
+/* The attributes of a buffer or alias statement that most programs never
+ * give, kept out of ir_stmt (one pointer there, NULL when the statement
+ * has none of them) so that ordinary statements stay small. */
+typedef struct ir_attrs {
+    ir_loc device_loc; /* device= (when ir_stmt.has_device) */
+    ir_ident space;    /* space=NAME */
+    ir_ident comm;     /* comm=TYPE */
+    ir_ident group;    /* group=NAME */
+    uint64_t *strides; /* stride=[...] when has_stride: nstrides entries */
+    ir_loc stride_loc;
+} ir_attrs;
+
+/* One statement: one line of input, so kept small (160 bytes, asserted in
+ * ir/parse.c).  The fields of one kind of statement share storage with
+ * those of the others (an anonymous union): read only the fields of the
+ * statement's kind, as the comment of each says; the counts and flags
+ * outside the union are zero where they do not apply. */
 typedef struct ir_stmt {
     ir_stmt_kind kind;
     uint32_t index; /* 0-based position among statements: the time axis */
     ir_loc loc;     /* of the keyword */
 
-    /* model/space/kernel/input/const/alloc NAME; alias NEW; call KERNEL */
+    /* model/space/kernel/input/const/alloc/state NAME; alias NEW; call
+     * KERNEL */
     ir_ident name;
 
-    /* input/const/alloc TYPE, and alias TYPE when has_type */
-    ir_type type;
+    /* after ir_check: value defined by input/const/alloc/state/alias,
+     * else -1 */
+    int32_t value;
 
-    /* device statement, or the device= attribute when has_device */
-    ir_device device;
-    ir_loc device_loc;
-
-    /* buffer attributes */
-    ir_ident space;    /* space=NAME */
-    ir_ident comm;     /* comm=TYPE */
-    ir_ident group;    /* group=NAME */
-    uint64_t *strides; /* stride=[...] when has_stride: nstrides entries */
-    uint64_t align;    /* align=BYTES, 0 when absent */
-    ir_loc stride_loc;
-    ir_loc align_loc;
-
-    /* space NAME capacity=BYTES, when has_capacity */
-    uint64_t capacity;
-
-    /* alias NEW = OLD [TYPE] [offset=ELEMENTS] */
-    ir_ident old;
-    uint64_t offset; /* in elements of the alias's TYPE (or OLD's dtype),
-                        when has_offset */
-    ir_loc offset_loc;
-
-    /* call KERNEL(args) [stream=N] (stream when has_stream) */
-    ir_loc stream_loc;
-    uint64_t stream;
-    ir_arg *args; /* nargs entries */
-
-    /* kernel NAME(modes) */
-    ir_mode *modes;    /* nmodes entries */
-    ir_loc *mode_locs; /* nmodes entries */
-
-    /* free/output NAME... */
-    ir_ident *names; /* nnames entries */
-
-    /* spill=, next=, data=, at=, planned; NULL when none given */
-    ir_fw_attrs *fw;
-
-    /* after ir_check */
-    int32_t *name_values; /* free/output: value id of each name */
-    int32_t value; /* value defined by input/const/alloc/alias, else -1 */
-
-    /* sizes of the arrays above */
+    /* sizes of the arrays below */
     uint32_t nstrides;
     uint32_t nargs;
     uint32_t nmodes;
@@ -236,8 +212,49 @@ typedef struct ir_stmt {
      * it was parsed before the error (NULL otherwise); every other field
      * may be partial and is not used: ir_check takes such a statement into
      * account by its kind and name only (docs/ir.md, "After a syntax
-     * error").  Lives in the struct's padding: ir_stmt stays 280 bytes. */
+     * error"). */
     bool broken;
+
+    /* device statement, or the device= attribute when has_device */
+    ir_device device;
+
+    /* space=, comm=, group=, stride= and device='s location; NULL when
+     * none of them is given (buffer and alias statements) */
+    ir_attrs *attrs;
+
+    /* spill=, next=, data=, at=, planned; NULL when none given */
+    ir_fw_attrs *fw;
+
+    union {
+        /* input/const/alloc/state NAME TYPE, alias NEW = OLD [TYPE] */
+        struct {
+            ir_type type;   /* when has_type (always for buffers) */
+            uint64_t align; /* align=BYTES, 0 when absent */
+            ir_loc align_loc;
+            ir_ident old;    /* alias: OLD */
+            uint64_t offset; /* alias: in elements of the alias's TYPE (or
+                                OLD's dtype), when has_offset */
+            ir_loc offset_loc;
+        };
+        /* call KERNEL(args) [stream=N] (stream when has_stream) */
+        struct {
+            ir_arg *args; /* nargs entries */
+            uint64_t stream;
+            ir_loc stream_loc;
+        };
+        /* kernel NAME(modes) */
+        struct {
+            ir_mode *modes;    /* nmodes entries */
+            ir_loc *mode_locs; /* nmodes entries */
+        };
+        /* free/output NAME... */
+        struct {
+            ir_ident *names;      /* nnames entries */
+            int32_t *name_values; /* after ir_check: value id of each */
+        };
+        /* space NAME capacity=BYTES, when has_capacity */
+        uint64_t capacity;
+    };
 } ir_stmt;
 
 typedef enum ir_value_kind {

@@ -45,6 +45,9 @@ _Static_assert(sizeof ir_dtype_names / sizeof ir_dtype_names[0] ==
 _Static_assert(sizeof ir_dtype_sizes / sizeof ir_dtype_sizes[0] ==
                    IR_DTYPE_COUNT,
                "a size per ir_dtype");
+/* ir/ir.h claims 160 bytes per statement (64-bit targets). */
+_Static_assert(sizeof(void *) < 8 || sizeof(ir_stmt) <= 160,
+               "ir_stmt stays small: one per line of input");
 
 unsigned ir_dtype_size(ir_dtype t) {
     return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_sizes[t] : 0;
@@ -789,6 +792,13 @@ static void ir_attr_list(unsigned allowed, char *buf, size_t size) {
                                   ir_attr_names[i]);
 }
 
+/* The statement's rarely given attributes, allocated on first use. */
+static ir_attrs *ir_attrs_of(ir_parser *P, ir_stmt *st) {
+    if (!st->attrs)
+        st->attrs = ir_arena_alloc(P->a, sizeof *st->attrs);
+    return st->attrs;
+}
+
 /* The statement's firmware attributes, allocated on first use. */
 static ir_fw_attrs *ir_fw(ir_parser *P, ir_stmt *st) {
     if (!st->fw)
@@ -892,18 +902,20 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
         switch (k) {
         case IR_AT_DEVICE:
             st->has_device = true;
-            ok = ir_parse_device(P, &st->device, &st->device_loc);
-            st->device_loc = kloc;
+            ok = ir_parse_device(P, &st->device,
+                                 &ir_attrs_of(P, st)->device_loc);
+            st->attrs->device_loc = kloc;
             break;
         case IR_AT_SPACE:
-            ok = ir_parse_name(P, &st->space, "a memory space name");
+            ok = ir_parse_name(P, &ir_attrs_of(P, st)->space,
+                               "a memory space name");
             break;
         case IR_AT_STRIDE:
             ok = ir_parse_int_list(P, "stride");
             st->has_stride = true;
             st->nstrides = (uint32_t)P->nnums;
-            st->strides = ir_copy_nums(P);
-            st->stride_loc = kloc;
+            ir_attrs_of(P, st)->strides = ir_copy_nums(P);
+            st->attrs->stride_loc = kloc;
             break;
         case IR_AT_ALIGN: {
             uint32_t col = P->tok.col;
@@ -917,12 +929,13 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
             break;
         }
         case IR_AT_COMM:
-            ok = ir_parse_name(P, &st->comm, "a communication type name");
-            st->comm.loc = kloc;
+            ok = ir_parse_name(P, &ir_attrs_of(P, st)->comm,
+                               "a communication type name");
+            st->attrs->comm.loc = kloc;
             break;
         case IR_AT_GROUP:
-            ok = ir_parse_name(P, &st->group, "a group name");
-            st->group.loc = kloc;
+            ok = ir_parse_name(P, &ir_attrs_of(P, st)->group, "a group name");
+            st->attrs->group.loc = kloc;
             break;
         case IR_AT_OFFSET:
             st->has_offset = true;
@@ -958,13 +971,14 @@ static bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
         if (!ok)
             return false;
     }
-    if (st->comm.name && !st->group.name) {
-        ir_perr(P, st->comm.loc.col,
+    const ir_attrs *at = st->attrs;
+    if (at && at->comm.name && !at->group.name) {
+        ir_perr(P, at->comm.loc.col,
                 "attribute 'comm' requires a 'group' attribute");
         return false;
     }
-    if (st->group.name && !st->comm.name) {
-        ir_perr(P, st->group.loc.col,
+    if (at && at->group.name && !at->comm.name) {
+        ir_perr(P, at->group.loc.col,
                 "attribute 'group' requires a 'comm' attribute");
         return false;
     }
@@ -996,7 +1010,8 @@ static bool ir_parse_model(ir_parser *P, ir_stmt *st) {
 /* device_stmt = "device" DEVICE ; */
 static bool ir_parse_device_stmt(ir_parser *P, ir_stmt *st) {
     st->has_device = true;
-    return ir_parse_device(P, &st->device, &st->device_loc);
+    ir_loc loc;
+    return ir_parse_device(P, &st->device, &loc);
 }
 
 /* space_stmt = "space" NAME [ "capacity" "=" INT [ "spill" "=" NAME ] ] ;
@@ -1089,7 +1104,7 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
 /* A stride= has one entry per dimension of the statement's type. */
 static bool ir_stride_rank_ok(ir_parser *P, const ir_stmt *st) {
     if (st->has_stride && st->nstrides != st->type.ndim) {
-        ir_perr(P, st->stride_loc.col,
+        ir_perr(P, st->attrs->stride_loc.col,
                 "stride has %u entr%s but the type has %u dimension%s",
                 (unsigned)st->nstrides, st->nstrides == 1 ? "y" : "ies",
                 (unsigned)st->type.ndim, st->type.ndim == 1 ? "" : "s");
@@ -1135,7 +1150,7 @@ static bool ir_parse_alias(ir_parser *P, ir_stmt *st) {
     if (!ir_parse_attrs(P, st, IR_ATTRS_ALIAS, "alias"))
         return false;
     if (st->has_stride && !st->has_type) {
-        ir_perr(P, st->stride_loc.col,
+        ir_perr(P, st->attrs->stride_loc.col,
                 "a strided alias needs a type (alias NEW = OLD f32[4,4] "
                 "stride=[1,4])");
         return false;

@@ -55,18 +55,19 @@ static void ir_print_attrs(FILE *out, const ir_stmt *st) {
         fprintf(out, " offset=%" PRIu64, st->offset);
     if (st->has_device)
         fprintf(out, " device=%s", ir_device_str(st->device, dev, sizeof dev));
-    if (st->space.name)
-        fprintf(out, " space=%s", st->space.name);
+    const ir_attrs *at = st->attrs;
+    if (at && at->space.name)
+        fprintf(out, " space=%s", at->space.name);
     if (st->has_stride) {
         fputs(" stride=[", out);
         for (uint32_t i = 0; i < st->nstrides; i++)
-            fprintf(out, "%s%" PRIu64, i ? "," : "", st->strides[i]);
+            fprintf(out, "%s%" PRIu64, i ? "," : "", at->strides[i]);
         fputc(']', out);
     }
     if (st->align)
         fprintf(out, " align=%" PRIu64, st->align);
-    if (st->comm.name)
-        fprintf(out, " comm=%s group=%s", st->comm.name, st->group.name);
+    if (at && at->comm.name)
+        fprintf(out, " comm=%s group=%s", at->comm.name, at->group.name);
     if (!st->fw)
         return;
     if (st->fw->planned)

@@ -562,7 +562,8 @@ static bool same_meaning(const ir_program *p, const ir_program *q) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *a = &p->stmts[i], *b = &q->stmts[i];
         if (a->kind != b->kind || a->nargs != b->nargs ||
-            a->has_stream != b->has_stream || a->stream != b->stream)
+            a->has_stream != b->has_stream ||
+            (a->has_stream && a->stream != b->stream))
             return false;
         for (uint32_t k = 0; k < a->nargs; k++) {
             const ir_arg *x = &a->args[k], *y = &b->args[k];
