@@ -135,7 +135,7 @@ static ir_slot *ir_insert(const ir_checker *C, int ns, const char *name,
 /* Makes every name of a program not made by ir_parse point into name
  * records, as ir_parse does. */
 static void ir_intern_program(ir_program *p) {
-    ir_name_rec *t = NULL;
+    ir_intern_table t = {0};
     ir_arena *a = p->arena;
 #define IR_INTERN(s)                                                           \
     do {                                                                       \

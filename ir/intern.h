@@ -10,7 +10,6 @@
 #ifndef PLANWRAP_IR_INTERN_H
 #define PLANWRAP_IR_INTERN_H
 
-#include "base/hash.h"
 #include "ir/ir.h"
 
 #include <stddef.h>
@@ -25,20 +24,34 @@ typedef struct ir_slot {
 } ir_slot;
 
 typedef struct ir_name_rec {
-    UT_hash_handle hh;
-    uint32_t gen; /* checker run that last reset `ns` */
+    uint32_t hash; /* ir_name_hash of the name */
+    uint32_t gen;  /* checker run that last reset `ns` */
     ir_slot ns[IR_NS_COUNT];
     uint32_t len; /* strlen(name) */
     char name[];  /* NUL-terminated */
 } ir_name_rec;
 
-/* Returns the interned copy of s[0..n), adding it to *table (records in
- * `a`).  Free the table with ir_intern_free when done (not HASH_CLEAR:
- * the table is built with options private to ir/parse.c). */
-const char *ir_intern(ir_arena *a, ir_name_rec **table, const char *s,
-                      size_t n);
-/* Frees the table (not the records) and sets *table to NULL. */
-void ir_intern_free(ir_name_rec **table);
+/* The table that finds a name's record while interning: open addressing
+ * over record pointers and their hashes (12 bytes a slot, at most half
+ * full), never iterated.  Zero-initialise; free with ir_intern_free. */
+typedef struct ir_intern_table {
+    ir_name_rec **slots; /* valid where hashes[i] != 0 */
+    uint32_t *hashes;    /* slots[i]->hash, 0 for an empty slot */
+    size_t cap;          /* a power of two, or 0 */
+    size_t n;
+} ir_intern_table;
+
+/* The hash of s[0..n) the table uses: deterministic, never 0. */
+uint32_t ir_name_hash(const char *s, size_t n);
+
+/* Returns the interned copy of s[0..n) (whose ir_name_hash is `hash`),
+ * adding a record in `a` to the table when it is new.  O(1) expected. */
+const char *ir_intern_hashed(ir_arena *a, ir_intern_table *t, const char *s,
+                             size_t n, uint32_t hash);
+/* ir_intern_hashed with the hash computed here. */
+const char *ir_intern(ir_arena *a, ir_intern_table *t, const char *s, size_t n);
+/* Frees the table (not the records) and zeroes it. */
+void ir_intern_free(ir_intern_table *t);
 
 /* The record of an interned name. */
 static inline ir_name_rec *ir_name_rec_of(const char *name) {

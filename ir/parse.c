@@ -17,11 +17,6 @@
  * up to that byte, further errors muted.  ir_parse itself still returns
  * NULL after any syntax error.
  */
-/* Interning tables answer "not there yet" for every new name: a Bloom
- * filter (2^22 bits) spares most of those the walk of a hash chain.  The
- * tables are created and freed only in this file (the filter changes
- * uthash's table layout). */
-#define HASH_BLOOM 22
 #include "intern.h"
 #include "ir/ir.h"
 
@@ -146,7 +141,7 @@ typedef struct ir_parser {
     size_t slen, scap;
     uint64_t *nums;
     size_t nnums, cnums;
-    ir_name_rec *names; /* interning table */
+    ir_intern_table names;
     ir_comment *comments;
     size_t ncomments, ccomments;
     uint32_t *unread; /* ir_program.unread */
@@ -548,26 +543,6 @@ bool ir_is_c_keyword(const char *name) {
     return ir_is_c_keyword_n(name, strlen(name));
 }
 
-void ir_intern_free(ir_name_rec **table) {
-    HASH_CLEAR(hh, *table);
-}
-
-const char *ir_intern(ir_arena *a, ir_name_rec **table, const char *s,
-                      size_t n) {
-    ir_name_rec *r = NULL;
-    HASH_FIND(hh, *table, s, n, r);
-    if (r)
-        return r->name;
-    r = ir_arena_alloc(a, sizeof *r + n + 1);
-    r->len = (uint32_t)n;
-    memcpy(r->name, s, n);
-    r->name[n] = '\0';
-    for (int k = 0; k < IR_NS_COUNT; k++)
-        r->ns[k].id = r->ns[k].first = -1;
-    HASH_ADD(hh, *table, name[0], n, r);
-    return r->name;
-}
-
 /* NAME = ( letter | "_" ) { letter | digit | "_" } ;
  * at most 255 bytes, not a C keyword. */
 static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
@@ -585,14 +560,14 @@ static bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
                 (int)t->len, t->s);
         return false;
     }
-    unsigned h;
-    HASH_VALUE(t->s, t->len, h);
+    uint32_t h = ir_name_hash(t->s, t->len);
     ir_name_rec **slot = &P->recent[h & 1023u];
     ir_name_rec *r = *slot;
-    if (r && r->len == t->len && memcmp(r->name, t->s, t->len) == 0) {
+    if (r && r->hash == h && r->len == t->len &&
+        memcmp(r->name, t->s, t->len) == 0) {
         out->name = r->name;
     } else {
-        out->name = ir_intern(P->a, &P->names, t->s, t->len);
+        out->name = ir_intern_hashed(P->a, &P->names, t->s, t->len, h);
         *slot = ir_name_rec_of(out->name);
     }
     out->loc = ir_tok_loc(P, t);
