@@ -2,10 +2,12 @@
  * ir/intern.h - private to the ir module: interned names.
  *
  * The parser stores every NAME once, in a record allocated in the arena;
- * equal names share one pointer.  The checker reaches a name's record from
- * the name pointer in O(1) (no hash lookup) and keeps its per-namespace
- * state there.  Records are valid while the arena lives; the hash table
- * used to find them while interning is temporary.
+ * equal names share one pointer.  It stores the spellings of literal
+ * arguments (and decoded strings) the same way: a program repeats them
+ * (0, 1, "mean"); the checker never looks them up as names.  The checker
+ * reaches a name's record from the name pointer in O(1) (no hash lookup) and
+ * keeps its per-namespace state there.  Records are valid while the arena
+ * lives; the hash table used to find them while interning is temporary.
  */
 #ifndef PLANWRAP_IR_INTERN_H
 #define PLANWRAP_IR_INTERN_H

@@ -136,14 +136,18 @@ typedef enum ir_arg_kind {
     IR_ARG_STRING,
 } ir_arg_kind;
 
+/* One argument of a call: 32 bytes (the value of a literal shares its
+ * storage with those of the other kinds: read the one of `kind`). */
 typedef struct ir_arg {
     ir_arg_kind kind;
     int32_t value; /* after ir_check: value id of a buffer arg, else -1 */
     ir_loc loc;
     const char *text; /* buffer name, or the literal as spelled in the source */
-    int64_t ival;     /* IR_ARG_INT */
-    double fval;      /* IR_ARG_FLOAT */
-    const char *sval; /* IR_ARG_STRING: decoded, NUL-terminated */
+    union {
+        int64_t ival;     /* IR_ARG_INT */
+        double fval;      /* IR_ARG_FLOAT */
+        const char *sval; /* IR_ARG_STRING: decoded, NUL-terminated */
+    };
 } ir_arg;
 
 /* The firmware attributes of a statement (docs/firmware.md), kept out of

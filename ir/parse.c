@@ -43,6 +43,8 @@ _Static_assert(sizeof ir_dtype_sizes / sizeof ir_dtype_sizes[0] ==
 /* ir/ir.h claims 160 bytes per statement (64-bit targets). */
 _Static_assert(sizeof(void *) < 8 || sizeof(ir_stmt) <= 160,
                "ir_stmt stays small: one per line of input");
+_Static_assert(sizeof(void *) < 8 || sizeof(ir_arg) <= 32,
+               "ir_arg stays small: several per call");
 
 unsigned ir_dtype_size(ir_dtype t) {
     return (unsigned)t < IR_DTYPE_COUNT ? ir_dtype_sizes[t] : 0;
@@ -1168,19 +1170,18 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
             } else if (t->kind == TK_INT) {
                 arg.kind = IR_ARG_INT;
                 arg.ival = t->neg ? -(int64_t)t->ival : (int64_t)t->ival;
-                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
                 ir_next(P);
             } else if (t->kind == TK_FLOAT) {
                 arg.kind = IR_ARG_FLOAT;
                 arg.fval = t->fval;
-                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
                 ir_next(P);
             } else if (t->kind == TK_STRING) {
                 arg.kind = IR_ARG_STRING;
-                arg.text = ir_arena_strndup(P->a, t->s, t->len);
+                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
                 arg.sval =
-                    t->slen ? ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen)
-                            : ir_arena_strdup(P->a, "");
+                    ir_intern(P->a, &P->names, P->sbuf + t->sbeg, t->slen);
                 ir_next(P);
             } else {
                 ir_expected(P, "an argument (a buffer name, a number or a "

@@ -568,8 +568,9 @@ static bool same_meaning(const ir_program *p, const ir_program *q) {
         for (uint32_t k = 0; k < a->nargs; k++) {
             const ir_arg *x = &a->args[k], *y = &b->args[k];
             if (x->kind != y->kind || x->value != y->value ||
-                x->ival != y->ival || x->fval != y->fval ||
-                !same_str(x->sval, y->sval))
+                (x->kind == IR_ARG_INT && x->ival != y->ival) ||
+                (x->kind == IR_ARG_FLOAT && x->fval != y->fval) ||
+                (x->kind == IR_ARG_STRING && !same_str(x->sval, y->sval)))
                 return false;
         }
     }
