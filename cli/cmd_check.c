@@ -1,6 +1,7 @@
 /*
- * cli/cmd_check.c - `planwrap check [--max-errors N] [--target T] FILE`:
- * parse and check an IR file (and, with --target, the target's limits),
+ * cli/cmd_check.c - `planwrap check [--max-errors N] [--target T
+ * [--cuda-graphs]] FILE`: parse and check an IR file (and, with --target,
+ * the target's limits; with --cuda-graphs, those of CUDA graph capture),
  * print its diagnostics to stderr.  Exit 0 when there is
  * no error (warnings allowed), 1 on invalid input, 2 on bad usage.
  */
@@ -23,6 +24,8 @@ static void cli_check_usage(FILE *out) {
             "  --max-errors N  stop printing errors after N (default %u)\n"
             "  -t, --target T  also check the limits of target T (c or\n"
             "                  cuda), as `gen --target T` does\n"
+            "  --cuda-graphs   with --target cuda: also check what\n"
+            "                  `gen --cuda-graphs` needs (one stream)\n"
             "  -h, --help      show this help\n",
             BASE_DIAG_DEFAULT_MAX_ERRORS);
 }
@@ -50,10 +53,12 @@ int cli_cmd_check(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},
         {"max-errors", required_argument, NULL, 'm'},
         {"target", required_argument, NULL, 't'},
+        {"cuda-graphs", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     unsigned max_errors = BASE_DIAG_DEFAULT_MAX_ERRORS;
     const char *target_name = NULL;
+    bool cuda_graphs = false;
     cli_opts o;
     cli_opts_init(&o, "check", argc, argv, ":ht:", longopts);
     int c;
@@ -73,6 +78,9 @@ int cli_cmd_check(int argc, char **argv) {
         case 't':
             target_name = optarg;
             break;
+        case 'G':
+            cuda_graphs = true;
+            break;
         default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
@@ -86,10 +94,12 @@ int cli_cmd_check(int argc, char **argv) {
                                "invalid value '%s' for --target: expected c "
                                "or cuda",
                                target_name);
+    if (cuda_graphs && (!target_name || target != CG_TARGET_CUDA))
+        return cli_usage_error("check", "--cuda-graphs needs --target cuda");
     ir_arena *a = ir_arena_new();
     ir_diag *d = ir_diag_new(stderr, max_errors);
     ir_program *p = ir_load(a, path, d);
-    if (p && target_name && !cg_check_target(p, target, d))
+    if (p && target_name && !cg_check_target(p, target, cuda_graphs, d))
         p = NULL;
     int status = p ? 0 : 1;
     if (p && p->output_stmt < 0)

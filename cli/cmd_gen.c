@@ -119,7 +119,7 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
     for (size_t i = 0; i < r->npaths; i++) {
         ir_program *prog =
             cli_plan_order(a, ir_load(a, r->paths[i], d), r->po, d);
-        if (!prog || !cg_check_target(prog, r->target, d))
+        if (!prog || !cg_check_target(prog, r->target, r->vo->cuda_graphs, d))
             return false;
         for (size_t j = 0; j < i; j++)
             if (strcmp(plans[j]->prog->model, prog->model) == 0) {

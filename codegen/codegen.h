@@ -36,10 +36,12 @@ const char *cg_target_name(cg_target t);
  * PLAN_MAX_STREAMS distinct stream= numbers). */
 ir_target_limits cg_target_limits(cg_target t);
 /* Checks a checked program against what target t can generate
- * (ir_check_target with cg_target_limits), reporting to `d`: `planwrap
- * check --target T` and `gen` run it before planning, and the view
- * assumes it passed. */
-bool cg_check_target(const ir_program *p, cg_target t, ir_diag *d);
+ * (ir_check_target with cg_target_limits; with `cuda_graphs` also what
+ * `--cuda-graphs` needs), reporting to `d`: `planwrap check --target T
+ * [--cuda-graphs]` and `gen` run it before planning, and the view assumes
+ * it passed. */
+bool cg_check_target(const ir_program *p, cg_target t, bool cuda_graphs,
+                     ir_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* The view (codegen/view*.c). */

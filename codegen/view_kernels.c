@@ -1,7 +1,8 @@
 /*
  * codegen/view_kernels.c - kernel parameter types from signatures and
  * call sites, and the "kernels" section.  The calls of a kernel agree in
- * arity and argument kind: ir_check rejects programs where they do not.
+ * arity and argument kind, and an integer passed as a double converts
+ * exactly: ir_check rejects programs where they do not.
  */
 #include "view_internal.h"
 
@@ -92,6 +93,8 @@ void cg_plan_kernels(vw *v) {
         }
     }
     HASH_CLEAR(hh, map);
+    /* an integer where other calls pass floats fits a double exactly:
+     * ir_check (ir_check_double_ints) */
     for (uint32_t k = 0; k < nk; k++) {
         uint32_t n = v->knparams[k];
         v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));

@@ -48,10 +48,12 @@ typedef enum ir_arg_class {
 } ir_arg_class;
 
 typedef struct ir_kcalls {
-    uint32_t nargs; /* arity of the first call (or the signature) */
-    ir_loc first;   /* the first call's kernel name */
-    uint8_t *cls;   /* per argument: its ir_arg_class */
-    ir_loc *cls_at; /* per argument: where its class was set */
+    uint32_t nargs;   /* arity of the first call (or the signature) */
+    ir_loc first;     /* the first call's kernel name */
+    uint8_t *cls;     /* per argument: its ir_arg_class */
+    ir_loc *cls_at;   /* per argument: where its class was set */
+    ir_loc *float_at; /* per argument: the first float literal passed
+                         there (line 0: none), which makes it a double */
 } ir_kcalls;
 
 typedef struct ir_checker {
@@ -552,6 +554,8 @@ static void ir_kcalls_init(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
     kc->first = st->loc;
     kc->cls = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls);
     kc->cls_at = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls_at);
+    kc->float_at =
+        ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->float_at);
 }
 
 /* Argument i of call st has the class of that argument at the kernel's
@@ -564,16 +568,50 @@ static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
     if (kc->cls[i] == IR_CLASS_NONE) {
         kc->cls[i] = (uint8_t)c;
         kc->cls_at[i] = arg->loc;
-        return true;
+    } else if (kc->cls[i] != c) {
+        ir_cerr(C, arg->loc,
+                "argument %u of kernel '%s' has different kinds at different "
+                "calls (buffer, number, string)",
+                (unsigned)(i + 1), st->name.name);
+        ir_cnote(C, kc->cls_at[i], "it is %s here", ir_class_names[kc->cls[i]]);
+        return false;
     }
-    if (kc->cls[i] == c)
-        return true;
-    ir_cerr(C, arg->loc,
-            "argument %u of kernel '%s' has different kinds at different "
-            "calls (buffer, number, string)",
-            (unsigned)(i + 1), st->name.name);
-    ir_cnote(C, kc->cls_at[i], "it is %s here", ir_class_names[kc->cls[i]]);
-    return false;
+    if (arg->kind == IR_ARG_FLOAT && kc->float_at[i].line == 0)
+        kc->float_at[i] = arg->loc;
+    return true;
+}
+
+/* After the main pass: an integer literal passed where some call of the
+ * same kernel passes a float is converted to the parameter's C type,
+ * double; it must convert exactly (|n| <= 2^53).  Reported at the
+ * integer, with a note at the first float. */
+static void ir_check_double_ints(ir_checker *C) {
+    const ir_program *p = C->p;
+    const int64_t lim = (int64_t)1 << 53;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *st = &p->stmts[i];
+        if (st->kind != IR_CALL || st->broken)
+            continue;
+        const ir_name_ent *ke = ir_lookup(C, IR_NS_KERNEL, st->name.name);
+        if (!ke || ke->id < 0)
+            continue;
+        const ir_kcalls *kc = &C->kcalls[ke->id];
+        if (st->nargs != kc->nargs)
+            continue;
+        for (uint32_t j = 0; j < st->nargs; j++) {
+            const ir_arg *g = &st->args[j];
+            if (g->kind != IR_ARG_INT || kc->float_at[j].line == 0 ||
+                (g->ival <= lim && g->ival >= -lim))
+                continue;
+            ir_cerr(C, g->loc,
+                    "integer %lld cannot be passed exactly as argument %u of "
+                    "kernel '%s', a double (other calls pass floats there): "
+                    "integers above 2^53 lose digits; write it as a float",
+                    (long long)g->ival, (unsigned)(j + 1), st->name.name);
+            ir_cnote(C, kc->float_at[j], "argument %u is a float here",
+                     (unsigned)(j + 1));
+        }
+    }
 }
 
 static void ir_check_call(ir_checker *C, ir_stmt *st) {
@@ -1032,6 +1070,7 @@ bool ir_check(ir_program *p, ir_diag *d) {
     ir_collect_names(&C);
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
+    ir_check_double_ints(&C);
     C.errors += ir_check_fw_spills(p, d, C.lost_spaces);
     C.errors += ir_check_fw_states(p, d, C.poisoned, C.lost_values);
     /* After a syntax error a dropped free or output may be the cause. */

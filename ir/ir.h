@@ -400,6 +400,9 @@ typedef struct ir_target_limits {
                              on one is an error; with it, a warning says
                              when no buffer is on one) */
     bool no_state_swap;   /* cannot swap `state ... next=` */
+    /* The calls are captured into CUDA graphs (`--cuda-graphs`), which
+     * need them on one stream: no call may carry stream=. */
+    bool cuda_graphs;
 } ir_target_limits;
 
 /* The distinct stream= numbers of the calls, ascending, into ids (room
@@ -408,9 +411,10 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
 
 /* Checks a checked program against a target's limits, reporting each
  * violation with its location to `d` (`planwrap check --target T` and
- * `gen` run it): the streams, the devices, state swaps, and an integer
- * above 2^53 passed where other calls of its kernel pass floats (the
- * generated parameter is a double).  True when it fits.  O(n log n). */
+ * `gen` run it): the streams (one with cuda_graphs), the devices and
+ * state swaps.  True when it fits.  O(n log n).  (An integer a double
+ * parameter cannot hold is ir_check's: no target has such parameters
+ * otherwise.) */
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      ir_diag *d);
 

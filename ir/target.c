@@ -1,15 +1,12 @@
 /*
  * ir/target.c - the limits of a code generation target that the IR does
  * not have (ir_check_target; codegen's cg_target_limits gives them per
- * target, `planwrap check --target T` and `gen` run it): streams,
- * devices, state swaps, integers a double parameter cannot hold.
+ * target, `planwrap check --target T` and `gen` run it): streams (one
+ * stream for CUDA graphs), devices, state swaps.
  */
 #include "ir/ir.h"
-#include "base/hash.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void *ir_tcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
@@ -29,6 +26,24 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids) {
         if (nd == 0 || ids[nd - 1] != ids[i])
             ids[nd++] = ids[i];
     return nd;
+}
+
+/* With CUDA graphs, the first call that carries stream= is reported. */
+static bool ir_graph_streams_ok(const ir_program *p,
+                                const ir_target_limits *lim, ir_diag *d) {
+    if (!lim->cuda_graphs || !p->has_streams)
+        return true;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *s = &p->stmts[i];
+        if (s->kind == IR_CALL && s->has_stream) {
+            ir_diag_report(d, IR_SEV_ERROR, s->stream_loc.line,
+                           s->stream_loc.col,
+                           "--cuda-graphs needs the calls on one stream, but "
+                           "this call has stream=");
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The number of distinct stream= numbers is counted in statement order:
@@ -112,70 +127,10 @@ static bool ir_state_next_ok(const ir_program *p, const ir_target_limits *lim,
     return true;
 }
 
-/* An integer passed where other calls of its kernel pass floats (the C
- * parameter is a double) must convert exactly: |n| <= 2^53.  Kernels by
- * name in a temporary hash; O(arguments). */
-static bool ir_double_ints_ok(const ir_program *p, ir_diag *d) {
-    typedef struct kf {
-        const char *name;
-        uint32_t n;
-        bool *is_float; /* per position: some call passes a float */
-        UT_hash_handle hh;
-    } kf;
-    kf *map = NULL, *all = ir_tcalloc(p->nkernels + 1, sizeof *all);
-    uint32_t nk = 0;
-    bool ok = true;
-    for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < p->nstmts; i++) {
-            const ir_stmt *s = &p->stmts[i];
-            if (s->kind != IR_CALL || s->broken)
-                continue;
-            kf *e = NULL;
-            HASH_FIND_STR(map, s->name.name, e);
-            if (!e && nk < p->nkernels) {
-                e = &all[nk++];
-                e->name = s->name.name;
-                HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
-            }
-            if (!e)
-                continue;
-            if (s->nargs > e->n) {
-                bool *f = ir_tcalloc(s->nargs, sizeof *f);
-                if (e->n)
-                    memcpy(f, e->is_float, e->n * sizeof *f);
-                free(e->is_float);
-                e->is_float = f;
-                e->n = s->nargs;
-            }
-            for (uint32_t j = 0; j < s->nargs; j++) {
-                const ir_arg *g = &s->args[j];
-                const int64_t lim = (int64_t)1 << 53;
-                if (pass == 0 && g->kind == IR_ARG_FLOAT)
-                    e->is_float[j] = true;
-                if (pass == 1 && g->kind == IR_ARG_INT && e->is_float[j] &&
-                    (g->ival > lim || g->ival < -lim)) {
-                    ok = false;
-                    ir_diag_report(
-                        d, IR_SEV_ERROR, g->loc.line, g->loc.col,
-                        "integer %" PRId64 " cannot be passed exactly as "
-                        "argument %" PRIu32 " of kernel '%s', a double "
-                        "(other calls pass floats there): integers above "
-                        "2^53 lose digits; write it as a float",
-                        g->ival, j + 1, s->name.name);
-                }
-            }
-        }
-    HASH_CLEAR(hh, map);
-    for (uint32_t k = 0; k < nk; k++)
-        free(all[k].is_float);
-    free(all);
-    return ok;
-}
-
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      ir_diag *d) {
-    bool ok = ir_streams_ok(p, lim, d);
+    bool ok = ir_graph_streams_ok(p, lim, d);
+    ok = ir_streams_ok(p, lim, d) && ok;
     ok = ir_devices_ok(p, lim, d) && ok;
-    ok = ir_state_next_ok(p, lim, d) && ok;
-    return ir_double_ints_ok(p, d) && ok;
+    return ir_state_next_ok(p, lim, d) && ok;
 }

@@ -65,9 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_picture_compare(a, pl, size, d);
         for (int t = 0; pl && t < 2; t++) {
             cg_target target = t ? CG_TARGET_CUDA : CG_TARGET_C;
-            if (!cg_check_target(p, target, d))
+            bool graphs = t && (size & 8) && !(size & 4);
+            if (!cg_check_target(p, target, graphs, d))
                 continue; /* a reported error (too many streams) */
-            cg_view_options vo = {.kernel_status = (size & 4) != 0};
+            cg_view_options vo = {.kernel_status = (size & 4) != 0,
+                                  .cuda_graphs = graphs};
             cg_view *view = cg_view_new(pl, target, &vo, d);
             if (!view)
                 abort(); /* a checked program has a view */

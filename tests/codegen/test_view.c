@@ -333,7 +333,7 @@ static unsigned rejected(const char *text, cg_target t) {
     ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
     assert_non_null(p);
     if (ir_check(p, d))
-        cg_check_target(p, t, d);
+        cg_check_target(p, t, false, d);
     unsigned n = ir_diag_errors(d);
     ir_diag_free(d);
     fclose(sink);
