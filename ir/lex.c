@@ -1,0 +1,391 @@
+/*
+ * ir/lex.c - the lexer of IR v1: tokens of one line, on demand, with one
+ * token of lookahead (ir/parse_internal.h).  The first error of a line is
+ * reported and mutes the rest of the line.  Every token records its
+ * column (1-based, bytes); the line is the parser's.
+ */
+#include "parse_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The candidate closest to token t (ir_closest), or NULL. */
+const char *ir_suggest(const ir_token *t, const char *const *cands,
+                              size_t n) {
+    size_t i = base_closest(t->s, t->len, cands, n);
+    return i == SIZE_MAX ? NULL : cands[i];
+}
+
+/* Reports an error at column `col` of the current line, once per line. */
+void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...) {
+    if (P->failed)
+        return;
+    P->failed = true;
+    P->errors++;
+    va_list ap;
+    va_start(ap, fmt);
+    ir_diag_vreport(P->d, IR_SEV_ERROR, P->lineno, col, fmt, ap);
+    va_end(ap);
+}
+
+/* Describes a token for "expected X but found Y" messages. */
+static const char *ir_tok_desc(const ir_token *t, char *buf, size_t size) {
+    switch (t->kind) {
+    case TK_EOL:
+        return "end of line";
+    case TK_STRING:
+        return "a string";
+    case TK_ERROR:
+        return "an invalid token";
+    default:
+        break;
+    }
+    if (t->len > 32)
+        snprintf(buf, size, "'%.32s...'", t->s);
+    else
+        snprintf(buf, size, "'%.*s'", (int)t->len, t->s);
+    return buf;
+}
+
+/* Appends a byte to the string scratch buffer. */
+static void ir_sbuf_put(ir_parser *P, char c) {
+    if (P->slen == P->scap) {
+        P->scap = P->scap ? P->scap * 2 : 256;
+        P->sbuf = base_xrealloc(P->sbuf, P->scap);
+    }
+    P->sbuf[P->slen++] = c;
+}
+
+void ir_nums_put(ir_parser *P, uint64_t v) {
+    if (P->nnums == P->cnums) {
+        P->cnums = P->cnums ? P->cnums * 2 : 16;
+        P->nums = base_xrealloc(P->nums, P->cnums * sizeof *P->nums);
+    }
+    P->nums[P->nnums++] = v;
+}
+
+/* number = [ "-" ] ( INT | FLOAT ) ; C syntax for floats. */
+/* Whether a float literal's mantissa (before any exponent) has a non-zero
+ * digit: such a literal that reads as 0 underflowed (1e-400). */
+static bool ir_float_nonzero(const char *s, size_t n) {
+    for (size_t i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9')
+            return true;
+    return false;
+}
+
+static void ir_lex_number(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t i = P->pos, n = P->len;
+    if (s[i] == '-') {
+        t->neg = true;
+        i++;
+    }
+    size_t ds = i;
+    while (i < n && ir_is_digit((unsigned char)s[i]))
+        i++;
+    bool is_float = false;
+    if (i < n && s[i] == '.') {
+        is_float = true;
+        i++;
+        while (i < n && ir_is_digit((unsigned char)s[i]))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = i + 1;
+        if (e < n && (s[e] == '+' || s[e] == '-'))
+            e++;
+        if (e < n && ir_is_digit((unsigned char)s[e])) {
+            is_float = true;
+            i = e;
+            while (i < n && ir_is_digit((unsigned char)s[i]))
+                i++;
+        }
+    }
+    t->len = i - P->pos;
+    if (i < n && (ir_is_id_char((unsigned char)s[i]) || s[i] == '.')) {
+        size_t j = i;
+        while (j < n && (ir_is_id_char((unsigned char)s[j]) || s[j] == '.'))
+            j++;
+        t->len = j - P->pos;
+        t->kind = TK_INT;
+        char buf[64];
+        ir_perr(P, t->col, "invalid number %s",
+                ir_tok_desc(t, buf, sizeof buf));
+        t->kind = TK_ERROR;
+        return;
+    }
+    P->pos = i;
+    if (!is_float) {
+        uint64_t v = 0;
+        for (size_t k = ds; k < i; k++) {
+            unsigned dg = (unsigned)(s[k] - '0');
+            if (v > ((uint64_t)INT64_MAX - dg) / 10) {
+                ir_perr(P, t->col,
+                        "integer literal too large (integers must fit in 63 "
+                        "bits, at most 9223372036854775807)");
+                t->kind = TK_ERROR;
+                return;
+            }
+            v = v * 10 + dg;
+        }
+        t->kind = TK_INT;
+        t->ival = v;
+        return;
+    }
+    char small[64];
+    char *buf = t->len < sizeof small ? small : base_xrealloc(NULL, t->len + 1);
+    memcpy(buf, t->s, t->len);
+    buf[t->len] = '\0';
+    double v = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
+    if (isinf(v) || (v == 0 && ir_float_nonzero(t->s, t->len))) {
+        ir_perr(P, t->col, "float literal out of range%s",
+                isinf(v) ? "" : " (too small: it would read as 0)");
+        t->kind = TK_ERROR;
+        return;
+    }
+    t->kind = TK_FLOAT;
+    t->fval = v;
+}
+
+enum { IR_MAX_STRING = 4095 };
+
+static int ir_hex_digit(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The byte of "HH" after "\x" (n bytes available): a control character
+ * 0x01-0x1f or 0x7f, else -1. */
+static int ir_hex_escape(const char *h, size_t n) {
+    if (n < 2 || ir_hex_digit(h[0]) < 0 || ir_hex_digit(h[1]) < 0)
+        return -1;
+    int x = ir_hex_digit(h[0]) * 16 + ir_hex_digit(h[1]);
+    return (x >= 1 && x < 0x20) || x == 0x7f ? x : -1;
+}
+
+/* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' | 'x' HEX HEX ) } '"' ;
+ * (\xHH only for the control characters 0x01-0x1f and 0x7f) */
+static void ir_lex_string(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t i = P->pos + 1, n = P->len;
+    P->slen = 0;
+    for (;;) {
+        if (i >= n) {
+            ir_perr(P, t->col, "unterminated string");
+            t->kind = TK_ERROR;
+            return;
+        }
+        char c = s[i];
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            char e = i + 1 < n ? s[i + 1] : '\0';
+            char out = e == '\\'  ? '\\'
+                       : e == '"' ? '"'
+                       : e == 'n' ? '\n'
+                       : e == 't' ? '\t'
+                                  : '\0';
+            if (e == 'x') {
+                int x = ir_hex_escape(s + i + 2, n - (i + 2));
+                if (x < 0) {
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "'\\x' takes two hex digits naming a control "
+                            "character (\\x01 to \\x1f, or \\x7f)");
+                    t->kind = TK_ERROR;
+                    return;
+                }
+                ir_sbuf_put(P, (char)x);
+                i += 4;
+                continue;
+            }
+            if (!out) {
+                if (i + 1 >= n)
+                    ir_perr(P, t->col, "unterminated string");
+                else if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7F)
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "unknown escape sequence '\\%c' in string "
+                            "(expected \\\\, \\\", \\n, \\t or \\xHH)",
+                            e);
+                else
+                    ir_perr(P, (uint32_t)(i + 1),
+                            "unknown escape sequence in string (expected "
+                            "\\\\, \\\", \\n, \\t or \\xHH)");
+                t->kind = TK_ERROR;
+                return;
+            }
+            ir_sbuf_put(P, out);
+            i += 2;
+            continue;
+        }
+        ir_sbuf_put(P, c);
+        i++;
+    }
+    if (P->slen > IR_MAX_STRING) {
+        /* C compilers need accept no longer string literal (C11 5.2.4.1) */
+        ir_perr(P, t->col,
+                "string too long (%zu bytes, at most %d: the generated C "
+                "must compile with every C compiler)",
+                P->slen, IR_MAX_STRING);
+        t->kind = TK_ERROR;
+        P->pos = i + 1;
+        return;
+    }
+    t->kind = TK_STRING;
+    t->sbeg = 0;
+    t->slen = P->slen;
+    t->len = i + 1 - P->pos;
+    P->pos = i + 1;
+}
+
+/* Lexes the next token of the current line into *t. */
+static void ir_lex(ir_parser *P, ir_token *t) {
+    const char *s = P->line;
+    size_t n = P->len;
+    while (P->pos < n && (s[P->pos] == ' ' || s[P->pos] == '\t'))
+        P->pos++;
+    memset(t, 0, sizeof *t);
+    t->col = (uint32_t)(P->pos + 1);
+    t->s = s + P->pos;
+    if (P->pos >= n || s[P->pos] == '#') {
+        t->kind = TK_EOL;
+        return;
+    }
+    unsigned char c = (unsigned char)s[P->pos];
+    if (ir_is_id_start(c)) {
+        size_t i = P->pos;
+        while (i < n && ir_is_id_char((unsigned char)s[i]))
+            i++;
+        if (i < n && (unsigned char)s[i] >= 0x80) {
+            /* `dévice`: point at the character, not at a word `d` */
+            unsigned cp = 0;
+            base_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+            ir_perr(P, (uint32_t)(i + 1),
+                    "unexpected character U+%04X in a name", cp);
+            t->kind = TK_ERROR;
+            t->len = i - P->pos;
+            P->pos = i;
+            return;
+        }
+        t->kind = TK_IDENT;
+        t->len = i - P->pos;
+        P->pos = i;
+        return;
+    }
+    if (ir_is_digit(c) ||
+        ((c == '-' || c == '.') && P->pos + 1 < n &&
+         (ir_is_digit((unsigned char)s[P->pos + 1]) ||
+          (c == '-' && s[P->pos + 1] == '.' && P->pos + 2 < n &&
+           ir_is_digit((unsigned char)s[P->pos + 2]))))) {
+        ir_lex_number(P, t);
+        return;
+    }
+    if (c == '"') {
+        ir_lex_string(P, t);
+        return;
+    }
+    static const char punct[] = "()[],=:";
+    const char *pp = strchr(punct, c);
+    if (c && pp) {
+        t->kind = (ir_tok_kind)(TK_LPAREN + (pp - punct));
+        t->len = 1;
+        P->pos++;
+        return;
+    }
+    t->kind = TK_ERROR;
+    t->len = 1;
+    if (c >= 0x80) {
+        unsigned cp = 0;
+        base_utf8_decode((const unsigned char *)s + P->pos, n - P->pos, &cp);
+        ir_perr(P, t->col, "unexpected character U+%04X", cp);
+    } else if (c >= 0x20 && c < 0x7F) {
+        ir_perr(P, t->col, "unexpected character '%c'", c);
+    } else {
+        ir_perr(P, t->col, "unexpected control character 0x%02X", c);
+    }
+}
+
+/* Advances to the next token. */
+void ir_next(ir_parser *P) {
+    if (P->has_ahead) {
+        P->tok = P->ahead;
+        P->has_ahead = false;
+        return;
+    }
+    ir_lex(P, &P->tok);
+}
+
+/* The token after the current one, without consuming it. */
+const ir_token *ir_peek(ir_parser *P) {
+    if (!P->has_ahead) {
+        ir_lex(P, &P->ahead);
+        P->has_ahead = true;
+    }
+    return &P->ahead;
+}
+
+bool ir_tok_is(const ir_token *t, const char *word) {
+    return t->kind == TK_IDENT && t->s[0] == word[0] &&
+           strlen(word) == t->len && memcmp(t->s, word, t->len) == 0;
+}
+
+ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t) {
+    ir_loc l = {P->lineno, t->col};
+    return l;
+}
+
+/* Reports "expected WHAT but found TOKEN" (or a more precise message for
+ * errors the lexer already reported). */
+bool ir_expected(ir_parser *P, const char *what) {
+    char buf[64];
+    if (P->tok.kind != TK_ERROR)
+        ir_perr(P, P->tok.col, "expected %s but found %s", what,
+                ir_tok_desc(&P->tok, buf, sizeof buf));
+    return false;
+}
+
+bool ir_expect(ir_parser *P, ir_tok_kind k, const char *what) {
+    if (P->tok.kind != k)
+        return ir_expected(P, what);
+    ir_next(P);
+    return true;
+}
+
+static const char *const ir_c_keywords[] = {
+    "auto",       "break",     "case",           "char",
+    "const",      "continue",  "default",        "do",
+    "double",     "else",      "enum",           "extern",
+    "float",      "for",       "goto",           "if",
+    "inline",     "int",       "long",           "register",
+    "restrict",   "return",    "short",          "signed",
+    "sizeof",     "static",    "struct",         "switch",
+    "typedef",    "union",     "unsigned",       "void",
+    "volatile",   "while",     "_Alignas",       "_Alignof",
+    "_Atomic",    "_Bool",     "_Complex",       "_Generic",
+    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+};
+
+bool ir_is_c_keyword_n(const char *s, size_t n) {
+    /* C11 keywords are 2 to 14 bytes and start with a lowercase letter
+     * or '_': most names are rejected without a comparison. */
+    if (n < 2 || n > 14 || !((s[0] >= 'a' && s[0] <= 'w') || s[0] == '_'))
+        return false;
+    for (size_t i = 0; i < sizeof ir_c_keywords / sizeof ir_c_keywords[0]; i++)
+        if (ir_c_keywords[i][0] == s[0] && strlen(ir_c_keywords[i]) == n &&
+            memcmp(ir_c_keywords[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+bool ir_is_c_keyword(const char *name) {
+    return ir_is_c_keyword_n(name, strlen(name));
+}

@@ -1,0 +1,172 @@
+/*
+ * ir/parse_internal.h - private to the parser of ir/ (ir/lex.c,
+ * ir/parse_attrs.c, ir/parse.c): the token, the parser state, and the
+ * functions the three files share.  The grammar is docs/ir.md; each
+ * parse function names its rule.
+ */
+#ifndef PLANWRAP_IR_PARSE_INTERNAL_H
+#define PLANWRAP_IR_PARSE_INTERNAL_H
+
+#include "intern.h"
+#include "ir/ir.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IR_NAME_MAX 255
+
+/* "f64", "f32", ...: indexed by ir_dtype (ir/parse.c). */
+extern const char *const ir_dtype_names[];
+
+/* ------------------------------------------------------------------ */
+/* Tokens. */
+
+typedef enum ir_tok_kind {
+    TK_EOL,
+    TK_IDENT,
+    TK_INT,
+    TK_FLOAT,
+    TK_STRING,
+    TK_LPAREN,
+    TK_RPAREN,
+    TK_LBRACK,
+    TK_RBRACK,
+    TK_COMMA,
+    TK_EQ,
+    TK_COLON,
+    TK_ERROR,
+} ir_tok_kind;
+
+typedef struct ir_token {
+    ir_tok_kind kind;
+    const char *s; /* spelling */
+    size_t len;
+    uint32_t col;
+    bool neg;      /* TK_INT/TK_FLOAT with a leading '-' */
+    uint64_t ival; /* TK_INT: magnitude (<= INT64_MAX) */
+    double fval;   /* TK_FLOAT */
+    size_t sbeg;   /* TK_STRING: decoded text in the scratch buffer */
+    size_t slen;
+} ir_token;
+
+typedef struct ir_parser {
+    ir_arena *a;
+    ir_diag *d;
+    const char *line; /* current line, without its line ending */
+    size_t len;
+    uint32_t lineno;
+    size_t pos;
+    ir_token tok;
+    ir_token ahead;
+    bool has_ahead;
+    bool failed; /* the current line had an error */
+    unsigned errors;
+
+    ir_stmt *stmts;
+    uint32_t nstmts;
+    uint32_t maxstmts;
+
+    /* scratch vectors, reused across lines */
+    char *sbuf;
+    size_t slen, scap;
+    uint64_t *nums;
+    size_t nnums, cnums;
+    ir_intern_table names;
+    ir_comment *comments;
+    size_t ncomments, ccomments;
+    uint32_t *unread; /* ir_program.unread */
+    size_t nunread, cunread;
+    bool seen_content; /* a statement or comment line so far */
+    bool last_blank;   /* the previous line was blank */
+    /* The names seen last, by hash: names are mostly used a few lines
+     * after their definition, so most lookups stop here. */
+    ir_name_rec *recent[1024];
+} ir_parser;
+
+static inline bool ir_is_digit(int c) {
+    return c >= '0' && c <= '9';
+}
+
+static inline bool ir_is_id_start(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool ir_is_id_char(int c) {
+    return ir_is_id_start(c) || ir_is_digit(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* The lexer (ir/lex.c). */
+
+/* The candidate closest to token t (base_closest), or NULL. */
+const char *ir_suggest(const ir_token *t, const char *const *cands, size_t n);
+/* Reports an error at column `col` of the current line, once per line
+ * (later errors of the line are muted). */
+void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends a number to the scratch vector P->nums. */
+void ir_nums_put(ir_parser *P, uint64_t v);
+/* Advances to the next token. */
+void ir_next(ir_parser *P);
+/* The token after the current one, without consuming it. */
+const ir_token *ir_peek(ir_parser *P);
+/* Whether t is the identifier `word`. */
+bool ir_tok_is(const ir_token *t, const char *word);
+/* The location of token t on the current line. */
+ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t);
+/* Reports "expected WHAT but found TOKEN"; returns false. */
+bool ir_expected(ir_parser *P, const char *what);
+/* Consumes a token of kind k, or reports "expected WHAT". */
+bool ir_expect(ir_parser *P, ir_tok_kind k, const char *what);
+/* Whether s[0..n) is a C11 keyword. */
+bool ir_is_c_keyword_n(const char *s, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Names, numbers, types, devices and attributes (ir/parse_attrs.c). */
+
+/* Attribute keys, as bits of the set allowed on a statement. */
+enum {
+    IR_AT_DEVICE,
+    IR_AT_SPACE,
+    IR_AT_STRIDE,
+    IR_AT_ALIGN,
+    IR_AT_COMM,
+    IR_AT_GROUP,
+    IR_AT_OFFSET,
+    IR_AT_CAPACITY,
+    IR_AT_STREAM,
+    IR_AT_SPILL,
+    IR_AT_NEXT,
+    IR_AT_DATA,
+    IR_AT_AT,
+    IR_AT_PLANNED,
+    IR_AT_COUNT
+};
+
+#define IR_ATTRS_BUFFER                                                        \
+    ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \
+     (1u << IR_AT_ALIGN) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+#define IR_ATTRS_STATE                                                         \
+    ((1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) | (1u << IR_AT_STRIDE) |       \
+     (1u << IR_AT_ALIGN) | (1u << IR_AT_NEXT))
+#define IR_ATTRS_ALIAS                                                         \
+    ((1u << IR_AT_OFFSET) | (1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) |       \
+     (1u << IR_AT_STRIDE) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
+
+/* NAME, interned into out->name; `what` names it in messages. */
+bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what);
+/* Reports the end of the line inside a list opened at column `open`. */
+bool ir_unclosed(ir_parser *P, ir_tok_kind close, uint32_t open);
+/* After a list element: 1 after ',', 0 after `close`, -1 on error. */
+int ir_list_sep(ir_parser *P, ir_tok_kind close, uint32_t open);
+/* type = DTYPE "[" [ dim { "," dim } ] "]" ; */
+bool ir_parse_type(ir_parser *P, ir_type *ty);
+/* DEVICE = "cpu" | "cuda" ":" INT ;  *loc gets its location. */
+bool ir_parse_device(ir_parser *P, ir_device *dev, ir_loc *loc);
+/* attrs = { attr } ;  only the keys in `allowed` (IR_AT_* bits), each at
+ * most once; `stmt_name` names the statement in messages. */
+bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
+                    const char *stmt_name);
+
+#endif /* PLANWRAP_IR_PARSE_INTERNAL_H */
