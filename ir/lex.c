@@ -13,8 +13,7 @@
 #include <string.h>
 
 /* The candidate closest to token t (ir_closest), or NULL. */
-const char *ir_suggest(const ir_token *t, const char *const *cands,
-                              size_t n) {
+const char *ir_suggest(const ir_token *t, const char *const *cands, size_t n) {
     size_t i = base_closest(t->s, t->len, cands, n);
     return i == SIZE_MAX ? NULL : cands[i];
 }

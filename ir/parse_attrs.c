@@ -252,19 +252,17 @@ static bool ir_attrs_pairs(ir_parser *P, const ir_stmt *st,
 }
 
 /* The value of attribute k (its key at kloc, the '=' consumed) into st. */
-static bool ir_parse_attr_value(ir_parser *P, ir_stmt *st, int k,
-                                ir_loc kloc) {
+static bool ir_parse_attr_value(ir_parser *P, ir_stmt *st, int k, ir_loc kloc) {
     bool ok = true;
     switch (k) {
     case IR_AT_DEVICE:
         st->has_device = true;
-        ok = ir_parse_device(P, &st->device,
-                             &ir_attrs_of(P, st)->device_loc);
+        ok = ir_parse_device(P, &st->device, &ir_attrs_of(P, st)->device_loc);
         st->attrs->device_loc = kloc;
         break;
     case IR_AT_SPACE:
-        ok = ir_parse_name(P, &ir_attrs_of(P, st)->space,
-                           "a memory space name");
+        ok =
+            ir_parse_name(P, &ir_attrs_of(P, st)->space, "a memory space name");
         break;
     case IR_AT_STRIDE:
         ok = ir_parse_int_list(P, "stride");
