@@ -45,23 +45,6 @@ void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* The slot of `name` in namespace `ns`, reset on first use in this run. */
-static ir_slot *ir_slot_of(const ir_checker *C, int ns, const char *name) {
-    ir_name_rec *r = ir_name_rec_of(name);
-    if (r->gen != C->gen) {
-        r->gen = C->gen;
-        for (int k = 0; k < IR_NS_COUNT; k++)
-            r->ns[k].id = r->ns[k].first = -1;
-    }
-    return &r->ns[ns];
-}
-
-/* The slot of a name when it is known in `ns`, else NULL. */
-ir_slot *ir_lookup(const ir_checker *C, int ns, const char *name) {
-    ir_slot *e = ir_slot_of(C, ns, name);
-    return e->id < 0 && e->first < 0 ? NULL : e;
-}
-
 ir_slot *ir_insert(const ir_checker *C, int ns, const char *name, int32_t id,
                    int32_t first) {
     ir_slot *e = ir_slot_of(C, ns, name);

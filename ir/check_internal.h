@@ -98,12 +98,30 @@ void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...)
 /* Defines a value for statement `st`; reports redefinitions.  Returns
  * the new value, or NULL when the name was already defined. */
 ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind);
+/* The slot of `name` in namespace `ns`, reset on first use in this run.
+ * (This and ir_lookup are inline: the checker asks per name use.) */
+static inline ir_slot *ir_slot_of(const ir_checker *C, int ns,
+                                  const char *name) {
+    ir_name_rec *r = ir_name_rec_of(name);
+    if (r->gen != C->gen) {
+        r->gen = C->gen;
+        for (int k = 0; k < IR_NS_COUNT; k++)
+            r->ns[k].id = r->ns[k].first = -1;
+    }
+    return &r->ns[ns];
+}
+
+/* The slot of a name when it is known in namespace ns (IR_NS_*), else
+ * NULL. */
+static inline ir_slot *ir_lookup(const ir_checker *C, int ns,
+                                 const char *name) {
+    ir_slot *e = ir_slot_of(C, ns, name);
+    return e->id < 0 && e->first < 0 ? NULL : e;
+}
+
 /* Sets the slot of a name in namespace ns; returns it. */
 ir_slot *ir_insert(const ir_checker *C, int ns, const char *name, int32_t id,
                    int32_t first);
-/* The slot of a name when it is known in namespace ns (IR_NS_*), else
- * NULL. */
-ir_slot *ir_lookup(const ir_checker *C, int ns, const char *name);
 /* "WHAT undefined name 'x'" at loc, with "; did you mean 'y'?" when a
  * live name is close. */
 void ir_undefined(ir_checker *C, ir_loc loc, const char *what,

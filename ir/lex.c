@@ -247,7 +247,7 @@ static void ir_lex_string(ir_parser *P, ir_token *t) {
 }
 
 /* Lexes the next token of the current line into *t. */
-static void ir_lex(ir_parser *P, ir_token *t) {
+void ir_lex(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t n = P->len;
     while (P->pos < n && (s[P->pos] == ' ' || s[P->pos] == '\t'))
@@ -313,16 +313,6 @@ static void ir_lex(ir_parser *P, ir_token *t) {
     }
 }
 
-/* Advances to the next token. */
-void ir_next(ir_parser *P) {
-    if (P->has_ahead) {
-        P->tok = P->ahead;
-        P->has_ahead = false;
-        return;
-    }
-    ir_lex(P, &P->tok);
-}
-
 /* The token after the current one, without consuming it. */
 const ir_token *ir_peek(ir_parser *P) {
     if (!P->has_ahead) {
@@ -330,16 +320,6 @@ const ir_token *ir_peek(ir_parser *P) {
         P->has_ahead = true;
     }
     return &P->ahead;
-}
-
-bool ir_tok_is(const ir_token *t, const char *word) {
-    return t->kind == TK_IDENT && t->s[0] == word[0] &&
-           strlen(word) == t->len && memcmp(t->s, word, t->len) == 0;
-}
-
-ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t) {
-    ir_loc l = {P->lineno, t->col};
-    return l;
 }
 
 /* Reports "expected WHAT but found TOKEN" (or a more precise message for
@@ -373,10 +353,33 @@ static const char *const ir_c_keywords[] = {
     "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
 };
 
+/* Per first byte, bit L set when some keyword of length L starts with
+ * it (from ir_c_keywords; tests/ir checks every keyword is found). */
+static const uint16_t ir_c_keyword_lens[128] = {
+    ['_'] =
+        1u << 5 | 1u << 7 | 1u << 8 | 1u << 9 | 1u << 10 | 1u << 13 | 1u << 14,
+    ['a'] = 1u << 4,
+    ['b'] = 1u << 5,
+    ['c'] = 1u << 4 | 1u << 5 | 1u << 8,
+    ['d'] = 1u << 2 | 1u << 6 | 1u << 7,
+    ['e'] = 1u << 4 | 1u << 6,
+    ['f'] = 1u << 3 | 1u << 5,
+    ['g'] = 1u << 4,
+    ['i'] = 1u << 2 | 1u << 3 | 1u << 6,
+    ['l'] = 1u << 4,
+    ['r'] = 1u << 6 | 1u << 8,
+    ['s'] = 1u << 5 | 1u << 6,
+    ['t'] = 1u << 7,
+    ['u'] = 1u << 5 | 1u << 8,
+    ['v'] = 1u << 4 | 1u << 8,
+    ['w'] = 1u << 5,
+};
+
 bool ir_is_c_keyword_n(const char *s, size_t n) {
-    /* C11 keywords are 2 to 14 bytes and start with a lowercase letter
-     * or '_': most names are rejected without a comparison. */
-    if (n < 2 || n > 14 || !((s[0] >= 'a' && s[0] <= 'w') || s[0] == '_'))
+    /* Most names are rejected by their first byte and length alone (the
+     * parser asks for every name). */
+    unsigned c = (unsigned char)s[0];
+    if (n < 2 || n > 14 || c >= 128 || !((ir_c_keyword_lens[c] >> n) & 1u))
         return false;
     for (size_t i = 0; i < sizeof ir_c_keywords / sizeof ir_c_keywords[0]; i++)
         if (ir_c_keywords[i][0] == s[0] && strlen(ir_c_keywords[i]) == n &&

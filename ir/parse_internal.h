@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define IR_NAME_MAX 255
 
@@ -107,14 +108,30 @@ void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Appends a number to the scratch vector P->nums. */
 void ir_nums_put(ir_parser *P, uint64_t v);
-/* Advances to the next token. */
-void ir_next(ir_parser *P);
+/* Lexes the next token of the current line into *t. */
+void ir_lex(ir_parser *P, ir_token *t);
+/* Advances to the next token.  (This and the two below are inline: the
+ * parser calls them per token, and strlen of a constant word folds.) */
+static inline void ir_next(ir_parser *P) {
+    if (P->has_ahead) {
+        P->tok = P->ahead;
+        P->has_ahead = false;
+        return;
+    }
+    ir_lex(P, &P->tok);
+}
 /* The token after the current one, without consuming it. */
 const ir_token *ir_peek(ir_parser *P);
 /* Whether t is the identifier `word`. */
-bool ir_tok_is(const ir_token *t, const char *word);
+static inline bool ir_tok_is(const ir_token *t, const char *word) {
+    return t->kind == TK_IDENT && t->s[0] == word[0] &&
+           strlen(word) == t->len && memcmp(t->s, word, t->len) == 0;
+}
 /* The location of token t on the current line. */
-ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t);
+static inline ir_loc ir_tok_loc(const ir_parser *P, const ir_token *t) {
+    ir_loc l = {P->lineno, t->col};
+    return l;
+}
 /* Reports "expected WHAT but found TOKEN"; returns false. */
 bool ir_expected(ir_parser *P, const char *what);
 /* Consumes a token of kind k, or reports "expected WHAT". */

@@ -142,6 +142,31 @@ static void test_dtypes_devices(void **state) {
 /* ------------------------------------------------------------------ */
 /* Diagnostics. */
 
+/* Every C11 keyword is one (ir/lex.c filters by first byte and length
+ * before comparing), and names close to one are not. */
+static void test_c_keywords(void **state) {
+    (void)state;
+    static const char *const kw[] = {
+        "auto",       "break",     "case",           "char",
+        "const",      "continue",  "default",        "do",
+        "double",     "else",      "enum",           "extern",
+        "float",      "for",       "goto",           "if",
+        "inline",     "int",       "long",           "register",
+        "restrict",   "return",    "short",          "signed",
+        "sizeof",     "static",    "struct",         "switch",
+        "typedef",    "union",     "unsigned",       "void",
+        "volatile",   "while",     "_Alignas",       "_Alignof",
+        "_Atomic",    "_Bool",     "_Complex",       "_Generic",
+        "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        assert_true(ir_is_c_keyword(kw[i]));
+    static const char *const not_kw[] = {"autos",         "Int", "in",    "x",
+                                         "_Boo",          "dou", "whilE", "i",
+                                         "layer0_weight", "_"};
+    for (size_t i = 0; i < sizeof not_kw / sizeof not_kw[0]; i++)
+        assert_false(ir_is_c_keyword(not_kw[i]));
+}
+
 static void test_diag_format(void **state) {
     (void)state;
     char *out = NULL;
@@ -1155,6 +1180,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_dtypes_devices),
+        cmocka_unit_test(test_c_keywords),
         cmocka_unit_test(test_diag_format),
         cmocka_unit_test(test_diag_long_line_window),
         cmocka_unit_test(test_parse_locations),
