@@ -28,7 +28,8 @@ uint32_t ir_name_hash(const char *s, size_t n) {
         n -= 8;
     }
     uint64_t w = 0;
-    memcpy(&w, s, n);
+    if (n)
+        memcpy(&w, s, n);
     h = (h ^ w) * 0x100000001b3u;
     h ^= h >> 32;
     h *= 0x9e3779b97f4a7c15u;

@@ -300,8 +300,8 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
             } else if (t->kind == TK_STRING) {
                 arg.kind = IR_ARG_STRING;
                 arg.text = ir_intern(P->a, &P->names, t->s, t->len);
-                arg.sval =
-                    ir_intern(P->a, &P->names, P->sbuf + t->sbeg, t->slen);
+                arg.sval = ir_intern(P->a, &P->names,
+                                     t->slen ? P->sbuf + t->sbeg : "", t->slen);
                 ir_next(P);
             } else {
                 ir_expected(P, "an argument (a buffer name, a number or a "
