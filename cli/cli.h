@@ -138,8 +138,8 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
 int cli_plan_option(plan_options *o, const char *name, const char *value);
 /* Applies --order to a loaded program (planner/schedule.h): returns `p`
  * for `keep`, the reordered program, or NULL after reporting an error. */
-ir_program *cli_plan_order(ir_arena *a, ir_program *p, const plan_options *o,
-                           ir_diag *d);
+ir_program *cli_plan_order(base_arena *a, ir_program *p, const plan_options *o,
+                           base_diag *d);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cli_plan_options_help[];
 

@@ -96,17 +96,17 @@ int cli_cmd_check(int argc, char **argv) {
                                target_name);
     if (cuda_graphs && (!target_name || target != CG_TARGET_CUDA))
         return cli_usage_error("check", "--cuda-graphs needs --target cuda");
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, max_errors);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, max_errors);
     ir_program *p = ir_load(a, path, d);
     if (p && target_name && !cg_check_target(p, target, cuda_graphs, d))
         p = NULL;
     int status = p ? 0 : 1;
     if (p && p->output_stmt < 0)
-        ir_diag_report(d, IR_SEV_WARNING, 0, 0,
-                       "no 'output' statement: the program computes nothing "
-                       "a caller can read (gen refuses it)");
-    ir_diag_free(d);
-    ir_arena_free(a);
+        base_diag_report(d, BASE_SEV_WARNING, 0, 0,
+                         "no 'output' statement: the program computes nothing "
+                         "a caller can read (gen refuses it)");
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }

@@ -50,13 +50,13 @@ int cli_cmd_fmt(int argc, char **argv) {
     const char *path = cli_opts_operand(&o, "FILE");
     if (!path || !cli_usage_not_input("fmt", outpath, path))
         return 2;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     ir_program *p = ir_load(a, path, d);
     int status = 1;
     if (p)
         status = cli_write_program(outpath, p) ? 0 : 1;
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }

@@ -114,7 +114,7 @@ static void cli_gen_take(cg_file **all, size_t *nall, cg_file *files,
 
 /* Loads, plans and builds the view of every model; false after an error
  * (reported).  Two models of one name would write the same files. */
-static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
+static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
                           plan **plans, cg_view **views) {
     for (size_t i = 0; i < r->npaths; i++) {
         ir_program *prog =
@@ -139,10 +139,10 @@ static bool cli_gen_views(const cli_gen_run *r, ir_arena *a, ir_diag *d,
         for (uint32_t v = 0; r->shared && v < prog->nvalues; v++)
             if (prog->values[v].kind == IR_VAL_STATE) {
                 const ir_stmt *st = &prog->stmts[prog->values[v].def];
-                ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
-                               "--shared-pools cannot keep state '%s' across "
-                               "runs (the other models reuse its bytes)",
-                               prog->values[v].name);
+                base_diag_report(d, BASE_SEV_ERROR, st->loc.line, st->loc.col,
+                                 "--shared-pools cannot keep state '%s' across "
+                                 "runs (the other models reuse its bytes)",
+                                 prog->values[v].name);
                 return false;
             }
         cli_clock_lap(r->clk, "plan");
@@ -240,8 +240,8 @@ static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
 
 static int cli_gen(const cli_gen_run *r) {
     int status = 1;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     plan **plans = base_xcalloc(r->npaths, sizeof *plans);
     cg_view **views = base_xcalloc(r->npaths, sizeof *views);
     cg_file *all = NULL, *files = NULL;
@@ -282,8 +282,8 @@ done:
     cg_keyset_free(keep);
     free(plans);
     free(views);
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }
 

@@ -135,8 +135,8 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     size_t len = 0;
     if (!ir_read_file(path, &text, &len, stderr))
         return 1;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     plan_problem pb;
     int status = 1;
     char *model = NULL;
@@ -256,8 +256,8 @@ done:
     free(off);
     free(noff);
     free(text);
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }
 
@@ -267,7 +267,7 @@ static const char *cli_space(const char *s) {
 
 /* The build-time report: one line per memory space (docs/firmware.md). */
 static void cli_emit_spaces(FILE *f, const plan *pl) {
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_space_report *r;
     uint32_t n = plan_space_reports(pl, a, &r);
     for (uint32_t i = 0; i < n; i++) {
@@ -281,7 +281,7 @@ static void cli_emit_spaces(FILE *f, const plan *pl) {
         fprintf(f, ", %u.%u%% of accessed bytes\n", r[i].npermille / 10,
                 r[i].npermille % 10);
     }
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 static void cli_emit_summary(FILE *f, const plan *pl) {
@@ -335,7 +335,7 @@ static json_t *cli_json_nullable(const char *s) {
 
 /* plan-json "spaces": the build-time report (docs/firmware.md). */
 static json_t *cli_spaces_json(const plan *pl) {
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_space_report *r;
     uint32_t n = plan_space_reports(pl, a, &r);
     json_t *arr = json_array();
@@ -357,7 +357,7 @@ static json_t *cli_spaces_json(const plan *pl) {
                             json_integer((json_int_t)r[i].accessed));
         json_array_append_new(arr, o);
     }
-    ir_arena_free(a);
+    base_arena_free(a);
     return arr;
 }
 
@@ -478,7 +478,7 @@ static void cli_alias_text(FILE *f, const ir_stmt *st) {
 
 /* The events of a free: per name its "del" text, and where a storage
  * really dies, its death (codegen/event_text.c). */
-static void cli_free_events(FILE *f, ir_arena *a, const plan *pl,
+static void cli_free_events(FILE *f, base_arena *a, const plan *pl,
                             const ir_stmt *st) {
     const ir_program *p = pl->prog;
     const char *sep = "  # ";
@@ -500,7 +500,7 @@ static void cli_free_events(FILE *f, ir_arena *a, const plan *pl,
     }
 }
 
-static void cli_emit_lines(FILE *f, ir_arena *a, const plan *pl) {
+static void cli_emit_lines(FILE *f, base_arena *a, const plan *pl) {
     const ir_program *p = pl->prog;
     int32_t *alloc_storage = calloc((size_t)p->nstmts + 1, sizeof(int32_t));
     if (!alloc_storage)
@@ -576,7 +576,7 @@ static void cli_emit_lines(FILE *f, ir_arena *a, const plan *pl) {
 /* plan-json or the view, written as it is built: the lists that grow with
  * the program never exist whole.  False after an error (reported). */
 static bool cli_plan_json(const plan *pl, cli_emit emit,
-                          const cli_plan_extra *x, ir_diag *d, char **out,
+                          const cli_plan_extra *x, base_diag *d, char **out,
                           size_t *outlen) {
     cg_view *view = NULL;
     json_t *marker = json_array(), *root = NULL;
@@ -606,8 +606,8 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
 
 static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
                        const cli_plan_extra *x, char **out, size_t *outlen) {
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     int status = 1;
     ir_program *p = cli_plan_order(a, ir_load(a, path, d), o, d);
     if (!p)
@@ -638,8 +638,8 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
     }
     status = 0;
 done:
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }
 

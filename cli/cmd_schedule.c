@@ -73,8 +73,8 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
 static int cli_schedule_run(const char *path, plan_order alg,
                             const plan_sched_opts *so, bool quiet,
                             const char *outpath) {
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     int status = 1;
     plan_sched_stats st;
     ir_program *p = ir_load(a, path, d);
@@ -84,8 +84,8 @@ static int cli_schedule_run(const char *path, plan_order alg,
         if (status == 0 && !quiet)
             cli_schedule_summary(stderr, alg, &st);
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return status;
 }
 

@@ -186,8 +186,8 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     return -1;
 }
 
-ir_program *cli_plan_order(ir_arena *a, ir_program *p, const plan_options *o,
-                           ir_diag *d) {
+ir_program *cli_plan_order(base_arena *a, ir_program *p, const plan_options *o,
+                           base_diag *d) {
     if (!p || o->order == PLAN_ORDER_KEEP)
         return p;
     return plan_sched_program(a, p, o->order, NULL, d, NULL);

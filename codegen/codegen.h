@@ -41,7 +41,7 @@ ir_target_limits cg_target_limits(cg_target t);
  * [--cuda-graphs]` and `gen` run it before planning, and the view assumes
  * it passed. */
 bool cg_check_target(const ir_program *p, cg_target t, bool cuda_graphs,
-                     ir_diag *d);
+                     base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* The view (codegen/view*.c). */
@@ -76,7 +76,7 @@ void cg_keyset_free(cg_keyset *s);
  * The caller owns the result (json_decref).  Deterministic: IR order
  * only, never hash order. */
 json_t *cg_build_view_opts(const plan *pl, cg_target target,
-                           const cg_view_options *o, ir_diag *d);
+                           const cg_view_options *o, base_diag *d);
 /* cg_build_view_opts(pl, target, NULL, NULL). */
 json_t *cg_build_view(const plan *pl, cg_target target);
 
@@ -90,7 +90,7 @@ json_t *cg_build_view(const plan *pl, cg_target target);
  * the errors of cg_build_view_opts.  Free with cg_view_free. */
 typedef struct cg_view cg_view;
 cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
-                     ir_diag *d);
+                     base_diag *d);
 /* The root: the lists built on demand are empty placeholders in it. */
 json_t *cg_view_root(const cg_view *v);
 /* The lists built on demand, for mst_options.lazy. */
@@ -150,7 +150,7 @@ void cg_warn_blocks(const mst_template *t, const char *source,
 
 /* gen needs the model's outputs: a program without 'output' is an error
  * (false; `check` only warns). */
-bool cg_gen_outputs_ok(const ir_program *p, ir_diag *d);
+bool cg_gen_outputs_ok(const ir_program *p, base_diag *d);
 
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */
@@ -194,20 +194,20 @@ bool cg_compare_json(json_t *root, const plan *pl);
  *          "del NAME: a name only, storage R lives until free X (line L)"
  *          (name k of free statement s);
  *   death  "storage R dies: POOL[lo,hi) is free" (root value `root`). */
-const char *cg_text_alloc(ir_arena *a, const plan *pl, int32_t sid);
-const char *cg_text_reuse(ir_arena *a, const plan *pl, int32_t sid);
-const char *cg_text_alias(ir_arena *a, const plan *pl, const ir_stmt *s);
-const char *cg_text_del(ir_arena *a, const plan *pl, const ir_stmt *s,
+const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid);
+const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s);
+const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k);
-const char *cg_text_death(ir_arena *a, const plan *pl, int32_t root);
+const char *cg_text_death(base_arena *a, const plan *pl, int32_t root);
 
 /* `plan --emit svg|html`: the picture of `pl`, or with `algos`
  * ("naive,reuse,...", may be NULL) the plans of those algorithms side by
  * side at one scale (each planned in `a` with pl's other options; errors
  * reported to `d`).  *out gets the malloc'ed text.  Deterministic.  False
  * after printing an error. */
-bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos, bool html,
-                     ir_diag *d, char **out, size_t *outlen);
+bool cg_picture_emit(base_arena *a, const plan *pl, const char *algos,
+                     bool html, base_diag *d, char **out, size_t *outlen);
 /* Is `list` a comma-separated list of algorithm names (at most 16)? */
 bool cg_picture_algos_ok(const char *list);
 

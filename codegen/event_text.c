@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *et_take(ir_arena *a, base_sb *b) {
+static const char *et_take(base_arena *a, base_sb *b) {
     char *s = base_arena_strdup(a, base_sb_str(b));
     base_sb_free(b);
     return s;
@@ -24,7 +24,7 @@ static void et_range(base_sb *b, const plan *pl, const plan_storage *st,
                    lo, hi);
 }
 
-const char *cg_text_alloc(ir_arena *a, const plan *pl, int32_t sid) {
+const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
     base_sb b = {0};
     base_sb_printf(&b, "alloc: %s, %" PRIu64 " byte%s",
@@ -37,7 +37,7 @@ const char *cg_text_alloc(ir_arena *a, const plan *pl, int32_t sid) {
     return et_take(a, &b);
 }
 
-const char *cg_text_reuse(ir_arena *a, const plan *pl, int32_t sid) {
+const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
     if (st->ndonors == 0)
         return NULL;
@@ -53,7 +53,7 @@ const char *cg_text_reuse(ir_arena *a, const plan *pl, int32_t sid) {
     return et_take(a, &b);
 }
 
-const char *cg_text_alias(ir_arena *a, const plan *pl, const ir_stmt *s) {
+const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
     const ir_value *v = &p->values[s->value];
     base_sb b = {0};
@@ -74,7 +74,7 @@ const char *cg_text_alias(ir_arena *a, const plan *pl, const ir_stmt *s) {
     return et_take(a, &b);
 }
 
-const char *cg_text_del(ir_arena *a, const plan *pl, const ir_stmt *s,
+const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k) {
     const ir_program *p = pl->prog;
     const char *name = s->names[k].name;
@@ -100,7 +100,7 @@ const char *cg_text_del(ir_arena *a, const plan *pl, const ir_stmt *s,
         name, r->name, last ? last : "?", e->loc.line);
 }
 
-const char *cg_text_death(ir_arena *a, const plan *pl, int32_t root) {
+const char *cg_text_death(base_arena *a, const plan *pl, int32_t root) {
     int32_t sid = pl->storage_of_value[root];
     const char *name = pl->prog->values[root].name;
     if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)

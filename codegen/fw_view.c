@@ -174,7 +174,7 @@ void cg_fw_plan(vw *v) {
             continue;
         if (v->npairs == v->pairs_cap) {
             cg_pair *np =
-                ir_arena_array(v->a, 2 * v->pairs_cap + 4, sizeof *np);
+                base_arena_array(v->a, 2 * v->pairs_cap + 4, sizeof *np);
             if (v->npairs)
                 memcpy(np, v->pairs, v->npairs * sizeof *np);
             v->pairs = np;

@@ -64,7 +64,7 @@ ir_target_limits cg_target_limits(cg_target t) {
 }
 
 bool cg_check_target(const ir_program *p, cg_target t, bool cuda_graphs,
-                     ir_diag *d) {
+                     base_diag *d) {
     ir_target_limits lim = cg_target_limits(t);
     lim.cuda_graphs = cuda_graphs;
     return ir_check_target(p, &lim, d);
@@ -176,12 +176,12 @@ cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
     return out;
 }
 
-bool cg_gen_outputs_ok(const ir_program *p, ir_diag *d) {
+bool cg_gen_outputs_ok(const ir_program *p, base_diag *d) {
     if (p->output_stmt >= 0)
         return true;
-    ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                   "no 'output' statement: gen needs the model's outputs "
-                   "(add 'output NAME ...')");
+    base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                     "no 'output' statement: gen needs the model's outputs "
+                     "(add 'output NAME ...')");
     return false;
 }
 

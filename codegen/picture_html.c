@@ -158,8 +158,8 @@ bool cg_picture_algos_ok(const char *list) {
 
 /* Plans every algorithm of `algos` (checked by cg_picture_algos_ok) with
  * pl's other options; returns how many, 0 on error. */
-static uint32_t pic_plan_algos(ir_arena *a, const plan *pl, const char *algos,
-                               ir_diag *d, const plan **plans,
+static uint32_t pic_plan_algos(base_arena *a, const plan *pl, const char *algos,
+                               base_diag *d, const plan **plans,
                                const char **labels, uint32_t max) {
     uint32_t n = 0;
     char name[32];
@@ -179,8 +179,8 @@ static uint32_t pic_plan_algos(ir_arena *a, const plan *pl, const char *algos,
     return n;
 }
 
-bool cg_picture_emit(ir_arena *a, const plan *pl, const char *algos, bool html,
-                     ir_diag *d, char **out, size_t *outlen) {
+bool cg_picture_emit(base_arena *a, const plan *pl, const char *algos,
+                     bool html, base_diag *d, char **out, size_t *outlen) {
     const plan *plans[PIC_MAX_ALGOS];
     const char *labels[PIC_MAX_ALGOS];
     uint32_t n = 1;

@@ -179,25 +179,25 @@ static json_t *root_json(cg_view *cv, cg_target target) {
 }
 
 cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
-                     ir_diag *d) {
+                     base_diag *d) {
     if (!pl || !pl->prog)
         return NULL;
     cg_view *cv = base_xcalloc(1, sizeof *cv);
     vw *v = &cv->v;
     v->pl = pl;
     v->prog = pl->prog;
-    v->a = ir_arena_new();
+    v->a = base_arena_new();
     v->str = v->a;
-    v->scratch = ir_arena_new();
+    v->scratch = base_arena_new();
     v->cuda = target == CG_TARGET_CUDA;
     v->kernel_status = o && o->kernel_status;
     v->keep = o ? o->keep : NULL;
     v->d = d;
     v->M = v->prog->model ? v->prog->model : "model";
     size_t nv = v->prog->nvalues + 1;
-    v->ptr_memo = ir_arena_array(v->a, nv, sizeof *v->ptr_memo);
-    v->decl_memo = ir_arena_array(v->a, nv, sizeof *v->decl_memo);
-    v->io_field = ir_arena_array(v->a, nv, sizeof *v->io_field);
+    v->ptr_memo = base_arena_array(v->a, nv, sizeof *v->ptr_memo);
+    v->decl_memo = base_arena_array(v->a, nv, sizeof *v->decl_memo);
+    v->io_field = base_arena_array(v->a, nv, sizeof *v->io_field);
     plan_view(v);
     /* the caller ran cg_check_target */
     PW_ASSERT(!v->cuda || v->nstreams <= PLAN_MAX_STREAMS);
@@ -250,13 +250,13 @@ void cg_view_free(cg_view *cv) {
         json_decref((json_t *)cv->lazy[i].marker);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
-    ir_arena_free(cv->v.a);
-    ir_arena_free(cv->v.scratch);
+    base_arena_free(cv->v.a);
+    base_arena_free(cv->v.scratch);
     free(cv);
 }
 
 json_t *cg_build_view_opts(const plan *pl, cg_target target,
-                           const cg_view_options *o, ir_diag *d) {
+                           const cg_view_options *o, base_diag *d) {
     cg_view *cv = cg_view_new(pl, target, o, d);
     json_t *root = cv ? cg_view_json(cv) : NULL;
     cg_view_free(cv);

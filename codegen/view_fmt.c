@@ -21,7 +21,7 @@ void cg_verror(vw *v, ir_loc loc, const char *fmt, ...) {
     va_start(ap, fmt);
     v->errors++;
     if (v->d) {
-        ir_diag_vreport(v->d, IR_SEV_ERROR, loc.line, loc.col, fmt, ap);
+        base_diag_vreport(v->d, BASE_SEV_ERROR, loc.line, loc.col, fmt, ap);
     } else {
         fprintf(stderr, "%s:%" PRIu32 ":%" PRIu32 ": error: ",
                 v->prog->filename ? v->prog->filename : "<input>", loc.line,
@@ -88,7 +88,7 @@ void cg_sb_puts(sbuf *b, const char *s) {
 }
 
 const char *cg_sb_done(const vw *v, sbuf *b) {
-    const char *r = ir_arena_strndup(v->str, b->p, b->len);
+    const char *r = base_arena_strndup(v->str, b->p, b->len);
     if (b->p != b->inl)
         free(b->p);
     cg_sb_init(b);
@@ -168,7 +168,7 @@ const char *cg_vfmt(const vw *v, const char *f, ...) {
             base_sb_vprintf(&out, f, ap);
             va_end(ap);
             const char *r =
-                ir_arena_strndup(v->str, base_sb_str(&out), out.len);
+                base_arena_strndup(v->str, base_sb_str(&out), out.len);
             base_sb_free(&out);
             return r;
         }

@@ -58,15 +58,15 @@ bool cg_graphs_plan(vw *v, bool on) {
         const char *msg = "--cuda-graphs needs the calls on one stream (a "
                           "call has stream=)";
         if (v->d)
-            ir_diag_report(v->d, IR_SEV_ERROR, 0, 0, "%s", msg);
+            base_diag_report(v->d, BASE_SEV_ERROR, 0, 0, "%s", msg);
         else
             fprintf(stderr, "planwrap: error: %s\n", msg);
         return false;
     }
     size_t n = (size_t)p->nstmts + 1;
-    v->graph_begin = ir_arena_array(v->a, n, sizeof *v->graph_begin);
-    v->graph_end = ir_arena_array(v->a, n, sizeof *v->graph_end);
-    v->captured = ir_arena_array(v->a, n, sizeof *v->captured);
+    v->graph_begin = base_arena_array(v->a, n, sizeof *v->graph_begin);
+    v->graph_end = base_arena_array(v->a, n, sizeof *v->graph_end);
+    v->captured = base_arena_array(v->a, n, sizeof *v->captured);
     memset(v->graph_begin, 0xff, n * sizeof *v->graph_begin);
     memset(v->graph_end, 0xff, n * sizeof *v->graph_end);
     v->ngraphs = cg_ends(v->pl, on, v->graph_begin, v->graph_end);

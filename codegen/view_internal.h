@@ -51,15 +51,15 @@ typedef struct cg_pair {
 typedef struct vw {
     const plan *pl;
     const ir_program *prog;
-    ir_arena *a;
+    base_arena *a;
     /* where strings go: `a`, or while an element of a list built on
      * demand is built, a scratch arena emptied before the next one (its
      * strings are copied into the element's JSON) */
-    ir_arena *str;
-    ir_arena *scratch;
+    base_arena *str;
+    base_arena *scratch;
     bool cuda;
     bool kernel_status;
-    ir_diag *d;
+    base_diag *d;
     unsigned errors;
     const char *M; /* model prefix */
 
@@ -141,14 +141,14 @@ struct cg_view {
 
 /* For a value memoized across elements: its strings go to the builder's
  * own arena until cg_str_restore. */
-static inline ir_arena *cg_str_persist(const vw *v) {
+static inline base_arena *cg_str_persist(const vw *v) {
     vw *m = (vw *)v; /* every vw is mutable: only the memos change */
-    ir_arena *s = m->str;
+    base_arena *s = m->str;
     m->str = m->a;
     return s;
 }
 
-static inline void cg_str_restore(const vw *v, ir_arena *s) {
+static inline void cg_str_restore(const vw *v, base_arena *s) {
     ((vw *)v)->str = s;
 }
 
@@ -206,7 +206,7 @@ static inline bool keep_key(vw *v, const char *k, size_t n) {
     unsigned h = ptr_hash(k);
     HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
     if (!m) {
-        m = ir_arena_alloc(v->a, sizeof *m);
+        m = base_arena_alloc(v->a, sizeof *m);
         m->k = k;
         m->keep = keyset_has(v->keep, k, n);
         HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);

@@ -29,10 +29,10 @@ enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
 void cg_plan_kernels(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nk = p->nkernels;
-    v->knparams = ir_arena_array(v->a, nk + 1, sizeof(uint32_t));
-    v->kptype = ir_arena_array(v->a, nk + 1, sizeof(char **));
-    v->kconst = ir_arena_array(v->a, nk + 1, sizeof(bool *));
-    v->kernel_of_stmt = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    v->knparams = base_arena_array(v->a, nk + 1, sizeof(uint32_t));
+    v->kptype = base_arena_array(v->a, nk + 1, sizeof(char **));
+    v->kconst = base_arena_array(v->a, nk + 1, sizeof(bool *));
+    v->kernel_of_stmt = base_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
     for (uint32_t i = 0; i < p->nstmts; i++)
         v->kernel_of_stmt[i] = -1;
     /* map calls to kernels by name (kernels are few; linear per name via
@@ -44,7 +44,7 @@ void cg_plan_kernels(vw *v) {
     } kn;
     kn *map = NULL;
     for (uint32_t k = 0; k < nk; k++) {
-        kn *e = ir_arena_alloc(v->a, sizeof *e);
+        kn *e = base_arena_alloc(v->a, sizeof *e);
         e->name = p->kernels[k].name;
         e->k = k;
         HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
@@ -53,11 +53,11 @@ void cg_plan_kernels(vw *v) {
                                        : p->stmts[kk->first_call].nargs;
         v->knparams[k] = n;
     }
-    uint32_t **kinds = ir_arena_array(v->a, nk + 1, sizeof(uint32_t *));
-    int32_t **dt = ir_arena_array(v->a, nk + 1, sizeof(int32_t *));
+    uint32_t **kinds = base_arena_array(v->a, nk + 1, sizeof(uint32_t *));
+    int32_t **dt = base_arena_array(v->a, nk + 1, sizeof(int32_t *));
     for (uint32_t k = 0; k < nk; k++) {
-        kinds[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(uint32_t));
-        dt[k] = ir_arena_array(v->a, v->knparams[k] + 1, sizeof(int32_t));
+        kinds[k] = base_arena_array(v->a, v->knparams[k] + 1, sizeof(uint32_t));
+        dt[k] = base_arena_array(v->a, v->knparams[k] + 1, sizeof(int32_t));
         for (uint32_t j = 0; j < v->knparams[k]; j++)
             dt[k][j] = -1;
     }
@@ -97,8 +97,8 @@ void cg_plan_kernels(vw *v) {
      * ir_check (ir_check_double_ints) */
     for (uint32_t k = 0; k < nk; k++) {
         uint32_t n = v->knparams[k];
-        v->kptype[k] = ir_arena_array(v->a, n + 1, sizeof(char *));
-        v->kconst[k] = ir_arena_array(v->a, n + 1, sizeof(bool));
+        v->kptype[k] = base_arena_array(v->a, n + 1, sizeof(char *));
+        v->kconst[k] = base_arena_array(v->a, n + 1, sizeof(bool));
         for (uint32_t j = 0; j < n; j++) {
             ir_mode m = cg_param_mode(v, (int32_t)k, j);
             uint32_t kind = kinds[k][j];

@@ -17,7 +17,7 @@
 const char *cg_ptr_type(const vw *v, int32_t val) {
     if (!v->ptr_memo[val]) {
         const ir_value *iv = &v->prog->values[val];
-        ir_arena *s = cg_str_persist(v);
+        base_arena *s = cg_str_persist(v);
         v->ptr_memo[val] = cg_cat(v, 3, v->is_const[val] ? "const " : "",
                                   cg_ctype_of(iv->dtype), " *");
         cg_str_restore(v, s);
@@ -27,7 +27,7 @@ const char *cg_ptr_type(const vw *v, int32_t val) {
 
 const char *cg_decl_of(const vw *v, int32_t val) {
     if (!v->decl_memo[val]) {
-        ir_arena *s = cg_str_persist(v);
+        base_arena *s = cg_str_persist(v);
         v->decl_memo[val] = cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
         cg_str_restore(v, s);
     }
@@ -37,9 +37,9 @@ const char *cg_decl_of(const vw *v, int32_t val) {
 void cg_plan_values(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nv = p->nvalues;
-    v->local = ir_arena_array(v->a, nv + 1, sizeof(char *));
-    v->used = ir_arena_array(v->a, nv + 1, sizeof(bool));
-    v->is_const = ir_arena_array(v->a, nv + 1, sizeof(bool));
+    v->local = base_arena_array(v->a, nv + 1, sizeof(char *));
+    v->used = base_arena_array(v->a, nv + 1, sizeof(bool));
+    v->is_const = base_arena_array(v->a, nv + 1, sizeof(bool));
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
         v->local[i] = cg_set_unique(v, &v->ids, cg_vfmt(v, "b_%s", iv->name));
@@ -215,9 +215,9 @@ json_t *cg_pools_json(vw *v) {
 
 void cg_plan_buffers(vw *v) {
     const plan *pl = v->pl;
-    v->psize = ir_arena_array(v->a, v->npools + 1, sizeof *v->psize);
+    v->psize = base_arena_array(v->a, v->npools + 1, sizeof *v->psize);
     v->buffer_storage =
-        ir_arena_array(v->a, pl->nstorages + 1, sizeof *v->buffer_storage);
+        base_arena_array(v->a, pl->nstorages + 1, sizeof *v->buffer_storage);
     for (uint32_t s = 0; s < pl->nstorages; s++)
         if (v->spool[s] >= 0)
             v->buffer_storage[v->nbuffers++] = s;

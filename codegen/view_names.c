@@ -24,7 +24,7 @@ static bool set_has(const cg_nameset *s, const char *name) {
 static void set_add(vw *v, cg_nameset *s, const char *name) {
     if (set_has(s, name))
         return;
-    cg_name *n = ir_arena_alloc(v->a, sizeof *n);
+    cg_name *n = base_arena_alloc(v->a, sizeof *n);
     n->s = name;
     HASH_ADD_KEYPTR(hh, s->head, n->s, strlen(n->s), n);
 }
@@ -35,7 +35,7 @@ void cg_set_clear(cg_nameset *s) {
 
 /* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it. */
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
-    const char *cand = ir_arena_strdup(v->a, base);
+    const char *cand = base_arena_strdup(v->a, base);
     for (unsigned k = 2; set_has(s, cand); k++)
         cand = cg_vfmt(v, "%s_%u", base, k);
     set_add(v, s, cand);
@@ -63,7 +63,7 @@ const char *cg_field_base(vw *v, const char *name) {
 }
 
 char *cg_upper(vw *v, const char *s) {
-    char *u = ir_arena_strdup(v->a, s);
+    char *u = base_arena_strdup(v->a, s);
     for (char *p = u; *p; p++)
         if (*p >= 'a' && *p <= 'z')
             *p = (char)(*p - 'a' + 'A');
@@ -109,7 +109,7 @@ static bool kernel_name_reserved(const vw *v, const char *n) {
 
 void cg_name_kernels(vw *v) {
     const ir_program *p = v->prog;
-    v->kname = ir_arena_array(v->a, p->nkernels, sizeof *v->kname);
+    v->kname = base_arena_array(v->a, p->nkernels, sizeof *v->kname);
     /* Kernel names that stay are taken first, so renamed ones and every
      * generated identifier avoid them. */
     for (uint32_t k = 0; k < p->nkernels; k++)

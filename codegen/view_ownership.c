@@ -25,10 +25,10 @@ void cg_plan_pools(vw *v) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
     uint32_t ns = pl->nstorages;
-    v->spool = ir_arena_array(v->a, ns + 1, sizeof *v->spool);
-    v->home_value = ir_arena_array(v->a, ns + 1, sizeof *v->home_value);
-    v->home_pos = ir_arena_array(v->a, ns + 1, sizeof *v->home_pos);
-    v->salign = ir_arena_array(v->a, ns + 1, sizeof *v->salign);
+    v->spool = base_arena_array(v->a, ns + 1, sizeof *v->spool);
+    v->home_value = base_arena_array(v->a, ns + 1, sizeof *v->home_value);
+    v->home_pos = base_arena_array(v->a, ns + 1, sizeof *v->home_pos);
+    v->salign = base_arena_array(v->a, ns + 1, sizeof *v->salign);
     for (uint32_t s = 0; s < ns; s++) {
         v->home_value[s] = -1;
         v->spool[s] = pl->storages[s].pool;
@@ -56,13 +56,13 @@ void cg_plan_pools(vw *v) {
             nsyn++;
     uint32_t np = pl->npools + nsyn;
     v->npools = np;
-    v->pool_name = ir_arena_array(v->a, np + 1, sizeof(char *));
-    v->pool_local = ir_arena_array(v->a, np + 1, sizeof(char *));
-    v->pool_upper = ir_arena_array(v->a, np + 1, sizeof(char *));
-    v->pool_size = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
-    v->pool_align = ir_arena_array(v->a, np + 1, sizeof(uint64_t));
-    v->pool_plan = ir_arena_array(v->a, np + 1, sizeof(int32_t));
-    v->pool_storage = ir_arena_array(v->a, np + 1, sizeof(int32_t));
+    v->pool_name = base_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_local = base_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_upper = base_arena_array(v->a, np + 1, sizeof(char *));
+    v->pool_size = base_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_align = base_arena_array(v->a, np + 1, sizeof(uint64_t));
+    v->pool_plan = base_arena_array(v->a, np + 1, sizeof(int32_t));
+    v->pool_storage = base_arena_array(v->a, np + 1, sizeof(int32_t));
     cg_nameset fields = {NULL}, stems = {NULL};
     for (uint32_t i = 0; i < pl->npools; i++) {
         const plan_pool *pp = &pl->pools[i];
@@ -100,9 +100,9 @@ void cg_plan_pools(vw *v) {
     cg_set_clear(&fields);
     cg_set_clear(&stems);
 
-    v->off_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
-    v->size_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
-    v->align_macro = ir_arena_array(v->a, ns + 1, sizeof(char *));
+    v->off_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    v->size_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    v->align_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
     cg_nameset bufs = {NULL};
     for (uint32_t s = 0; s < ns; s++) {
         if (v->spool[s] < 0)
@@ -132,9 +132,9 @@ bool cg_planned_output(const vw *v, int32_t val) {
 void cg_plan_outputs(vw *v) {
     const ir_program *p = v->prog;
     uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
-    v->out_copy = ir_arena_array(v->a, n + 1, sizeof(bool));
-    v->out_field = ir_arena_array(v->a, n + 1, sizeof(char *));
-    v->out_size_macro = ir_arena_array(v->a, n + 1, sizeof(char *));
+    v->out_copy = base_arena_array(v->a, n + 1, sizeof(bool));
+    v->out_field = base_arena_array(v->a, n + 1, sizeof(char *));
+    v->out_size_macro = base_arena_array(v->a, n + 1, sizeof(char *));
     for (uint32_t i = 0; i < n; i++) {
         int32_t val = cg_output_value_at(v, i);
         int32_t s = v->pl->storage_of_value[val];

@@ -184,7 +184,7 @@ static const char *canon_line(vw *v, const ir_stmt *s) {
 
 const char *cg_input_hash(vw *v) {
     uint64_t h = 0xcbf29ce484222325u;
-    ir_arena *str = v->str;
+    base_arena *str = v->str;
     v->str = v->scratch; /* each line is hashed and forgotten */
     for (uint32_t i = 0; i < v->prog->nstmts; i++) {
         base_arena_reset(v->scratch);

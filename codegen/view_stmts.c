@@ -363,8 +363,8 @@ void cg_plan_statements(vw *v) {
     const ir_program *p = v->prog;
     const plan *pl = v->pl;
     /* deaths by statement */
-    v->death_head = ir_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
-    v->death_next = ir_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
+    v->death_head = base_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
+    v->death_next = base_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
     for (uint32_t i = 0; i < p->nstmts; i++)
         v->death_head[i] = -1;
     for (uint32_t s = pl->nstorages; s-- > 0;) {

@@ -34,14 +34,14 @@ void ir_cerr(ir_checker *C, ir_loc loc, const char *fmt, ...) {
     C->errors++;
     va_list ap;
     va_start(ap, fmt);
-    ir_diag_vreport(C->d, IR_SEV_ERROR, loc.line, loc.col, fmt, ap);
+    base_diag_vreport(C->d, BASE_SEV_ERROR, loc.line, loc.col, fmt, ap);
     va_end(ap);
 }
 
 void ir_cnote(ir_checker *C, ir_loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    ir_diag_vreport(C->d, IR_SEV_NOTE, loc.line, loc.col, fmt, ap);
+    base_diag_vreport(C->d, BASE_SEV_NOTE, loc.line, loc.col, fmt, ap);
     va_end(ap);
 }
 
@@ -57,7 +57,7 @@ ir_slot *ir_insert(const ir_checker *C, int ns, const char *name, int32_t id,
  * records, as ir_parse does. */
 static void ir_intern_program(ir_program *p) {
     ir_intern_table t = {0};
-    ir_arena *a = p->arena;
+    base_arena *a = p->arena;
 #define IR_INTERN(s)                                                           \
     do {                                                                       \
         if (s)                                                                 \
@@ -162,7 +162,7 @@ ir_value *ir_define(ir_checker *C, ir_stmt *st, ir_value_kind kind) {
 
 static void ir_check_free(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
-    st->name_values = ir_arena_array(p->arena, st->nnames, sizeof(int32_t));
+    st->name_values = base_arena_array(p->arena, st->nnames, sizeof(int32_t));
     for (uint32_t i = 0; i < st->nnames; i++)
         st->name_values[i] = -1;
     if (st->broken)
@@ -192,7 +192,7 @@ static void ir_check_free(ir_checker *C, ir_stmt *st) {
 
 static void ir_check_output(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
-    st->name_values = ir_arena_array(p->arena, st->nnames, sizeof(int32_t));
+    st->name_values = base_arena_array(p->arena, st->nnames, sizeof(int32_t));
     for (uint32_t i = 0; i < st->nnames; i++)
         st->name_values[i] = -1;
     if (p->output_stmt >= 0) {
@@ -334,22 +334,22 @@ static void ir_warn_leaks(ir_checker *C) {
         if (v->kind != IR_VAL_ALLOC || v->storage_end >= 0 ||
             C->root_output[i] || C->poisoned[i])
             continue;
-        ir_diag_report(C->d, IR_SEV_WARNING, p->stmts[v->def].name.loc.line,
-                       p->stmts[v->def].name.loc.col,
-                       "storage '%s' is never freed and is not an output; it "
-                       "lives to the end of the program",
-                       v->name);
+        base_diag_report(C->d, BASE_SEV_WARNING, p->stmts[v->def].name.loc.line,
+                         p->stmts[v->def].name.loc.col,
+                         "storage '%s' is never freed and is not an output; it "
+                         "lives to the end of the program",
+                         v->name);
         int32_t k = kept_by[i];
         if (k >= 0 && k != (int32_t)i)
-            ir_diag_report(C->d, IR_SEV_NOTE,
-                           p->stmts[p->values[k].def].name.loc.line,
-                           p->stmts[p->values[k].def].name.loc.col,
-                           "its alias '%s' is never freed", p->values[k].name);
+            base_diag_report(
+                C->d, BASE_SEV_NOTE, p->stmts[p->values[k].def].name.loc.line,
+                p->stmts[p->values[k].def].name.loc.col,
+                "its alias '%s' is never freed", p->values[k].name);
     }
     free(kept_by);
 }
 
-bool ir_check(ir_program *p, ir_diag *d) {
+bool ir_check(ir_program *p, base_diag *d) {
     ir_checker C;
     memset(&C, 0, sizeof C);
     C.p = p;
@@ -371,11 +371,11 @@ bool ir_check(ir_program *p, ir_diag *d) {
     }
     C.after_syntax = broken || p->syntax_errors > 0 || p->nunread > 0;
     p->nvalues = 0;
-    p->values = ir_arena_array(p->arena, nv, sizeof *p->values);
+    p->values = base_arena_array(p->arena, nv, sizeof *p->values);
     p->nspaces = 0;
-    p->spaces = ir_arena_array(p->arena, ns, sizeof *p->spaces);
+    p->spaces = base_arena_array(p->arena, ns, sizeof *p->spaces);
     p->nkernels = 0;
-    p->kernels = ir_arena_array(p->arena, nk, sizeof *p->kernels);
+    p->kernels = base_arena_array(p->arena, nk, sizeof *p->kernels);
     p->output_stmt = -1;
     p->has_streams = false;
     C.live = base_xcalloc(nv, sizeof *C.live);
@@ -388,7 +388,7 @@ bool ir_check(ir_program *p, ir_diag *d) {
     if (C.after_syntax)
         C.dev_unknown = base_xcalloc(nv, sizeof *C.dev_unknown);
     C.kcalls = base_xcalloc(nk, sizeof *C.kcalls);
-    C.scratch = ir_arena_new();
+    C.scratch = base_arena_new();
 
     /* An unread line may be the model statement (a broken one is one):
      * then it is not missing. */
@@ -424,7 +424,7 @@ bool ir_check(ir_program *p, ir_diag *d) {
     free(C.cycle_head);
     free(C.dev_unknown);
     free(C.kcalls);
-    ir_arena_free(C.scratch);
+    base_arena_free(C.scratch);
     return C.errors == 0 && !C.after_syntax;
 }
 
@@ -439,7 +439,7 @@ int32_t ir_find_value(const ir_program *p, const char *name) {
  * file).  NULL when that is not possible (stdin, pipes, errors, a file
  * changing while read, a file over the input size limit): the caller falls
  * back to ir_read_file, which reports the limit. */
-static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
+static char *ir_read_into_arena(base_arena *a, const char *path, size_t *len) {
     if (strcmp(path, "-") == 0)
         return NULL;
     FILE *f = fopen(path, "rb");
@@ -450,7 +450,7 @@ static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
         (uint64_t)st.st_size <= base_max_input()) {
         size_t size = (size_t)st.st_size;
-        buf = ir_arena_alloc(a, size + 1);
+        buf = base_arena_alloc(a, size + 1);
         if (fread(buf, 1, size, f) != size || fgetc(f) != EOF || ferror(f))
             buf = NULL; /* the arena keeps the block: a rare case */
         else
@@ -460,7 +460,7 @@ static char *ir_read_into_arena(ir_arena *a, const char *path, size_t *len) {
     return buf;
 }
 
-ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
+ir_program *ir_load(base_arena *a, const char *path, base_diag *d) {
     size_t len = 0;
     /* The diagnostics quote the source: it lives in the arena. */
     char *copy = ir_read_into_arena(a, path, &len);
@@ -468,13 +468,13 @@ ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d) {
         char *text;
         if (!ir_read_file(path, &text, &len, stderr))
             return NULL;
-        copy = ir_arena_alloc(a, len + 1);
+        copy = base_arena_alloc(a, len + 1);
         memcpy(copy, text, len);
         free(text);
     }
     /* "-" is shown as "<stdin>", in diagnostics and read errors alike. */
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    ir_diag_set_source(d, shown, copy, len);
+    base_diag_set_source(d, shown, copy, len);
     /* After syntax errors the checker still runs, on the broken
      * statements, so that the semantic errors are reported too. */
     ir_program *p = ir_parse_recover(a, shown, copy, len, d);

@@ -28,10 +28,11 @@ static void ir_kcalls_init(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
                            const ir_stmt *sig) {
     kc->nargs = sig ? sig->nmodes : st->nargs;
     kc->first = st->loc;
-    kc->cls = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls);
-    kc->cls_at = ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls_at);
+    kc->cls = base_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls);
+    kc->cls_at =
+        base_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->cls_at);
     kc->float_at =
-        ir_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->float_at);
+        base_arena_array(C->scratch, kc->nargs + 1, sizeof *kc->float_at);
 }
 
 /* Argument i of call st has the class of that argument at the kernel's
@@ -223,11 +224,11 @@ void ir_warn_unsigned_kernels(ir_checker *C) {
         if (i == SIZE_MAX)
             continue;
         const ir_stmt *call = &p->stmts[kk->first_call];
-        ir_diag_report(C->d, IR_SEV_WARNING, call->name.loc.line,
-                       call->name.loc.col,
-                       "kernel '%s' has no signature, so its calls are not "
-                       "checked; did you mean '%s'?",
-                       kk->name, sigs[i]);
+        base_diag_report(C->d, BASE_SEV_WARNING, call->name.loc.line,
+                         call->name.loc.col,
+                         "kernel '%s' has no signature, so its calls are not "
+                         "checked; did you mean '%s'?",
+                         kk->name, sigs[i]);
     }
     free(sigs);
 }

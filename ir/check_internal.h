@@ -42,19 +42,19 @@ typedef struct ir_kcalls {
 
 typedef struct ir_checker {
     ir_program *p;
-    ir_diag *d;
+    base_diag *d;
     unsigned errors;
-    uint32_t gen;      /* this run's generation, for lazy slot resets */
-    uint32_t *live;    /* per root value: names alive */
-    ir_loc *free_loc;  /* per value: where its name was freed */
-    ir_loc *out_loc;   /* per value: where it was output */
-    bool *poisoned;    /* per value: its definition had an error */
-    bool *root_output; /* per root value: some name of it is an output */
-    bool *in_cycle;    /* per statement: alias part of a cycle */
-    bool *cycle_head;  /* per statement: first alias of a cycle */
-    ir_kcalls *kcalls; /* per kernel: what its calls agree on */
-    ir_arena *scratch; /* the kcalls' arrays */
-    ir_device device;  /* current default device */
+    uint32_t gen;        /* this run's generation, for lazy slot resets */
+    uint32_t *live;      /* per root value: names alive */
+    ir_loc *free_loc;    /* per value: where its name was freed */
+    ir_loc *out_loc;     /* per value: where it was output */
+    bool *poisoned;      /* per value: its definition had an error */
+    bool *root_output;   /* per root value: some name of it is an output */
+    bool *in_cycle;      /* per statement: alias part of a cycle */
+    bool *cycle_head;    /* per statement: first alias of a cycle */
+    ir_kcalls *kcalls;   /* per kernel: what its calls agree on */
+    base_arena *scratch; /* the kcalls' arrays */
+    ir_device device;    /* current default device */
     int32_t model_stmt;
 
     /* After syntax errors (all false/NULL without). */

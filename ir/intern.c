@@ -60,7 +60,7 @@ static void ir_intern_grow(ir_intern_table *t) {
     t->cap = cap;
 }
 
-const char *ir_intern_hashed(ir_arena *a, ir_intern_table *t, const char *s,
+const char *ir_intern_hashed(base_arena *a, ir_intern_table *t, const char *s,
                              size_t n, uint32_t hash) {
     if (2 * (t->n + 1) > t->cap)
         ir_intern_grow(t);
@@ -71,7 +71,7 @@ const char *ir_intern_hashed(ir_arena *a, ir_intern_table *t, const char *s,
         if (hj == hash && r->len == n && memcmp(r->name, s, n) == 0)
             return r->name;
     }
-    ir_name_rec *r = ir_arena_alloc(a, sizeof *r + n + 1);
+    ir_name_rec *r = base_arena_alloc(a, sizeof *r + n + 1);
     r->hash = hash;
     r->len = (uint32_t)n;
     memcpy(r->name, s, n);
@@ -84,7 +84,7 @@ const char *ir_intern_hashed(ir_arena *a, ir_intern_table *t, const char *s,
     return r->name;
 }
 
-const char *ir_intern(ir_arena *a, ir_intern_table *t, const char *s,
+const char *ir_intern(base_arena *a, ir_intern_table *t, const char *s,
                       size_t n) {
     return ir_intern_hashed(a, t, s, n, ir_name_hash(s, n));
 }

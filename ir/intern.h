@@ -48,10 +48,11 @@ uint32_t ir_name_hash(const char *s, size_t n);
 
 /* Returns the interned copy of s[0..n) (whose ir_name_hash is `hash`),
  * adding a record in `a` to the table when it is new.  O(1) expected. */
-const char *ir_intern_hashed(ir_arena *a, ir_intern_table *t, const char *s,
+const char *ir_intern_hashed(base_arena *a, ir_intern_table *t, const char *s,
                              size_t n, uint32_t hash);
 /* ir_intern_hashed with the hash computed here. */
-const char *ir_intern(ir_arena *a, ir_intern_table *t, const char *s, size_t n);
+const char *ir_intern(base_arena *a, ir_intern_table *t, const char *s,
+                      size_t n);
 /* Frees the table (not the records) and zeroes it. */
 void ir_intern_free(ir_intern_table *t);
 
@@ -71,25 +72,25 @@ static inline const ir_attrs *ir_attrs_or_none(const ir_stmt *st) {
  * program with its broken statements and unread lines (ir_program
  * .syntax_errors, ir/ir.h), for ir_load to check.  NULL only when the
  * input is too large to parse at all (reported). */
-ir_program *ir_parse_recover(ir_arena *a, const char *filename,
-                             const char *text, size_t len, ir_diag *d);
+ir_program *ir_parse_recover(base_arena *a, const char *filename,
+                             const char *text, size_t len, base_diag *d);
 
 /* The firmware rules of ir_check (ir/check_fw.c, docs/firmware.md); each
  * returns the number of errors it reported to `d`. */
 /* data="FILE" at=OFFSET of the const value `v` defined by `st` (its size
  * known): the file exists, is a regular file, and holds the range.  Sets
  * v->data_path and v->data_at.  Never reads the file. */
-unsigned ir_check_fw_data(ir_program *p, ir_diag *d, const ir_stmt *st,
+unsigned ir_check_fw_data(ir_program *p, base_diag *d, const ir_stmt *st,
                           ir_value *v);
 /* After the main pass: spill= of every space names a declared space, and
  * the spill chains have no cycle; sets ir_space.spill. */
-unsigned ir_check_fw_spills(ir_program *p, ir_diag *d, bool lost_spaces);
+unsigned ir_check_fw_spills(ir_program *p, base_diag *d, bool lost_spaces);
 /* After the main pass: next= of every state names an alloc that is an
  * output of the state's type and placement, the next of no other state;
  * sets state_next and next_of.  `poisoned` (per value, may be NULL) mutes
  * the values whose definition had an error.  With `lost_*` (a line that
  * could not be read may have defined it) an undefined name is no error. */
-unsigned ir_check_fw_states(ir_program *p, ir_diag *d, const bool *poisoned,
+unsigned ir_check_fw_states(ir_program *p, base_diag *d, const bool *poisoned,
                             bool lost_values);
 
 #endif /* PLANWRAP_IR_INTERN_H */

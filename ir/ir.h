@@ -4,7 +4,7 @@
  *
  * Data flows one way: text --ir_parse--> ir_program (statements) --ir_check-->
  * ir_program (statements resolved to values) --> planner.  Everything an
- * ir_program points to lives in one ir_arena and is freed with it.
+ * ir_program points to lives in one base_arena and is freed with it.
  *
  * The contract of the language is docs/ir.md (grammar in EBNF).
  */
@@ -18,34 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* ------------------------------------------------------------------ */
-/* The arena and the diagnostics sink are base/'s (base/base.h).  These
- * ir_ names are aliases kept while other branches still use them; new
- * code uses the base_ names. */
-
-typedef base_arena ir_arena;
-#define ir_arena_new base_arena_new
-#define ir_arena_free base_arena_free
-#define ir_arena_alloc base_arena_alloc
-#define ir_arena_array base_arena_array
-#define ir_arena_strndup base_arena_strndup
-#define ir_arena_strdup base_arena_strdup
-#define ir_arena_printf base_arena_printf
-
-typedef base_severity ir_severity;
-#define IR_SEV_ERROR BASE_SEV_ERROR
-#define IR_SEV_WARNING BASE_SEV_WARNING
-#define IR_SEV_NOTE BASE_SEV_NOTE
-
-typedef base_diag ir_diag;
-#define ir_diag_new base_diag_new
-#define ir_diag_free base_diag_free
-#define ir_diag_set_source base_diag_set_source
-#define ir_diag_report base_diag_report
-#define ir_diag_vreport base_diag_vreport
-#define ir_diag_errors base_diag_errors
-#define ir_diag_warnings base_diag_warnings
 
 /* Reads a whole file ("-" = standard input) into a malloc'ed buffer with a
  * NUL appended (not counted in *len).  On failure prints
@@ -333,7 +305,7 @@ typedef struct ir_comment {
 } ir_comment;
 
 typedef struct ir_program {
-    ir_arena *arena;
+    base_arena *arena;
     const char *filename;
     const char *model; /* model NAME */
     uint32_t nstmts;
@@ -378,8 +350,8 @@ typedef struct ir_program {
 /* Parses IR v1 text (need not be NUL-terminated; NUL bytes are errors).
  * Reports every syntax error to `d`.  Returns the program (allocated in
  * `a`) when there were no errors, else NULL.  O(len). */
-ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
-                     size_t len, ir_diag *d);
+ir_program *ir_parse(base_arena *a, const char *filename, const char *text,
+                     size_t len, base_diag *d);
 
 /* Checks every rule of docs/ir.md, reporting all errors (and warnings
  * such as storages never freed) to `d`, and fills the "after ir_check"
@@ -389,7 +361,7 @@ ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
  * again after editing the statements; a program built by hand (not by
  * ir_parse) is fine too.  The names of a parsed program are interned:
  * after replacing a name pointer, set p->names_interned = false. */
-bool ir_check(ir_program *p, ir_diag *d);
+bool ir_check(ir_program *p, base_diag *d);
 
 /* What a code generation target cannot do that the IR allows (codegen's
  * cg_target_limits gives them per target); 0 means no limit. */
@@ -416,7 +388,7 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
  * parameter cannot hold is ir_check's: no target has such parameters
  * otherwise.) */
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
-                     ir_diag *d);
+                     base_diag *d);
 
 /* Prints the program in canonical form: parse(print(p)) has the same
  * meaning as p, and print is a fixed point.  Comments are kept (trailing
@@ -428,7 +400,7 @@ void ir_print(FILE *out, const ir_program *p);
  * (already reported).  The checker runs even after syntax errors, so
  * that every error of the file is reported: first the syntax errors,
  * then the semantic ones (docs/ir.md, "After a syntax error"). */
-ir_program *ir_load(ir_arena *a, const char *path, ir_diag *d);
+ir_program *ir_load(base_arena *a, const char *path, base_diag *d);
 
 /* Look up a value by name among the values visible at the end of the
  * program (the latest definition).  -1 when none. */

@@ -28,7 +28,7 @@ void ir_perr(ir_parser *P, uint32_t col, const char *fmt, ...) {
     P->errors++;
     va_list ap;
     va_start(ap, fmt);
-    ir_diag_vreport(P->d, IR_SEV_ERROR, P->lineno, col, fmt, ap);
+    base_diag_vreport(P->d, BASE_SEV_ERROR, P->lineno, col, fmt, ap);
     va_end(ap);
 }
 

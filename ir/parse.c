@@ -182,8 +182,8 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
     }
     if (ok) {
         st->nmodes = (uint32_t)n;
-        st->modes = ir_arena_array(P->a, n, sizeof *st->modes);
-        st->mode_locs = ir_arena_array(P->a, n, sizeof *st->mode_locs);
+        st->modes = base_arena_array(P->a, n, sizeof *st->modes);
+        st->mode_locs = base_arena_array(P->a, n, sizeof *st->mode_locs);
         if (n) {
             memcpy(st->modes, modes, n * sizeof *modes);
             memcpy(st->mode_locs, locs, n * sizeof *locs);
@@ -323,7 +323,7 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
     }
     if (ok) {
         st->nargs = (uint32_t)n;
-        st->args = ir_arena_array(P->a, n, sizeof *st->args);
+        st->args = base_arena_array(P->a, n, sizeof *st->args);
         if (n)
             memcpy(st->args, args, n * sizeof *args);
         ok = ir_parse_attrs(P, st, 1u << IR_AT_STREAM, "call");
@@ -351,7 +351,7 @@ static bool ir_parse_names(ir_parser *P, ir_stmt *st) {
     } while (P->tok.kind == TK_IDENT);
     if (ok) {
         st->nnames = (uint32_t)n;
-        st->names = ir_arena_array(P->a, n, sizeof *st->names);
+        st->names = base_arena_array(P->a, n, sizeof *st->names);
         memcpy(st->names, ids, n * sizeof *ids);
     }
     free(ids);
@@ -509,7 +509,7 @@ static void ir_add_comment(ir_parser *P, uint32_t before, bool trailing,
         while (n > 1 && (text[n - 1] == ' ' || text[n - 1] == '\t' ||
                          text[n - 1] == '\r'))
             n--;
-        c->text = ir_arena_strndup(P->a, text, n);
+        c->text = base_arena_strndup(P->a, text, n);
     }
 }
 
@@ -535,8 +535,8 @@ static size_t ir_count_statements(const char *text, size_t len) {
  * comment = "#" { any character } ;  EOL = "\n" | "\r\n" | end of input ;
  * With `recover`, a program with syntax errors is returned too (its
  * broken statements and unread lines recorded); without, NULL. */
-static ir_program *ir_parse_lines(ir_arena *a, const char *filename,
-                                  const char *text, size_t len, ir_diag *d,
+static ir_program *ir_parse_lines(base_arena *a, const char *filename,
+                                  const char *text, size_t len, base_diag *d,
                                   bool recover) {
     ir_parser P;
     memset(&P, 0, sizeof P);
@@ -544,11 +544,11 @@ static ir_program *ir_parse_lines(ir_arena *a, const char *filename,
     P.d = d;
     size_t maxst = ir_count_statements(text, len);
     if (maxst > INT32_MAX || len > UINT32_MAX) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "input too large");
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "input too large");
         return NULL;
     }
     P.maxstmts = (uint32_t)maxst;
-    P.stmts = ir_arena_array(a, maxst, sizeof(ir_stmt));
+    P.stmts = base_arena_array(a, maxst, sizeof(ir_stmt));
     size_t i = 0;
     uint32_t lineno = 0;
     while (i < len) {
@@ -601,21 +601,21 @@ static ir_program *ir_parse_lines(ir_arena *a, const char *filename,
         free(P.unread);
         return NULL;
     }
-    ir_program *p = ir_arena_alloc(a, sizeof *p);
+    ir_program *p = base_arena_alloc(a, sizeof *p);
     p->arena = a;
-    p->filename = ir_arena_strdup(a, filename ? filename : "<input>");
+    p->filename = base_arena_strdup(a, filename ? filename : "<input>");
     p->nstmts = P.nstmts;
     p->stmts = P.stmts;
     p->output_stmt = -1;
     p->names_interned = true;
     p->ncomments = (uint32_t)P.ncomments;
-    p->comments = ir_arena_array(a, P.ncomments, sizeof *p->comments);
+    p->comments = base_arena_array(a, P.ncomments, sizeof *p->comments);
     if (P.ncomments)
         memcpy(p->comments, P.comments, P.ncomments * sizeof *P.comments);
     free(P.comments);
     p->syntax_errors = P.errors;
     p->nunread = (uint32_t)P.nunread;
-    p->unread = ir_arena_array(a, P.nunread, sizeof *p->unread);
+    p->unread = base_arena_array(a, P.nunread, sizeof *p->unread);
     if (P.nunread)
         memcpy(p->unread, P.unread, P.nunread * sizeof *P.unread);
     free(P.unread);
@@ -625,12 +625,12 @@ static ir_program *ir_parse_lines(ir_arena *a, const char *filename,
     return p;
 }
 
-ir_program *ir_parse(ir_arena *a, const char *filename, const char *text,
-                     size_t len, ir_diag *d) {
+ir_program *ir_parse(base_arena *a, const char *filename, const char *text,
+                     size_t len, base_diag *d) {
     return ir_parse_lines(a, filename, text, len, d, false);
 }
 
-ir_program *ir_parse_recover(ir_arena *a, const char *filename,
-                             const char *text, size_t len, ir_diag *d) {
+ir_program *ir_parse_recover(base_arena *a, const char *filename,
+                             const char *text, size_t len, base_diag *d) {
     return ir_parse_lines(a, filename, text, len, d, true);
 }

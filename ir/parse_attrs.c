@@ -117,7 +117,7 @@ static bool ir_parse_int_list(ir_parser *P, const char *what) {
 }
 
 static uint64_t *ir_copy_nums(ir_parser *P) {
-    uint64_t *v = ir_arena_array(P->a, P->nnums, sizeof *v);
+    uint64_t *v = base_arena_array(P->a, P->nnums, sizeof *v);
     if (P->nnums)
         memcpy(v, P->nums, P->nnums * sizeof *v);
     return v;
@@ -208,14 +208,14 @@ static void ir_attr_list(unsigned allowed, char *buf, size_t size) {
 /* The statement's rarely given attributes, allocated on first use. */
 static ir_attrs *ir_attrs_of(ir_parser *P, ir_stmt *st) {
     if (!st->attrs)
-        st->attrs = ir_arena_alloc(P->a, sizeof *st->attrs);
+        st->attrs = base_arena_alloc(P->a, sizeof *st->attrs);
     return st->attrs;
 }
 
 /* The statement's firmware attributes, allocated on first use. */
 static ir_fw_attrs *ir_fw(ir_parser *P, ir_stmt *st) {
     if (!st->fw)
-        st->fw = ir_arena_alloc(P->a, sizeof *st->fw);
+        st->fw = base_arena_alloc(P->a, sizeof *st->fw);
     return st->fw;
 }
 
@@ -228,7 +228,7 @@ static bool ir_parse_data(ir_parser *P, ir_fw_attrs *fw) {
         ir_perr(P, t->col, "empty data file name");
         return false;
     }
-    fw->data = ir_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen);
+    fw->data = base_arena_strndup(P->a, P->sbuf + t->sbeg, t->slen);
     fw->data_loc = ir_tok_loc(P, t);
     ir_next(P);
     return true;
@@ -388,8 +388,8 @@ bool ir_parse_attrs(ir_parser *P, ir_stmt *st, unsigned allowed,
             bool muted = P->failed; /* before an invalid byte: no note */
             ir_perr(P, key.col, "duplicate attribute '%s'", ir_attr_names[k]);
             if (!muted)
-                ir_diag_report(P->d, IR_SEV_NOTE, seen[k].line, seen[k].col,
-                               "first given here");
+                base_diag_report(P->d, BASE_SEV_NOTE, seen[k].line, seen[k].col,
+                                 "first given here");
             return false;
         }
         seen[k] = kloc;

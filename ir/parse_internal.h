@@ -52,8 +52,8 @@ typedef struct ir_token {
 } ir_token;
 
 typedef struct ir_parser {
-    ir_arena *a;
-    ir_diag *d;
+    base_arena *a;
+    base_diag *d;
     const char *line; /* current line, without its line ending */
     size_t len;
     uint32_t lineno;

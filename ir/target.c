@@ -30,16 +30,16 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids) {
 
 /* With CUDA graphs, the first call that carries stream= is reported. */
 static bool ir_graph_streams_ok(const ir_program *p,
-                                const ir_target_limits *lim, ir_diag *d) {
+                                const ir_target_limits *lim, base_diag *d) {
     if (!lim->cuda_graphs || !p->has_streams)
         return true;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
         if (s->kind == IR_CALL && s->has_stream) {
-            ir_diag_report(d, IR_SEV_ERROR, s->stream_loc.line,
-                           s->stream_loc.col,
-                           "--cuda-graphs needs the calls on one stream, but "
-                           "this call has stream=");
+            base_diag_report(d, BASE_SEV_ERROR, s->stream_loc.line,
+                             s->stream_loc.col,
+                             "--cuda-graphs needs the calls on one stream, but "
+                             "this call has stream=");
             return false;
         }
     }
@@ -49,7 +49,7 @@ static bool ir_graph_streams_ok(const ir_program *p,
 /* The number of distinct stream= numbers is counted in statement order:
  * the call that brings the first one over the limit is reported. */
 static bool ir_streams_ok(const ir_program *p, const ir_target_limits *lim,
-                          ir_diag *d) {
+                          base_diag *d) {
     if (!lim->max_streams || !p->has_streams)
         return true;
     uint64_t *ids = ir_tcalloc(p->nstmts, sizeof *ids);
@@ -67,12 +67,12 @@ static bool ir_streams_ok(const ir_program *p, const ir_target_limits *lim,
                 continue;
             seen[j] = true;
             if (++count > lim->max_streams) {
-                ir_diag_report(d, IR_SEV_ERROR, s->stream_loc.line,
-                               s->stream_loc.col,
-                               "more than %u distinct stream= numbers: "
-                               "target '%s' has at most %u streams",
-                               (unsigned)lim->max_streams, lim->target,
-                               (unsigned)lim->max_streams);
+                base_diag_report(d, BASE_SEV_ERROR, s->stream_loc.line,
+                                 s->stream_loc.col,
+                                 "more than %u distinct stream= numbers: "
+                                 "target '%s' has at most %u streams",
+                                 (unsigned)lim->max_streams, lim->target,
+                                 (unsigned)lim->max_streams);
                 break;
             }
         }
@@ -86,7 +86,7 @@ static bool ir_streams_ok(const ir_program *p, const ir_target_limits *lim,
  * target warns when no buffer is on one (its cpu pools are then pinned
  * host memory). */
 static bool ir_devices_ok(const ir_program *p, const ir_target_limits *lim,
-                          ir_diag *d) {
+                          base_diag *d) {
     bool any_cuda = false;
     for (uint32_t i = 0; i < p->nvalues; i++) {
         const ir_value *v = &p->values[i];
@@ -96,39 +96,39 @@ static bool ir_devices_ok(const ir_program *p, const ir_target_limits *lim,
         if (!lim->cuda) {
             const ir_stmt *s = &p->stmts[v->def];
             char dev[24];
-            ir_diag_report(d, IR_SEV_ERROR, s->loc.line, s->loc.col,
-                           "'%s' is on device %s but --target %s generates "
-                           "host code only (use --target cuda)",
-                           v->name, ir_device_str(v->device, dev, sizeof dev),
-                           lim->target);
+            base_diag_report(d, BASE_SEV_ERROR, s->loc.line, s->loc.col,
+                             "'%s' is on device %s but --target %s generates "
+                             "host code only (use --target cuda)",
+                             v->name, ir_device_str(v->device, dev, sizeof dev),
+                             lim->target);
             return false;
         }
     }
     if (lim->cuda && !any_cuda)
-        ir_diag_report(d, IR_SEV_WARNING, 0, 0,
-                       "no buffer is on a cuda device: --target cuda keeps "
-                       "every pool in pinned host memory (declare 'device "
-                       "cuda:0' to plan buffers in device memory)");
+        base_diag_report(d, BASE_SEV_WARNING, 0, 0,
+                         "no buffer is on a cuda device: --target cuda keeps "
+                         "every pool in pinned host memory (declare 'device "
+                         "cuda:0' to plan buffers in device memory)");
     return true;
 }
 
 /* `state S ... next=` swaps pointers in C only. */
 static bool ir_state_next_ok(const ir_program *p, const ir_target_limits *lim,
-                             ir_diag *d) {
+                             base_diag *d) {
     for (uint32_t v = 0; lim->no_state_swap && v < p->nvalues; v++)
         if (p->values[v].state_next >= 0) {
             const ir_stmt *st = &p->stmts[p->values[v].def];
-            ir_diag_report(d, IR_SEV_ERROR, st->loc.line, st->loc.col,
-                           "the swap of 'state %s ... next=' needs "
-                           "--target c",
-                           p->values[v].name);
+            base_diag_report(d, BASE_SEV_ERROR, st->loc.line, st->loc.col,
+                             "the swap of 'state %s ... next=' needs "
+                             "--target c",
+                             p->values[v].name);
             return false;
         }
     return true;
 }
 
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
-                     ir_diag *d) {
+                     base_diag *d) {
     bool ok = ir_graph_streams_ok(p, lim, d);
     ok = ir_streams_ok(p, lim, d) && ok;
     ok = ir_devices_ok(p, lim, d) && ok;

@@ -8,7 +8,7 @@
  * ID is printable ASCII without spaces or commas; INT a decimal integer.  The
  * live range [lower, upper) becomes the inclusive [lower, upper - 1]; the
  * times must fit in 32 bits, the size in 63.  Every error names
- * FILE:LINE:COL through ir_diag; all rows are checked, so several errors
+ * FILE:LINE:COL through base_diag; all rows are checked, so several errors
  * can be reported at once.  O(n) expected: one pass over the text with a
  * fast path for well-formed rows (the slow path below it reports the
  * errors), ids in an open-addressing hash table of row numbers; about
@@ -120,7 +120,7 @@ static bool csv_int(const char *s, const char *e, uint64_t max, uint64_t *out) {
 /* The slow path: checks one row and reports each of its errors; adds it
  * when it is valid. */
 static void csv_slow_row(csv_rows *rows, const char *p, const char *eol,
-                         uint32_t line, ir_diag *d) {
+                         uint32_t line, base_diag *d) {
     const char *f[5];
     const char *fe[4];
     uint32_t nf = 0;
@@ -138,21 +138,21 @@ static void csv_slow_row(csv_rows *rows, const char *p, const char *eol,
     if (nf != 4) {
         uint32_t col =
             nf > 4 ? (uint32_t)(fe[3] - p) + 1 : (uint32_t)(eol - p) + 1;
-        ir_diag_report(d, IR_SEV_ERROR, line, col,
-                       "expected 4 fields (id,lower,upper,size), got %s",
-                       nf > 4 ? "more" : "fewer");
+        base_diag_report(d, BASE_SEV_ERROR, line, col,
+                         "expected 4 fields (id,lower,upper,size), got %s",
+                         nf > 4 ? "more" : "fewer");
         return;
     }
     bool ok = true;
     if (fe[0] == f[0]) {
-        ir_diag_report(d, IR_SEV_ERROR, line, 1, "empty id");
+        base_diag_report(d, BASE_SEV_ERROR, line, 1, "empty id");
         ok = false;
     }
     for (const char *q = f[0]; q < fe[0] && ok; q++)
         if ((unsigned char)*q < 0x21 || (unsigned char)*q > 0x7e) {
-            ir_diag_report(d, IR_SEV_ERROR, line, (uint32_t)(q - p) + 1,
-                           "bad id: only printable ASCII without spaces "
-                           "is allowed");
+            base_diag_report(d, BASE_SEV_ERROR, line, (uint32_t)(q - p) + 1,
+                             "bad id: only printable ASCII without spaces "
+                             "is allowed");
             ok = false;
         }
     static const char *const what[] = {"lower", "upper", "size"};
@@ -160,17 +160,18 @@ static void csv_slow_row(csv_rows *rows, const char *p, const char *eol,
     for (int k = 0; k < 3; k++) {
         uint64_t max = k < 2 ? UINT32_MAX : UINT64_C(0x7fffffffffffffff);
         if (!csv_int(f[k + 1], fe[k + 1], max, &v[k])) {
-            ir_diag_report(d, IR_SEV_ERROR, line, (uint32_t)(f[k + 1] - p) + 1,
-                           "bad %s: expected a decimal integer below %llu",
-                           what[k], (unsigned long long)max + 1);
+            base_diag_report(d, BASE_SEV_ERROR, line,
+                             (uint32_t)(f[k + 1] - p) + 1,
+                             "bad %s: expected a decimal integer below %llu",
+                             what[k], (unsigned long long)max + 1);
             ok = false;
         }
     }
     if (ok && v[0] >= v[1]) {
-        ir_diag_report(d, IR_SEV_ERROR, line, (uint32_t)(f[1] - p) + 1,
-                       "empty live range: lower %llu is not below upper "
-                       "%llu",
-                       (unsigned long long)v[0], (unsigned long long)v[1]);
+        base_diag_report(d, BASE_SEV_ERROR, line, (uint32_t)(f[1] - p) + 1,
+                         "empty live range: lower %llu is not below upper "
+                         "%llu",
+                         (unsigned long long)v[0], (unsigned long long)v[1]);
         ok = false;
     }
     if (!ok)
@@ -178,13 +179,13 @@ static void csv_slow_row(csv_rows *rows, const char *p, const char *eol,
     size_t idlen = (size_t)(fe[0] - f[0]);
     uint32_t prev = csv_add(rows, f[0], idlen, v[0], v[1], v[2], line);
     if (prev != UINT32_MAX)
-        ir_diag_report(d, IR_SEV_ERROR, line, 1,
-                       "duplicate id '%.*s' (first on line %u)", (int)idlen,
-                       f[0], (unsigned)rows->line[prev]);
+        base_diag_report(d, BASE_SEV_ERROR, line, 1,
+                         "duplicate id '%.*s' (first on line %u)", (int)idlen,
+                         f[0], (unsigned)rows->line[prev]);
 }
 
 /* Checks the header line [p, eol); reports it when it is wrong. */
-static bool csv_header(const char *p, const char *eol, ir_diag *d) {
+static bool csv_header(const char *p, const char *eol, base_diag *d) {
     static const char want[] = "id,lower,upper,size";
     size_t wl = sizeof want - 1;
     if ((size_t)(eol - p) == wl && memcmp(p, want, wl) == 0)
@@ -192,13 +193,13 @@ static bool csv_header(const char *p, const char *eol, ir_diag *d) {
     size_t k = 0;
     while (k < wl && p + k < eol && p[k] == want[k])
         k++;
-    ir_diag_report(d, IR_SEV_ERROR, 1, (uint32_t)k + 1,
-                   "bad header: expected 'id,lower,upper,size'");
+    base_diag_report(d, BASE_SEV_ERROR, 1, (uint32_t)k + 1,
+                     "bad header: expected 'id,lower,upper,size'");
     return false;
 }
 
 /* The NUL byte or empty-file errors; false when there is one. */
-static bool csv_sane(const char *text, size_t len, ir_diag *d) {
+static bool csv_sane(const char *text, size_t len, base_diag *d) {
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         uint32_t line = 1, col = 1;
@@ -210,39 +211,41 @@ static bool csv_sane(const char *text, size_t len, ir_diag *d) {
                 col++;
             }
         }
-        ir_diag_report(d, IR_SEV_ERROR, line, col, "NUL byte in a CSV file");
+        base_diag_report(d, BASE_SEV_ERROR, line, col,
+                         "NUL byte in a CSV file");
         return false;
     }
     if (len == 0) {
-        ir_diag_report(d, IR_SEV_ERROR, 1, 1,
-                       "empty file: expected the header "
-                       "'id,lower,upper,size'");
+        base_diag_report(d, BASE_SEV_ERROR, 1, 1,
+                         "empty file: expected the header "
+                         "'id,lower,upper,size'");
         return false;
     }
     return true;
 }
 
 /* Arrays for up to `nlines` rows, in the arena (the table on the heap). */
-static bool csv_rows_init(csv_rows *r, ir_arena *a, size_t nlines, size_t len) {
+static bool csv_rows_init(csv_rows *r, base_arena *a, size_t nlines,
+                          size_t len) {
     memset(r, 0, sizeof *r);
-    r->bufs = ir_arena_array(a, nlines, sizeof *r->bufs);
-    r->names = ir_arena_array(a, nlines, sizeof *r->names);
+    r->bufs = base_arena_array(a, nlines, sizeof *r->bufs);
+    r->names = base_arena_array(a, nlines, sizeof *r->names);
     r->line = malloc(nlines * sizeof *r->line);
     size_t cap = 16;
     while (cap < 2 * nlines)
         cap *= 2;
     r->tab = calloc(cap, sizeof *r->tab);
     r->mask = cap - 1;
-    r->nbuf = ir_arena_alloc(a, len + 1);
+    r->nbuf = base_arena_alloc(a, len + 1);
     return r->line && r->tab;
 }
 
-bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
-                   size_t len, plan_problem *pb, ir_diag *d) {
-    ir_diag_set_source(d, filename, text, len);
+bool plan_read_csv(base_arena *a, const char *filename, const char *text,
+                   size_t len, plan_problem *pb, base_diag *d) {
+    base_diag_set_source(d, filename, text, len);
     memset(pb, 0, sizeof *pb);
     pb->align = 1;
-    unsigned errs0 = ir_diag_errors(d);
+    unsigned errs0 = base_diag_errors(d);
     if (!csv_sane(text, len, d))
         return false;
     /* count lines for the row arrays */
@@ -254,7 +257,7 @@ bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
     if (!csv_rows_init(&rows, a, nlines, len)) {
         free(rows.line);
         free(rows.tab);
-        ir_diag_report(d, IR_SEV_ERROR, 1, 1, "out of memory");
+        base_diag_report(d, BASE_SEV_ERROR, 1, 1, "out of memory");
         return false;
     }
     const char *p = text, *end = text + len;
@@ -284,11 +287,11 @@ bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
     }
     free(rows.line);
     free(rows.tab);
-    if (!header && ir_diag_errors(d) == errs0)
-        ir_diag_report(d, IR_SEV_ERROR, 1, 1,
-                       "empty file: expected the header "
-                       "'id,lower,upper,size'");
-    if (ir_diag_errors(d) != errs0)
+    if (!header && base_diag_errors(d) == errs0)
+        base_diag_report(d, BASE_SEV_ERROR, 1, 1,
+                         "empty file: expected the header "
+                         "'id,lower,upper,size'");
+    if (base_diag_errors(d) != errs0)
         return false;
     pb->n = rows.n;
     pb->bufs = rows.bufs;

@@ -159,7 +159,7 @@ static void dn_pool(plan *pl, uint32_t *ids, uint32_t m, uint64_t *co,
     }
 }
 
-bool plan_donors_build(ir_arena *a, plan *pl) {
+bool plan_donors_build(base_arena *a, plan *pl) {
     uint32_t n = pl->nstorages;
     uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
     uint64_t *co = malloc(((size_t)n * 2 + 1) * sizeof *co);
@@ -186,7 +186,7 @@ bool plan_donors_build(ir_arena *a, plan *pl) {
         dn_pool(pl, ids, m, co, &t, &rd, &out);
     }
     pl->ndonors = out.n;
-    pl->donors = ir_arena_array(a, out.n + 1, sizeof *pl->donors);
+    pl->donors = base_arena_array(a, out.n + 1, sizeof *pl->donors);
     if (out.n)
         memcpy(pl->donors, out.d, out.n * sizeof *out.d);
     ok = true;

@@ -37,7 +37,7 @@ int plan_sort_idx(uint32_t *idx, uint32_t n, plan_cmp_fn cmp, const void *ctx);
 /* Fills every storage's donors (pl->donors, allocated in `a`) and its
  * reuse_of from the offsets and live ranges (planner/donors.c).
  * O(n log n + donors); deterministic.  False on out of memory. */
-bool plan_donors_build(ir_arena *a, plan *pl);
+bool plan_donors_build(base_arena *a, plan *pl);
 
 /* A segment tree over [0, n) positions with range add and range max
  * (values int64).  Non-lazy tags: O(log n) per operation. */
@@ -161,6 +161,6 @@ void plan_fw_access(plan *pl, const bool *pooled);
  * kind (PLAN_MP_OUTPUTS), `color[s]` its stream colour.  Returns false
  * after reporting an error to `d`. */
 bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
-                   const int32_t *color, bool *fixed, ir_diag *d);
+                   const int32_t *color, bool *fixed, base_diag *d);
 
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

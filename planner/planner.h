@@ -159,8 +159,8 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
 /* Reads a minimalloc CSV (`id,lower,upper,size` header, one buffer a
  * row) into `pb` (allocated in `a`); ids go to pb->names.  Errors name
  * FILE:LINE:COL via `d`.  Returns false on error. */
-bool plan_read_csv(ir_arena *a, const char *filename, const char *text,
-                   size_t len, plan_problem *pb, ir_diag *d);
+bool plan_read_csv(base_arena *a, const char *filename, const char *text,
+                   size_t len, plan_problem *pb, base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Layer 2: planning a checked program. */
@@ -324,12 +324,12 @@ typedef struct plan {
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
  * space capacity, verifier failure, out of memory) are reported to `d`
  * and give NULL. */
-plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
-                   ir_diag *d);
+plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
+                   base_diag *d);
 
 /* The cross-stream synchronisation of a plan (plan_program records it in
  * pl->sync), allocated in `a`.  O(n) plus a sort of the stream numbers. */
-const plan_sync *plan_sync_build(ir_arena *a, const plan *pl);
+const plan_sync *plan_sync_build(base_arena *a, const plan *pl);
 /* The stream bit of call s (0 without stream=). */
 uint32_t plan_sync_bit(const plan_sync *sy, const ir_stmt *s);
 
@@ -369,7 +369,7 @@ typedef struct plan_space_report {
 /* One report per memory space that has a pool, a capacity or spilled
  * storages: the default space first, then the declared ones in order.
  * Returns the count; *out is allocated in `a`. */
-uint32_t plan_space_reports(const plan *pl, ir_arena *a,
+uint32_t plan_space_reports(const plan *pl, base_arena *a,
                             plan_space_report **out);
 
 /* Spill selection for one pool whose space has a capacity and a spill=

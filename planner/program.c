@@ -46,7 +46,7 @@ typedef struct pp_reuse_class {
 } pp_reuse_class;
 
 typedef struct pp_reuse_keys {
-    ir_arena *arena;
+    base_arena *arena;
     pp_reuse_class *table;
     uint64_t next;
 } pp_reuse_keys;
@@ -87,13 +87,13 @@ static uint64_t pp_reuse_key(pp_reuse_keys *k, const ir_value *val,
     unsigned char scratch[512];
     size_t len = pp_key_bytes(NULL, val, color);
     unsigned char *key =
-        len <= sizeof scratch ? scratch : ir_arena_alloc(k->arena, len);
+        len <= sizeof scratch ? scratch : base_arena_alloc(k->arena, len);
     pp_key_bytes(key, val, color);
     pp_reuse_class *found = NULL;
     HASH_FIND(hh, k->table, key, len, found);
     if (found)
         return found->id;
-    pp_reuse_class *c = ir_arena_alloc(k->arena, sizeof *c + len);
+    pp_reuse_class *c = base_arena_alloc(k->arena, sizeof *c + len);
     memcpy(c->key, key, len);
     c->id = k->next++;
     HASH_ADD_KEYPTR(hh, k->table, c->key, len, c);
@@ -134,7 +134,7 @@ static int32_t pp_find_pool(plan *pl, uint32_t npools, ir_device dev,
     return -1;
 }
 
-static void pp_name_pool(ir_arena *a, plan *pl, uint32_t i) {
+static void pp_name_pool(base_arena *a, plan *pl, uint32_t i) {
     plan_pool *p = &pl->pools[i];
     char buf[1200];
     snprintf(buf, sizeof buf, "%s",
@@ -155,14 +155,14 @@ static void pp_name_pool(ir_arena *a, plan *pl, uint32_t i) {
     }
     if (p->outputs)
         pp_cat_ident(buf, sizeof buf, "_outputs");
-    const char *name = ir_arena_strdup(a, buf);
+    const char *name = base_arena_strdup(a, buf);
     for (unsigned k = 2;; k++) {
         bool clash = false;
         for (uint32_t j = 0; j < i && !clash; j++)
             clash = strcmp(pl->pools[j].name, name) == 0;
         if (!clash)
             break;
-        name = ir_arena_printf(a, "%s_%u", buf, k);
+        name = base_arena_printf(a, "%s_%u", buf, k);
     }
     p->name = name;
 }
@@ -284,24 +284,24 @@ static bool pp_pooled(const plan_options *o, const plan *pl, uint32_t s,
     return true;
 }
 
-plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
-                   ir_diag *d) {
-    plan *pl = ir_arena_alloc(a, sizeof *pl);
+plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
+                   base_diag *d) {
+    plan *pl = base_arena_alloc(a, sizeof *pl);
     pl->prog = p;
     pl->opts = *o;
 #ifdef PW_DEBUG_VERIFY
     pl->opts.verify = true;
 #endif
     uint32_t last = p->nstmts ? p->nstmts - 1 : 0;
-    pl->storage_of_value = ir_arena_array(a, p->nvalues + 1, sizeof(int32_t));
+    pl->storage_of_value = base_arena_array(a, p->nvalues + 1, sizeof(int32_t));
     uint32_t ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++)
         if (pp_is_storage(o, &p->values[v]))
             ns++;
-    pl->storages = ir_arena_array(a, ns + 1, sizeof *pl->storages);
+    pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
-    int32_t *sid = ir_arena_array(a, p->nvalues + 1, sizeof *sid);
-    bool *never_freed = ir_arena_array(a, ns + 1, sizeof *never_freed);
+    int32_t *sid = base_arena_array(a, p->nvalues + 1, sizeof *sid);
+    bool *never_freed = base_arena_array(a, ns + 1, sizeof *never_freed);
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
         sid[v] = -1;
@@ -345,18 +345,18 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
     }
 
     /* streams */
-    int32_t *color = ir_arena_array(a, pl->nstorages + 1, sizeof *color);
+    int32_t *color = base_arena_array(a, pl->nstorages + 1, sizeof *color);
     for (uint32_t s = 0; s < pl->nstorages; s++)
         color[s] = -1;
     if (pp_isolate(o, p) && !pp_colors(p, pl->storage_of_value, color)) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }
 
     /* which storages are pooled, and in which kind of pool; then spill */
-    bool *pooled = ir_arena_array(a, pl->nstorages + 1, sizeof *pooled);
-    bool *outs = ir_arena_array(a, pl->nstorages + 1, sizeof *outs);
-    bool *fixed = ir_arena_array(a, pl->nstorages + 1, sizeof *fixed);
+    bool *pooled = base_arena_array(a, pl->nstorages + 1, sizeof *pooled);
+    bool *outs = base_arena_array(a, pl->nstorages + 1, sizeof *outs);
+    bool *fixed = base_arena_array(a, pl->nstorages + 1, sizeof *fixed);
     for (uint32_t s = 0; s < pl->nstorages; s++)
         pooled[s] = pp_pooled(o, pl, s, &outs[s]);
     plan_fw_access(pl, pooled);
@@ -364,7 +364,7 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         return NULL;
 
     /* pools */
-    pl->pools = ir_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
+    pl->pools = base_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
     uint32_t np = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
@@ -409,10 +409,10 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         plan_problem pb;
         memset(&pb, 0, sizeof pb);
         pb.align = pool->align;
-        pb.bufs = ir_arena_array(a, pool->nstorages + 1, sizeof *pb.bufs);
-        pb.names = ir_arena_array(a, pool->nstorages + 1, sizeof *pb.names);
+        pb.bufs = base_arena_array(a, pool->nstorages + 1, sizeof *pb.bufs);
+        pb.names = base_arena_array(a, pool->nstorages + 1, sizeof *pb.names);
         uint32_t *members =
-            ir_arena_array(a, pool->nstorages + 1, sizeof *members);
+            base_arena_array(a, pool->nstorages + 1, sizeof *members);
         for (uint32_t s = 0; s < pl->nstorages; s++) {
             plan_storage *st = &pl->storages[s];
             if (st->pool != (int32_t)pi)
@@ -432,14 +432,15 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
         if (big != UINT32_MAX) {
             const ir_value *val = &p->values[pl->storages[members[big]].value];
             const ir_stmt *ast = &p->stmts[val->def];
-            ir_diag_report(d, IR_SEV_ERROR, ast->loc.line, ast->loc.col,
-                           "pool %s is too large: with '%s' its storages need "
-                           "more than %" PRIu64 " bytes",
-                           pool->name, val->name, PLAN_MAX_POOL_SIZE);
+            base_diag_report(
+                d, BASE_SEV_ERROR, ast->loc.line, ast->loc.col,
+                "pool %s is too large: with '%s' its storages need "
+                "more than %" PRIu64 " bytes",
+                pool->name, val->name, PLAN_MAX_POOL_SIZE);
             ok = false;
             break;
         }
-        uint64_t *off = ir_arena_array(a, pb.n + 1, sizeof *off);
+        uint64_t *off = base_arena_array(a, pb.n + 1, sizeof *off);
         uint64_t size = 0;
         uint64_t cap = pp_capacity(pool, o);
         plan_search_stats st;
@@ -457,8 +458,9 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
             }
             size = plan_align_up(size, pb.align);
         } else if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
-            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                           "out of memory while planning pool %s", pool->name);
+            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                             "out of memory while planning pool %s",
+                             pool->name);
             ok = false;
             break;
         }
@@ -473,10 +475,10 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                 plan_auto_describe(buf, sizeof buf, size, &so, &st);
             else
                 plan_search_describe(buf, sizeof buf, size, &so, &st);
-            pool->search_note = ir_arena_strdup(a, buf);
+            pool->search_note = base_arena_strdup(a, buf);
         }
-        uint64_t *noff = ir_arena_array(a, pb.n + 1, sizeof *noff);
-        plan_problem *kept = ir_arena_alloc(a, sizeof *kept);
+        uint64_t *noff = base_arena_array(a, pb.n + 1, sizeof *noff);
+        plan_problem *kept = base_arena_alloc(a, sizeof *kept);
         *kept = pb;
         pool->problem = kept;
         pool->size = size;
@@ -493,45 +495,46 @@ plan *plan_program(ir_arena *a, const ir_program *p, const plan_options *o,
                 if (strcmp(p->spaces[k].name, pool->space) == 0)
                     sp = &p->spaces[k];
             const ir_stmt *sst = sp ? &p->stmts[sp->stmt] : NULL;
-            ir_diag_report(d, IR_SEV_ERROR, sst ? sst->loc.line : 0,
-                           sst ? sst->loc.col : 0,
-                           "space '%s' is too small: pool %s needs %" PRIu64
-                           " bytes (algorithm %s; lower bound %" PRIu64
-                           " bytes) but the capacity is %" PRIu64 " bytes",
-                           pool->space, pool->name, pool->size,
-                           plan_algo_name(o->algo), pool->lower_bound,
-                           pool->capacity);
+            base_diag_report(d, BASE_SEV_ERROR, sst ? sst->loc.line : 0,
+                             sst ? sst->loc.col : 0,
+                             "space '%s' is too small: pool %s needs %" PRIu64
+                             " bytes (algorithm %s; lower bound %" PRIu64
+                             " bytes) but the capacity is %" PRIu64 " bytes",
+                             pool->space, pool->name, pool->size,
+                             plan_algo_name(o->algo), pool->lower_bound,
+                             pool->capacity);
             ok = false;
         } else if (cap && pool->size > cap) {
             over = true;
-            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                           "pool %s does not fit in --capacity %" PRIu64
-                           " bytes: it needs %" PRIu64
-                           " bytes (algorithm %s; lower bound %" PRIu64
-                           " bytes)",
-                           pool->name, cap, pool->size, plan_algo_name(o->algo),
-                           pool->lower_bound);
+            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                             "pool %s does not fit in --capacity %" PRIu64
+                             " bytes: it needs %" PRIu64
+                             " bytes (algorithm %s; lower bound %" PRIu64
+                             " bytes)",
+                             pool->name, cap, pool->size,
+                             plan_algo_name(o->algo), pool->lower_bound);
             ok = false;
         }
         if (over && pool->search_note)
-            ir_diag_report(d, IR_SEV_NOTE, 0, 0, "%s %s: %s",
-                           plan_algo_name(o->algo), pool->name,
-                           pool->search_note);
+            base_diag_report(d, BASE_SEV_NOTE, 0, 0, "%s %s: %s",
+                             plan_algo_name(o->algo), pool->name,
+                             pool->search_note);
     }
     HASH_CLEAR(hh, keys.table); /* the entries live in the arena */
     if (!ok)
         return NULL;
 
     if (!plan_donors_build(a, pl)) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }
 
     if (pl->opts.verify) {
         char err[512];
         if (!plan_verify(pl, err, sizeof err)) {
-            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                           "internal error: the plan does not verify: %s", err);
+            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                             "internal error: the plan does not verify: %s",
+                             err);
             return NULL;
         }
     }

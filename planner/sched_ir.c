@@ -11,7 +11,7 @@
 #include <string.h>
 
 typedef struct sched_rw {
-    ir_arena *a;
+    base_arena *a;
     const ir_program *p;
     const plan_sched_graph *g;
     ir_stmt *out;
@@ -36,7 +36,7 @@ static ir_stmt *sched_emit(sched_rw *R, const ir_stmt *st, int32_t orig) {
     o->index = R->n;
     if (st->kind == IR_CALL && st->nargs) {
         /* ir_check writes the value ids into the arguments: a copy */
-        o->args = ir_arena_array(R->a, st->nargs, sizeof *o->args);
+        o->args = base_arena_array(R->a, st->nargs, sizeof *o->args);
         memcpy(o->args, st->args, st->nargs * sizeof *o->args);
     }
     if (orig >= 0)
@@ -106,7 +106,7 @@ static void sched_emit_free(sched_rw *R, uint32_t nn) {
     sched_sort_names(R, nn);
     ir_stmt f = {.kind = IR_FREE, .value = -1, .nnames = nn};
     f.loc = R->p->stmts[R->free_at[R->names[0]]].loc;
-    f.names = ir_arena_array(R->a, nn, sizeof *f.names);
+    f.names = base_arena_array(R->a, nn, sizeof *f.names);
     for (uint32_t i = 0; i < nn; i++) {
         f.names[i].name = R->p->values[R->names[i]].name;
         f.names[i].loc = R->free_loc[R->names[i]];
@@ -218,7 +218,7 @@ static void sched_comments(sched_rw *R, ir_program *np) {
         m++;
     }
     qsort(cm, m, sizeof *cm, sched_cmp_comment);
-    np->comments = ir_arena_array(R->a, m ? m : 1, sizeof *np->comments);
+    np->comments = base_arena_array(R->a, m ? m : 1, sizeof *np->comments);
     for (uint32_t c = 0; c < m; c++)
         np->comments[c] = cm[c].c;
     np->ncomments = m;
@@ -231,7 +231,7 @@ static bool sched_rw_init(sched_rw *R) {
     const plan_sched_graph *g = R->g;
     size_t nv = (size_t)p->nvalues + 1;
     R->cap = 2 * p->nstmts + g->n + 2;
-    R->out = ir_arena_array(R->a, R->cap, sizeof *R->out);
+    R->out = base_arena_array(R->a, R->cap, sizeof *R->out);
     R->newpos = malloc(((size_t)p->nstmts + 1) * sizeof *R->newpos);
     R->al_off = calloc((size_t)g->nstor + 2, sizeof *R->al_off);
     R->al = malloc(nv * sizeof *R->al);
@@ -352,9 +352,9 @@ static bool sched_spans(const plan_sched_graph *g, const uint32_t *order,
     return true;
 }
 
-ir_program *plan_sched_rewrite(ir_arena *a, const ir_program *p,
+ir_program *plan_sched_rewrite(base_arena *a, const ir_program *p,
                                const plan_sched_graph *g, const uint32_t *order,
-                               ir_diag *d) {
+                               base_diag *d) {
     sched_rw R = {.a = a, .p = p, .g = g};
     uint32_t *first = NULL, *last = NULL;
     ir_program *np = NULL;
@@ -363,7 +363,7 @@ ir_program *plan_sched_rewrite(ir_arena *a, const ir_program *p,
         goto done;
     sched_emit_header(&R);
     sched_emit_body(&R, order, first, last);
-    np = ir_arena_alloc(a, sizeof *np);
+    np = base_arena_alloc(a, sizeof *np);
     *np = *p;
     np->stmts = R.out;
     np->nstmts = R.n;
@@ -383,9 +383,9 @@ done:
     return np;
 }
 
-ir_program *plan_sched_program(ir_arena *a, const ir_program *p, plan_order alg,
-                               const plan_sched_opts *o, ir_diag *d,
-                               plan_sched_stats *st) {
+ir_program *plan_sched_program(base_arena *a, const ir_program *p,
+                               plan_order alg, const plan_sched_opts *o,
+                               base_diag *d, plan_sched_stats *st) {
     plan_sched_stats dummy;
     st = st ? st : &dummy;
     plan_sched_graph *g = plan_sched_graph_build(p);
@@ -393,23 +393,23 @@ ir_program *plan_sched_program(ir_arena *a, const ir_program *p, plan_order alg,
     ir_program *np = NULL;
     char err[256];
     if (!order || plan_sched_order(g, alg, o, order, st)) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0, "out of memory");
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
     } else if (!plan_sched_verify(g, order, err, sizeof err)) {
-        ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                       "internal error: order %s breaks a dependency: %s",
-                       plan_order_name(alg), err);
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "internal error: order %s breaks a dependency: %s",
+                         plan_order_name(alg), err);
     } else {
         FILE *quiet = fopen("/dev/null", "w");
-        ir_diag *qd = ir_diag_new(quiet ? quiet : stderr, 0);
+        base_diag *qd = base_diag_new(quiet ? quiet : stderr, 0);
         np = plan_sched_rewrite(a, p, g, order, qd);
-        ir_diag_free(qd);
+        base_diag_free(qd);
         if (quiet)
             fclose(quiet);
         if (!np)
-            ir_diag_report(d, IR_SEV_ERROR, 0, 0,
-                           "internal error: the program reordered by %s does "
-                           "not check",
-                           plan_order_name(alg));
+            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                             "internal error: the program reordered by %s does "
+                             "not check",
+                             plan_order_name(alg));
     }
     free(order);
     plan_sched_graph_free(g);

@@ -156,16 +156,16 @@ uint32_t plan_sched_count_partitions(const plan_sched_graph *g,
  * (in `a`) is checked with ir_check into `d`; NULL when that fails (a
  * bug) or on out of memory.  It shares p's interned names, so p's
  * checker generation (p->check_gen) advances. */
-ir_program *plan_sched_rewrite(ir_arena *a, const ir_program *p,
+ir_program *plan_sched_rewrite(base_arena *a, const ir_program *p,
                                const plan_sched_graph *g, const uint32_t *order,
-                               ir_diag *d);
+                               base_diag *d);
 
 /* Reorders a checked program with `alg` (plan_sched_graph_build,
  * plan_sched_order, plan_sched_verify, plan_sched_rewrite); with
  * PLAN_ORDER_KEEP only allocs and frees move.  Errors (a failed verification,
  * out of memory) are reported to `d` and give NULL.  *st may be NULL. */
-ir_program *plan_sched_program(ir_arena *a, const ir_program *p, plan_order alg,
-                               const plan_sched_opts *o, ir_diag *d,
-                               plan_sched_stats *st);
+ir_program *plan_sched_program(base_arena *a, const ir_program *p,
+                               plan_order alg, const plan_sched_opts *o,
+                               base_diag *d, plan_sched_stats *st);
 
 #endif /* PLANWRAP_SCHEDULE_H */

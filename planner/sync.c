@@ -33,15 +33,15 @@ typedef struct sync_state {
 } sync_state;
 
 /* Distinct stream numbers of the calls, ascending. */
-static void sync_streams(ir_arena *a, plan_sync *sy, const ir_program *p) {
-    uint64_t *ids = ir_arena_array(a, p->nstmts + 1, sizeof *ids);
+static void sync_streams(base_arena *a, plan_sync *sy, const ir_program *p) {
+    uint64_t *ids = base_arena_array(a, p->nstmts + 1, sizeof *ids);
     sy->nstreams = p->has_streams ? ir_stream_ids(p, ids) : 0;
     sy->stream_ids = ids;
 }
 
 /* The signature of each call's kernel (kernels are few: a temporary hash
  * keyed by name). */
-static void sync_signatures(sync_state *S, ir_arena *a) {
+static void sync_signatures(sync_state *S, base_arena *a) {
     const ir_program *p = S->pl->prog;
     typedef struct kn {
         const char *name;
@@ -50,13 +50,13 @@ static void sync_signatures(sync_state *S, ir_arena *a) {
     } kn;
     kn *map = NULL;
     for (uint32_t k = 0; k < p->nkernels; k++) {
-        kn *e = ir_arena_alloc(a, sizeof *e);
+        kn *e = base_arena_alloc(a, sizeof *e);
         e->name = p->kernels[k].name;
         e->sig = p->kernels[k].sig_stmt >= 0 ? &p->stmts[p->kernels[k].sig_stmt]
                                              : NULL;
         HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
     }
-    S->sig = ir_arena_array(a, p->nstmts + 1, sizeof *S->sig);
+    S->sig = base_arena_array(a, p->nstmts + 1, sizeof *S->sig);
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
         if (s->kind != IR_CALL)
@@ -156,17 +156,17 @@ static void sync_inherit(sync_state *S, int32_t sid) {
     S->readers[sid] = r;
 }
 
-const plan_sync *plan_sync_build(ir_arena *a, const plan *pl) {
+const plan_sync *plan_sync_build(base_arena *a, const plan *pl) {
     const ir_program *p = pl->prog;
-    plan_sync *sy = ir_arena_alloc(a, sizeof *sy);
+    plan_sync *sy = base_arena_alloc(a, sizeof *sy);
     sync_streams(a, sy, p);
-    sy->wait_begin = ir_arena_array(a, p->nstmts + 1, sizeof *sy->wait_begin);
+    sy->wait_begin = base_arena_array(a, p->nstmts + 1, sizeof *sy->wait_begin);
     if (sy->nstreams == 0 || sy->nstreams > PLAN_MAX_STREAMS)
         return sy; /* no waits */
     sync_state S = {.pl = pl, .sy = sy};
     uint32_t nkeys = pl->nstorages + p->nvalues;
-    S.writer = ir_arena_array(a, nkeys + 1, sizeof *S.writer);
-    S.readers = ir_arena_array(a, nkeys + 1, sizeof *S.readers);
+    S.writer = base_arena_array(a, nkeys + 1, sizeof *S.writer);
+    S.readers = base_arena_array(a, nkeys + 1, sizeof *S.readers);
     for (uint32_t i = 0; i < nkeys; i++)
         S.writer[i] = -1;
     sync_signatures(&S, a);
@@ -182,7 +182,7 @@ const plan_sync *plan_sync_build(ir_arena *a, const plan *pl) {
         }
     }
     sy->wait_begin[p->nstmts] = sy->nwaits;
-    sy->waits = ir_arena_array(a, sy->nwaits + 1, sizeof *sy->waits);
+    sy->waits = base_arena_array(a, sy->nwaits + 1, sizeof *sy->waits);
     if (sy->nwaits)
         memcpy(sy->waits, S.waits, sy->nwaits * sizeof *S.waits);
     free(S.waits);

@@ -191,20 +191,20 @@ static void summary(const char *what, const totals *t) {
 }
 
 /* The pooled buffers of a model, with their accessed bytes. */
-static bool model_problem(const char *path, ir_arena *a, plan_problem *pb,
+static bool model_problem(const char *path, base_arena *a, plan_problem *pb,
                           uint64_t **acc) {
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_diag *d = base_diag_new(stderr, 0);
     ir_program *p = ir_load(a, path, d);
     plan_options o;
     plan_options_init(&o);
     plan *pl = p ? plan_program(a, p, &o, d) : NULL;
-    ir_diag_free(d);
+    base_diag_free(d);
     if (!pl)
         return false;
     memset(pb, 0, sizeof *pb);
     pb->align = 64;
-    pb->bufs = ir_arena_array(a, pl->nstorages + 1, sizeof *pb->bufs);
-    *acc = ir_arena_array(a, pl->nstorages + 1, sizeof **acc);
+    pb->bufs = base_arena_array(a, pl->nstorages + 1, sizeof *pb->bufs);
+    *acc = base_arena_array(a, pl->nstorages + 1, sizeof **acc);
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         const plan_storage *st = &pl->storages[s];
         if (st->pool < 0)
@@ -255,16 +255,16 @@ int main(int argc, char **argv) {
     printf("%-18s %4s %10s %8s %8s %10s %10s\n", "model", "fast", "capacity",
            "acc_ours", "acc_bank", "tot_ours", "tot_bank");
     for (int i = 1; i < argc; i++) {
-        ir_arena *a = ir_arena_new();
+        base_arena *a = base_arena_new();
         plan_problem pb;
         uint64_t *acc;
         if (!model_problem(argv[i], a, &pb, &acc)) {
-            ir_arena_free(a);
+            base_arena_free(a);
             return 1;
         }
         const char *base = strrchr(argv[i], '/');
         compare(base ? base + 1 : argv[i], &pb, acc, &tm, true);
-        ir_arena_free(a);
+        base_arena_free(a);
     }
     summary("models", &tm);
     enum { N = 300, RUNS = 100 };

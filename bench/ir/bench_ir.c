@@ -39,9 +39,9 @@ int main(int argc, char **argv) {
         return 1;
     double t1 = now();
     double c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
-    ir_diag_set_source(d, argv[1], text, len);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
+    base_diag_set_source(d, argv[1], text, len);
     ir_program *p = ir_parse(a, argv[1], text, len, d);
     double t2 = now();
     bool ok = p && ir_check(p, d);
@@ -61,8 +61,8 @@ int main(int argc, char **argv) {
            "peak_rss_mb=%.1f\n",
            p->nstmts, p->nvalues, t1 - t0, t2 - t1, t3 - t2, t3 - t1, c3 - c1,
            cpu, (double)ru.ru_maxrss / 1024.0);
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     free(text);
     return 0;
 }

@@ -46,13 +46,13 @@ static int run_csv(int argc, char **argv) {
         size_t len;
         if (!ir_read_file(argv[i], &text, &len, stderr))
             return 1;
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 0);
         plan_problem pb;
         if (!plan_read_csv(a, argv[i], text, len, &pb, d)) {
             free(text);
-            ir_diag_free(d);
-            ir_arena_free(a);
+            base_diag_free(d);
+            base_arena_free(a);
             return 1;
         }
         const char *base = strrchr(argv[i], '/');
@@ -85,8 +85,8 @@ static int run_csv(int argc, char **argv) {
         count++;
         free(off);
         free(text);
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
     }
     printf("\ngeometric mean of size / lower bound over %d instances:\n",
            count);
@@ -213,8 +213,8 @@ static run_out run_one(const char *text, size_t len, const char *algo,
     plan_algo_parse(algo, &o.algo);
     o.search.time_limit = time_limit;
     double t0 = now();
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     plan_problem pb;
     if (!plan_read_csv(a, "bench.csv", text, len, &pb, d))
         goto out;
@@ -227,8 +227,8 @@ static run_out run_one(const char *text, size_t len, const char *algo,
     }
     free(off);
 out:
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return r;
 }
 
@@ -358,14 +358,14 @@ static int run_csv_speed(void) {
     char *text = synth_csv(DENSE, 1000000, 45, &len);
     double best = 1e30;
     for (int i = 0; i < 3; i++) {
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 0);
         plan_problem pb;
         double t0 = now();
         bool ok = plan_read_csv(a, "bench.csv", text, len, &pb, d);
         double t = now() - t0;
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
         if (!ok) {
             free(text);
             return 1;
@@ -413,17 +413,17 @@ static int run_scale(void) {
 static int run_models(int argc, char **argv) {
     int bad = 0, npools = 0, nat = 0;
     for (int i = 0; i < argc; i++) {
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 0);
         FILE *null = fopen("/dev/null", "w");
-        ir_diag *quiet = ir_diag_new(null ? null : stderr, 0);
+        base_diag *quiet = base_diag_new(null ? null : stderr, 0);
         ir_program *p = ir_load(a, argv[i], quiet);
         if (!p) {
-            ir_diag_free(quiet);
+            base_diag_free(quiet);
             if (null)
                 fclose(null);
-            ir_diag_free(d);
-            ir_arena_free(a);
+            base_diag_free(d);
+            base_arena_free(a);
             fprintf(stderr, "%s: does not check\n", argv[i]);
             return 1;
         }
@@ -447,11 +447,11 @@ static int run_models(int argc, char **argv) {
         }
         if (!pl)
             bad = 1;
-        ir_diag_free(quiet);
+        base_diag_free(quiet);
         if (null)
             fclose(null);
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
     }
     printf("models: %d of %d pools at the lower bound with auto (target: "
            "all)\n",

@@ -167,8 +167,8 @@ static int bench_models(int argc, char **argv, bool bfs) {
     bench_header();
     int rc = 0;
     for (int i = 0; i < argc; i++) {
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 0);
         ir_program *p = ir_load(a, argv[i], d);
         plan_sched_graph *g = p ? plan_sched_graph_build(p) : NULL;
         if (g && bfs) {
@@ -182,8 +182,8 @@ static int bench_models(int argc, char **argv, bool bfs) {
         else
             rc = 1;
         plan_sched_graph_free(g);
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
     }
     return rc;
 }

@@ -62,8 +62,8 @@ static int one_k(const char *path, run_kind k, int reps,
     char *text;
     if (!ir_read_file(path, &text, &len, stderr))
         return 1;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 10);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 10);
     plan_problem pb;
     int rc = 1;
     if (plan_read_csv(a, path, text, len, &pb, d)) {
@@ -86,8 +86,8 @@ static int one_k(const char *path, run_kind k, int reps,
         }
         free(off);
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     free(text);
     return rc;
 }
@@ -240,8 +240,8 @@ static int run_models(int argc, char **argv) {
     uint64_t budget = strtoull(argv[0], NULL, 10);
     static const plan_algo algos[3] = {PLAN_BESTFIT, PLAN_SEARCH, PLAN_AUTO};
     for (int i = 1; i < argc; i++) {
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 10);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 10);
         ir_program *p = ir_load(a, argv[i], d);
         plan *pl[3] = {NULL, NULL, NULL};
         double t[3] = {0, 0, 0};
@@ -276,8 +276,8 @@ static int run_models(int argc, char **argv) {
             pools++;
             at_lb += u->size == u->lower_bound;
         }
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
     }
     printf("models: auto at the lower bound on %d of %d pools (target: "
            "all)\n",

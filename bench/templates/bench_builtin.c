@@ -61,8 +61,8 @@ int main(int argc, char **argv) {
         perror("bench_builtin: model");
         return 1;
     }
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
     plan_options po;
     plan_options_init(&po);
     cg_view_options vo = {0};
@@ -102,8 +102,8 @@ int main(int argc, char **argv) {
     } else {
         fprintf(stderr, "bench_builtin: the pipeline failed on %s\n", path);
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     unlink(path);
     return status;
 }

@@ -18,8 +18,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void fuzz_picture_compare(ir_arena *a, const plan *pl, size_t size,
-                                 ir_diag *d) {
+static void fuzz_picture_compare(base_arena *a, const plan *pl, size_t size,
+                                 base_diag *d) {
     if (!pl)
         return;
     char *out = NULL;
@@ -44,10 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *sink = fopen("/dev/null", "w");
     if (!sink)
         return 0;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(sink, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(sink, 0);
     const char *text = (const char *)data;
-    ir_diag_set_source(d, "fuzz.pw", text, size);
+    base_diag_set_source(d, "fuzz.pw", text, size);
     ir_program *p = ir_parse(a, "fuzz.pw", text, size, d);
     bool ok = p && ir_check(p, d);
     if (ok && (size & 8)) {
@@ -81,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             cg_view_free(view);
         }
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     fclose(sink);
     return 0;
 }

@@ -18,8 +18,8 @@
 #include <string.h>
 
 typedef struct fixture {
-    ir_arena *a;
-    ir_diag *d;
+    base_arena *a;
+    base_diag *d;
     json_t *view;
 } fixture;
 
@@ -27,9 +27,9 @@ typedef struct fixture {
  * Diagnostics go to a memory stream so that tests stay quiet. */
 static json_t *build(fixture *f, const char *text, const char *target,
                      bool kernel_status, const char *memory_pool) {
-    f->a = ir_arena_new();
-    f->d = ir_diag_new(stderr, 0);
-    ir_diag_set_source(f->d, "t.pw", text, strlen(text));
+    f->a = base_arena_new();
+    f->d = base_diag_new(stderr, 0);
+    base_diag_set_source(f->d, "t.pw", text, strlen(text));
     ir_program *p = ir_parse(f->a, "t.pw", text, strlen(text), f->d);
     assert_non_null(p);
     assert_true(ir_check(p, f->d));
@@ -48,8 +48,8 @@ static json_t *build(fixture *f, const char *text, const char *target,
 
 static void done(fixture *f) {
     json_decref(f->view);
-    ir_diag_free(f->d);
-    ir_arena_free(f->a);
+    base_diag_free(f->d);
+    base_arena_free(f->a);
 }
 
 static const char *str(json_t *o, const char *key) {
@@ -326,18 +326,18 @@ static void test_strings(void **state) {
 /* The errors of ir_check and cg_check_target that `text` has (the view
  * assumes a program that passed both). */
 static unsigned rejected(const char *text, cg_target t) {
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     FILE *sink = fopen("/dev/null", "w");
     assert_non_null(sink);
-    ir_diag *d = ir_diag_new(sink, 0);
+    base_diag *d = base_diag_new(sink, 0);
     ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
     assert_non_null(p);
     if (ir_check(p, d))
         cg_check_target(p, t, false, d);
-    unsigned n = ir_diag_errors(d);
-    ir_diag_free(d);
+    unsigned n = base_diag_errors(d);
+    base_diag_free(d);
     fclose(sink);
-    ir_arena_free(a);
+    base_arena_free(a);
     return n;
 }
 
@@ -556,8 +556,8 @@ static void test_keep(void **state) {
             const char *text = cases[c].text;
             cg_target target;
             assert_true(cg_target_parse(cases[c].target, &target));
-            ir_arena *a = ir_arena_new();
-            ir_diag *d = ir_diag_new(stderr, 0);
+            base_arena *a = base_arena_new();
+            base_diag *d = base_diag_new(stderr, 0);
             ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
             assert_non_null(p);
             assert_true(ir_check(p, d));
@@ -599,8 +599,8 @@ static void test_keep(void **state) {
             cg_files_free(fp, np);
             json_decref(full);
             json_decref(part);
-            ir_diag_free(d);
-            ir_arena_free(a);
+            base_diag_free(d);
+            base_arena_free(a);
         }
     }
     cg_keyset_free(keys);

@@ -20,18 +20,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t len = 0;
     char *text = imp_import("fuzz.onnx", data, size, &o, &len, &err);
     if (text) {
-        ir_arena *a = ir_arena_new();
+        base_arena *a = base_arena_new();
         FILE *devnull = fopen("/dev/null", "w");
-        ir_diag *d = ir_diag_new(devnull ? devnull : stderr, 1);
+        base_diag *d = base_diag_new(devnull ? devnull : stderr, 1);
         ir_program *p = ir_parse(a, "fuzz.pw", text, len, d);
         if (!p || !ir_check(p, d)) {
             fprintf(stderr, "imported IR does not check:\n%s", text);
             abort();
         }
-        ir_diag_free(d);
+        base_diag_free(d);
         if (devnull)
             fclose(devnull);
-        ir_arena_free(a);
+        base_arena_free(a);
     } else if (!err) {
         abort();
     }

@@ -97,8 +97,8 @@ static size_t bind_inputs(const char *dir, const Onnx__ModelProto *m,
 
 /* Checks the IR and compares its outputs with output_N.pb; 0 when fine. */
 static int verify(const char *dir, const char *text, size_t len) {
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(stderr, 5);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 5);
     ir_program *p = ir_parse(a, dir, text, len, d);
     int bad = 0;
     if (!p || !ir_check(p, d)) {
@@ -131,8 +131,8 @@ static int verify(const char *dir, const char *text, size_t len) {
         }
         onnx__tensor_proto__free_unpacked(t, NULL);
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     return bad;
 }
 

@@ -30,16 +30,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *sink = fopen("/dev/null", "w");
     if (!sink)
         abort();
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(sink, 0);
-    ir_diag_set_source(d, "fuzz.pw", (const char *)data, size);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(sink, 0);
+    base_diag_set_source(d, "fuzz.pw", (const char *)data, size);
     ir_program *p = ir_parse(a, "fuzz.pw", (const char *)data, size, d);
     bool valid = p && ir_check(p, d);
     {
         /* what ir_load does: check after syntax errors too */
-        ir_arena *ar = ir_arena_new();
-        ir_diag *dr = ir_diag_new(sink, 0);
-        ir_diag_set_source(dr, "fuzz.pw", (const char *)data, size);
+        base_arena *ar = base_arena_new();
+        base_diag *dr = base_diag_new(sink, 0);
+        base_diag_set_source(dr, "fuzz.pw", (const char *)data, size);
         ir_program *pr =
             ir_parse_recover(ar, "fuzz.pw", (const char *)data, size, dr);
         bool valid_r = pr && ir_check(pr, dr) && pr->syntax_errors == 0;
@@ -47,15 +47,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             abort(); /* both agree on what is valid */
         if (pr && !p && pr->syntax_errors == 0)
             abort(); /* ir_parse drops only programs with syntax errors */
-        ir_diag_free(dr);
-        ir_arena_free(ar);
+        base_diag_free(dr);
+        base_arena_free(ar);
     }
     if (valid) {
         size_t len1, len2;
         char *t1 = fuzz_print(p, &len1);
-        ir_arena *a2 = ir_arena_new();
-        ir_diag *d2 = ir_diag_new(sink, 0);
-        ir_diag_set_source(d2, "print.pw", t1, len1);
+        base_arena *a2 = base_arena_new();
+        base_diag *d2 = base_diag_new(sink, 0);
+        base_diag_set_source(d2, "print.pw", t1, len1);
         ir_program *p2 = ir_parse(a2, "print.pw", t1, len1, d2);
         if (!p2 || !ir_check(p2, d2))
             abort(); /* the canonical form of a valid program is valid */
@@ -65,12 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (p2->nvalues != p->nvalues)
             abort();
         free(t2);
-        ir_diag_free(d2);
-        ir_arena_free(a2);
+        base_diag_free(d2);
+        base_arena_free(a2);
         free(t1);
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     fclose(sink);
     return 0;
 }

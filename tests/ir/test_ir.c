@@ -21,8 +21,8 @@
 /* Helpers: parse (+ check) a text, capturing the diagnostics. */
 
 typedef struct fixture {
-    ir_arena *a;
-    ir_diag *d;
+    base_arena *a;
+    base_diag *d;
     FILE *mem;
     char *out; /* diagnostics text, after fx_diags() */
     size_t outlen;
@@ -33,25 +33,25 @@ typedef struct fixture {
 static fixture *fx_new(unsigned max_errors) {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    f->a = ir_arena_new();
+    f->a = base_arena_new();
     f->mem = open_memstream(&f->out, &f->outlen);
     assert_non_null(f->mem);
-    f->d = ir_diag_new(f->mem, max_errors);
+    f->d = base_diag_new(f->mem, max_errors);
     return f;
 }
 
 static void fx_free(fixture *f) {
-    ir_diag_free(f->d);
+    base_diag_free(f->d);
     fclose(f->mem);
     free(f->out);
-    ir_arena_free(f->a);
+    base_arena_free(f->a);
     free(f);
 }
 
 /* Parses and, when that succeeds, checks `len` bytes of `text`. */
 static fixture *fx_run_n(const char *text, size_t len, unsigned max_errors) {
     fixture *f = fx_new(max_errors);
-    ir_diag_set_source(f->d, "t.pw", text, len);
+    base_diag_set_source(f->d, "t.pw", text, len);
     f->p = ir_parse(f->a, "t.pw", text, len, f->d);
     if (f->p)
         f->checked = ir_check(f->p, f->d);
@@ -105,23 +105,23 @@ static const ir_value *value_named(const ir_program *p, const char *name) {
 
 static void test_arena(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     for (int i = 0; i < 1000; i++) {
-        unsigned char *p = ir_arena_alloc(a, (size_t)i * 7 + 1);
+        unsigned char *p = base_arena_alloc(a, (size_t)i * 7 + 1);
         assert_int_equal((uintptr_t)p % 16, 0);
         for (int k = 0; k < i * 7 + 1; k++)
             assert_int_equal(p[k], 0);
         memset(p, 0xAB, (size_t)i * 7 + 1);
     }
-    char *big = ir_arena_alloc(a, 1 << 20);
+    char *big = base_arena_alloc(a, 1 << 20);
     big[(1 << 20) - 1] = 1;
-    assert_string_equal(ir_arena_strdup(a, "abc"), "abc");
-    assert_string_equal(ir_arena_strndup(a, "abcdef", 2), "ab");
-    assert_string_equal(ir_arena_printf(a, "%d-%s", 42, "x"), "42-x");
-    uint64_t *arr = ir_arena_array(a, 10, sizeof *arr);
+    assert_string_equal(base_arena_strdup(a, "abc"), "abc");
+    assert_string_equal(base_arena_strndup(a, "abcdef", 2), "ab");
+    assert_string_equal(base_arena_printf(a, "%d-%s", 42, "x"), "42-x");
+    uint64_t *arr = base_arena_array(a, 10, sizeof *arr);
     assert_int_equal(arr[9], 0);
-    ir_arena_free(a);
-    ir_arena_free(NULL);
+    base_arena_free(a);
+    base_arena_free(NULL);
 }
 
 static void test_dtypes_devices(void **state) {
@@ -172,16 +172,16 @@ static void test_diag_format(void **state) {
     char *out = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&out, &len);
-    ir_diag *d = ir_diag_new(mem, 3);
+    base_diag *d = base_diag_new(mem, 3);
     const char *src = "model m\n\tfoo  bar\nlast";
-    ir_diag_set_source(d, "f.pw", src, strlen(src));
-    ir_diag_report(d, IR_SEV_ERROR, 2, 6, "bad %s", "bar");
-    ir_diag_report(d, IR_SEV_NOTE, 1, 1, "here");
-    ir_diag_report(d, IR_SEV_WARNING, 3, 5, "end");
-    ir_diag_report(d, IR_SEV_ERROR, 0, 0, "global");
+    base_diag_set_source(d, "f.pw", src, strlen(src));
+    base_diag_report(d, BASE_SEV_ERROR, 2, 6, "bad %s", "bar");
+    base_diag_report(d, BASE_SEV_NOTE, 1, 1, "here");
+    base_diag_report(d, BASE_SEV_WARNING, 3, 5, "end");
+    base_diag_report(d, BASE_SEV_ERROR, 0, 0, "global");
     for (int i = 0; i < 5; i++)
-        ir_diag_report(d, IR_SEV_ERROR, 1, 1, "more %d", i);
-    ir_diag_report(d, IR_SEV_NOTE, 1, 1, "note of a suppressed error");
+        base_diag_report(d, BASE_SEV_ERROR, 1, 1, "more %d", i);
+    base_diag_report(d, BASE_SEV_NOTE, 1, 1, "note of a suppressed error");
     fclose(mem);
     assert_string_equal(out, "f.pw:2:6: error: bad bar\n"
                              "\tfoo  bar\n"
@@ -198,9 +198,9 @@ static void test_diag_format(void **state) {
                              "^\n"
                              "planwrap: error: too many errors (limit 3), "
                              "stopping\n");
-    assert_int_equal(ir_diag_errors(d), 7);
-    assert_int_equal(ir_diag_warnings(d), 1);
-    ir_diag_free(d);
+    assert_int_equal(base_diag_errors(d), 7);
+    assert_int_equal(base_diag_warnings(d), 1);
+    base_diag_free(d);
     free(out);
 }
 
@@ -214,9 +214,9 @@ static void test_diag_long_line_window(void **state) {
     char *out = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&out, &len);
-    ir_diag *d = ir_diag_new(mem, 0);
-    ir_diag_set_source(d, "f.pw", src, n);
-    ir_diag_report(d, IR_SEV_ERROR, 1, 50001, "here");
+    base_diag *d = base_diag_new(mem, 0);
+    base_diag_set_source(d, "f.pw", src, n);
+    base_diag_report(d, BASE_SEV_ERROR, 1, 50001, "here");
     fclose(mem);
     /* A window, not the whole line; the caret under the X. */
     assert_true(len < 400);
@@ -225,7 +225,7 @@ static void test_diag_long_line_window(void **state) {
     size_t xcol = (size_t)(strchr(line2, 'X') - line2);
     assert_int_equal(strchr(line3, '^') - line3, xcol);
     assert_memory_equal(line2, "...", 3);
-    ir_diag_free(d);
+    base_diag_free(d);
     free(out);
     free(src);
 }
@@ -299,7 +299,7 @@ static void test_parse_all_errors_reported(void **state) {
     assert_non_null(strstr(d, "t.pw:3:13: error: dimension must not be"));
     assert_non_null(strstr(d, "t.pw:4:1: error: unknown statement 'frob'"));
     assert_non_null(strstr(d, "t.pw:5:22: error: alignment 3 is not a power"));
-    assert_int_equal(ir_diag_errors(f->d), 4);
+    assert_int_equal(base_diag_errors(f->d), 4);
     fx_free(f);
 }
 
@@ -312,7 +312,7 @@ static void test_parse_max_errors(void **state) {
         len += (size_t)sprintf(src + len, "bogus\n");
     fixture *f = fx_run_n(src, len, 5);
     assert_null(f->p);
-    assert_int_equal(ir_diag_errors(f->d), 200);
+    assert_int_equal(base_diag_errors(f->d), 200);
     const char *d = fx_diags(f);
     assert_int_equal(count_substr(d, ": error: unknown statement"), 5);
     assert_int_equal(count_substr(d, "too many errors"), 1);
@@ -438,7 +438,7 @@ static void test_parse_ten_mb_lines(void **state) {
     len += (size_t)sprintf(src + len, "\")\nfree x\n");
     f = fx_run_n(src, len, 0);
     assert_null(f->p);
-    assert_int_equal(ir_diag_errors(f->d), 1);
+    assert_int_equal(base_diag_errors(f->d), 1);
     assert_true(strlen(fx_diags(f)) < 600);
     assert_non_null(strstr(fx_diags(f), "string too long (10485760 bytes"));
     fx_free(f);
@@ -449,7 +449,7 @@ static void test_parse_ten_mb_lines(void **state) {
     len += (size_t)sprintf(src + len, " f32[1]\n");
     f = fx_run_n(src, len, 0);
     assert_null(f->p);
-    assert_int_equal(ir_diag_errors(f->d), 1);
+    assert_int_equal(base_diag_errors(f->d), 1);
     assert_true(strlen(fx_diags(f)) < 600);
     assert_non_null(strstr(fx_diags(f), "is too long (10485760 bytes"));
     fx_free(f);
@@ -460,7 +460,7 @@ static void test_parse_ten_mb_lines(void **state) {
     len += (size_t)sprintf(src + len, "]\n");
     f = fx_run_n(src, len, 0);
     assert_null(f->p);
-    assert_int_equal(ir_diag_errors(f->d), 1);
+    assert_int_equal(base_diag_errors(f->d), 1);
     assert_non_null(strstr(fx_diags(f), "integer literal too large"));
     fx_free(f);
     free(src);
@@ -571,7 +571,7 @@ static void test_check_values(void **state) {
     assert_int_equal(p->stmts[3].value, ir_find_value(p, "x"));
     assert_int_equal(p->stmts[9].args[2].value, ir_find_value(p, "cb"));
     assert_int_equal(ir_find_value(p, "nope"), -1);
-    assert_int_equal(ir_diag_warnings(f->d), 0);
+    assert_int_equal(base_diag_warnings(f->d), 0);
     fx_free(f);
 }
 
@@ -591,7 +591,7 @@ static void test_check_storage_death_follows_aliases(void **state) {
     assert_int_equal(b0->freed_at, 4);
     assert_int_equal(b0->storage_end, 8);
     assert_int_equal(value_named(f->p, "buf2")->freed_at, 6);
-    assert_int_equal(ir_diag_warnings(f->d), 0);
+    assert_int_equal(base_diag_warnings(f->d), 0);
     fx_free(f);
 }
 
@@ -660,7 +660,7 @@ static void test_check_errors(void **state) {
     fixture *f = fx_run("model m\nalloc a f32[4] space=nowhere\n"
                         "alias b = zz f32[2]\ncall k(a, b)\nfree a b\n");
     assert_false(f->checked);
-    assert_int_equal(ir_diag_errors(f->d), 2);
+    assert_int_equal(base_diag_errors(f->d), 2);
     fx_free(f);
 }
 
@@ -670,7 +670,7 @@ static void test_check_warnings(void **state) {
                         "alloc a f32[4]\nalloc o f32[4]\nalias oo = o\n"
                         "output oo\n");
     assert_true(f->checked);
-    assert_int_equal(ir_diag_warnings(f->d), 1);
+    assert_int_equal(base_diag_warnings(f->d), 1);
     assert_non_null(strstr(fx_diags(f), "t.pw:4:7: warning: storage 'a' is "
                                         "never freed"));
     fx_free(f);
@@ -771,7 +771,7 @@ static void test_design_examples(void **state) {
     (void)state;
     fixture *f = fx_run(design_example);
     assert_true(f->checked);
-    assert_int_equal(ir_diag_warnings(f->d), 0);
+    assert_int_equal(base_diag_warnings(f->d), 0);
     const ir_value *b1 = value_named(f->p, "buf1");
     assert_int_equal(b1->freed_at, 11);
     assert_int_equal(b1->storage_end, 17); /* buf2 freed last */
@@ -805,8 +805,8 @@ static void test_real_models(void **state) {
         f->p = ir_load(f->a, path, f->d);
         if (!f->p)
             fail_msg("%s:\n%s", path, fx_diags(f));
-        assert_int_equal(ir_diag_errors(f->d), 0);
-        assert_int_equal(ir_diag_warnings(f->d), 0);
+        assert_int_equal(base_diag_errors(f->d), 0);
+        assert_int_equal(base_diag_warnings(f->d), 0);
         assert_string_equal(f->p->model, models[i]);
         assert_true(f->p->output_stmt >= 0);
         /* print is a fixed point on real models too */
@@ -826,12 +826,12 @@ static void test_real_models(void **state) {
  * in different strings) checks the same; checking twice gives the same. */
 static void test_check_hand_built_program(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
-    ir_program *p = ir_arena_alloc(a, sizeof *p);
+    base_arena *a = base_arena_new();
+    ir_program *p = base_arena_alloc(a, sizeof *p);
     p->arena = a;
     p->filename = "hand.pw";
     p->nstmts = 4;
-    p->stmts = ir_arena_array(a, 4, sizeof *p->stmts);
+    p->stmts = base_arena_array(a, 4, sizeof *p->stmts);
     ir_stmt *st = p->stmts;
     for (uint32_t i = 0; i < 4; i++) {
         st[i].index = i;
@@ -840,32 +840,32 @@ static void test_check_hand_built_program(void **state) {
         st[i].value = -1;
     }
     st[0].kind = IR_MODEL;
-    st[0].name.name = ir_arena_strdup(a, "hand");
+    st[0].name.name = base_arena_strdup(a, "hand");
     st[1].kind = IR_ALLOC;
-    st[1].name.name = ir_arena_strdup(a, "buf");
+    st[1].name.name = base_arena_strdup(a, "buf");
     st[1].has_type = true;
     st[1].type.dtype = IR_F32;
     st[1].type.ndim = 1;
-    st[1].type.dims = ir_arena_array(a, 1, sizeof(uint64_t));
+    st[1].type.dims = base_arena_array(a, 1, sizeof(uint64_t));
     st[1].type.dims[0] = 8;
     st[2].kind = IR_CALL;
-    st[2].name.name = ir_arena_strdup(a, "k");
+    st[2].name.name = base_arena_strdup(a, "k");
     st[2].nargs = 1;
-    st[2].args = ir_arena_array(a, 1, sizeof *st[2].args);
+    st[2].args = base_arena_array(a, 1, sizeof *st[2].args);
     st[2].args[0].kind = IR_ARG_BUFFER;
-    st[2].args[0].text = ir_arena_strdup(a, "buf");
+    st[2].args[0].text = base_arena_strdup(a, "buf");
     st[3].kind = IR_FREE;
     st[3].nnames = 1;
-    st[3].names = ir_arena_array(a, 1, sizeof *st[3].names);
-    st[3].names[0].name = ir_arena_strdup(a, "buf");
+    st[3].names = base_arena_array(a, 1, sizeof *st[3].names);
+    st[3].names[0].name = base_arena_strdup(a, "buf");
     st[3].names[0].loc.line = 4;
     st[3].names[0].loc.col = 6;
     p->model = st[0].name.name;
     char *out = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&out, &len);
-    ir_diag *d = ir_diag_new(mem, 0);
-    ir_diag_set_source(d, "hand.pw", NULL, 0);
+    base_diag *d = base_diag_new(mem, 0);
+    base_diag_set_source(d, "hand.pw", NULL, 0);
     for (int run = 0; run < 2; run++) {
         assert_true(ir_check(p, d));
         assert_int_equal(p->nvalues, 1);
@@ -882,9 +882,9 @@ static void test_check_hand_built_program(void **state) {
     assert_false(ir_check(p, d));
     fclose(mem);
     assert_non_null(strstr(out, "hand.pw:4:6: error: double free of 'buf'"));
-    ir_diag_free(d);
+    base_diag_free(d);
     free(out);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1002,12 +1002,12 @@ static void test_recover_parse(void **state) {
                                "alloc z\xff f32[4]\n"
                                "[\n"; /* unread, after every statement */
     fixture *f = fx_new(0);
-    ir_diag_set_source(f->d, "t.pw", text, sizeof text - 1);
+    base_diag_set_source(f->d, "t.pw", text, sizeof text - 1);
     assert_null(ir_parse(f->a, "t.pw", text, sizeof text - 1, f->d));
-    assert_int_equal(ir_diag_errors(f->d), 7);
+    assert_int_equal(base_diag_errors(f->d), 7);
     ir_program *p = ir_parse_recover(f->a, "t.pw", text, sizeof text - 1, f->d);
     assert_non_null(p);
-    assert_int_equal(ir_diag_errors(f->d), 14); /* reported again */
+    assert_int_equal(base_diag_errors(f->d), 14); /* reported again */
     assert_int_equal(p->syntax_errors, 7);
     assert_int_equal(p->nstmts, 5);
     assert_false(p->stmts[0].broken);

@@ -505,17 +505,17 @@ static char *print_program(const ir_program *p) {
 }
 
 /* Parses and checks; on failure prints the diagnostics and the text. */
-static ir_program *load_text(ir_arena *a, const char *text, size_t len,
+static ir_program *load_text(base_arena *a, const char *text, size_t len,
                              uint64_t seed, const char *what) {
     char *diags = NULL;
     size_t dlen = 0;
     FILE *m = open_memstream(&diags, &dlen);
-    ir_diag *d = ir_diag_new(m, 0);
-    ir_diag_set_source(d, what, text, len);
+    base_diag *d = base_diag_new(m, 0);
+    base_diag_set_source(d, what, text, len);
     ir_program *p = ir_parse(a, what, text, len, d);
     bool ok = p && ir_check(p, d);
-    unsigned errors = ir_diag_errors(d);
-    ir_diag_free(d);
+    unsigned errors = base_diag_errors(d);
+    base_diag_free(d);
     fclose(m);
     if (!ok || errors) {
         fprintf(stderr, "seed %" PRIu64 ": %s is not valid:\n%s\n%s\n", seed,
@@ -580,7 +580,8 @@ static bool same_meaning(const ir_program *p, const ir_program *q) {
 static void roundtrip_seed(uint64_t seed) {
     size_t len;
     char *text = gen_program(seed, &len);
-    ir_arena *a1 = ir_arena_new(), *a2 = ir_arena_new(), *a3 = ir_arena_new();
+    base_arena *a1 = base_arena_new(), *a2 = base_arena_new(),
+               *a3 = base_arena_new();
     ir_program *p1 = load_text(a1, text, len, seed, "generated.pw");
     if (!p1)
         fail_msg("seed %" PRIu64 ": generated program rejected", seed);
@@ -604,9 +605,9 @@ static void roundtrip_seed(uint64_t seed) {
     free(s1);
     free(s2);
     free(text);
-    ir_arena_free(a1);
-    ir_arena_free(a2);
-    ir_arena_free(a3);
+    base_arena_free(a1);
+    base_arena_free(a2);
+    base_arena_free(a3);
 }
 
 static void test_roundtrip(void **state) {

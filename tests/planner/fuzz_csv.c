@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *sink = fopen("/dev/null", "w");
     if (!sink)
         return 0;
-    ir_arena *a = ir_arena_new();
-    ir_diag *d = ir_diag_new(sink, 0);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(sink, 0);
     plan_problem pb;
     if (plan_read_csv(a, "fuzz.csv", (const char *)data, size, &pb, d) &&
         pb.n <= 2000) {
@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(off);
         }
     }
-    ir_diag_free(d);
-    ir_arena_free(a);
+    base_diag_free(d);
+    base_arena_free(a);
     fclose(sink);
     return 0;
 }

@@ -16,13 +16,13 @@
 
 /* Reads `text` and returns the diagnostics printed (malloc'ed). */
 static char *read_csv(const char *text, size_t len, bool *ok, plan_problem *pb,
-                      ir_arena *a) {
+                      base_arena *a) {
     char *buf = NULL;
     size_t blen = 0;
     FILE *f = open_memstream(&buf, &blen);
-    ir_diag *d = ir_diag_new(f, 0);
+    base_diag *d = base_diag_new(f, 0);
     *ok = plan_read_csv(a, "t.csv", text, len, pb, d);
-    ir_diag_free(d);
+    base_diag_free(d);
     fclose(f);
     return buf;
 }
@@ -30,7 +30,7 @@ static char *read_csv(const char *text, size_t len, bool *ok, plan_problem *pb,
 static void test_valid(void **st) {
     (void)st;
     const char *t = "id,lower,upper,size\r\n7,0,3,100\n\nb,2,4,0\n";
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem pb;
     bool ok;
     char *msg = read_csv(t, strlen(t), &ok, &pb, a);
@@ -44,7 +44,7 @@ static void test_valid(void **st) {
     assert_int_equal(pb.bufs[1].size, 0);
     assert_int_equal(pb.align, 1);
     free(msg);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 typedef struct bad_case {
@@ -85,7 +85,7 @@ static void test_errors(void **st) {
         size_t len = c->len ? c->len : strlen(c->text);
         if (i == 0)
             len = 0;
-        ir_arena *a = ir_arena_new();
+        base_arena *a = base_arena_new();
         plan_problem pb;
         bool ok;
         char *msg = read_csv(c->text, len, &ok, &pb, a);
@@ -93,7 +93,7 @@ static void test_errors(void **st) {
             !strstr(msg, c->what))
             fail_msg("case %zu: ok=%d, got:\n%s", i, ok, msg);
         free(msg);
-        ir_arena_free(a);
+        base_arena_free(a);
     }
 }
 

@@ -106,22 +106,22 @@ static void test_spill_select_density(void **st) {
 }
 
 typedef struct loaded {
-    ir_arena *a;
+    base_arena *a;
     ir_program *p;
-    ir_diag *d;
+    base_diag *d;
     FILE *f;
     char *diag;
     size_t dlen;
 } loaded;
 
 static plan *load_plan(loaded *l, const char *text, const plan_options *o) {
-    l->a = ir_arena_new();
+    l->a = base_arena_new();
     l->diag = NULL;
     l->f = open_memstream(&l->diag, &l->dlen);
-    l->d = ir_diag_new(l->f, 0);
+    l->d = base_diag_new(l->f, 0);
     size_t len = strlen(text);
-    char *copy = ir_arena_strndup(l->a, text, len);
-    ir_diag_set_source(l->d, "t.pw", copy, len);
+    char *copy = base_arena_strndup(l->a, text, len);
+    base_diag_set_source(l->d, "t.pw", copy, len);
     l->p = ir_parse(l->a, "t.pw", copy, len, l->d);
     if (!l->p || !ir_check(l->p, l->d)) {
         fflush(l->f);
@@ -138,10 +138,10 @@ static plan *load_plan(loaded *l, const char *text, const plan_options *o) {
 }
 
 static void unload(loaded *l) {
-    ir_diag_free(l->d);
+    base_diag_free(l->d);
     fclose(l->f);
     free(l->diag);
-    ir_arena_free(l->a);
+    base_arena_free(l->a);
 }
 
 static const plan_storage *storage(const plan *pl, const char *name) {

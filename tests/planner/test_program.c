@@ -17,7 +17,7 @@
 #include <string.h>
 
 typedef struct loaded {
-    ir_arena *a;
+    base_arena *a;
     ir_program *p;
     char *diag;
     size_t dlen;
@@ -25,18 +25,18 @@ typedef struct loaded {
 } loaded;
 
 static ir_program *load(loaded *l, const char *text) {
-    l->a = ir_arena_new();
+    l->a = base_arena_new();
     l->diag = NULL;
     FILE *f = open_memstream(&l->diag, &l->dlen);
-    ir_diag *d = ir_diag_new(f, 0);
+    base_diag *d = base_diag_new(f, 0);
     size_t len = strlen(text);
-    char *copy = ir_arena_strndup(l->a, text, len);
+    char *copy = base_arena_strndup(l->a, text, len);
     l->text = copy;
-    ir_diag_set_source(d, "t.pw", copy, len);
+    base_diag_set_source(d, "t.pw", copy, len);
     l->p = ir_parse(l->a, "t.pw", copy, len, d);
     if (l->p && !ir_check(l->p, d))
         l->p = NULL;
-    ir_diag_free(d);
+    base_diag_free(d);
     fclose(f);
     if (!l->p)
         fail_msg("program does not check:\n%s", l->diag);
@@ -47,10 +47,10 @@ static plan *plan_it(loaded *l, const plan_options *o, char **msg) {
     char *buf = NULL;
     size_t blen = 0;
     FILE *f = open_memstream(&buf, &blen);
-    ir_diag *d = ir_diag_new(f, 0);
-    ir_diag_set_source(d, "t.pw", l->text, strlen(l->text));
+    base_diag *d = base_diag_new(f, 0);
+    base_diag_set_source(d, "t.pw", l->text, strlen(l->text));
     plan *pl = plan_program(l->a, l->p, o, d);
-    ir_diag_free(d);
+    base_diag_free(d);
     fclose(f);
     if (msg)
         *msg = buf;
@@ -61,7 +61,7 @@ static plan *plan_it(loaded *l, const plan_options *o, char **msg) {
 
 static void unload(loaded *l) {
     free(l->diag);
-    ir_arena_free(l->a);
+    base_arena_free(l->a);
 }
 
 static const plan_storage *storage(const plan *pl, const char *name) {

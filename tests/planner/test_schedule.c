@@ -28,22 +28,22 @@
 /* Helpers. */
 
 typedef struct loaded {
-    ir_arena *a;
+    base_arena *a;
     ir_program *p;
     char *text;
 } loaded;
 
 static ir_program *load(loaded *l, const char *text) {
-    l->a = ir_arena_new();
+    l->a = base_arena_new();
     size_t len = strlen(text);
-    l->text = ir_arena_strndup(l->a, text, len);
+    l->text = base_arena_strndup(l->a, text, len);
     FILE *quiet = fopen("/dev/null", "w");
-    ir_diag *d = ir_diag_new(quiet, 0);
-    ir_diag_set_source(d, "t.pw", l->text, len);
+    base_diag *d = base_diag_new(quiet, 0);
+    base_diag_set_source(d, "t.pw", l->text, len);
     l->p = ir_parse(l->a, "t.pw", l->text, len, d);
     if (l->p && !ir_check(l->p, d))
         l->p = NULL;
-    ir_diag_free(d);
+    base_diag_free(d);
     fclose(quiet);
     if (!l->p)
         fail_msg("program does not check:\n%s", text);
@@ -143,7 +143,7 @@ static void test_edges_program(void **state) {
     assert_int_equal(g->def[0], -1);
     assert_true(g->comm[2]);
     plan_sched_graph_free(g);
-    ir_arena_free(l.a);
+    base_arena_free(l.a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -476,15 +476,15 @@ static char *random_program(uint64_t seed) {
 /* The lower bound of the one pool (outputs pooled, alignment 1), or
  * UINT64_MAX when there are several (communication buffers): a sum of
  * per-pool maxima is no peak. */
-static uint64_t planned_lb(ir_arena *a, const ir_program *p) {
+static uint64_t planned_lb(base_arena *a, const ir_program *p) {
     plan_options o;
     plan_options_init(&o);
     o.align = 1;
     o.memory_pool = PLAN_MP_COMBINED;
     o.streams = PLAN_STREAMS_SHARE;
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_diag *d = base_diag_new(stderr, 0);
     plan *pl = plan_program(a, p, &o, d);
-    ir_diag_free(d);
+    base_diag_free(d);
     assert_non_null(pl);
     return pl->npools == 1 ? pl->pools[0].lower_bound : UINT64_MAX;
 }
@@ -496,11 +496,11 @@ static void check_fixed_point(const ir_program *np, uint64_t seed,
     char *text = print_prog(np);
     loaded l;
     load(&l, text);
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_diag *d = base_diag_new(stderr, 0);
     plan_sched_stats st;
     ir_program *again =
         plan_sched_program(l.a, l.p, PLAN_ORDER_KEEP, NULL, d, &st);
-    ir_diag_free(d);
+    base_diag_free(d);
     assert_non_null(again);
     char *out = print_prog(again);
     if (strcmp(out, text) != 0)
@@ -508,7 +508,7 @@ static void check_fixed_point(const ir_program *np, uint64_t seed,
                  (unsigned long long)seed, plan_order_name(a), text, out);
     free(out);
     free(text);
-    ir_arena_free(l.a);
+    base_arena_free(l.a);
 }
 
 static void check_program(uint64_t seed) {
@@ -519,9 +519,9 @@ static void check_program(uint64_t seed) {
     assert_non_null(g);
     for (plan_order a = PLAN_ORDER_KEEP; a < PLAN_ORDER_COUNT; a++) {
         plan_sched_stats st;
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_diag *d = base_diag_new(stderr, 0);
         ir_program *np = plan_sched_program(l.a, l.p, a, NULL, d, &st);
-        ir_diag_free(d);
+        base_diag_free(d);
         if (!np)
             fail_msg("seed %llu, order %s: no program\n%s",
                      (unsigned long long)seed, plan_order_name(a), text);
@@ -565,7 +565,7 @@ static void check_program(uint64_t seed) {
         plan_sched_graph_free(ng);
     }
     plan_sched_graph_free(g);
-    ir_arena_free(l.a);
+    base_arena_free(l.a);
     free(text);
 }
 
@@ -596,11 +596,11 @@ static void test_rewrite_text(void **state) {
              "call k(a, d)\n"
              "free a x\n"
              "output c d\n");
-    ir_diag *d = ir_diag_new(stderr, 0);
+    base_diag *d = base_diag_new(stderr, 0);
     plan_sched_stats st;
     ir_program *np =
         plan_sched_program(l.a, l.p, PLAN_ORDER_BEST, NULL, d, &st);
-    ir_diag_free(d);
+    base_diag_free(d);
     assert_non_null(np);
     char *out = print_prog(np);
     const char *want = "model m\n"
@@ -623,7 +623,7 @@ static void test_rewrite_text(void **state) {
     assert_int_equal(st.peak_given, 604);
     assert_int_equal(st.peak[PLAN_ORDER_BEST], 404);
     free(out);
-    ir_arena_free(l.a);
+    base_arena_free(l.a);
 }
 
 /* A kept storage no call touches: it sets the peak, and best's local
@@ -642,12 +642,12 @@ static void test_untouched_peak(void **state) {
              "output big\n");
     for (plan_order a = PLAN_ORDER_KEEP; a < PLAN_ORDER_COUNT; a++) {
         plan_sched_stats st;
-        ir_diag *d = ir_diag_new(stderr, 0);
+        base_diag *d = base_diag_new(stderr, 0);
         assert_non_null(plan_sched_program(l.a, l.p, a, NULL, d, &st));
-        ir_diag_free(d);
+        base_diag_free(d);
         assert_int_equal(st.peak[a], 40016);
     }
-    ir_arena_free(l.a);
+    base_arena_free(l.a);
 }
 
 int main(void) {

@@ -384,23 +384,23 @@ static void test_determinism(void **state) {
 }
 
 /* Reads a minimalloc instance of the repository into pb (in a). */
-static void read_instance(ir_arena *a, const char *name, plan_problem *pb) {
+static void read_instance(base_arena *a, const char *name, plan_problem *pb) {
     char path[512];
     snprintf(path, sizeof path, "%s/bench/data/minimalloc/%s", PW_SOURCE_DIR,
              name);
     char *text;
     size_t len;
     assert_true(ir_read_file(path, &text, &len, stderr));
-    ir_diag *d = ir_diag_new(stderr, 10);
+    base_diag *d = base_diag_new(stderr, 10);
     assert_true(plan_read_csv(a, path, text, len, pb, d));
-    ir_diag_free(d);
+    base_diag_free(d);
     free(text);
 }
 
 /* A MiniMalloc instance in capacity mode: a perfect packing exists. */
 static void test_minimalloc_g(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem pb;
     read_instance(a, "G.1048576.csv", &pb);
     uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
@@ -419,13 +419,13 @@ static void test_minimalloc_g(void **state) {
     assert_non_null(strstr(msg, "fits in 1048576 bytes"));
     assert_non_null(strstr(msg, "optimal"));
     free(off);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 /* Minimisation finds the perfect packing of K (best-fit is ~1.2x). */
 static void test_minimise_k(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem pb;
     read_instance(a, "K.1048576.csv", &pb);
     uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
@@ -446,13 +446,13 @@ static void test_minimise_k(void **state) {
              (unsigned long long)st.start_size, (unsigned long long)st.steps);
     assert_string_equal(msg, want);
     free(off);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 /* The time limit is a reported safety stop; the plan stays valid. */
 static void test_time_limit(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem pb;
     read_instance(a, "J.1048576.csv", &pb);
     uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
@@ -469,7 +469,7 @@ static void test_time_limit(void **state) {
     plan_search_describe(msg, sizeof msg, size, &o, &st);
     assert_non_null(strstr(msg, "time limit hit"));
     free(off);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 /* Real models through plan_program: every pool no larger than with
@@ -482,8 +482,8 @@ static void test_models(void **state) {
         char path[512];
         snprintf(path, sizeof path, "%s/tests/data/models/%s.pw", PW_SOURCE_DIR,
                  models[m]);
-        ir_arena *a = ir_arena_new();
-        ir_diag *d = ir_diag_new(stderr, 10);
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 10);
         ir_program *p = ir_load(a, path, d);
         assert_non_null(p);
         plan *pl[2];
@@ -503,8 +503,8 @@ static void test_models(void **state) {
             assert_true(pl[1]->pools[k].size <= pl[0]->pools[k].size);
             assert_true(pl[1]->pools[k].size >= pl[1]->pools[k].lower_bound);
         }
-        ir_diag_free(d);
-        ir_arena_free(a);
+        base_diag_free(d);
+        base_arena_free(a);
     }
 }
 
@@ -577,7 +577,7 @@ static plan_buf *dense_instance(uint32_t n, uint64_t seed) {
  * too large for it (large-neighbourhood search). */
 static void test_monotone(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem mm;
     read_instance(a, "D.1048576.csv", &mm);
     uint32_t n = 3000;
@@ -611,7 +611,7 @@ static void test_monotone(void **state) {
         free(off);
     }
     free(bufs);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 /* A partition of more than 2048 buffers is searched too (large-
@@ -637,7 +637,7 @@ static void test_large_partition(void **state) {
  * within its small budget; never larger than bestfit; says which won. */
 static void test_auto(void **state) {
     (void)state;
-    ir_arena *a = ir_arena_new();
+    base_arena *a = base_arena_new();
     plan_problem pb;
     read_instance(a, "D.1048576.csv", &pb);
     uint64_t *off = calloc(pb.n + 1, sizeof *off), size = 0;
@@ -662,7 +662,7 @@ static void test_auto(void **state) {
     assert_string_equal(msg, "bestfit won: 128 bytes (lower bound 128, "
                              "optimal)");
     free(off);
-    ir_arena_free(a);
+    base_arena_free(a);
 }
 
 int main(int argc, char **argv) {
