@@ -97,10 +97,61 @@ static void test_errors(void **st) {
     }
 }
 
+/* N rows `bufI,I,I+3,SIZE`, no newline after the last; row `big` has a
+ * 19-digit size, row `dup` the id of row 31 (malloc'ed). */
+static char *many_rows(unsigned n, unsigned big, unsigned dup, size_t *len) {
+    size_t cap = 64 + (size_t)n * 64, k = 0;
+    char *t = malloc(cap);
+    k += (size_t)snprintf(t, cap, "id,lower,upper,size\n");
+    for (unsigned i = 0; i < n; i++)
+        k += (size_t)snprintf(t + k, cap - k, "buf%u,%u,%u,%u%s%s",
+                              i == dup ? 31 : i, i, i + 3, 64 * (i % 7 + 1),
+                              i == big ? "0000000000000000" : "",
+                              i + 1 < n ? "\n" : "");
+    *len = k;
+    return t;
+}
+
+/* Many rows: the fast path reads them all; a 19-digit size or a duplicate
+ * id far apart sends the file to the careful path, which reads it all
+ * again (and names the duplicate's line). */
+static void test_many_rows(void **st) {
+    (void)st;
+    enum { N = 20000 };
+    for (int v = 0; v < 3; v++) {
+        size_t len;
+        char *t = many_rows(N, v == 1 ? 12345 : N, v == 2 ? 17001 : N, &len);
+        base_arena *a = base_arena_new();
+        plan_problem pb;
+        bool ok;
+        char *msg = read_csv(t, len, &ok, &pb, a);
+        if (v < 2) {
+            assert_true(ok);
+            assert_string_equal(msg, "");
+            assert_int_equal(pb.n, N);
+            assert_string_equal(pb.names[N - 1], "buf19999");
+            assert_int_equal(pb.bufs[N - 1].end, N - 1 + 2);
+            uint64_t sz = 64 * (12345 % 7 + 1);
+            assert_int_equal(pb.bufs[12345].size,
+                             v ? sz * UINT64_C(10000000000000000) : sz);
+        } else {
+            assert_false(ok);
+            const char *want = "t.csv:17003:1: error: duplicate id 'buf31' "
+                               "(first on line 33)\n";
+            if (strncmp(msg, want, strlen(want)) != 0)
+                fail_msg("got:\n%s", msg);
+        }
+        free(msg);
+        free(t);
+        base_arena_free(a);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
