@@ -83,6 +83,18 @@ static inline uint32_t plan_life_bucket(const plan_buf *b) {
  * O(n)); returns -1 on out-of-memory. */
 int plan_radix_sort_hi(uint64_t *v, size_t n);
 
+/* bestfit's start-order pass (planner/bestfit_start.c): places the m
+ * buffers of `order` (non-decreasing starts) each in the lowest gap among
+ * the blocks live at its start, or with `cap` (nonzero: two-sided) in the
+ * highest gap under cap when the lowest is not at offset 0; maxlive: the
+ * most buffers live at once.  Offsets into off[buffer].  Returns the pool
+ * top, PLAN_BF_OVER when a buffer would end past PLAN_MAX_POOL_SIZE, or
+ * UINT64_MAX when out of memory.  O(n log n). */
+#define PLAN_BF_OVER (UINT64_MAX - 1)
+uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
+                            uint32_t m, uint32_t maxlive, uint64_t cap,
+                            uint64_t *off);
+
 /* Large-neighbourhood search (planner/lns.c) on a plan of one colour
  * class (colours are not looked at): `offsets` and `*size` hold a valid
  * plan and are replaced by a smaller one when one is found, never by a

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plan_test_util.h"
+#include "planner/plan_internal.h"
 
 /* ---- naive, bestfit, lower bound ---- */
 
@@ -146,6 +147,50 @@ static void test_bestfit_huge(void **st) {
     free(off);
 }
 
+/* The start-order pass keeps few live blocks in a sorted array, many in
+ * a treap: both give the same offsets (lowest and two-sided), on random
+ * instances with up to ~200 buffers live at once and mixed alignments. */
+static void test_start_pass_array_is_treap(void **st) {
+    (void)st;
+    enum { N = 3000, T = 1000 };
+    plan_buf *b = calloc(N, sizeof *b);
+    uint64_t *o1 = calloc(N, sizeof *o1), *o2 = calloc(N, sizeof *o2);
+    uint32_t *order = calloc(N, sizeof *order), live[T + 300];
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        uint64_t s = seed;
+        memset(live, 0, sizeof live);
+        for (uint32_t i = 0; i < N; i++) { /* already in start order */
+            b[i] = nb(1 + pt_below(&s, seed % 2 ? 5000 : 64 * 1024), i * T / N,
+                      i * T / N + (uint32_t)pt_below(&s, 1 + seed * 25), i);
+            b[i].align = pt_below(&s, 4) == 0 ? 256 : 1;
+            order[i] = i;
+            for (uint32_t t = b[i].start; t <= b[i].end; t++)
+                live[t]++;
+        }
+        uint32_t maxlive = 0;
+        for (uint32_t t = 0; t < T + 300; t++)
+            maxlive = live[t] > maxlive ? live[t] : maxlive;
+        assert_true(maxlive <= 256);
+        plan_problem pb = {N, b, 64, NULL};
+        uint64_t caps[] = {0, plan_lower_bound(&pb)};
+        for (int k = 0; k < 2; k++) {
+            uint64_t t1 =
+                plan_bf_start_pass(&pb, order, N, maxlive, caps[k], o1);
+            uint64_t t2 =
+                plan_bf_start_pass(&pb, order, N, UINT32_MAX, caps[k], o2);
+            if (t1 != t2 || memcmp(o1, o2, N * sizeof *o1) != 0)
+                fail_msg("seed %llu cap %llu: array top %llu, treap %llu",
+                         (unsigned long long)seed, (unsigned long long)caps[k],
+                         (unsigned long long)t1, (unsigned long long)t2);
+            assert_true(pt_check_slow(&pb, o1, (t1 + 63) / 64 * 64));
+        }
+    }
+    free(b);
+    free(o1);
+    free(o2);
+    free(order);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_naive_and_lower_bound),
@@ -154,6 +199,7 @@ int main(void) {
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_bestfit_large_random),
         cmocka_unit_test(test_bestfit_huge),
+        cmocka_unit_test(test_start_pass_array_is_treap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
