@@ -106,6 +106,8 @@ typedef struct bf_ctx {
     bf_placed *placed;
     uint32_t nplaced;
     uint32_t maxlive; /* the most buffers live at once */
+    uint64_t *stv;    /* start << 32 | buffer, sorted */
+    uint64_t lb;      /* the lower bound (the two-sided cap) */
 } bf_ctx;
 
 static int bf_grow(bf_ctx *c) {
@@ -393,7 +395,7 @@ static int bf_setup_order(bf_ctx *c) {
         c->pos[b] = p;
         c->starts[p] = c->sst[q];
     }
-    free(v);
+    c->stv = v; /* for the lower bound */
     free(bk);
     return 0;
 }
@@ -577,6 +579,7 @@ static void bf_free(bf_ctx *c) {
     free(c->pos);
     free(c->starts);
     free(c->sst);
+    free(c->stv);
     free(c->byst);
     free(c->slot);
     free(c->qry);
@@ -586,12 +589,11 @@ static void bf_free(bf_ctx *c) {
     free(c->placed);
 }
 
-/* Sets c->maxlive.  Whether the overlapping pairs are so many that a
- * scanning pass would
- * give up anyway: for each buffer, the buffers starting after it and no
- * later than its end (pairs with equal starts twice), counted by merging
- * the starts with the sorted ends, against half the visit budget.
- * O(n).  Returns 1, 0, or -1 (out of memory). */
+/* Sets c->maxlive and c->lb (plan_lower_bound).  Whether the overlapping pairs
+ * are so many that a scanning pass would give up anyway: for each buffer, the
+ * buffers starting after it and no later than its end (pairs with equal starts
+ * twice), counted by merging the starts with the sorted ends, against half the
+ * visit budget. O(n).  Returns 1, 0, or -1 (out of memory). */
 static int bf_too_dense(bf_ctx *c) {
     const plan_buf *bf = c->pb->bufs;
     uint64_t *v = malloc((size_t)c->m * sizeof *v);
@@ -600,7 +602,7 @@ static int bf_too_dense(bf_ctx *c) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < c->pb->n; i++)
         if (bf[i].size)
-            v[k++] = (uint64_t)bf[i].end << 32;
+            v[k++] = (uint64_t)bf[i].end << 32 | i;
     if (plan_radix_sort_hi(v, c->m) != 0) {
         free(v);
         return -1;
@@ -624,6 +626,7 @@ static int bf_too_dense(bf_ctx *c) {
         if (q + 1 - j > c->maxlive)
             c->maxlive = q + 1 - j;
     }
+    c->lb = plan_lower_bound_sorted(c->pb, c->stv, v, c->m);
     free(v);
     return sum - m * (m + 1) / 2 > BF_VISITS(c->m) / 2;
 }
@@ -700,11 +703,11 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         free(c.placed);
         c.placed = NULL;
     }
-    uint64_t best, lb = plan_lower_bound(pb); /* the two-sided cap */
+    uint64_t best;
     int dense = -1;
     if (bf_setup_order(&c) != 0 || (dense = bf_too_dense(&c)) < 0 ||
         (!dense && bf_setup_buckets(&c) != 0) ||
-        bf_passes(&c, lb, dense, offsets, &best) != 0)
+        bf_passes(&c, c.lb, dense, offsets, &best) != 0)
         goto out;
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller

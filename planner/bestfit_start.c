@@ -92,6 +92,37 @@ static uint32_t bf_merge(bf_tn *t, uint32_t a, uint32_t b) {
     return b;
 }
 
+/* Inserts node k (its offset differs from every other) into subtree x:
+ * down to where its priority belongs, the subtree there split by its
+ * offset.  Returns the new subtree. */
+static uint32_t bf_insert(bf_tn *t, uint32_t x, uint32_t k) {
+    if (x == BF_NIL)
+        return k;
+    if (t[k].pri > t[x].pri) {
+        bf_split(t, x, t[k].off, &t[k].l, &t[k].r);
+        bf_pull(t, k);
+        return k;
+    }
+    if (t[k].off < t[x].off)
+        t[x].l = bf_insert(t, t[x].l, k);
+    else
+        t[x].r = bf_insert(t, t[x].r, k);
+    bf_pull(t, x);
+    return x;
+}
+
+/* Removes the node at offset `off` (present) from subtree x. */
+static uint32_t bf_remove(bf_tn *t, uint32_t x, uint64_t off) {
+    if (t[x].off == off)
+        return bf_merge(t, t[x].l, t[x].r);
+    if (off < t[x].off)
+        t[x].l = bf_remove(t, t[x].l, off);
+    else
+        t[x].r = bf_remove(t, t[x].r, off);
+    bf_pull(t, x);
+    return x;
+}
+
 /* The lowest aligned offset of a block of `s` bytes in a gap of subtree x
  * (prev: the end of the block before it), or UINT64_MAX. */
 static uint64_t bf_low(const bf_tn *t, uint32_t x, uint64_t prev, uint64_t s,
@@ -256,10 +287,8 @@ static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
     for (uint32_t k = 0; k < m; k++) {
         const bf_sq *q = &qs[k];
         while (nheap && qs[heap[0]].end < q->start) {
-            uint32_t x = bf_heap_pop(heap, &nheap, qs), lo, mid, hi;
-            bf_split(t, root, t[x].off, &lo, &hi);
-            bf_split(t, hi, t[x].off + 1, &mid, &hi);
-            root = bf_merge(t, lo, hi);
+            uint32_t x = bf_heap_pop(heap, &nheap, qs);
+            root = bf_remove(t, root, t[x].off);
         }
         uint64_t cand = bf_fit(t, root, q->size, q->a, cap);
         if (cand > PLAN_MAX_POOL_SIZE || q->size > PLAN_MAX_POOL_SIZE - cand)
@@ -272,9 +301,7 @@ static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
         t[k].l = t[k].r = BF_NIL;
         t[k].pri = (uint32_t)((k + 1) * UINT64_C(0x9e3779b97f4a7c15) >> 32);
         bf_pull(t, k);
-        uint32_t lo, hi;
-        bf_split(t, root, cand, &lo, &hi);
-        root = bf_merge(t, bf_merge(t, lo, k), hi);
+        root = bf_insert(t, root, k);
         bf_heap_push(heap, &nheap, k, qs);
     }
     return top;

@@ -79,6 +79,11 @@ static inline uint32_t plan_life_bucket(const plan_buf *b) {
     return k;
 }
 
+/* plan_lower_bound from the buffers of nonzero size (m of them) sorted
+ * by start (st) and by end (en): time << 32 | buffer index. */
+uint64_t plan_lower_bound_sorted(const plan_problem *pb, const uint64_t *st,
+                                 const uint64_t *en, size_t m);
+
 /* Sorts v[0..n) by the high 32 bits of each word, stably (planner/radix.c,
  * O(n)); returns -1 on out-of-memory. */
 int plan_radix_sort_hi(uint64_t *v, size_t n);

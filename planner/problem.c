@@ -240,6 +240,13 @@ static int plan_lower_bound_sweep(const plan_problem *pb, uint64_t *lb) {
         free(st);
         return -1;
     }
+    *lb = plan_lower_bound_sorted(pb, st, en, m);
+    free(st);
+    return 0;
+}
+
+uint64_t plan_lower_bound_sorted(const plan_problem *pb, const uint64_t *st,
+                                 const uint64_t *en, size_t m) {
     uint64_t a = pb->align ? pb->align : 1;
     plan_u128 best = {0, 0}, cur = {0, 0};
     for (size_t i = 0, j = 0; i < m; i++) {
@@ -252,10 +259,8 @@ static int plan_lower_bound_sweep(const plan_problem *pb, uint64_t *lb) {
         if ((i + 1 == m || st[i + 1] >> 32 != t) && plan_u128_gt(&cur, &best))
             best = cur;
     }
-    free(st);
     /* plan_align_up saturates at the same multiple of a */
-    *lb = plan_align_up(best.hi ? UINT64_MAX : best.lo, a);
-    return 0;
+    return plan_align_up(best.hi ? UINT64_MAX : best.lo, a);
 }
 
 uint64_t plan_lower_bound(const plan_problem *pb) {
