@@ -115,6 +115,30 @@ bool base_read_file(const char *path, char **text, size_t *len, int *err);
 #define BASE_MAX_INPUT_DEFAULT ((size_t)1 << 30)
 size_t base_max_input(void);
 
+/* Output files, streamed and atomic (base/out.c): a regular or new
+ * destination is written to a temporary file beside it and renamed over
+ * it on commit, so that it holds the old content or the whole new one;
+ * a device or FIFO (/dev/null, a pipe) is written in place; "-" is
+ * standard output.  Every failure prints "planwrap: error: cannot write
+ * PATH: REASON" to stderr.  Temporary files are removed on failure,
+ * discard and SIGINT/SIGTERM/SIGHUP. */
+typedef struct base_out base_out;
+/* NULL after the message (a directory, an unwritable folder). */
+base_out *base_out_open(const char *path);
+/* The stream to write to (stdio buffering; errors are found on commit). */
+FILE *base_out_stream(const base_out *o);
+const char *base_out_path(const base_out *o);
+/* Completes every file, then renames them in order under an exclusive
+ * flock of the first one's folder; frees them all.  False after the
+ * message: the temporary files left are removed (files renamed before
+ * the failure stay new). */
+bool base_out_commit_all(base_out **outs, size_t n);
+bool base_out_commit(base_out *o);
+/* Drops o and its temporary file; NULL is a no-op. */
+void base_out_discard(base_out *o);
+/* `len` bytes to `path` through base_out. */
+bool base_write_file_atomic(const char *path, const void *data, size_t len);
+
 /* "Did you mean": the index of the candidate closest to word[0..len) (at
  * most 1 edit for words of 3 or 4 bytes, 2 for longer ones; insertions,
  * deletions, substitutions and transpositions; the first on ties; NULL

@@ -109,6 +109,11 @@ bool cli_write_program(const char *path, const ir_program *p);
  * "planwrap: error: ..." and returns false. */
 bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
                      const char *input);
+/* The same, committing the n_pre files opened and written by the caller
+ * (base_out_open) together with them, first; they are committed or
+ * discarded in every case. */
+bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
+                          const char *input, base_out **pre, size_t n_pre);
 
 /* ------------------------------------------------------------------ */
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).

@@ -218,24 +218,35 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
 }
 
 /* Writes the files, the embedded weights first (streamed from their data
- * files): a failure there leaves DIR without a new file. */
+ * files), all renamed together once complete: a failure leaves DIR
+ * without a new file. */
 static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
                           const cg_file *files, size_t nfiles) {
     if (!cli_write_files(r->outdir, files, 0, NULL)) /* creates DIR */
         return false;
     if (cli_gen_clobbers(r, plans, views, files, nfiles))
         return false;
-    for (size_t i = 0; i < r->npaths; i++) {
+    base_out **w = base_xcalloc(r->npaths + 1, sizeof *w);
+    size_t nw = 0;
+    bool ok = true;
+    for (size_t i = 0; i < r->npaths && ok; i++) {
         char *ps = cli_gen_weights_path(r, plans, views, i);
         if (!ps)
             continue;
-        bool ok = cg_write_weights(plans[i], cg_view_root(views[i]), ps);
+        w[nw] = base_out_open(ps);
         free(ps);
-        if (!ok)
-            return false;
+        ok = w[nw] != NULL && cg_write_weights(plans[i], cg_view_root(views[i]),
+                                               base_out_stream(w[nw]));
+        nw += w[nw] != NULL;
     }
-    return cli_write_files(r->outdir, files, nfiles,
-                           r->npaths == 1 ? r->paths[0] : NULL);
+    if (ok)
+        ok = cli_write_files_with(r->outdir, files, nfiles,
+                                  r->npaths == 1 ? r->paths[0] : NULL, w, nw);
+    else
+        for (size_t i = 0; i < nw; i++)
+            base_out_discard(w[i]);
+    free(w);
+    return ok;
 }
 
 static int cli_gen(const cli_gen_run *r) {

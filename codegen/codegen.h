@@ -155,11 +155,11 @@ bool cg_gen_outputs_ok(const ir_program *p, base_diag *d);
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */
 bool cg_has_weights(const ir_program *p);
-/* Writes `path` (MODEL_weights.c): the data= bytes of every const as
+/* Writes MODEL_weights.c to `out`: the data= bytes of every const as
  * aligned static arrays, streamed from their files, and the default
- * consts instance, using the names of `view`.  Atomic (a temporary file
- * renamed over `path`); false after printing "planwrap: error: ...". */
-bool cg_write_weights(const plan *pl, const json_t *view, const char *path);
+ * consts instance, using the names of `view`.  False after printing
+ * "planwrap: error: ..." (a data file that cannot be read). */
+bool cg_write_weights(const plan *pl, const json_t *view, FILE *out);
 
 /* Shared pools across models (codegen/shared.c, docs/firmware.md): one
  * static pool per pool name (device, space, ...) of the models, sized and

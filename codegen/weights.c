@@ -5,9 +5,9 @@
  * MODEL_default_consts, so that `MODEL_run(in, NULL, out, pools)` runs
  * with them.
  *
- * The bytes are streamed from the data files (64 KiB at a time) into a
- * temporary file renamed over the target: a weight file is never read
- * whole into memory, and a failure leaves nothing behind.  The output
+ * The bytes are streamed from the data files (64 KiB at a time) into the
+ * caller's stream (base's atomic writer in `gen`): a weight file is never
+ * read whole into memory.  The output
  * names the data files as the IR spells them (never an absolute path):
  * the same IR and data give byte-identical files.
  */
@@ -18,10 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 bool cg_has_weights(const ir_program *p) {
     for (uint32_t v = 0; v < p->nvalues; v++)
@@ -151,47 +148,6 @@ static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view) {
     return true;
 }
 
-bool cg_write_weights(const plan *pl, const json_t *view, const char *path) {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
-    if (!tmp) {
-        fprintf(stderr, "planwrap: error: cannot write %s: out of memory\n",
-                path);
-        return false;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!out) {
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
-                strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return false;
-    }
-    bool ok = cg_weights_body(out, pl, view);
-    if (ferror(out) && ok) {
-        fprintf(stderr, "planwrap: error: cannot write %s\n", path);
-        ok = false;
-    }
-    if (fclose(out) != 0 && ok) {
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
-                strerror(errno));
-        ok = false;
-    }
-    mode_t mask = umask(0); /* mkstemp creates 0600: the usual mode */
-    umask(mask);
-    if (ok && (chmod(tmp, 0666 & ~mask) != 0 || rename(tmp, path) != 0)) {
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
-                strerror(errno));
-        ok = false;
-    }
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    return ok;
+bool cg_write_weights(const plan *pl, const json_t *view, FILE *out) {
+    return cg_weights_body(out, pl, view);
 }

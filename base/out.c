@@ -1,0 +1,248 @@
+/*
+ * base/out.c - output files written atomically and streamed: a regular
+ * (or new) destination gets a temporary file beside it, renamed over it
+ * once complete, so that a reader sees the old file or the whole new one,
+ * never a partial one.  A destination that exists and is not a regular
+ * file (a character device such as /dev/null, a FIFO, a socket) is
+ * written in place: renaming over it would replace the device with a
+ * regular file (as root, /dev/null itself), and a reader of a FIFO would
+ * never see the data.  "-" is standard output.
+ *
+ * Several files are renamed together (base_out_commit_all) under an
+ * exclusive flock of the first one's directory, so that two concurrent
+ * runs never interleave their renames.  Temporary files are removed on
+ * failure and on SIGINT, SIGTERM and SIGHUP.  No fsync: the renames make
+ * the files atomic for readers and against our own failures, not
+ * durable across a power loss (the same as cp or a compiler's output).
+ */
+#define _DEFAULT_SOURCE /* flock, fchmod */
+#include "base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct base_out {
+    char *path; /* the destination */
+    char *tmp;  /* the temporary file, NULL when written in place */
+    FILE *f;    /* NULL once closed */
+    int slot;   /* in base_out_tmps, -1 */
+    bool is_stdout;
+};
+
+/* Temporary files alive now, removed by the signal handler.  A temporary
+ * file beyond the slots is still removed on failure, not on a signal. */
+#define BASE_OUT_SLOTS 256
+static char *volatile base_out_tmps[BASE_OUT_SLOTS];
+
+static void base_out_on_signal(int sig) {
+    for (int i = 0; i < BASE_OUT_SLOTS; i++)
+        if (base_out_tmps[i])
+            unlink(base_out_tmps[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void base_out_block(bool block, sigset_t *old) {
+    static bool installed;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (!block) {
+        sigprocmask(SIG_SETMASK, old, NULL);
+        return;
+    }
+    sigprocmask(SIG_BLOCK, &set, old);
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = base_out_on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        installed = true;
+    }
+}
+
+/* Forgets o's temporary file in the signal slots (signals blocked). */
+static void base_out_untrack(base_out *o) {
+    if (o->slot < 0)
+        return;
+    sigset_t old;
+    base_out_block(true, &old);
+    base_out_tmps[o->slot] = NULL;
+    base_out_block(false, &old);
+    o->slot = -1;
+}
+
+static void base_out_error(const char *path, int err) {
+    fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
+            strerror(err));
+}
+
+static void base_out_free(base_out *o) {
+    base_out_untrack(o);
+    free(o->path);
+    free(o->tmp);
+    free(o);
+}
+
+/* A temporary file beside o->path, recorded for the signal handler;
+ * the descriptor, or -1 with errno set. */
+static int base_out_mktemp(base_out *o) {
+    size_t plen = strlen(o->path);
+    o->tmp = base_xmalloc(plen + sizeof ".tmp.XXXXXX");
+    memcpy(o->tmp, o->path, plen);
+    memcpy(o->tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    sigset_t old;
+    base_out_block(true, &old); /* no window between create and record */
+    int fd = mkstemp(o->tmp);
+    for (int i = 0; fd >= 0 && i < BASE_OUT_SLOTS && o->slot < 0; i++)
+        if (!base_out_tmps[i]) {
+            base_out_tmps[i] = o->tmp;
+            o->slot = i;
+        }
+    base_out_block(false, &old);
+    if (fd < 0) {
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    return fd;
+}
+
+base_out *base_out_open(const char *path) {
+    base_out *o = base_xcalloc(1, sizeof *o);
+    o->path = strdup(path);
+    if (!o->path)
+        base_oom();
+    o->slot = -1;
+    if (strcmp(path, "-") == 0) {
+        o->is_stdout = true;
+        o->f = stdout;
+        return o;
+    }
+    struct stat st;
+    int fd;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            base_out_error(path, EISDIR);
+            base_out_free(o);
+            return NULL;
+        }
+        fd = open(path, O_WRONLY);
+    } else {
+        fd = base_out_mktemp(o);
+    }
+    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!o->f) {
+        base_out_error(path, errno);
+        if (fd >= 0)
+            close(fd);
+        base_out_discard(o);
+        return NULL;
+    }
+    return o;
+}
+
+FILE *base_out_stream(const base_out *o) { return o->f; }
+
+const char *base_out_path(const base_out *o) { return o->path; }
+
+/* Flushes and closes the stream and gives a temporary file the usual
+ * mode (mkstemp creates 0600); false after the error message. */
+static bool base_out_close(base_out *o) {
+    if (!o->f)
+        return true;
+    FILE *f = o->f;
+    o->f = NULL;
+    errno = 0;
+    bool ok = fflush(f) == 0 && !ferror(f);
+    int saved = ok ? 0 : errno ? errno : EIO;
+    if (ok && o->tmp) {
+        mode_t mask = umask(0);
+        umask(mask);
+        ok = fchmod(fileno(f), 0666 & ~mask) == 0;
+        saved = errno;
+    }
+    if (!o->is_stdout && fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok)
+        fprintf(stderr, "planwrap: error: cannot write %s: %s\n",
+                o->is_stdout ? "standard output" : o->path, strerror(saved));
+    return ok;
+}
+
+void base_out_discard(base_out *o) {
+    if (!o)
+        return;
+    if (o->f && !o->is_stdout)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    base_out_free(o);
+}
+
+/* An exclusive lock on the directory of `path` (-1 when it cannot be
+ * taken: the renames then go ahead unlocked). */
+static int base_out_lock_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    int fd = open(*dir ? dir : "/", O_RDONLY);
+    free(dir);
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+bool base_out_commit_all(base_out **outs, size_t n) {
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = base_out_close(outs[i]);
+    int lock = ok && n > 0 && outs[0]->tmp ? base_out_lock_dir(outs[0]->path)
+                                           : -1;
+    for (size_t i = 0; i < n && ok; i++) {
+        base_out *o = outs[i];
+        if (o->tmp && rename(o->tmp, o->path) != 0) {
+            base_out_error(o->path, errno);
+            ok = false; /* the files renamed so far stay new */
+            break;
+        }
+        base_out_free(o);
+        outs[i] = NULL;
+    }
+    if (lock >= 0)
+        close(lock); /* releases the flock */
+    for (size_t i = 0; i < n; i++) {
+        base_out_discard(outs[i]);
+        outs[i] = NULL;
+    }
+    return ok;
+}
+
+bool base_out_commit(base_out *o) { return base_out_commit_all(&o, 1); }
+
+bool base_write_file_atomic(const char *path, const void *data, size_t len) {
+    base_out *o = base_out_open(path);
+    if (!o)
+        return false;
+    if (len && fwrite(data, 1, len, o->f) != len) {
+        base_out_error(o->is_stdout ? "standard output" : path, errno);
+        base_out_discard(o);
+        return false;
+    }
+    return base_out_commit(o);
+}
