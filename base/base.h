@@ -109,6 +109,14 @@ void base_sb_free(base_sb *b);
  * free.  Aborts on out-of-memory. */
 bool base_read_file(const char *path, char **text, size_t *len, int *err);
 
+/* A whole file, mapped read-only when it is a non-empty regular file
+ * (*mapped true: its pages are the page cache's, not a copy), else read
+ * with base_read_file.  Release with base_unmap_file.  The same errors
+ * and size limit as base_read_file. */
+bool base_map_file(const char *path, const void **data, size_t *len,
+                   bool *mapped, int *err);
+void base_unmap_file(const void *data, size_t len, bool mapped);
+
 /* The largest input base_read_file reads, in bytes: PLANWRAP_MAX_INPUT from
  * the environment when it is a positive decimal number, else 1 GiB.  A
  * larger input fails with EFBIG, so that reading /dev/zero stops. */

@@ -1,13 +1,17 @@
 /*
- * base/file.c - reading a whole file.
+ * base/file.c - reading a whole file, or mapping it.
  */
+#define _DEFAULT_SOURCE /* mmap, open */
 #include "base.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 size_t base_max_input(void) {
     const char *e = getenv("PLANWRAP_MAX_INPUT");
@@ -73,4 +77,41 @@ bool base_read_file(const char *path, char **text, size_t *len, int *err) {
     *text = buf;
     *len = n;
     return true;
+}
+
+bool base_map_file(const char *path, const void **data, size_t *len,
+                   bool *mapped, int *err) {
+    *mapped = false;
+    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > 0) {
+        if ((uint64_t)st.st_size > base_max_input()) {
+            close(fd);
+            *err = EFBIG;
+            return false;
+        }
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p != MAP_FAILED) {
+            *data = p;
+            *len = (size_t)st.st_size;
+            *mapped = true;
+            return true;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    char *text;
+    if (!base_read_file(path, &text, len, err))
+        return false;
+    *data = text;
+    return true;
+}
+
+void base_unmap_file(const void *data, size_t len, bool mapped) {
+    if (mapped)
+        munmap((void *)data, len);
+    else
+        free((void *)data);
 }

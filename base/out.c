@@ -152,9 +152,13 @@ base_out *base_out_open(const char *path) {
     return o;
 }
 
-FILE *base_out_stream(const base_out *o) { return o->f; }
+FILE *base_out_stream(const base_out *o) {
+    return o->f;
+}
 
-const char *base_out_path(const base_out *o) { return o->path; }
+const char *base_out_path(const base_out *o) {
+    return o->path;
+}
 
 /* Flushes and closes the stream and gives a temporary file the usual
  * mode (mkstemp creates 0600); false after the error message. */
@@ -212,8 +216,8 @@ bool base_out_commit_all(base_out **outs, size_t n) {
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++)
         ok = base_out_close(outs[i]);
-    int lock = ok && n > 0 && outs[0]->tmp ? base_out_lock_dir(outs[0]->path)
-                                           : -1;
+    int lock =
+        ok && n > 0 && outs[0]->tmp ? base_out_lock_dir(outs[0]->path) : -1;
     for (size_t i = 0; i < n && ok; i++) {
         base_out *o = outs[i];
         if (o->tmp && rename(o->tmp, o->path) != 0) {
@@ -233,7 +237,9 @@ bool base_out_commit_all(base_out **outs, size_t n) {
     return ok;
 }
 
-bool base_out_commit(base_out *o) { return base_out_commit_all(&o, 1); }
+bool base_out_commit(base_out *o) {
+    return base_out_commit_all(&o, 1);
+}
 
 bool base_write_file_atomic(const char *path, const void *data, size_t len) {
     base_out *o = base_out_open(path);

@@ -23,6 +23,8 @@ static const char *imp_id(imp_ctx *c, imp_value *v) {
 static void imp_decl(imp_ctx *c, const char *kw, imp_value *v) {
     imp_printf(&c->body, "%-6s %s ", kw, imp_id(c, v));
     imp_type(&c->body, v);
+    if (c->opt->weights && strcmp(kw, "const") == 0)
+        imp_weights_decl(c, v);
     if (v->kind == IMP_V_FOLDED)
         imp_printf(&c->body, "  # folded at import from shapes and constants");
     imp_printf(&c->body, "\n");

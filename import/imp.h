@@ -51,6 +51,8 @@ typedef struct imp_value {
     bool has_data;
     int64_t *ival;
     double *fval;
+    /* The tensor of an initializer or a Constant's `value`, NULL. */
+    const Onnx__TensorProto *tensor;
     /* Memory layout decided by mem.c: a view of another value's storage.
      * view_of -1: own storage (alloc) */
     int view_of;
@@ -119,7 +121,8 @@ typedef struct imp_ctx {
     imp_map kernels; /* kernel name -> its modes "(in, out, scalar)" */
     imp_buf sigs, body;
     imp_buf args, modes; /* of the call being emitted (sig.c) */
-    int *early; /* per node: first value to allocate before it (chain) */
+    int *early;    /* per node: first value to allocate before it (chain) */
+    uint64_t wpos; /* bytes written to opt->weights */
 } imp_ctx;
 
 /* --- arena and errors (import.c) --- */
@@ -200,5 +203,8 @@ void imp_emit_call(imp_ctx *c, imp_node *n);
  * name with other modes is an internal error. */
 void imp_kernel(imp_ctx *c, const char *name, const char *modes);
 const char *imp_unique_ident(imp_ctx *c, const char *onnx_name);
+/* --weights (weights.c): streams the bytes of const v to opt->weights at
+ * the next aligned offset and appends ` data="REF" at=OFFSET` to body. */
+void imp_weights_decl(imp_ctx *c, const imp_value *v);
 
 #endif /* PLANWRAP_IMP_H */

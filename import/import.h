@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define IMP_MAX_RANK 8
 
@@ -32,7 +33,19 @@ typedef struct imp_options {
     size_t n_inputs;
     bool inplace; /* elementwise nodes write into a dying input (default) */
     bool concat;  /* producers write into views of a Concat's output */
+    /* `--weights FILE.bin`: every const's bytes are streamed to `weights`
+     * (each at an offset aligned to IMP_WEIGHTS_ALIGN, in declaration
+     * order, zero padding) and its declaration gets
+     * `data="WEIGHTS_REF" at=OFFSET`.  NULL: consts name no data. */
+    FILE *weights;
+    const char *weights_ref; /* the file as the IR names it */
+    /* The folder of initializers stored in external data files (the
+     * model's folder); NULL refuses them when `weights` is set. */
+    const char *data_dir;
 } imp_options;
+
+/* The alignment of each const's bytes in the --weights file. */
+#define IMP_WEIGHTS_ALIGN 64
 
 /* Default options: no bindings, every memory option on. */
 void imp_options_init(imp_options *o);
@@ -47,8 +60,8 @@ bool imp_parse_binding(char *arg, imp_binding *b, char **err);
  * returns the IR text (malloc'd, NUL-terminated, length in *out_len) and
  * sets *err to NULL.  On any error returns NULL and sets *err to a
  * malloc'd message "FILE: error: ..." (no trailing newline); every error
- * path frees what it allocated.  Never reads any other file (external
- * tensor data is not needed). */
+ * path frees what it allocated.  Reads no other file, except the external
+ * data of initializers when o->weights is set. */
 char *imp_import(const char *file, const uint8_t *data, size_t len,
                  const imp_options *o, size_t *out_len, char **err);
 

@@ -183,6 +183,7 @@ void imp_tensor_value(imp_ctx *c, imp_value *v, const Onnx__TensorProto *t) {
                  IMP_MAX_RANK);
     v->dtype = t->data_type;
     v->rank = (int)t->n_dims;
+    v->tensor = t;
     int64_t n = 1;
     for (size_t i = 0; i < t->n_dims; i++) {
         if (t->dims[i] < 0 || t->dims[i] > (1LL << 40))
