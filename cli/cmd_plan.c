@@ -275,6 +275,9 @@ static void cli_emit_spaces(FILE *f, const plan *pl) {
         if (r[i].has_capacity)
             fprintf(f, ", capacity %" PRIu64 ", headroom %" PRIu64,
                     r[i].capacity, r[i].headroom);
+        if (r[i].nreceived)
+            fprintf(f, ", %" PRIu32 " buffer%s spilled in", r[i].nreceived,
+                    r[i].nreceived == 1 ? "" : "s");
         if (r[i].spill)
             fprintf(f, ", %" PRIu32 " buffer%s spilled to %s", r[i].nspilled,
                     r[i].nspilled == 1 ? "" : "s", r[i].spill);
@@ -353,6 +356,7 @@ static json_t *cli_spaces_json(const plan *pl) {
                                 : json_null());
         json_object_set_new(o, "spill", cli_json_nullable(r[i].spill));
         json_object_set_new(o, "spilled", json_integer(r[i].nspilled));
+        json_object_set_new(o, "received", json_integer(r[i].nreceived));
         json_object_set_new(o, "accessed_bytes",
                             json_integer((json_int_t)r[i].accessed));
         json_array_append_new(arr, o);

@@ -44,10 +44,14 @@ static json_t *cg_fw_report(const plan *pl) {
             strcpy(cap, "-");
             strcpy(head, "-");
         }
+        int k = r[i].nreceived
+                    ? snprintf(spill, sizeof spill, "%" PRIu32 " in%s",
+                               r[i].nreceived, r[i].spill ? ", " : "")
+                    : 0;
         if (r[i].spill)
-            snprintf(spill, sizeof spill, "%" PRIu32 " to %.200s",
-                     r[i].nspilled, r[i].spill);
-        else
+            snprintf(spill + k, sizeof spill - (size_t)k,
+                     "%" PRIu32 " to %.200s", r[i].nspilled, r[i].spill);
+        else if (!k)
             strcpy(spill, "-");
         snprintf(acc, sizeof acc, "%u.%u%%", r[i].npermille / 10,
                  r[i].npermille % 10);

@@ -116,8 +116,7 @@ static const char *imp_ext_key(const Onnx__TensorProto *t, const char *key) {
     for (size_t i = 0; i < t->n_external_data; i++)
         if (t->external_data[i]->key &&
             strcmp(t->external_data[i]->key, key) == 0)
-            return t->external_data[i]->value ? t->external_data[i]->value
-                                               : "";
+            return t->external_data[i]->value ? t->external_data[i]->value : "";
     return NULL;
 }
 
@@ -144,8 +143,8 @@ static FILE *imp_ext_open(imp_ctx *c, const imp_value *v,
                  "the model from a file, not standard input",
                  v->name, imp_printable(c, loc));
     if (loc[0] == '/' || !strcmp(loc, "..") || !strncmp(loc, "../", 3) ||
-        strstr(loc, "/../") || (strlen(loc) >= 3 &&
-                                !strcmp(loc + strlen(loc) - 3, "/..")))
+        strstr(loc, "/../") ||
+        (strlen(loc) >= 3 && !strcmp(loc + strlen(loc) - 3, "/..")))
         imp_fail(c,
                  "initializer '%s': external data location '%s' is outside "
                  "the model's folder",
@@ -153,8 +152,9 @@ static FILE *imp_ext_open(imp_ctx *c, const imp_value *v,
     int64_t at = off ? imp_ext_int(off) : 0;
     int64_t n = len ? imp_ext_int(len) : (int64_t)bytes;
     if (at < 0 || n < 0)
-        imp_fail(c, "initializer '%s': external data offset or length is "
-                    "not a number",
+        imp_fail(c,
+                 "initializer '%s': external data offset or length is "
+                 "not a number",
                  v->name);
     if ((uint64_t)n != bytes)
         imp_fail(c,

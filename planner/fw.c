@@ -171,6 +171,37 @@ bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
     return ok;
 }
 
+static int32_t fw_space_index(const ir_program *p, const char *name) {
+    for (uint32_t i = 0; name && i < p->nspaces; i++)
+        if (strcmp(p->spaces[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* Counts spilled storage st in r (space `name`) when its way down the
+ * chain, from its declared space to the one it was placed in, leaves
+ * `name` (r->nspilled) or enters it (r->nreceived); true when it did. */
+static bool fw_hops(const ir_program *p, const plan_storage *st,
+                    const char *name, plan_space_report *r) {
+    int32_t x = fw_space_index(p, name);
+    int32_t i = fw_space_index(p, p->values[st->value].space);
+    int32_t f = fw_space_index(p, st->space);
+    bool hit = false;
+    for (uint32_t steps = 0; x >= 0 && i >= 0 && i != f && steps < p->nspaces;
+         steps++) {
+        if (i == x) {
+            r->nspilled++;
+            hit = true;
+        }
+        i = p->spaces[i].spill;
+        if (i == x) {
+            r->nreceived++;
+            hit = true;
+        }
+    }
+    return hit;
+}
+
 /* Fills the report of space `name` (NULL = default); false when the
  * space has nothing to report. */
 static bool fw_report(const plan *pl, const char *name, plan_space_report *r) {
@@ -197,10 +228,8 @@ static bool fw_report(const plan *pl, const char *name, plan_space_report *r) {
             continue;
         if (fw_streq(st->space, name))
             r->accessed += st->accessed;
-        if (st->spilled && fw_streq(p->values[st->value].space, name)) {
-            r->nspilled++;
+        if (st->spilled && fw_hops(p, st, name, r))
             any = true;
-        }
     }
     if (r->has_capacity && r->capacity > r->size)
         r->headroom = r->capacity - r->size;

@@ -361,7 +361,9 @@ typedef struct plan_space_report {
     bool has_capacity;
     uint64_t capacity;
     uint64_t headroom;  /* capacity - size (0 without a capacity) */
-    uint32_t nspilled;  /* storages of this space placed further down */
+    uint32_t nspilled;  /* storages this space's selection moved to its
+                           spill= space (declared here or received) */
+    uint32_t nreceived; /* storages moved here from the spaces before */
     uint64_t accessed;  /* accessed bytes of the storages placed here */
     uint32_t npermille; /* accessed * 1000 / pl->accessed, rounded down */
 } plan_space_report;
@@ -376,13 +378,35 @@ uint32_t plan_space_reports(const plan *pl, base_arena *a,
  * space (planner/spill.c, docs/firmware.md): keep[i] tells whether
  * buffer i stays, offsets[i] its offset when it does, *size the pool
  * size (a multiple of pb->align, at most `capacity`).  Chooses to keep
- * as many accessed bytes (access[i] per buffer) as it can: density
- * greedy, repaired against a best-fit layout, then gaps filled.  Never
- * fails for lack of room (keeping nothing fits).  Returns 0, or -1 on
- * out of memory or when pb fails plan_problem_ok. */
+ * as many accessed bytes (access[i] per buffer) as it can with a total
+ * (this pool and the spilled buffers, planned with the better of best
+ * fit and first fit by size) no larger than plan_spill_banked's: so
+ * never fewer accessed bytes kept nor a larger total than the banked
+ * greedy.  Never fails for lack of room (keeping nothing fits).
+ * Returns 0, or -1 on out of memory or when pb fails plan_problem_ok. */
 int plan_spill_select(const plan_problem *pb, const uint64_t *access,
                       uint64_t capacity, bool *keep, uint64_t *offsets,
                       uint64_t *size);
+
+/* The spilled buffers (spilled[i]) planned as plan_spill_select counts
+ * them in its totals: the better of best fit and first fit by size
+ * descending (ties: best fit).  offsets[i] of the others untouched.
+ * Returns 0, or -1 on out of memory or when pb fails plan_problem_ok. */
+int plan_spill_slow(const plan_problem *pb, const bool *spilled,
+                    uint64_t *offsets, uint64_t *size);
+
+/* A banked greedy on two banks, written from the description of
+ * ExecuTorch's `banked_greedy` (PR #21821; no code copied): buffers by
+ * size descending (then index), each at the lowest aligned offset of the
+ * fast bank where it conflicts with no buffer placed there and ends
+ * within `capacity` (fast[i] true), else at the lowest such offset of
+ * the slow bank, which has no capacity.  offsets[i] is in buffer i's
+ * bank; the banks' sizes are multiples of pb->align.  The reference of
+ * plan_spill_select and of bench/firmware.  Returns 0, or -1 on out of
+ * memory or when pb fails plan_problem_ok. */
+int plan_spill_banked(const plan_problem *pb, uint64_t capacity, bool *fast,
+                      uint64_t *offsets, uint64_t *fast_size,
+                      uint64_t *slow_size);
 
 /* The largest pool planwrap plans: sizes and offsets are printed as
  * signed 64-bit JSON integers, and the algorithms sum sizes. */

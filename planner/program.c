@@ -448,26 +448,29 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
             double left = o->search.time_limit - (pp_now() - t0);
             po.search.time_limit = left > 1e-9 ? left : 1e-9;
         }
-        if (pb.n && fixed[members[0]]) {
-            /* a space with spill=: the layout chosen by plan_fw_spill */
-            memset(&st, 0, sizeof st);
-            for (uint32_t k = 0; k < pb.n; k++) {
-                off[k] = pl->storages[members[k]].offset;
-                if (pb.bufs[k].size && off[k] + pb.bufs[k].size > size)
-                    size = off[k] + pb.bufs[k].size;
-            }
-            size = plan_align_up(size, pb.align);
-        } else if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
+        bool algo_layout = true; /* else plan_fw_spill's selection's */
+        if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
             base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                              "out of memory while planning pool %s",
                              pool->name);
             ok = false;
             break;
         }
+        if (pb.n && fixed[members[0]] && size > pool->capacity) {
+            /* a space with spill=: --algo's layout passes the capacity,
+             * the selection's (plan_fw_spill) fits */
+            algo_layout = false;
+            size = 0;
+            for (uint32_t k = 0; k < pb.n; k++) {
+                off[k] = pl->storages[members[k]].offset;
+                if (pb.bufs[k].size && off[k] + pb.bufs[k].size > size)
+                    size = off[k] + pb.bufs[k].size;
+            }
+            size = plan_align_up(size, pb.align);
+        }
         if (st.time_limit_hit)
             pl->search_time_limit_hit = true;
-        if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) &&
-            !(pb.n && fixed[members[0]])) {
+        if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) && algo_layout) {
             char buf[512];
             plan_search_opts so = o->search;
             so.capacity = cap;

@@ -7,8 +7,12 @@
  * keeps in the fast space a set of storages that fits its capacity and
  * whose accessed bytes are as large as it can find.  That is a knapsack
  * with a packing constraint (NP-hard); several heuristics run and the
- * best candidate (most accessed bytes kept, then the smallest total of
- * both pools with the spilled ones planned by best fit) wins:
+ * best candidate wins: among those whose total (both pools, the spilled
+ * buffers planned with the better of best fit and first fit by size) is
+ * at most the banked greedy's (plan_spill_banked), the most accessed
+ * bytes kept, then the smallest total.  The banked greedy's own
+ * selection is candidate 1 by size, so the result never keeps fewer
+ * accessed bytes than it nor has a larger total:
  *
  *  0. Everything fits (best-fit plan within the capacity): keep all.
  *  1. First fit in an order: each storage at the lowest aligned offset
@@ -171,62 +175,24 @@ static int spill_budgeted(const plan_problem *pb, const uint32_t *order,
     return 0;
 }
 
-/* A candidate selection: accessed bytes kept, then the total of both
- * pools (the spilled buffers planned with best fit), smaller is better. */
-typedef struct spill_score {
-    uint64_t kept;
-    uint64_t total;
-} spill_score;
-
-static int spill_score_of(const plan_problem *pb, const uint64_t *access,
-                          const bool *keep, const uint64_t *offsets,
-                          spill_score *sc) {
-    uint64_t pa = pb->align ? pb->align : 1, fast = 0, slow = 0;
-    bool *out = malloc(((size_t)pb->n + 1) * sizeof *out);
-    uint64_t *off = malloc(((size_t)pb->n + 1) * sizeof *off);
-    int rc = -1;
-    sc->kept = 0;
-    if (!out || !off)
-        goto done;
-    for (uint32_t i = 0; i < pb->n; i++) {
-        out[i] = !keep[i];
-        if (keep[i]) {
-            sc->kept += access[i];
-            if (pb->bufs[i].size && offsets[i] + pb->bufs[i].size > fast)
-                fast = offsets[i] + pb->bufs[i].size;
-        }
-    }
-    if (spill_layout(pb, out, off, &slow) != 0)
-        goto done;
-    sc->total = plan_align_up(fast, pa) + slow;
-    rc = 0;
-done:
-    free(out);
-    free(off);
-    return rc;
-}
-
-static bool spill_better(const spill_score *a, const spill_score *b) {
-    return a->kept != b->kept ? a->kept > b->kept : a->total < b->total;
-}
-
 /* The orders tried: density, accessed bytes, size descending (the order
  * of a banked greedy), then density with every density scaled by a
  * seeded factor in [3/4, 5/4] (deterministic). */
-enum { SPILL_ORDERS = 3, SPILL_JITTER = 6 };
+enum { SPILL_ORDERS = 3, SPILL_JITTER = 6, SPILL_BY_SIZE = 2 };
 
 typedef struct spill_octx {
     const plan_problem *pb;
-    const uint64_t *access;
+    const uint64_t *access; /* NULL for SPILL_BY_SIZE */
     unsigned kind;
 } spill_octx;
 
 static long double spill_key(const spill_octx *x, uint32_t i) {
-    uint64_t sz = x->pb->bufs[i].size, acc = x->access[i];
+    uint64_t sz = x->pb->bufs[i].size;
+    if (x->kind == SPILL_BY_SIZE)
+        return (long double)sz;
+    uint64_t acc = x->access[i];
     if (x->kind == 1)
         return (long double)acc;
-    if (x->kind == 2)
-        return (long double)sz;
     long double d = sz ? (long double)acc / (long double)sz : 0;
     if (x->kind >= SPILL_ORDERS) {
         uint64_t h = (uint64_t)i * UINT64_C(0x9e3779b97f4a7c15) ^
@@ -248,6 +214,213 @@ static int spill_cmp_kind(const void *c, uint32_t a, uint32_t b) {
     return a < b ? -1 : a > b;
 }
 
+/* order[] = 0..n-1 sorted by kind `kind`. */
+static int spill_order(const plan_problem *pb, const uint64_t *access,
+                       unsigned kind, uint32_t *order) {
+    for (uint32_t i = 0; i < pb->n; i++)
+        order[i] = i;
+    spill_octx ctx = {pb, access, kind};
+    return plan_sort_idx(order, pb->n, spill_cmp_kind, &ctx);
+}
+
+/* First fit, no limit, of the buffers with in[i], in `order`: each at the
+ * lowest aligned offset among those placed before it (placed[] is
+ * scratch).  Returns the pool size. */
+static uint64_t spill_firstfit(const plan_problem *pb, const uint32_t *order,
+                               const bool *in, spill_iv *ivs, bool *placed,
+                               uint64_t *off) {
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < pb->n; i++)
+        placed[i] = false;
+    for (uint32_t k = 0; k < pb->n; k++) {
+        uint32_t i = order[k];
+        uint64_t at = 0;
+        if (!in[i])
+            continue;
+        spill_gap(pb, placed, off, i, UINT64_MAX, ivs, &at);
+        placed[i] = true;
+        off[i] = at;
+        if (pb->bufs[i].size && at + pb->bufs[i].size > end)
+            end = at + pb->bufs[i].size;
+    }
+    return plan_align_up(end, pb->align ? pb->align : 1);
+}
+
+/* The end of the kept buffers' layout, aligned. */
+static uint64_t spill_fast_size(const plan_problem *pb, const bool *keep,
+                                const uint64_t *offsets) {
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < pb->n; i++)
+        if (keep[i] && pb->bufs[i].size && offsets[i] + pb->bufs[i].size > end)
+            end = offsets[i] + pb->bufs[i].size;
+    return plan_align_up(end, pb->align ? pb->align : 1);
+}
+
+int plan_spill_banked(const plan_problem *pb, uint64_t capacity, bool *fast,
+                      uint64_t *offsets, uint64_t *fast_size,
+                      uint64_t *slow_size) {
+    if (!plan_problem_ok(pb))
+        return -1;
+    uint64_t pa = pb->align ? pb->align : 1;
+    size_t n1 = (size_t)pb->n + 1;
+    uint32_t *order = malloc(n1 * sizeof *order);
+    spill_iv *ivs = malloc(n1 * sizeof *ivs);
+    bool *slow = malloc(n1 * sizeof *slow), *placed = malloc(n1);
+    int rc = -1;
+    if (order && ivs && slow && placed &&
+        spill_order(pb, NULL, SPILL_BY_SIZE, order) == 0) {
+        for (uint32_t i = 0; i < pb->n; i++)
+            fast[i] = false;
+        spill_fill(pb, order, capacity / pa * pa, ivs, fast, offsets);
+        for (uint32_t i = 0; i < pb->n; i++)
+            slow[i] = !fast[i];
+        *fast_size = spill_fast_size(pb, fast, offsets);
+        *slow_size = spill_firstfit(pb, order, slow, ivs, placed, offsets);
+        rc = 0;
+    }
+    free(order);
+    free(ivs);
+    free(slow);
+    free(placed);
+    return rc;
+}
+
+/* A candidate selection: the accessed bytes kept and the total of both
+ * pools, the spilled buffers planned with the better of best fit and
+ * first fit by size (a banked greedy's placement). */
+typedef struct spill_score {
+    uint64_t kept;
+    uint64_t total;
+} spill_score;
+
+typedef struct spill_scratch {
+    const uint32_t *by_size; /* SPILL_BY_SIZE order */
+    spill_iv *ivs;
+    bool *out, *placed;
+    uint64_t *off;
+} spill_scratch;
+
+int plan_spill_slow(const plan_problem *pb, const bool *spilled,
+                    uint64_t *offsets, uint64_t *size) {
+    if (!plan_problem_ok(pb))
+        return -1;
+    size_t n1 = (size_t)pb->n + 1;
+    uint32_t *by_size = malloc(n1 * sizeof *by_size);
+    spill_scratch x = {by_size, malloc(n1 * sizeof *x.ivs), NULL, malloc(n1),
+                       malloc(n1 * sizeof *x.off)};
+    int rc = -1;
+    uint64_t bf, ff;
+    if (by_size && x.ivs && x.placed && x.off &&
+        spill_order(pb, NULL, SPILL_BY_SIZE, by_size) == 0 &&
+        spill_layout(pb, spilled, offsets, &bf) == 0) {
+        ff = spill_firstfit(pb, by_size, spilled, x.ivs, x.placed, x.off);
+        for (uint32_t i = 0; ff < bf && i < pb->n; i++)
+            offsets[i] = x.off[i];
+        *size = ff < bf ? ff : bf;
+        rc = 0;
+    }
+    free(by_size);
+    free(x.ivs);
+    free(x.placed);
+    free(x.off);
+    return rc;
+}
+
+static int spill_score_of(const plan_problem *pb, const uint64_t *access,
+                          const bool *keep, const uint64_t *offsets,
+                          spill_scratch *x, spill_score *sc) {
+    uint64_t slow = 0;
+    sc->kept = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        x->out[i] = !keep[i];
+        if (keep[i])
+            sc->kept += access[i];
+    }
+    if (spill_layout(pb, x->out, x->off, &slow) != 0)
+        return -1;
+    uint64_t ff =
+        spill_firstfit(pb, x->by_size, x->out, x->ivs, x->placed, x->off);
+    sc->total = spill_fast_size(pb, keep, offsets) + (ff < slow ? ff : slow);
+    return 0;
+}
+
+/* The objective: a total within `limit` (the banked greedy's), then the
+ * most accessed bytes kept, then the smallest total. */
+static bool spill_better(const spill_score *a, const spill_score *b,
+                         uint64_t limit) {
+    bool ina = a->total <= limit, inb = b->total <= limit;
+    if (ina != inb)
+        return ina;
+    return a->kept != b->kept ? a->kept > b->kept : a->total < b->total;
+}
+
+/* Step 1 and 2 for every order; the best candidate (spill_better) into
+ * keep/offsets. */
+static int spill_candidates(const plan_problem *pb, const uint64_t *access,
+                            uint64_t cap, uint64_t limit, spill_scratch *x,
+                            bool *keep, uint64_t *offsets) {
+    size_t n1 = (size_t)pb->n + 1;
+    uint32_t *order = malloc(n1 * sizeof *order);
+    bool *ck = malloc(n1 * sizeof *ck);
+    uint64_t *coff = malloc(n1 * sizeof *coff);
+    uint32_t *axis = NULL;
+    uint32_t m = plan_time_axis(pb, &axis);
+    int rc = -1;
+    if (!order || !ck || !coff || m == UINT32_MAX)
+        goto out;
+    spill_score best = {0, UINT64_MAX}, sc;
+    bool have = false;
+    /* many buffers: the first candidate and the plain orders only */
+    unsigned kinds = pb->n > 4096 ? SPILL_ORDERS : SPILL_ORDERS + SPILL_JITTER;
+    for (unsigned kind = 0; kind <= kinds; kind++) {
+        for (uint32_t i = 0; i < pb->n; i++)
+            ck[i] = false;
+        if (spill_order(pb, access, kind == kinds ? 0 : kind, order) != 0)
+            goto out;
+        if (kind == kinds) {
+            if (spill_budgeted(pb, order, axis, m, cap, x->ivs, ck, coff) != 0)
+                goto out;
+        } else {
+            spill_fill(pb, order, cap, x->ivs, ck, coff);
+        }
+        if (spill_score_of(pb, access, ck, coff, x, &sc) != 0)
+            goto out;
+        if (!have || spill_better(&sc, &best, limit)) {
+            have = true;
+            best = sc;
+            memcpy(keep, ck, pb->n * sizeof *keep);
+            memcpy(offsets, coff, pb->n * sizeof *offsets);
+        }
+    }
+    rc = 0;
+out:
+    free(order);
+    free(ck);
+    free(coff);
+    free(axis);
+    return rc;
+}
+
+/* Step 0, everything fits in the best-fit layout: the banked greedy's
+ * when it keeps everything too in a smaller pool. */
+static int spill_all_fit(const plan_problem *pb, uint64_t cap,
+                         uint64_t *offsets, uint64_t *size) {
+    size_t n1 = (size_t)pb->n + 1;
+    bool *fast = malloc(n1 * sizeof *fast);
+    uint64_t *off = malloc(n1 * sizeof *off), fs, ss;
+    int rc = -1;
+    if (fast && off && plan_spill_banked(pb, cap, fast, off, &fs, &ss) == 0) {
+        rc = 0;
+        if (ss == 0 && fs < *size && memchr(fast, 0, pb->n) == NULL) {
+            memcpy(offsets, off, pb->n * sizeof *offsets);
+            *size = fs;
+        }
+    }
+    free(fast);
+    free(off);
+    return rc;
+}
+
 int plan_spill_select(const plan_problem *pb, const uint64_t *access,
                       uint64_t capacity, bool *keep, uint64_t *offsets,
                       uint64_t *size) {
@@ -260,56 +433,25 @@ int plan_spill_select(const plan_problem *pb, const uint64_t *access,
     if (plan_bestfit(pb, offsets, size) != 0)
         return -1;
     if (*size <= cap)
-        return 0;
+        return spill_all_fit(pb, cap, offsets, size);
     size_t n1 = (size_t)pb->n + 1;
-    uint32_t *order = malloc(n1 * sizeof *order);
-    spill_iv *ivs = malloc(n1 * sizeof *ivs);
-    bool *ck = malloc(n1 * sizeof *ck);
-    uint64_t *coff = malloc(n1 * sizeof *coff);
-    uint32_t *axis = NULL;
-    uint32_t m = plan_time_axis(pb, &axis);
+    uint32_t *by_size = malloc(n1 * sizeof *by_size);
+    spill_scratch x = {by_size, malloc(n1 * sizeof *x.ivs), malloc(n1),
+                       malloc(n1), malloc(n1 * sizeof *x.off)};
+    uint64_t bf, bs;
     int rc = -1;
-    if (!order || !ivs || !ck || !coff || m == UINT32_MAX)
-        goto out;
-    spill_score best = {0, UINT64_MAX}, sc;
-    bool have = false;
-    /* many buffers: the first candidate and the plain orders only */
-    unsigned kinds = pb->n > 4096 ? SPILL_ORDERS : SPILL_ORDERS + SPILL_JITTER;
-    for (unsigned kind = 0; kind <= kinds; kind++) {
-        for (uint32_t i = 0; i < pb->n; i++) {
-            order[i] = i;
-            ck[i] = false;
-        }
-        spill_octx ctx = {pb, access, kind == kinds ? 0 : kind};
-        if (plan_sort_idx(order, pb->n, spill_cmp_kind, &ctx) != 0)
-            goto out;
-        if (kind == kinds) {
-            if (spill_budgeted(pb, order, axis, m, cap, ivs, ck, coff) != 0)
-                goto out;
-        } else {
-            spill_fill(pb, order, cap, ivs, ck, coff);
-        }
-        if (spill_score_of(pb, access, ck, coff, &sc) != 0)
-            goto out;
-        if (!have || spill_better(&sc, &best)) {
-            have = true;
-            best = sc;
-            memcpy(keep, ck, pb->n * sizeof *keep);
-            memcpy(offsets, coff, pb->n * sizeof *offsets);
-        }
+    /* the limit on the total: the banked greedy's (keep, offsets scratch) */
+    if (by_size && x.ivs && x.out && x.placed && x.off &&
+        spill_order(pb, NULL, SPILL_BY_SIZE, by_size) == 0 &&
+        plan_spill_banked(pb, capacity, keep, offsets, &bf, &bs) == 0 &&
+        spill_candidates(pb, access, cap, bf + bs, &x, keep, offsets) == 0) {
+        *size = spill_fast_size(pb, keep, offsets);
+        rc = 0;
     }
-    *size = 0;
-    for (uint32_t i = 0; i < pb->n; i++)
-        if (keep[i] && pb->bufs[i].size &&
-            offsets[i] + pb->bufs[i].size > *size)
-            *size = offsets[i] + pb->bufs[i].size;
-    *size = plan_align_up(*size, pa);
-    rc = 0;
-out:
-    free(order);
-    free(ivs);
-    free(ck);
-    free(coff);
-    free(axis);
+    free(by_size);
+    free(x.ivs);
+    free(x.out);
+    free(x.placed);
+    free(x.off);
     return rc;
 }

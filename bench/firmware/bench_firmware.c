@@ -12,12 +12,11 @@
  * the slow memory none.  Reported per case: the share of accessed bytes
  * in fast memory and the total of both pools, for both planners.
  *
- * The banked greedy, written from the PR's description: buffers in the
- * order of ExecuTorch's greedy (size descending, then program order),
- * each placed at the lowest aligned offset where it overlaps no
- * conflicting buffer of the fastest bank and ends within that bank's
- * capacity, else in the next bank the same way (the last bank has no
- * capacity).
+ * The banked greedy is the planner's plan_spill_banked (written from the
+ * PR's description: buffers by size descending, each at the lowest
+ * aligned offset of the fast bank where it fits, else of the slow bank);
+ * planwrap's totals count the spilled buffers as plan_spill_select does
+ * (plan_spill_slow).
  */
 #include "planner/planner.h"
 
@@ -26,123 +25,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct iv {
-    uint64_t lo, hi;
-} iv;
-
-static int cmp_iv(const void *a, const void *b) {
-    const iv *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static bool overlap(const plan_buf *a, const plan_buf *b) {
-    return a->start <= b->end && b->start <= a->end;
-}
-
-/* Lowest aligned offset for buffer i in bank `bank` ending within
- * `limit` (UINT64_MAX = none); false when none. */
-static bool lowest_gap(const plan_problem *pb, const int *bank_of,
-                       const uint64_t *off, uint32_t i, int bank,
-                       uint64_t limit, iv *ivs, uint64_t *at) {
-    const plan_buf *b = &pb->bufs[i];
-    uint32_t k = 0;
-    for (uint32_t j = 0; j < pb->n; j++)
-        if (bank_of[j] == bank && pb->bufs[j].size && overlap(b, &pb->bufs[j]))
-            ivs[k++] = (iv){off[j], off[j] + pb->bufs[j].size};
-    qsort(ivs, k, sizeof *ivs, cmp_iv);
-    uint64_t a = b->align > pb->align ? b->align : pb->align, cur = 0;
-    a = a ? a : 1;
-    for (uint32_t j = 0; j <= k; j++) {
-        cur = (cur + a - 1) / a * a;
-        if (cur > limit || b->size > limit - cur)
-            return false;
-        if (j == k || cur + b->size <= ivs[j].lo) {
-            *at = cur;
-            return true;
-        }
-        if (ivs[j].hi > cur)
-            cur = ivs[j].hi;
-    }
-    return false;
-}
-
-static const plan_problem *g_pb;
-static int cmp_greedy(const void *x, const void *y) {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    uint64_t sa = g_pb->bufs[a].size, sb = g_pb->bufs[b].size;
-    if (sa != sb)
-        return sa > sb ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
 typedef struct result {
     uint64_t fast_acc, fast_size, slow_size;
 } result;
 
-static uint64_t pool_end(const plan_problem *pb, const int *bank_of,
-                         const uint64_t *off, int bank) {
-    uint64_t end = 0;
-    for (uint32_t i = 0; i < pb->n; i++)
-        if (bank_of[i] == bank && off[i] + pb->bufs[i].size > end)
-            end = off[i] + pb->bufs[i].size;
-    uint64_t a = pb->align ? pb->align : 1;
-    return (end + a - 1) / a * a;
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n + 1, size);
+    if (!p)
+        abort();
+    return p;
 }
 
 static result banked_greedy(const plan_problem *pb, const uint64_t *acc,
                             uint64_t cap) {
-    uint32_t *order = malloc((pb->n + 1) * sizeof *order);
-    int *bank_of = malloc((pb->n + 1) * sizeof *bank_of);
-    uint64_t *off = calloc(pb->n + 1, sizeof *off);
-    iv *ivs = malloc((pb->n + 1) * sizeof *ivs);
-    for (uint32_t i = 0; i < pb->n; i++) {
-        order[i] = i;
-        bank_of[i] = -1;
-    }
-    g_pb = pb;
-    qsort(order, pb->n, sizeof *order, cmp_greedy);
-    uint64_t a = pb->align ? pb->align : 1;
+    bool *fast = xcalloc(pb->n, sizeof *fast);
+    uint64_t *off = xcalloc(pb->n, sizeof *off);
     result r = {0, 0, 0};
-    for (uint32_t k = 0; k < pb->n; k++) {
-        uint32_t i = order[k];
-        uint64_t at;
-        if (lowest_gap(pb, bank_of, off, i, 0, cap / a * a, ivs, &at)) {
-            bank_of[i] = 0;
-            r.fast_acc += acc[i];
-        } else {
-            lowest_gap(pb, bank_of, off, i, 1, UINT64_MAX, ivs, &at);
-            bank_of[i] = 1;
-        }
-        off[i] = at;
-    }
-    r.fast_size = pool_end(pb, bank_of, off, 0);
-    r.slow_size = pool_end(pb, bank_of, off, 1);
-    free(order);
-    free(bank_of);
+    if (plan_spill_banked(pb, cap, fast, off, &r.fast_size, &r.slow_size))
+        abort();
+    for (uint32_t i = 0; i < pb->n; i++)
+        r.fast_acc += fast[i] ? acc[i] : 0;
+    free(fast);
     free(off);
-    free(ivs);
     return r;
 }
 
 static result ours(const plan_problem *pb, const uint64_t *acc, uint64_t cap) {
-    bool *keep = calloc(pb->n + 1, sizeof *keep);
-    uint64_t *off = calloc(pb->n + 1, sizeof *off);
-    plan_buf *slow = calloc(pb->n + 1, sizeof *slow);
+    bool *keep = xcalloc(pb->n, sizeof *keep);
+    bool *out = xcalloc(pb->n, sizeof *out);
+    uint64_t *off = xcalloc(pb->n, sizeof *off);
     result r = {0, 0, 0};
     if (plan_spill_select(pb, acc, cap, keep, off, &r.fast_size) != 0)
         abort();
-    plan_problem sp = {0, slow, pb->align, NULL};
     for (uint32_t i = 0; i < pb->n; i++) {
-        if (keep[i])
-            r.fast_acc += acc[i];
-        else
-            slow[sp.n++] = pb->bufs[i];
+        r.fast_acc += keep[i] ? acc[i] : 0;
+        out[i] = !keep[i];
     }
-    if (plan_bestfit(&sp, off, &r.slow_size) != 0)
+    if (plan_spill_slow(pb, out, off, &r.slow_size) != 0)
         abort();
     free(keep);
+    free(out);
     free(off);
-    free(slow);
     return r;
 }
 

@@ -27,8 +27,7 @@ void gemm_c_f32_r2212(const float *a, const float *b, const float *c, float *y,
             for (int64_t l = 0; l < k; l++)
                 s += (ta ? a[l * a1 + i] : a[i * a1 + l]) *
                      (tb ? b[j * b1 + l] : b[l * b1 + j]);
-            y[i * y1 + j] =
-                (float)(alpha * s + beta * c[c0 == y1 ? j : 0]);
+            y[i * y1 + j] = (float)(alpha * s + beta * c[c0 == y1 ? j : 0]);
         }
 }
 

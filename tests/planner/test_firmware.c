@@ -34,6 +34,36 @@ static int kept_layout_ok(const plan_problem *pb, const bool *keep,
     return ok;
 }
 
+/* The selection keeps no fewer accessed bytes than the banked greedy,
+ * with no larger total; both banks of the banked greedy are valid. */
+static void check_against_banked(const plan_problem *pb, const uint64_t *acc,
+                                 uint64_t cap, const bool *keep,
+                                 uint64_t size) {
+    uint32_t n = pb->n;
+    bool *fast = calloc(n + 1, sizeof *fast), *out = calloc(n + 1, 1);
+    uint64_t *boff = calloc(n + 1, sizeof *boff);
+    uint64_t fs, ss, slow, kept = 0, bkept = 0;
+    assert_int_equal(plan_spill_banked(pb, cap, fast, boff, &fs, &ss), 0);
+    uint64_t pa = pb->align ? pb->align : 1;
+    assert_true(fs <= cap / pa * pa);
+    assert_true(kept_layout_ok(pb, fast, boff, fs));
+    for (uint32_t i = 0; i < n; i++) {
+        out[i] = !fast[i];
+        kept += keep[i] ? acc[i] : 0;
+        bkept += fast[i] ? acc[i] : 0;
+    }
+    assert_true(kept_layout_ok(pb, out, boff, ss));
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = !keep[i];
+    assert_int_equal(plan_spill_slow(pb, out, boff, &slow), 0);
+    assert_true(kept_layout_ok(pb, out, boff, slow));
+    assert_true(kept >= bkept);
+    assert_true(size + slow <= fs + ss);
+    free(fast);
+    free(out);
+    free(boff);
+}
+
 static void test_spill_select_random(void **st) {
     (void)st;
     uint64_t seed = 13;
@@ -55,6 +85,7 @@ static void test_spill_select_random(void **st) {
         assert_true(size <= cap);
         assert_true(size % (pb.align ? pb.align : 1) == 0);
         assert_true(kept_layout_ok(&pb, keep, off, size));
+        check_against_banked(&pb, acc, cap, keep, size);
         if (full <= cap)
             for (uint32_t i = 0; i < n; i++)
                 assert_true(keep[i]); /* everything fits: nothing spills */
@@ -194,11 +225,46 @@ static void test_spill_chain(void **st) {
     assert_int_equal(r[0].headroom, 0);
     assert_int_equal(r[0].nspilled, 3);
     assert_int_equal(r[0].accessed, 3 * 256);
-    assert_int_equal(r[1].nspilled, 0); /* b, c stay in sram: from tcm */
+    assert_int_equal(r[0].nreceived, 0);
+    /* b, c, d came from tcm; d went on to dram */
+    assert_int_equal(r[1].nreceived, 3);
+    assert_int_equal(r[1].nspilled, 1);
+    assert_int_equal(r[2].nreceived, 1);
+    assert_int_equal(r[2].nspilled, 0);
     assert_int_equal(r[2].accessed, 256);
     assert_int_equal(pl->accessed, 8 * 256);
     assert_int_equal(r[0].npermille, 375); /* 3/8 */
     unload(&l);
+}
+
+/* The pool of a space with spill= is placed with --algo when that fits
+ * the capacity, else it keeps the selection's layout. */
+static void test_spill_algo(void **st) {
+    (void)st;
+    static const char prog[] = "model m\n"
+                               "space s capacity=%d spill=d\n"
+                               "space d\n"
+                               "alloc a f32[16] space=s\n"
+                               "call k(a)\n"
+                               "free a\n"
+                               "alloc b f32[16] space=s\n"
+                               "call k(b)\n"
+                               "free b\n";
+    for (int cap = 64; cap <= 1024; cap += 960) {
+        char text[512];
+        snprintf(text, sizeof text, prog, cap);
+        plan_options o;
+        plan_options_init(&o);
+        o.verify = true;
+        o.algo = PLAN_NAIVE;
+        loaded l;
+        plan *pl = load_plan(&l, text, &o);
+        assert_false(storage(pl, "b")->spilled);
+        /* naive: b after a (128 bytes) when 1024 fit; else the
+         * selection's best fit, both at 0 */
+        assert_int_equal(storage(pl, "b")->offset, cap == 64 ? 0 : 64);
+        unload(&l);
+    }
 }
 
 /* A planned input's bytes are reused after its last use; a state and
@@ -276,6 +342,7 @@ int main(void) {
         cmocka_unit_test(test_spill_select_random),
         cmocka_unit_test(test_spill_select_density),
         cmocka_unit_test(test_spill_chain),
+        cmocka_unit_test(test_spill_algo),
         cmocka_unit_test(test_planned_and_state),
         cmocka_unit_test(test_verify_capacity),
     };
