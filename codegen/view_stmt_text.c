@@ -46,6 +46,27 @@ static const char *stride_text(vw *v, const ir_stmt *s) {
     return cg_sb_done(v, &out);
 }
 
+/* The firmware attributes, in ir_print's order (docs/firmware.md). */
+static void fw_attrs_text(sbuf *out, const ir_fw_attrs *fw) {
+    if (!fw)
+        return;
+    if (fw->planned)
+        cg_sb_puts(out, " planned");
+    if (fw->data) {
+        cg_sb_puts(out, " data=\"");
+        cg_sb_escape(out, fw->data, true);
+        cg_sb_puts(out, "\"");
+    }
+    if (fw->has_at) {
+        cg_sb_puts(out, " at=");
+        cg_sb_u64(out, fw->at);
+    }
+    if (fw->next.name) {
+        cg_sb_puts(out, " next=");
+        cg_sb_puts(out, fw->next.name);
+    }
+}
+
 /* The buffer attributes of a statement, each preceded by a space. */
 static const char *attrs_text(vw *v, const ir_stmt *s) {
     sbuf out;
@@ -78,6 +99,7 @@ static const char *attrs_text(vw *v, const ir_stmt *s) {
         cg_sb_put(&out, " group=", 7);
         cg_sb_put(&out, at->group.name, strlen(at->group.name));
     }
+    fw_attrs_text(&out, s->fw);
     return cg_sb_done(v, &out);
 }
 
