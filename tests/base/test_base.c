@@ -1,9 +1,11 @@
 /*
  * tests/base/test_base.c - unit tests of base/: arena, string builder,
- * file reader, binary search, comparator, diagnostics limit.
+ * file reader, binary search, comparator, diagnostics limit, atomic
+ * output files.
  */
 #include "base/base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -137,6 +140,72 @@ static void fprint_ratio(void **state) {
     free(buf);
 }
 
+/* Text of file `path` ("" when it cannot be read: absent). */
+static char *slurp(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t;
+    size_t n;
+    int err;
+    return base_read_file(path, &t, &n, &err) ? t : strdup("");
+}
+
+/* Files left in dir (temporary files included). */
+static int count_files(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void out_atomic(void **state) {
+    (void)state;
+    char dir[] = "/tmp/pw-test-out.XXXXXX", a[600], b[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    assert_true(base_write_file_atomic(a, "old", 3));
+    /* written, not committed: the old content stays, beside a temp */
+    base_out *o[2] = {base_out_open(a), base_out_open(b)};
+    assert_non_null(o[0]);
+    assert_non_null(o[1]);
+    fputs("new a", base_out_stream(o[0]));
+    fputs("new b", base_out_stream(o[1]));
+    char *t = slurp(dir, "a");
+    assert_string_equal(t, "old");
+    free(t);
+    assert_int_equal(count_files(dir), 3);
+    assert_true(base_out_commit_all(o, 2));
+    t = slurp(dir, "a");
+    assert_string_equal(t, "new a");
+    free(t);
+    t = slurp(dir, "b");
+    assert_string_equal(t, "new b");
+    free(t);
+    /* discarded: nothing changes, no temporary file left */
+    o[0] = base_out_open(a);
+    fputs("lost", base_out_stream(o[0]));
+    base_out_discard(o[0]);
+    t = slurp(dir, "a");
+    assert_string_equal(t, "new a");
+    free(t);
+    assert_int_equal(count_files(dir), 2);
+    /* a directory and a missing folder are refused at open */
+    FILE *devnull = freopen("/dev/null", "w", stderr);
+    assert_non_null(devnull);
+    assert_null(base_out_open(dir));
+    snprintf(a, sizeof a, "%s/none/x", dir);
+    assert_null(base_out_open(a));
+    snprintf(a, sizeof a, "%s/a", dir);
+    unlink(a);
+    snprintf(b, sizeof b, "%s/b", dir);
+    unlink(b);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_zeroed_aligned),
@@ -145,6 +214,7 @@ int main(void) {
         cmocka_unit_test(search_and_compare),
         cmocka_unit_test(diag_limit),
         cmocka_unit_test(fprint_ratio),
+        cmocka_unit_test(out_atomic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
