@@ -13,13 +13,21 @@ static void cg_fw_set_str(json_t *o, const char *key, const char *val) {
     json_object_set_new(o, key, json_string(val));
 }
 
-/* One row of the report table, columns aligned as in the pool table. */
-static json_t *cg_fw_row(const char *fmt_space, const char *size,
-                         const char *cap, const char *head, const char *spill,
-                         const char *acc) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%-12s %12s %12s %12s %14s %8s", fmt_space, size,
-             cap, head, spill, acc);
+enum { CG_FW_COLS = 6 };
+
+/* The report's cells: a row of text per space under a header row. */
+typedef struct {
+    char cell[CG_FW_COLS][304];
+} cg_fw_cells;
+
+/* One row of the report table, columns aligned as in the pool table: each
+ * column is at least its usual width (w) and widens to its longest cell,
+ * so a long entry such as "3 in, 1 to dram" never pushes the next column. */
+static json_t *cg_fw_row(const cg_fw_cells *c, const int w[CG_FW_COLS]) {
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%-*s %*s %*s %*s %*s %*s", w[0], c->cell[0],
+             w[1], c->cell[1], w[2], c->cell[2], w[3], c->cell[3], w[4],
+             c->cell[4], w[5], c->cell[5]);
     size_t n = strlen(buf);
     while (n && buf[n - 1] == ' ')
         buf[--n] = '\0';
@@ -28,36 +36,51 @@ static json_t *cg_fw_row(const char *fmt_space, const char *size,
     return o;
 }
 
+/* The cells of space report r. */
+static void cg_fw_cells_of(const plan_space_report *r, cg_fw_cells *c) {
+    char *spill = c->cell[4];
+    size_t cap = sizeof c->cell[4];
+    snprintf(c->cell[0], sizeof c->cell[0], "%.200s",
+             r->name ? r->name : "default");
+    snprintf(c->cell[1], sizeof c->cell[1], "%" PRIu64, r->size);
+    snprintf(c->cell[2], sizeof c->cell[2], "%" PRIu64, r->capacity);
+    snprintf(c->cell[3], sizeof c->cell[3], "%" PRIu64, r->headroom);
+    if (!r->has_capacity) {
+        strcpy(c->cell[2], "-");
+        strcpy(c->cell[3], "-");
+    }
+    int k = r->nreceived ? snprintf(spill, cap, "%" PRIu32 " in%s",
+                                    r->nreceived, r->spill ? ", " : "")
+                         : 0;
+    if (r->spill)
+        snprintf(spill + k, cap - (size_t)k, "%" PRIu32 " to %.200s",
+                 r->nspilled, r->spill);
+    else if (!k)
+        strcpy(spill, "-");
+    snprintf(c->cell[5], sizeof c->cell[5], "%u.%u%%", r->npermille / 10,
+             r->npermille % 10);
+}
+
 static json_t *cg_fw_report(const plan *pl) {
     base_arena *a = base_arena_new();
     plan_space_report *r;
     uint32_t n = plan_space_reports(pl, a, &r);
-    json_t *rows = json_array();
-    json_array_append_new(rows, cg_fw_row("space", "size", "capacity",
-                                          "headroom", "spilled", "accessed"));
-    for (uint32_t i = 0; i < n; i++) {
-        char size[24], cap[24], head[24], spill[300], acc[16];
-        snprintf(size, sizeof size, "%" PRIu64, r[i].size);
-        snprintf(cap, sizeof cap, "%" PRIu64, r[i].capacity);
-        snprintf(head, sizeof head, "%" PRIu64, r[i].headroom);
-        if (!r[i].has_capacity) {
-            strcpy(cap, "-");
-            strcpy(head, "-");
+    cg_fw_cells *c = base_arena_array(a, (size_t)n + 1, sizeof *c);
+    static const char *const head[CG_FW_COLS] = {
+        "space", "size", "capacity", "headroom", "spilled", "accessed"};
+    int w[CG_FW_COLS] = {12, 12, 12, 12, 14, 8};
+    for (int j = 0; j < CG_FW_COLS; j++)
+        snprintf(c[0].cell[j], sizeof c[0].cell[j], "%s", head[j]);
+    for (uint32_t i = 0; i < n; i++)
+        cg_fw_cells_of(&r[i], &c[i + 1]);
+    for (uint32_t i = 0; i <= n; i++)
+        for (int j = 0; j < CG_FW_COLS; j++) {
+            int len = (int)strlen(c[i].cell[j]);
+            w[j] = len > w[j] ? len : w[j];
         }
-        int k = r[i].nreceived
-                    ? snprintf(spill, sizeof spill, "%" PRIu32 " in%s",
-                               r[i].nreceived, r[i].spill ? ", " : "")
-                    : 0;
-        if (r[i].spill)
-            snprintf(spill + k, sizeof spill - (size_t)k,
-                     "%" PRIu32 " to %.200s", r[i].nspilled, r[i].spill);
-        else if (!k)
-            strcpy(spill, "-");
-        snprintf(acc, sizeof acc, "%u.%u%%", r[i].npermille / 10,
-                 r[i].npermille % 10);
-        json_array_append_new(rows, cg_fw_row(r[i].name ? r[i].name : "default",
-                                              size, cap, head, spill, acc));
-    }
+    json_t *rows = json_array();
+    for (uint32_t i = 0; i <= n; i++)
+        json_array_append_new(rows, cg_fw_row(&c[i], w));
     base_arena_free(a);
     return rows;
 }
