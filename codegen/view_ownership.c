@@ -84,7 +84,8 @@ void cg_plan_pools(vw *v) {
         const ir_value *iv = &p->values[st->value];
         v->pool_name[k] = cg_set_unique(v, &fields, cg_field_base(v, iv->name));
         v->pool_size[k] = st->size + pl->opts.guard_bytes;
-        uint64_t al = iv->align > dalign ? iv->align : dalign;
+        uint64_t va = plan_value_align(iv);
+        uint64_t al = va > dalign ? va : dalign;
         v->pool_align[k] = al;
         v->pool_plan[k] = -1;
         v->pool_storage[k] = (int32_t)s;

@@ -319,6 +319,22 @@ static void ir_check_stmt(ir_checker *C, ir_stmt *st) {
     }
 }
 
+/* Each storage's item_align: the largest item size among its own dtype
+ * and its views' dtypes, so that a view at an offset that is a multiple
+ * of its item size (ir_check_view_align) is aligned in memory too, even
+ * under --align 1 or a smaller align=. */
+static void ir_item_aligns(ir_program *p) {
+    for (uint32_t i = 0; i < p->nvalues; i++)
+        p->values[i].item_align = 0;
+    for (uint32_t i = 0; i < p->nvalues; i++) {
+        const ir_value *v = &p->values[i];
+        ir_value *r = &p->values[v->root];
+        unsigned item = ir_dtype_size(v->dtype);
+        if (item > r->item_align)
+            r->item_align = (uint8_t)item;
+    }
+}
+
 static void ir_warn_leaks(ir_checker *C) {
     ir_program *p = C->p;
     int32_t *kept_by = base_xcalloc(p->nvalues, sizeof *kept_by);
@@ -407,6 +423,7 @@ bool ir_check(ir_program *p, base_diag *d) {
     for (uint32_t i = 0; i < p->nstmts; i++)
         ir_check_stmt(&C, &p->stmts[i]);
     ir_check_double_ints(&C);
+    ir_item_aligns(p);
     C.errors += ir_check_fw_spills(p, d, C.lost_spaces);
     C.errors += ir_check_fw_states(p, d, C.poisoned, C.lost_values);
     /* After a syntax error a dropped free or output may be the cause. */

@@ -272,6 +272,10 @@ typedef struct ir_value {
     int32_t storage_end;
     /* firmware (docs/firmware.md) */
     bool planned;          /* input/alloc: `planned` given */
+    uint8_t item_align;    /* storage: the largest item size of its dtype and
+                              of its views' dtypes, which its offset must be
+                              a multiple of whatever --align and align= say
+                              (docs/planning.md, Alignment); aliases: 0 */
     const char *data_path; /* const with data=: the file, resolved against
                               the IR file's folder; NULL otherwise */
     uint64_t data_at;      /* its byte offset in that file */

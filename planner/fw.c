@@ -87,7 +87,8 @@ static bool fw_spill_group(plan *pl, const ir_space *sp, const char *target,
         const ir_value *v = &p->values[st->value];
         plan_buf *b = &pb.bufs[k];
         b->size = st->size + pl->opts.guard_bytes; /* guards are planned */
-        b->align = v->align > pb.align ? v->align : pb.align;
+        uint64_t va = plan_value_align(v);
+        b->align = va > pb.align ? va : pb.align;
         b->start = st->start;
         b->end = st->end;
         b->color = color[members[k]];

@@ -273,6 +273,13 @@ typedef struct plan_donor {
 #define PLAN_DEFAULT_ALIGN_CPU 64u
 #define PLAN_DEFAULT_ALIGN_CUDA 256u
 
+/* The alignment value v's storage needs of its own: its align= and the
+ * item size of its dtype and of its views' dtypes (ir_value.item_align),
+ * whichever is larger; the pool's alignment comes on top. */
+static inline uint64_t plan_value_align(const ir_value *v) {
+    return v->align > v->item_align ? v->align : v->item_align;
+}
+
 /* A pool's alignment: o->align when set, else the default for a CUDA
  * device (`cuda`) or the CPU. */
 static inline uint64_t plan_pool_align(const plan_options *o, bool cuda) {

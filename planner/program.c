@@ -394,8 +394,8 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
         }
         st->pool = pi;
         pl->pools[pi].nstorages++;
-        if (val->align > pl->pools[pi].base_align)
-            pl->pools[pi].base_align = val->align;
+        if (plan_value_align(val) > pl->pools[pi].base_align)
+            pl->pools[pi].base_align = plan_value_align(val);
     }
     pl->npools = np;
 
@@ -420,7 +420,8 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
             const ir_value *val = &p->values[st->value];
             plan_buf *b = &pb.bufs[pb.n];
             b->size = st->size + o->guard_bytes; /* guards are planned */
-            b->align = val->align > pool->align ? val->align : pool->align;
+            uint64_t va = plan_value_align(val);
+            b->align = va > pool->align ? va : pool->align;
             b->start = st->start;
             b->end = st->end;
             b->color = color[s];
@@ -639,17 +640,18 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                 ok = false;
                 break;
             }
-            if (v->align > pool->base_align) {
+            uint64_t va = plan_value_align(v);
+            if (va > pool->base_align) {
                 snprintf(err, errlen,
                          "pool %s's base is aligned to %llu but storage %s "
                          "needs align=%llu",
                          pool->name, (unsigned long long)pool->base_align,
-                         v->name, (unsigned long long)v->align);
+                         v->name, (unsigned long long)va);
                 ok = false;
                 break;
             }
             bufs[k].size = st->size + pl->opts.guard_bytes; /* guards too */
-            bufs[k].align = v->align > pool->align ? v->align : pool->align;
+            bufs[k].align = va > pool->align ? va : pool->align;
             bufs[k].start = st->start;
             bufs[k].end = st->end;
             bufs[k].color = color[s];
