@@ -249,7 +249,8 @@ json_t *cg_buffer_json(vw *v, uint32_t k) {
     sets(v, o, "assert_id", cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
     set(v, o, "start", json_integer(st->start));
     set(v, o, "end", json_integer(st->end));
-    sets(v, o, "live", live_text(v, st->start, st->end));
+    if (keep_key(v, "live", 4)) /* not formatted in vain: 6 passes in gen */
+        sets(v, o, "live", live_text(v, st->start, st->end));
     set(v, o, "is_output", json_boolean(st->is_output));
     set(v, o, "last", json_boolean(k + 1 == v->nbuffers));
     cg_fw_buffer(v, o, s); /* fw_view.c */
