@@ -251,6 +251,8 @@ typedef struct rctx {
     /* bumped whenever a lazy element is released: entries of dc from an
      * older generation are stale (a new element may reuse the address) */
     uint32_t gen;
+    /* lazy elements on the context stack now */
+    uint32_t nlive;
     /* A small direct-mapped cache of (object, key) -> value for the
      * parts after the first of dotted names ({{names.x}}). */
     struct dcache {
@@ -258,6 +260,9 @@ typedef struct rctx {
         const mst_part *p;
         json_t *v;
         uint32_t gen;
+        /* o was reached from a frame that is not transient: it lives
+         * until the render ends, and the entry stays valid whatever gen */
+        bool lasting;
     } dc[MST_DCACHE];
 } rctx;
 
@@ -290,6 +295,9 @@ typedef struct frame {
     /* open-addressing index of buf: slot[mx & mask] holds 1 + the
      * position of the key in buf, 0 = empty; linear probing */
     uint32_t mask;
+    /* pushed while a lazy element was on the stack: its value (and any
+     * value reached from it) may be released before the render ends */
+    bool transient;
     uint8_t slot[MST_INDEX_SLOTS];
 } frame;
 

@@ -134,14 +134,16 @@ static bool key_eq(const okey *k, const mst_part *p) {
  * (object, name part) -> value: the data does not change during a render,
  * and the same few names are looked up in the same large objects (the
  * root above all) again and again. */
-static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p) {
+static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p,
+                          bool lasting) {
     uintptr_t h = ((uintptr_t)o >> 4) * 31u + ((uintptr_t)p >> 3);
     struct dcache *c = &r->dc[h & (MST_DCACHE - 1)];
-    if (c->o == o && c->p == p && c->gen == r->gen)
+    if (c->o == o && c->p == p && (c->lasting || c->gen == r->gen))
         return c->v;
     c->o = o;
     c->p = p;
     c->gen = r->gen;
+    c->lasting = lasting;
     c->v = json_object_getn(o, p->s, p->n);
     return c->v;
 }
@@ -192,7 +194,7 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
         return NULL;
     }
     if (f->n > MST_INDEX_MAX_KEYS)
-        return cached_get(r, f->v, p);
+        return cached_get(r, f->v, p, !f->transient);
     for (uint32_t at = p->mx & f->mask; f->slot[at]; at = (at + 1) & f->mask) {
         const okey *k = &f->buf[f->slot[at] - 1];
         if (key_eq(k, p))
@@ -201,10 +203,11 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
     return NULL;
 }
 
-static json_t *member(rctx *r, const json_t *o, const mst_part *p) {
+static json_t *member(rctx *r, const json_t *o, const mst_part *p,
+                      bool lasting) {
     if (!json_is_object(o))
         return NULL;
-    return cached_get(r, o, p);
+    return cached_get(r, o, p, lasting);
 }
 
 /* Looks a name up on the context stack; NULL when missing. */
@@ -212,11 +215,14 @@ json_t *mst_lookup(rctx *r, const mst_node *n) {
     if (n->nparts == 0)
         return r->stack[r->sp - 1].v;
     json_t *v = NULL;
+    bool lasting = false;
     for (size_t i = r->sp; i-- > 0;)
-        if ((v = frame_get(r, &r->stack[i], &n->parts[0])) != NULL)
+        if ((v = frame_get(r, &r->stack[i], &n->parts[0])) != NULL) {
+            lasting = !r->stack[i].transient;
             break;
+        }
     for (uint32_t k = 1; v && k < n->nparts; k++)
-        v = member(r, v, &n->parts[k]);
+        v = member(r, v, &n->parts[k], lasting);
     return v;
 }
 
@@ -237,6 +243,7 @@ static int push_ctx(rctx *r, json_t *v) {
     frame *f = &r->stack[r->sp++];
     f->v = v;
     f->built = false;
+    f->transient = r->nlive > 0;
     return 0;
 }
 
@@ -341,11 +348,13 @@ static int lazy_section(rctx *r, const mst_template *t, const mst_node *n,
         if (!e)
             return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'", i,
                              (int)n->n, n->s);
+        r->nlive++; /* first: e's frame is transient */
         push_ctx(r, e);
         rc = mst_render_nodes(r, t, n->kids, n->nkids);
+        r->nlive--;
         r->sp--;
         json_decref(e);
-        r->gen++; /* the cache may hold e's values */
+        r->gen++; /* the cache may hold e's values (not lasting ones) */
     }
     return rc;
 }

@@ -227,6 +227,11 @@ static size_t lazy_count(void *ctx) {
     return ((lazy_fixture *)ctx)->n;
 }
 
+static size_t lazy_count_3(void *ctx) {
+    (void)ctx;
+    return 3;
+}
+
 static json_t *lazy_element(void *ctx, size_t i) {
     lazy_fixture *f = ctx;
     if (f->last) { /* the previous element was released by the engine */
@@ -246,7 +251,8 @@ static json_t *lazy_element(void *ctx, size_t i) {
 
 static char *render_lazy(const char *tpl, lazy_fixture *f, mst_error *err) {
     json_t *marker = json_array();
-    json_t *d = json_pack("{s:o, s:s}", "items", marker, "title", "T");
+    json_t *d = json_pack("{s:o, s:s, s:{s:s}}", "items", marker, "title", "T",
+                          "meta", "k", "M");
     mst_lazy_list lz = {marker, lazy_count, lazy_element, f};
     mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
     mst_template *t = mst_compile("t", tpl, strlen(tpl), err);
@@ -265,16 +271,18 @@ static char *render_lazy(const char *tpl, lazy_fixture *f, mst_error *err) {
 /* Lists built on demand (mst_options.lazy): elements in order, lookups
  * falling through to the root, dotted names inside elements (the cache of
  * dotted lookups must not serve a released element's value to the next
- * one at the same address), truthiness, and a failing element. */
+ * one at the same address, while it keeps the root's values: meta.k),
+ * truthiness, and a failing element. */
 static void test_lazy_lists(void **state) {
     (void)state;
-    const char *tpl = "{{#items}}{{name}}:{{sub.x}}:{{title}};{{/items}}"
+    const char *tpl = "{{#items}}{{name}}:{{sub.x}}:{{title}}:{{meta.k}};"
+                      "{{/items}}"
                       "{{^items}}none{{/items}}";
     mst_error err;
     lazy_fixture f = {3, 0, SIZE_MAX, NULL};
     char *out = render_lazy(tpl, &f, &err);
     assert_non_null(out);
-    assert_string_equal(out, "e0:0:T;en:10:T;en:20:T;");
+    assert_string_equal(out, "e0:0:T:M;en:10:T:M;en:20:T:M;");
     assert_int_equal(f.built, 3);
     free(out);
     lazy_fixture none = {0, 0, SIZE_MAX, NULL};
@@ -288,6 +296,45 @@ static void test_lazy_lists(void **state) {
     char buf[512];
     assert_string_equal(mst_error_format(&err, buf, sizeof buf),
                         "t:1:1: error: cannot build element 1 of 'items'");
+}
+
+/* One element object for every index, its sub.x replaced each time (the
+ * old x is kept alive, so that the new one has another address): a dotted
+ * lookup through an element must not be served from the cache once the
+ * element is released. */
+typedef struct reused_fixture {
+    json_t *e, *old[3];
+} reused_fixture;
+
+static json_t *reused_element(void *ctx, size_t i) {
+    reused_fixture *f = ctx;
+    json_t *sub = json_object_get(f->e, "sub");
+    f->old[i] = json_incref(json_object_get(sub, "x"));
+    json_object_set_new(sub, "x", json_integer((json_int_t)i * 10));
+    return json_incref(f->e);
+}
+
+static void test_lazy_reused_element(void **state) {
+    (void)state;
+    const char *tpl = "{{#items}}{{sub.x}}:{{meta.k}};{{/items}}";
+    reused_fixture f = {json_pack("{s:{s:i}}", "sub", "x", -1), {NULL}};
+    json_t *marker = json_array();
+    json_t *d = json_pack("{s:o, s:{s:s}}", "items", marker, "meta", "k", "M");
+    mst_lazy_list lz = {marker, lazy_count_3, reused_element, &f};
+    mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
+    mst_error err;
+    mst_template *t = mst_compile("t", tpl, strlen(tpl), &err);
+    assert_non_null(t);
+    char *out = NULL;
+    size_t len;
+    assert_int_equal(mst_render(t, d, NULL, &o, &out, &len, &err), 0);
+    assert_string_equal(out, "0:M;10:M;20:M;");
+    free(out);
+    mst_template_free(t);
+    json_decref(d);
+    json_decref(f.e);
+    for (size_t i = 0; i < 3; i++)
+        json_decref(f.old[i]);
 }
 
 static char *nested(size_t depth, const char *open, const char *mid,
@@ -564,6 +611,7 @@ int main(void) {
         cmocka_unit_test(test_render_many),
         cmocka_unit_test(test_big_template),
         cmocka_unit_test(test_lazy_lists),
+        cmocka_unit_test(test_lazy_reused_element),
         cmocka_unit_test(test_deep_sections),
         cmocka_unit_test(test_partial_recursion),
         cmocka_unit_test(test_limits),
