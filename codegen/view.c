@@ -201,11 +201,12 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     plan_view(v);
     /* the caller ran cg_check_target */
     PW_ASSERT(!v->cuda || v->nstreams <= PLAN_MAX_STREAMS);
-    if (v->errors != 0 ||
-        (v->cuda && !cg_graphs_plan(v, o && o->cuda_graphs))) {
+    if (v->errors != 0) {
         cg_view_free(cv);
         return NULL;
     }
+    if (v->cuda)
+        cg_graphs_plan(v, o && o->cuda_graphs);
     cv->root = root_json(cv, target);
     return cv;
 }

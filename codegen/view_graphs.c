@@ -52,17 +52,11 @@ static int64_t cg_ends(const plan *pl, bool on, int64_t *begin, int64_t *end) {
     return n;
 }
 
-bool cg_graphs_plan(vw *v, bool on) {
+void cg_graphs_plan(vw *v, bool on) {
     const ir_program *p = v->prog;
-    if (on && p->has_streams) {
-        const char *msg = "--cuda-graphs needs the calls on one stream (a "
-                          "call has stream=)";
-        if (v->d)
-            base_diag_report(v->d, BASE_SEV_ERROR, 0, 0, "%s", msg);
-        else
-            fprintf(stderr, "planwrap: error: %s\n", msg);
-        return false;
-    }
+    /* the caller ran cg_check_target with cuda_graphs, which refuses
+     * calls on several streams with their location */
+    PW_ASSERT(!on || !p->has_streams);
     size_t n = (size_t)p->nstmts + 1;
     v->graph_begin = base_arena_array(v->a, n, sizeof *v->graph_begin);
     v->graph_end = base_arena_array(v->a, n, sizeof *v->graph_end);
@@ -77,7 +71,6 @@ bool cg_graphs_plan(vw *v, bool on) {
         v->captured[i] = inside;
         inside = inside && v->graph_end[i] < 0;
     }
-    return true;
 }
 
 void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i) {

@@ -306,9 +306,9 @@ json_t *cg_statement_json(vw *v, uint32_t i);
 /* view_graphs.c: the CUDA graph partitions (docs/view.md): `cuda_graphs`,
  * `ngraphs`, `has_graphs` on the root, per statement `graph_begin` and
  * `graph_end` ({index} or false), per call `captured`.  With `on` false
- * every statement is outside any graph.  cg_graphs_plan is false after
- * reporting an error (calls on several streams). */
-bool cg_graphs_plan(vw *v, bool on);
+ * every statement is outside any graph.  The caller ran cg_check_target,
+ * which refuses --cuda-graphs with calls on several streams. */
+void cg_graphs_plan(vw *v, bool on);
 void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i);
 void cg_graphs_root(const vw *v, json_t *root);
 
