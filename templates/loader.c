@@ -140,8 +140,12 @@ char *mst_dir_source(const char *dir, const char *name) {
     return path;
 }
 
+static char *dir_source(void *ctx, const char *name) {
+    return mst_dir_source(ctx, name);
+}
+
 mst_loader mst_dir_loader(const char *dir, bool with_builtins) {
     mst_loader l = {with_builtins ? load_with_builtins : load_dir_only,
-                    (void *)dir};
+                    (void *)dir, dir_source};
     return l;
 }

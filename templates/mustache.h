@@ -33,9 +33,16 @@ const char *mst_error_format(const mst_error *e, char *buf, size_t size);
  * with "cannot read partial 'NAME': REASON" at the tag, strict or not). */
 typedef char *(*mst_load_fn)(void *ctx, const char *name, size_t *len);
 
+/* The name messages give a partial or parent NAME that load found: a
+ * malloc'ed string (caller frees), or NULL to use NAME itself.  A
+ * folder loader gives the file's path, so that an error in a user's
+ * partial names the user's file. */
+typedef char *(*mst_source_fn)(void *ctx, const char *name);
+
 typedef struct mst_loader {
     mst_load_fn load;
     void *ctx;
+    mst_source_fn source; /* optional */
 } mst_loader;
 
 /* A list built element by element while it renders (a streaming view,

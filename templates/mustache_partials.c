@@ -84,7 +84,11 @@ MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
         }
         if (text) {
             mst_error cerr;
-            e->t = mst_compile(key, text, len, &cerr);
+            char *src = r->loader->source
+                            ? r->loader->source(r->loader->ctx, key)
+                            : NULL;
+            e->t = mst_compile(src ? src : key, text, len, &cerr);
+            free(src);
             free(text);
             if (!e->t) {
                 if (r->err)

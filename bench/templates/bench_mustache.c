@@ -287,7 +287,7 @@ static int bench_throughput(int runs, int statements, bool main_figure) {
 static int bench_set(int runs) {
     json_t *view = make_view(10000);
     json_object_set_new(view, "guard", json_string("BENCH_MODEL_H"));
-    mst_loader ld = {set_load, NULL};
+    mst_loader ld = {set_load, NULL, NULL};
     mst_options o = {.no_escape = true, .strict = true};
     double best = 1e9, best_wall = 1e9;
     size_t total = 0;

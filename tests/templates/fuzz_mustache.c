@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                      .no_escape = (data[0] & 2) != 0,
                      .max_depth = 64,
                      .max_output = 1 << 20};
-    mst_loader ld = {fz_load, &ctx};
+    mst_loader ld = {fz_load, &ctx, NULL};
     mst_error err;
     mst_template *t = mst_compile("fuzz", tpl, tlen, &err);
     if (!t)

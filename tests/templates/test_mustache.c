@@ -27,7 +27,7 @@ static char *render_ex(const char *tpl, size_t tlen, const char *data,
     json_t *d = json_loads(data, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     assert_non_null(d);
     json_t *p = partials ? json_loads(partials, 0, &jerr) : NULL;
-    mst_loader ld = {spec_load_json, p};
+    mst_loader ld = {spec_load_json, p, NULL};
     char *out = NULL;
     memset(err, 0, sizeof *err);
     mst_template *t = mst_compile("t", tpl, tlen, err);

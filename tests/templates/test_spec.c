@@ -48,7 +48,7 @@ static int run_file(const char *path, const char *base, int *total,
         const char *expected =
             json_string_value(json_object_get(tc, "expected"));
         json_t *partials = json_object_get(tc, "partials");
-        mst_loader ld = {spec_load_json, partials};
+        mst_loader ld = {spec_load_json, partials, NULL};
         mst_error err;
         char *out = NULL;
         size_t outlen = 0;
