@@ -38,6 +38,7 @@
  * pool would pass PLAN_MAX_POOL_SIZE.
  */
 #include "plan_internal.h"
+#include "tree_ix.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ typedef struct tr_node {
     uint32_t *kids; /* TR_TS */
     uint32_t nkids, capkids;
     uint32_t fwd; /* the SS that replaced this child (tr_pad) */
+    uint32_t lvl; /* chain level + 1 of a chain TS or SS (tr_chain), or 0 */
 } tr_node;
 
 /* A frame of the explicit stack of tr_allocate: node id, entered with
@@ -85,7 +87,23 @@ typedef struct tr_node {
 typedef struct tr_frame {
     uint32_t id, ov, pos; /* pos: see tr_kr_overlaps */
     uint8_t is_last, phase;
+    uint8_t jump; /* a jump down a chain (tr_jump_step) */
 } tr_frame;
+
+/* The chain of a pool (see "chains" below): per level its TemporalSplit
+ * and that TemporalSplit's chain child; two indexes over the time axis. */
+typedef struct tr_chain {
+    uint32_t *ts, *ss; /* ss[0] unused */
+    uint32_t nlv, cap;
+    tr_seg own; /* level + 1 of the non-chain child holding a time */
+    tr_seg low; /* UINT32_MAX - the lowest chain SS holding a time */
+} tr_chain;
+
+typedef struct tr_pool {
+    uint32_t root;
+    bool can_expand;
+    tr_chain ch;
+} tr_pool;
 
 typedef struct tr_ctx {
     const plan_problem *pb;
@@ -96,6 +114,8 @@ typedef struct tr_ctx {
     uint32_t capstk;
     bool oom;
     uint64_t *offsets;
+    tr_pool *cur; /* the pool being searched */
+    tr_axis axis; /* of the chain indexes; n == 0 until needed */
 } tr_ctx;
 
 /* a + b, saturating at UINT64_MAX. */
@@ -369,6 +389,154 @@ static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
     }
 }
 
+/* ---- chains ----
+ * allocate_at_end stacks a level per pool growth: root = TS([SS(root,
+ * TS([block]))]).  The chain of a pool is its TemporalSplits TS_0 (the
+ * first root) .. TS_k (the root), where TS_j (j >= 1) has the chain child
+ * SS_j = SS(TS_{j-1}, right side).  A search passes level j < k (from
+ * SS_{j+1}.left, not last) when the block fits TS_j's hint and overlaps
+ * only SS_j among TS_j's children; it then goes on into TS_{j-1}.  Levels
+ * grow about like n^0.4, and passing them was 90% of the search, so the
+ * first level that does not pass is found directly:
+ *  - hints only shrink going down (an SS is at least its left side, a TS
+ *    at least its children): a binary search on the levels' hints;
+ *  - own: per time, the level of the non-chain child holding it (those
+ *    children are disjoint in time across levels and within one: a block
+ *    enters one only when it overlaps nothing else there), so the highest
+ *    level whose non-chain children the block overlaps is a range max;
+ *  - low: per time, the lowest level l with SS_l holding it (SS_l holds
+ *    SS_{l-1}), so the block overlaps SS_j exactly when j >= that range
+ *    min.
+ * Both only grow as blocks are placed (ranges never shrink), and are
+ * updated on the way back up from a placement, where the nodes whose
+ * ranges grow are updated (a node that does not change held the block's
+ * range already).  The dead intervals of the levels skipped are not
+ * looked at: they only cut descents that fail anyway, and a failure
+ * changes nothing.  After a failure below, the right sides of the levels
+ * passed are tried bottom up, as the plain search does.  Padding a
+ * chain's TemporalSplit (only the root, when last) breaks the chain: it
+ * is dropped, and the next allocate_at_end starts a new one at the root.
+ * A pool's chain costs O(time axis) memory; only the pools that grow at
+ * the end have one (at most two: the outputs' and the last). */
+
+static void tr_ix_span(const tr_ctx *c, tr_range r, uint32_t *l, uint32_t *h) {
+    *l = tr_axis_pos(&c->axis, r.begin);
+    *h = tr_axis_pos(&c->axis, r.end - 1);
+}
+
+static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
+    for (uint32_t l = 0; l < ch->nlv; l++) {
+        c->nodes[ch->ts[l]].lvl = 0;
+        if (l > 0)
+            c->nodes[ch->ss[l]].lvl = 0;
+    }
+    free(ch->ts);
+    free(ch->ss);
+    tr_seg_free(&ch->own);
+    tr_seg_free(&ch->low);
+    memset(ch, 0, sizeof *ch);
+}
+
+/* Chain node id (of the pool searched) after block range br entered it,
+ * through its child kid: the indexes learn br. */
+static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
+    const tr_chain *ch = &c->cur->ch;
+    uint32_t lv = c->nodes[id].lvl - 1, l, h;
+    tr_ix_span(c, br, &l, &h);
+    if (c->nodes[id].kind == TR_SS)
+        tr_seg_chmax((tr_seg *)&ch->low, l, h, UINT32_MAX - lv);
+    else if (lv == 0 || kid != ch->ss[lv])
+        tr_seg_chmax((tr_seg *)&ch->own, l, h, lv + 1);
+}
+
+/* A new chain of pool p at TemporalSplit root (its level 0); false when
+ * out of memory. */
+static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
+    tr_chain *ch = &p->ch;
+    if (c->axis.n == 0 && !tr_axis_init(&c->axis, c->pb))
+        return false;
+    if (!tr_seg_init(&ch->own, c->axis.n) || !tr_seg_init(&ch->low, c->axis.n))
+        return false;
+    ch->cap = 16;
+    ch->ts = malloc(ch->cap * sizeof *ch->ts);
+    ch->ss = malloc(ch->cap * sizeof *ch->ss);
+    if (!ch->ts || !ch->ss)
+        return false;
+    ch->ts[0] = root;
+    ch->nlv = 1;
+    c->nodes[root].lvl = 1;
+    const tr_node *r = &c->nodes[root];
+    for (uint32_t i = 0; i < r->nkr; i++) {
+        uint32_t l, h;
+        tr_ix_span(c, (tr_range){r->kr[i].begin, r->kr[i].end}, &l, &h);
+        tr_seg_chmax(&ch->own, l, h, 1);
+    }
+    return true;
+}
+
+/* allocate_at_end made t = TS([s]), s = SS(old root, TS([block range
+ * br])): a new level on p's chain. */
+static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
+                          tr_range br) {
+    tr_chain *ch = &p->ch;
+    if (ch->nlv == 0 && !tr_chain_start(c, p, c->nodes[s].left)) {
+        c->oom = true;
+        return;
+    }
+    if (ch->nlv == ch->cap) {
+        uint32_t *a = realloc(ch->ts, 2 * ch->cap * sizeof *a);
+        if (a)
+            ch->ts = a;
+        uint32_t *b = a ? realloc(ch->ss, 2 * ch->cap * sizeof *b) : NULL;
+        if (!b) {
+            c->oom = true;
+            return;
+        }
+        ch->ss = b;
+        ch->cap *= 2;
+    }
+    uint32_t k = ch->nlv - 1, l, h;
+    const tr_node *old = &c->nodes[ch->ts[k]];
+    for (uint32_t i = 0; i < old->nkr; i++) /* SS_{k+1} holds these now */
+        if (k == 0 || old->kr[i].kid != ch->ss[k]) {
+            tr_ix_span(c, (tr_range){old->kr[i].begin, old->kr[i].end}, &l, &h);
+            tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
+        }
+    tr_ix_span(c, br, &l, &h);
+    tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
+    ch->ts[k + 1] = t;
+    ch->ss[k + 1] = s;
+    ch->nlv++;
+    c->nodes[t].lvl = c->nodes[s].lvl = k + 2;
+}
+
+/* The first level below j (passed into SS_j) that block does not pass. */
+static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
+    const tr_chain *ch = &c->cur->ch;
+    uint64_t b = c->nodes[block].hint;
+    if (c->nodes[ch->ts[j - 1]].hint < b)
+        return j - 1;
+    uint32_t l, h, lo = 0, hi = j - 1;
+    tr_ix_span(c, c->nodes[block].live, &l, &h);
+    uint32_t low = tr_seg_max(&ch->low, l, h);
+    uint32_t own = tr_seg_max(&ch->own, l, h);
+    if (low == 0)
+        return j - 1;
+    while (lo < hi) { /* the lowest level whose hint fits b */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->nodes[ch->ts[mid]].hint >= b)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    uint32_t s = UINT32_MAX - low - 1; /* below SS's reach */
+    if (own > s + 1)
+        s = own - 1;
+    if (lo > s + 1)
+        s = lo - 1;
+    return s < j - 1 ? s : j - 1;
+}
+
 /* The block overlaps no child of TemporalSplit id: it becomes a child of
  * its own (in an SS with the rest of the slot as Empty when smaller; the
  * other children padded with Empty when larger).  Returns whether the
@@ -394,6 +562,10 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
     if (kid == UINT32_MAX || !tr_push(c, id, kid))
         return padded;
     tr_kr_add(c, id, br, kid);
+    if (c->nodes[id].lvl && padded)
+        tr_chain_drop(c, &c->cur->ch);
+    else if (c->nodes[id].lvl)
+        tr_chain_note(c, id, kid, br);
     if (full) {
         tr_refresh(c, id);
     } else {
@@ -409,7 +581,7 @@ static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
     if (!tr_grow(c, &p, &c->capstk, *sp + 1, sizeof *c->stk))
         return false;
     c->stk = p;
-    c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0};
+    c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0, 0};
     return true;
 }
 
@@ -452,6 +624,8 @@ static bool tr_vals_eq(tr_vals a, const tr_node *n) {
  * not, no ancestor changes either. */
 static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     tr_node *n = &c->nodes[f->id];
+    if (n->lvl)
+        tr_chain_note(c, f->id, f->ov, br);
     if (n->kind == TR_SS) {
         tr_refresh(c, f->id);
         tr_dead_ss(c, f->id);
@@ -462,6 +636,68 @@ static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     bool grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
     tr_dead_ts(c, f->id, f->ov, rebuilt);
     return rebuilt || grew || !tr_vals_eq(old, &c->nodes[f->id]);
+}
+
+/* TemporalSplit frame f of a chain, about to pass into its chain child:
+ * when levels below pass too, pushes a jump frame for the levels passed
+ * and a frame for the first one that does not (tr_chain_stop), and
+ * returns true; false to descend as usual. */
+static bool tr_jump_start(tr_ctx *c, uint32_t *sp, const tr_frame *f,
+                          uint32_t block) {
+    const tr_node *n = &c->nodes[f->id];
+    if (!n->lvl || n->kind != TR_TS || n->lvl == 1 ||
+        f->ov != c->cur->ch.ss[n->lvl - 1])
+        return false;
+    uint32_t j = n->lvl - 1, s = tr_chain_stop(c, j, block);
+    if (s + 1 >= j)
+        return false;
+    tr_frame jf = {j, s + 1, 0, f->is_last, 0, 1};
+    if (!tr_enter(c, sp, 0, false))
+        return true; /* oom flagged */
+    c->stk[*sp - 1] = jf;
+    tr_enter(c, sp, c->cur->ch.ts[s], false);
+    return true;
+}
+
+/* The jump frame on top of the stack (levels ov..id passed into SS_ov's
+ * left side, or trying SS_ov's right side) after the frame above it
+ * returned *res.  A success updates SS_ov, TS_ov, SS_ov+1, ... as the
+ * plain search's frames would, and returns true when an unchanged
+ * TemporalSplit ends the placement; a failure tries the next right side
+ * up (as SS_l's frame would after its left side failed). */
+static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
+                         bool rebuilt) {
+    tr_frame *f = &c->stk[*sp - 1];
+    const tr_chain *ch = &c->cur->ch;
+    uint32_t hi = f->id, l = f->ov;
+    if (res) {
+        for (;; l++) {
+            tr_frame g = {ch->ss[l], 0, 0, 0, 0, 0};
+            (void)tr_update(c, &g, br, rebuilt);
+            if (l == hi)
+                break;
+            uint32_t t = ch->ts[l];
+            g = (tr_frame){t, ch->ss[l], tr_kr_after(&c->nodes[t], br.begin),
+                           0, 1,         0};
+            if (!tr_update(c, &g, br, rebuilt))
+                return true;
+        }
+        (*sp)--;
+        return false;
+    }
+    if (f->phase == 1)
+        l++;
+    while (l <= hi && tr_dead_hit(&c->nodes[ch->ss[l]], br))
+        l++;
+    if (l > hi) {
+        (*sp)--;
+        return false;
+    }
+    f->ov = l;
+    f->phase = 1;
+    bool last = l == hi && f->is_last;
+    tr_enter(c, sp, c->nodes[ch->ss[l]].right, last);
+    return false;
 }
 
 /* Inductor's allocate(block, is_last) on node root, as a depth-first
@@ -482,6 +718,11 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
         return false;
     while (sp && !c->oom) {
         tr_frame *f = &c->stk[sp - 1];
+        if (f->jump) {
+            if (tr_jump_step(c, &sp, br, res, rebuilt))
+                break;
+            continue;
+        }
         const tr_node *n = &c->nodes[f->id];
         if (f->phase > 0 && res) { /* placed below */
             if (!tr_update(c, f, br, rebuilt))
@@ -504,7 +745,8 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             int r = tr_ts_enter(c, f, block);
             if (r == 3) {
                 f->phase = 1;
-                tr_enter(c, &sp, f->ov, f->is_last);
+                if (!tr_jump_start(c, &sp, f, block))
+                    tr_enter(c, &sp, f->ov, f->is_last);
                 continue;
             }
             res = r != 0;
@@ -514,11 +756,6 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
     }
     return res && !c->oom;
 }
-
-typedef struct tr_pool {
-    uint32_t root;
-    bool can_expand;
-} tr_pool;
 
 /* A new TemporalSplit holding only leaf blk: a pool's first root. */
 static uint32_t tr_ts_leaf(tr_ctx *c, uint32_t blk) {
@@ -548,11 +785,13 @@ static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
     }
     tr_kr_add(c, t, c->nodes[block].live, s);
     p->root = t;
+    tr_chain_push(c, p, s, t, c->nodes[block].live);
 }
 
 static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
                              bool is_last) {
     is_last = p->can_expand && is_last;
+    c->cur = p;
     if (tr_allocate(c, p->root, block, is_last))
         return true;
     if (is_last && !c->oom) {
@@ -678,6 +917,7 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
             uint32_t r = tr_ts_leaf(&c, blk);
             if (r == UINT32_MAX)
                 break;
+            memset(&pools[np], 0, sizeof pools[np]);
             pools[np].root = r;
             pools[np].can_expand =
                 out_block ? mode == PLAN_MP_COMBINED : mode != PLAN_MP_NONE;
@@ -695,6 +935,9 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     *nsubpools = np;
     rc = 0;
 out:
+    for (uint32_t p = 0; p < np; p++)
+        tr_chain_drop(&c, &pools[p].ch);
+    tr_axis_free(&c.axis);
     for (uint32_t i = 0; i < c.nnodes; i++) {
         free(c.nodes[i].kids);
         free(c.nodes[i].kr);

@@ -334,14 +334,19 @@ static void gen(inst *in, uint64_t seed) {
     }
 }
 
-static void test_random_instances(void **st) {
-    (void)st;
+/* Seeds 1..nseeds against the reference; times multiplied by scale
+ * (a spread-out time axis: `tree`'s chain index then compresses it). */
+static void check_random(uint64_t nseeds, uint32_t scale) {
     static inst in;
     uint64_t off[MAXN], roff[MAXN], ssz[MAXN], rssz[MAXN];
     uint32_t sub[MAXN], rsub[MAXN], ns = 0, rns = 0;
     uint32_t pools = 0;
-    for (uint64_t seed = 1; seed <= 4000; seed++) {
+    for (uint64_t seed = 1; seed <= nseeds; seed++) {
         gen(&in, seed);
+        for (uint32_t i = 0; i < in.n; i++) {
+            in.b[i].start *= scale;
+            in.b[i].end *= scale;
+        }
         plan_problem pb = {in.n, in.b, in.align, NULL};
         bool use_out = seed % 3 != 0;
         const bool *outs = use_out ? in.out : NULL;
@@ -366,7 +371,17 @@ static void test_random_instances(void **st) {
                          (unsigned long long)roff[i], rsub[i]);
         pools += ns;
     }
-    assert_true(pools > 4000); /* not all trivial */
+    assert_true(pools > nseeds); /* not all trivial */
+}
+
+static void test_random_instances(void **st) {
+    (void)st;
+    check_random(4000, 1);
+}
+
+static void test_random_spread(void **st) {
+    (void)st;
+    check_random(1000, 1000003);
 }
 
 /* 50,000 buffers live at once: every one goes at the end of the pool (a
@@ -420,6 +435,7 @@ static void test_all_live_50000(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_instances),
+        cmocka_unit_test(test_random_spread),
         cmocka_unit_test(test_all_live_50000),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
