@@ -6,53 +6,57 @@
 
 #include <stdlib.h>
 
-static uint32_t ix_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
+static uint32_t ix_max(uint32_t a, uint32_t b) {
+    return a > b ? a : b;
+}
 
+/* Bottom-up over 2 * w nodes (w a power of two, leaves at w..2w-1): the
+ * nodes covering [l, r] exactly, and their ancestors, which all lie on
+ * the paths from leaves l and r to the root. */
 bool tr_seg_init(tr_seg *t, uint32_t n) {
-    t->n = n ? n : 1;
-    t->mx = calloc(4 * (size_t)t->n, sizeof *t->mx);
-    t->tg = calloc(4 * (size_t)t->n, sizeof *t->tg);
-    return t->mx && t->tg;
+    t->n = 1;
+    while (t->n < n)
+        t->n *= 2;
+    t->node = calloc(2 * (size_t)t->n, sizeof *t->node);
+    return t->node != NULL;
 }
 
 void tr_seg_free(tr_seg *t) {
-    free(t->mx);
-    free(t->tg);
-    t->mx = t->tg = NULL;
-}
-
-static void seg_up(tr_seg *t, uint32_t k, uint32_t nl, uint32_t nr,
-                   uint32_t l, uint32_t r, uint32_t v) {
-    if (r < nl || nr < l)
-        return;
-    t->mx[k] = ix_max(t->mx[k], v);
-    if (l <= nl && nr <= r) {
-        t->tg[k] = ix_max(t->tg[k], v);
-        return;
-    }
-    uint32_t mid = nl + (nr - nl) / 2;
-    seg_up(t, 2 * k, nl, mid, l, r, v);
-    seg_up(t, 2 * k + 1, mid + 1, nr, l, r, v);
+    free(t->node);
+    t->node = NULL;
 }
 
 void tr_seg_chmax(tr_seg *t, uint32_t l, uint32_t r, uint32_t v) {
-    seg_up(t, 1, 0, t->n - 1, l, r, v);
-}
-
-static uint32_t seg_q(const tr_seg *t, uint32_t k, uint32_t nl, uint32_t nr,
-                      uint32_t l, uint32_t r) {
-    if (r < nl || nr < l)
-        return 0;
-    if (l <= nl && nr <= r)
-        return t->mx[k];
-    uint32_t mid = nl + (nr - nl) / 2;
-    uint32_t m = ix_max(seg_q(t, 2 * k, nl, mid, l, r),
-                        seg_q(t, 2 * k + 1, mid + 1, nr, l, r));
-    return ix_max(m, t->tg[k]);
+    uint32_t a = l + t->n, b = r + t->n;
+    for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
+        if (i & 1) {
+            t->node[i].mx = ix_max(t->node[i].mx, v);
+            t->node[i].tg = ix_max(t->node[i].tg, v);
+            i++;
+        }
+        if (j & 1) {
+            j--;
+            t->node[j].mx = ix_max(t->node[j].mx, v);
+            t->node[j].tg = ix_max(t->node[j].tg, v);
+        }
+    }
+    for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2) {
+        t->node[a].mx = ix_max(t->node[a].mx, v);
+        t->node[b].mx = ix_max(t->node[b].mx, v);
+    }
 }
 
 uint32_t tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r) {
-    return seg_q(t, 1, 0, t->n - 1, l, r);
+    uint32_t a = l + t->n, b = r + t->n, m = 0;
+    for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
+        if (i & 1)
+            m = ix_max(m, t->node[i++].mx);
+        if (j & 1)
+            m = ix_max(m, t->node[--j].mx);
+    }
+    for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2)
+        m = ix_max(m, ix_max(t->node[a].tg, t->node[b].tg));
+    return m;
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

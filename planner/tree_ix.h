@@ -16,10 +16,14 @@
 
 #include "plan_internal.h"
 
+typedef struct tr_seg_node {
+    uint32_t mx; /* the max of the node's positions, own tag included */
+    uint32_t tg; /* raised the whole node to at least this */
+} tr_seg_node;
+
 typedef struct tr_seg {
-    uint32_t n;
-    uint32_t *mx; /* the max of the node's positions, own tag included */
-    uint32_t *tg; /* raised the whole node to at least this */
+    uint32_t n; /* leaves: a power of two */
+    tr_seg_node *node;
 } tr_seg;
 
 bool tr_seg_init(tr_seg *t, uint32_t n);
