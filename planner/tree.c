@@ -95,8 +95,12 @@ typedef struct tr_frame {
 
 /* The chain of a pool (see "chains" below): per level its TemporalSplit
  * and that TemporalSplit's chain child; two indexes over the time axis. */
+typedef struct tr_lv {
+    uint32_t ts, ss; /* ss of level 0 unused */
+} tr_lv;
+
 typedef struct tr_chain {
-    uint32_t *ts, *ss; /* ss[0] unused */
+    tr_lv *lv;
     uint32_t nlv, cap;
     tr_seg own; /* level + 1 of the non-chain child holding a time */
     tr_seg low; /* UINT32_MAX - the lowest chain SS holding a time */
@@ -395,33 +399,26 @@ static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
 
 /* ---- chains ----
  * allocate_at_end stacks a level per pool growth: root = TS([SS(root,
- * TS([block]))]).  The chain of a pool is its TemporalSplits TS_0 (the
- * first root) .. TS_k (the root), where TS_j (j >= 1) has the chain child
- * SS_j = SS(TS_{j-1}, right side).  A search passes level j < k (from
- * SS_{j+1}.left, not last) when the block fits TS_j's hint and overlaps
- * only SS_j among TS_j's children; it then goes on into TS_{j-1}.  Levels
- * grow about like n^0.4, and passing them was 90% of the search, so the
- * first level that does not pass is found directly:
- *  - hints only shrink going down (an SS is at least its left side, a TS
- *    at least its children): a binary search on the levels' hints;
- *  - own: per time, the level of the non-chain child holding it (those
- *    children are disjoint in time across levels and within one: a block
- *    enters one only when it overlaps nothing else there), so the highest
- *    level whose non-chain children the block overlaps is a range max;
- *  - low: per time, the lowest level l with SS_l holding it (SS_l holds
- *    SS_{l-1}), so the block overlaps SS_j exactly when j >= that range
- *    min.
- * Both only grow as blocks are placed (ranges never shrink), and are
- * updated on the way back up from a placement, where the nodes whose
- * ranges grow are updated (a node that does not change held the block's
- * range already).  The dead intervals of the levels skipped are not
- * looked at: they only cut descents that fail anyway, and a failure
- * changes nothing.  After a failure below, the right sides of the levels
- * passed are tried bottom up, as the plain search does.  Padding a
- * chain's TemporalSplit (only the root, when last) breaks the chain: it
- * is dropped, and the next allocate_at_end starts a new one at the root.
- * A pool's chain costs O(time axis) memory; only the pools that grow at
- * the end have one (at most two: the outputs' and the last). */
+ * TS([block]))]).  A pool's chain is its TemporalSplits TS_0 (the first
+ * root) .. TS_k (the root); TS_j (j >= 1) has the chain child SS_j =
+ * SS(TS_{j-1}, right side).  A search passes level j < k (not last) when
+ * the block fits TS_j's hint and overlaps only SS_j there; passing was 90%
+ * of the search, so the first level that does not pass is found directly:
+ * hints only shrink going down (binary search); `own` gives per time the
+ * level of the non-chain child holding it (such children are disjoint in
+ * time, across levels too), so the highest level whose non-chain children
+ * the block overlaps is a range max; `low` gives per time the lowest l
+ * with SS_l holding it (SS_l holds SS_{l-1}), so the block overlaps SS_j
+ * exactly when j >= that range min.  Ranges only grow, and the way back
+ * up from a placement updates every node whose ranges grow (one that does
+ * not change held the block's range already), so the indexes are updated
+ * there.  Dead intervals of skipped levels are not checked: they only cut
+ * descents that fail anyway, and a failure changes nothing.  After a
+ * failure the right sides of the levels passed are tried bottom up, as
+ * the plain search does.  Padding a chain's TemporalSplit (only the root,
+ * when last) drops the chain; the next growth starts a new one.  A chain
+ * costs O(time axis) memory; only pools that grow at the end have one
+ * (at most two: the outputs' and the last). */
 
 static void tr_ix_span(const tr_ctx *c, tr_range r, uint32_t *l, uint32_t *h) {
     *l = tr_axis_pos(&c->axis, r.begin);
@@ -430,12 +427,11 @@ static void tr_ix_span(const tr_ctx *c, tr_range r, uint32_t *l, uint32_t *h) {
 
 static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
     for (uint32_t l = 0; l < ch->nlv; l++) {
-        c->nodes[ch->ts[l]].lvl = 0;
+        c->nodes[ch->lv[l].ts].lvl = 0;
         if (l > 0)
-            c->nodes[ch->ss[l]].lvl = 0;
+            c->nodes[ch->lv[l].ss].lvl = 0;
     }
-    free(ch->ts);
-    free(ch->ss);
+    free(ch->lv);
     tr_seg_free(&ch->own);
     tr_seg_free(&ch->low);
     memset(ch, 0, sizeof *ch);
@@ -447,7 +443,7 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
     tr_chain *ch = &c->cur->ch;
     uint32_t lv = c->nodes[id].lvl - 1, l, h;
     bool ss = c->nodes[id].kind == TR_SS;
-    if (ss ? c->low_done : lv > 0 && kid == ch->ss[lv])
+    if (ss ? c->low_done : lv > 0 && kid == ch->lv[lv].ss)
         return;
     tr_ix_span(c, br, &l, &h);
     if (ss) { /* the way up meets the lowest chain SS first */
@@ -466,12 +462,11 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
         return false;
     if (!tr_seg_init(&ch->own, c->axis.n) || !tr_seg_init(&ch->low, c->axis.n))
         return false;
-    ch->cap = 16;
-    ch->ts = malloc(ch->cap * sizeof *ch->ts);
-    ch->ss = malloc(ch->cap * sizeof *ch->ss);
-    if (!ch->ts || !ch->ss)
+    void *a = NULL;
+    if (!tr_grow(c, &a, &ch->cap, 16, sizeof *ch->lv))
         return false;
-    ch->ts[0] = root;
+    ch->lv = a;
+    ch->lv[0].ts = root;
     ch->nlv = 1;
     c->nodes[root].lvl = 1;
     const tr_node *r = &c->nodes[root];
@@ -492,29 +487,20 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
         c->oom = true;
         return;
     }
-    if (ch->nlv == ch->cap) {
-        uint32_t *a = realloc(ch->ts, 2 * ch->cap * sizeof *a);
-        if (a)
-            ch->ts = a;
-        uint32_t *b = a ? realloc(ch->ss, 2 * ch->cap * sizeof *b) : NULL;
-        if (!b) {
-            c->oom = true;
-            return;
-        }
-        ch->ss = b;
-        ch->cap *= 2;
-    }
+    void *a = ch->lv;
+    if (!tr_grow(c, &a, &ch->cap, ch->nlv + 1, sizeof *ch->lv))
+        return;
+    ch->lv = a;
     uint32_t k = ch->nlv - 1, l, h;
-    const tr_node *old = &c->nodes[ch->ts[k]];
+    const tr_node *old = &c->nodes[ch->lv[k].ts];
     for (uint32_t i = 0; i < old->nkr; i++) /* SS_{k+1} holds these now */
-        if (k == 0 || old->kr[i].kid != ch->ss[k]) {
+        if (k == 0 || old->kr[i].kid != ch->lv[k].ss) {
             tr_ix_span(c, (tr_range){old->kr[i].begin, old->kr[i].end}, &l, &h);
             tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
         }
     tr_ix_span(c, br, &l, &h);
     tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
-    ch->ts[k + 1] = t;
-    ch->ss[k + 1] = s;
+    ch->lv[k + 1] = (tr_lv){t, s};
     ch->nlv++;
     c->nodes[t].lvl = c->nodes[s].lvl = k + 2;
 }
@@ -523,7 +509,7 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
 static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
     const tr_chain *ch = &c->cur->ch;
     uint64_t b = c->nodes[block].hint;
-    if (c->nodes[ch->ts[j - 1]].hint < b)
+    if (c->nodes[ch->lv[j - 1].ts].hint < b)
         return j - 1;
     uint32_t l, h, lo = 0, hi = j - 1;
     tr_ix_span(c, c->nodes[block].live, &l, &h);
@@ -533,7 +519,7 @@ static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
         return j - 1;
     while (lo < hi) { /* the lowest level whose hint fits b */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (c->nodes[ch->ts[mid]].hint >= b)
+        if (c->nodes[ch->lv[mid].ts].hint >= b)
             hi = mid;
         else
             lo = mid + 1;
@@ -655,7 +641,7 @@ static bool tr_jump_start(tr_ctx *c, uint32_t *sp, const tr_frame *f,
                           uint32_t block) {
     const tr_node *n = &c->nodes[f->id];
     if (!n->lvl || n->kind != TR_TS || n->lvl == 1 ||
-        f->ov != c->cur->ch.ss[n->lvl - 1])
+        f->ov != c->cur->ch.lv[n->lvl - 1].ss)
         return false;
     uint32_t j = n->lvl - 1, s = tr_chain_stop(c, j, block);
     if (s + 1 >= j)
@@ -664,13 +650,13 @@ static bool tr_jump_start(tr_ctx *c, uint32_t *sp, const tr_frame *f,
     if (!tr_enter(c, sp, 0, false))
         return true; /* oom flagged */
     c->stk[*sp - 1] = jf;
-    tr_enter(c, sp, c->cur->ch.ts[s], false);
+    tr_enter(c, sp, c->cur->ch.lv[s].ts, false);
     return true;
 }
 
 /* The jump frame on top of the stack (levels ov..id passed into SS_ov's
  * left side, or trying SS_ov's right side) after the frame above it
- * returned *res.  A success updates SS_ov, TS_ov, SS_ov+1, ... as the
+ * returned res.  A success updates SS_ov, TS_ov, SS_ov+1, ... as the
  * plain search's frames would, and returns true when an unchanged
  * TemporalSplit ends the placement; a failure tries the next right side
  * up (as SS_l's frame would after its left side failed). */
@@ -681,13 +667,13 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     uint32_t hi = f->id, l = f->ov;
     if (res) {
         for (;; l++) {
-            tr_frame g = {ch->ss[l], 0, 0, 0, 0, 0};
+            tr_frame g = {ch->lv[l].ss, 0, 0, 0, 0, 0};
             (void)tr_update(c, &g, br, rebuilt);
             if (l == hi)
                 break;
-            uint32_t t = ch->ts[l];
-            g = (tr_frame){t, ch->ss[l], tr_kr_after(&c->nodes[t], br.begin),
-                           0, 1,         0};
+            uint32_t t = ch->lv[l].ts;
+            g = (tr_frame){
+                t, ch->lv[l].ss, tr_kr_after(&c->nodes[t], br.begin), 0, 1, 0};
             if (!tr_update(c, &g, br, rebuilt))
                 return true;
         }
@@ -696,7 +682,7 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     }
     if (f->phase == 1)
         l++;
-    while (l <= hi && tr_dead_hit(&c->nodes[ch->ss[l]], br))
+    while (l <= hi && tr_dead_hit(&c->nodes[ch->lv[l].ss], br))
         l++;
     if (l > hi) {
         (*sp)--;
@@ -705,7 +691,7 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     f->ov = l;
     f->phase = 1;
     bool last = l == hi && f->is_last;
-    tr_enter(c, sp, c->nodes[ch->ss[l]].right, last);
+    tr_enter(c, sp, c->nodes[ch->lv[l].ss].right, last);
     return false;
 }
 
