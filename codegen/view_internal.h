@@ -4,13 +4,13 @@
  * functions the view's files share (prefix cg_).
  *
  * The view is built in phases over one vw: names (view_names.c), pools
- * and ownership (view_ownership.c), kernels (view_kernels.c), values
- * (view_layout.c), streams (view_streams.c), the firmware and CUDA
- * graph plans (fw_view.c, view_graphs.c); then the root and its small
- * sections (pools, inputs, consts, outputs, streams).  The statements,
- * buffers and kernels are lists built on demand (struct cg_view): one
- * element at a time, by cg_statement_json, cg_buffer_json and
- * cg_kernel_json, the one place each element's fields are defined.
+ * (view_pools.c), kernels (view_kernels.c), values (view_layout.c),
+ * streams (view_streams.c), the firmware and CUDA graph plans (fw_view.c,
+ * view_graphs.c); then the root and its small sections (pools, inputs, consts,
+ * outputs, streams).  The statements, buffers and kernels are lists built on
+ * demand (struct cg_view): one element at a time, by cg_statement_json,
+ * cg_buffer_json and cg_kernel_json, the one place each element's fields are
+ * defined.
  */
 #ifndef PLANWRAP_CODEGEN_VIEW_INTERNAL_H
 #define PLANWRAP_CODEGEN_VIEW_INTERNAL_H
@@ -71,9 +71,7 @@ typedef struct vw {
     bool *is_const; /* root is an input or const */
 
     /* per storage */
-    int32_t *spool;      /* view pool index, -1 = home output */
-    int32_t *home_value; /* output value whose field is its memory, -1 */
-    int32_t *home_pos;   /* its position among the outputs */
+    int32_t *spool; /* view pool index, -1 = an output's memory (owner) */
     const char **off_macro, **size_macro, **align_macro;
     uint64_t *salign;
 
@@ -89,13 +87,13 @@ typedef struct vw {
     /* per kernel */
     const char **kname; /* C name */
     uint32_t *knparams;
-    const char ***kptype; /* parameter C types */
-    bool **kconst;        /* parameter is a pointer to const */
-    int32_t *kernel_of_stmt;
+    const char ***kptype;          /* parameter C types */
+    bool **kconst;                 /* parameter is a pointer to const */
+    const int32_t *kernel_of_stmt; /* the plan's */
 
     /* streams: distinct stream= numbers, ascending */
     const uint64_t *stream_ids;
-    const plan_sync *sync; /* the plan's, or built for the view */
+    const plan_sync *sync; /* the plan's (pl->sync) */
     uint32_t nstreams;
 
     /* parameters and fixed names */
@@ -267,15 +265,10 @@ const char *cg_stmt_text(vw *v, const ir_stmt *s);
 const char *cg_input_hash(vw *v);
 const char *cg_base_name(const char *path);
 
-/* view_ownership.c */
+/* view_pools.c */
 int32_t cg_output_value_at(const vw *v, uint32_t i);
 void cg_plan_pools(vw *v);
 void cg_plan_outputs(vw *v);
-/* Output value val is a planned output (docs/firmware.md): an alloc kept
- * in the pools in intermediates mode (`planned`, --plan-outputs), read
- * by the caller there: no member of M_outputs, nothing copied.  A next=
- * output is not (it is copied to the caller's output). */
-bool cg_planned_output(const vw *v, int32_t val);
 
 /* view_kernels.c */
 ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j);

@@ -32,26 +32,11 @@ void cg_plan_kernels(vw *v) {
     v->knparams = base_arena_array(v->a, nk + 1, sizeof(uint32_t));
     v->kptype = base_arena_array(v->a, nk + 1, sizeof(char **));
     v->kconst = base_arena_array(v->a, nk + 1, sizeof(bool *));
-    v->kernel_of_stmt = base_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
-    for (uint32_t i = 0; i < p->nstmts; i++)
-        v->kernel_of_stmt[i] = -1;
-    /* map calls to kernels by name (kernels are few; linear per name via
-     * a temporary hash keyed by name) */
-    typedef struct kn {
-        const char *name;
-        uint32_t k;
-        UT_hash_handle hh;
-    } kn;
-    kn *map = NULL;
+    v->kernel_of_stmt = v->pl->kernel_of_stmt; /* the plan's */
     for (uint32_t k = 0; k < nk; k++) {
-        kn *e = base_arena_alloc(v->a, sizeof *e);
-        e->name = p->kernels[k].name;
-        e->k = k;
-        HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
         const ir_kernel *kk = &p->kernels[k];
-        uint32_t n = kk->sig_stmt >= 0 ? p->stmts[kk->sig_stmt].nmodes
-                                       : p->stmts[kk->first_call].nargs;
-        v->knparams[k] = n;
+        v->knparams[k] = kk->sig_stmt >= 0 ? p->stmts[kk->sig_stmt].nmodes
+                                           : p->stmts[kk->first_call].nargs;
     }
     uint32_t **kinds = base_arena_array(v->a, nk + 1, sizeof(uint32_t *));
     int32_t **dt = base_arena_array(v->a, nk + 1, sizeof(int32_t *));
@@ -63,36 +48,31 @@ void cg_plan_kernels(vw *v) {
     }
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
-        if (s->kind != IR_CALL)
+        int32_t k = v->kernel_of_stmt[i];
+        if (s->kind != IR_CALL || k < 0)
             continue;
-        kn *e = NULL;
-        HASH_FIND_STR(map, s->name.name, e);
-        if (!e)
-            continue;
-        v->kernel_of_stmt[i] = (int32_t)e->k;
-        PW_ASSERT(s->nargs == v->knparams[e->k]); /* ir_check */
+        PW_ASSERT(s->nargs == v->knparams[k]); /* ir_check */
         for (uint32_t j = 0; j < s->nargs; j++) {
             const ir_arg *g = &s->args[j];
             uint32_t kind = g->kind == IR_ARG_BUFFER  ? K_BUF
                             : g->kind == IR_ARG_INT   ? K_INT
                             : g->kind == IR_ARG_FLOAT ? K_FLOAT
                                                       : K_STR;
-            uint32_t prev = kinds[e->k][j];
+            uint32_t prev = kinds[k][j];
             uint32_t all = prev | kind;
             /* one class per parameter: ir_check */
             PW_ASSERT(!((all & K_BUF) && (all & ~(uint32_t)K_BUF)));
             PW_ASSERT(!((all & K_STR) && (all & ~(uint32_t)K_STR)));
-            kinds[e->k][j] = all;
+            kinds[k][j] = all;
             if (kind == K_BUF && g->value >= 0) {
                 int32_t d = (int32_t)p->values[g->value].dtype;
-                if (dt[e->k][j] == -1)
-                    dt[e->k][j] = d;
-                else if (dt[e->k][j] != d)
-                    dt[e->k][j] = -2; /* disagree: void * */
+                if (dt[k][j] == -1)
+                    dt[k][j] = d;
+                else if (dt[k][j] != d)
+                    dt[k][j] = -2; /* disagree: void * */
             }
         }
     }
-    HASH_CLEAR(hh, map);
     /* an integer where other calls pass floats fits a double exactly:
      * ir_check (ir_check_double_ints) */
     for (uint32_t k = 0; k < nk; k++) {

@@ -268,7 +268,7 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
             for (uint32_t i = 0; i < os->nnames; i++) {
                 int32_t val = cg_output_value_at(v, i);
                 const ir_value *iv = &p->values[val];
-                if (cg_planned_output(v, val))
+                if (plan_planned_output(v->pl, val))
                     continue; /* read in the pools */
                 json_t *o = json_object();
                 sets(v, o, "name", iv->name);

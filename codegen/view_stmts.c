@@ -207,13 +207,13 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     const ir_program *p = v->prog;
     json_t *b;
     json_t *e = cg_event(v, "alloc_output", &b);
-    int32_t hv = v->home_value[sid];
+    int32_t hv = v->pl->storages[sid].owner;
     sets(v, b, "name", p->values[val].name);
     sets(v, b, "output", p->values[hv].name);
     sets(v, b, "local", v->local[val]);
     sets(v, b, "decl", cg_decl_of(v, val));
     sets(v, b, "ptr_type", cg_ptr_type(v, val));
-    const char *field = v->out_field[v->home_pos[sid]];
+    const char *field = v->out_field[v->pl->storages[sid].owner_pos];
     sets(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
     sets(v, b, "size_text",
@@ -308,7 +308,7 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
             continue;
         }
         int32_t val = cg_output_value_at(v, j);
-        if (cg_planned_output(v, val))
+        if (plan_planned_output(v->pl, val))
             continue; /* the caller reads it in the pools */
         json_t *e = cg_event(v, "output", &b);
         sets(v, b, "name", s->names[j].name);

@@ -27,8 +27,7 @@ const char *cg_stream_expr(const vw *v, int64_t st) {
 /* Distinct stream numbers of the calls, ascending (the plan's). */
 void cg_view_streams(vw *v) {
     const plan_sync *sy = v->pl->sync;
-    if (!sy) /* a plan not made by plan_program */
-        sy = plan_sync_build(v->a, v->pl);
+    PW_ASSERT(sy); /* plan_program records it */
     v->sync = sy;
     v->stream_ids = sy->stream_ids;
     v->nstreams = sy->nstreams;

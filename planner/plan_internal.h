@@ -180,4 +180,10 @@ void plan_fw_access(plan *pl, const bool *pooled);
 bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
                    const int32_t *color, bool *fixed, base_diag *d);
 
+/* ---- what plan_program records for code generation (ownership.c) ---- */
+
+/* Sets pl->kernel_of_stmt, each storage's owner and owner_pos, and the
+ * extra pools (after the pools are planned). */
+void plan_record(base_arena *a, plan *pl);
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

@@ -259,6 +259,11 @@ typedef struct plan_storage {
                              one it spilled to (NULL = default) */
     uint64_t accessed;    /* bytes of the call arguments naming it */
     bool spilled;         /* placed in a spill= space, not its own */
+    /* An unpooled storage held by the caller's memory of an output: the
+     * first output naming the whole storage (its value id and position
+     * among the outputs), else -1 (planner/ownership.c). */
+    int32_t owner;
+    int32_t owner_pos;
 } plan_storage;
 
 /* A byte range [lo, hi) of its pool that a storage takes from the
@@ -267,6 +272,15 @@ typedef struct plan_donor {
     int32_t storage;
     uint64_t lo, hi;
 } plan_donor;
+
+/* An extra pool: the memory of one storage neither pooled nor held by
+ * an output (planner/ownership.c).  Code generation places these after
+ * the plan's pools. */
+typedef struct plan_extra {
+    uint32_t storage;
+    uint64_t size;  /* the storage's size plus the guard bytes */
+    uint64_t align; /* plan_value_align of its value */
+} plan_extra;
 
 /* The default alignment of a pool (--align overrides it): a cache line
  * on the CPU, the alignment of cudaMalloc on CUDA devices. */
@@ -326,7 +340,27 @@ typedef struct plan {
     uint64_t accessed;          /* accessed bytes of all pooled storages */
     uint32_t ndonors;           /* the donors of every storage, by */
     plan_donor *donors;         /*   storage then offset */
+    /* per statement: the index in prog->kernels of a call's kernel, -1
+     * for other statements */
+    const int32_t *kernel_of_stmt;
+    uint32_t nextras; /* the extra pools, in storage order */
+    plan_extra *extras;
 } plan;
+
+/* The alignment of extra pool e for a CUDA target (`cuda`) or the C
+ * target: the target's default pool alignment (--align overrides it), or
+ * the value's own (plan_value_align) when larger. */
+static inline uint64_t plan_extra_align(const plan *pl, const plan_extra *e,
+                                        bool cuda) {
+    uint64_t d = plan_pool_align(&pl->opts, cuda);
+    return e->align > d ? e->align : d;
+}
+
+/* Output value val is a planned output (docs/firmware.md): an alloc kept
+ * in the pools in intermediates mode (`planned`, --plan-outputs), read
+ * by the caller there: nothing copied.  A next= output is not (it is
+ * copied to the caller's output). */
+bool plan_planned_output(const plan *pl, int32_t val);
 
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
  * space capacity, verifier failure, out of memory) are reported to `d`
@@ -335,7 +369,8 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
                    base_diag *d);
 
 /* The cross-stream synchronisation of a plan (plan_program records it in
- * pl->sync), allocated in `a`.  O(n) plus a sort of the stream numbers. */
+ * pl->sync; it reads pl->kernel_of_stmt), allocated in `a`.  O(n) plus a sort
+ * of the stream numbers. */
 const plan_sync *plan_sync_build(base_arena *a, const plan *pl);
 /* The stream bit of call s (0 without stream=). */
 uint32_t plan_sync_bit(const plan_sync *sy, const ir_stmt *s);

@@ -542,6 +542,7 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
             return NULL;
         }
     }
+    plan_record(a, pl);
     pl->sync = plan_sync_build(a, pl);
     return pl;
 }

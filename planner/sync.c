@@ -17,7 +17,6 @@
 #include "planner/planner.h"
 
 #include "base/base.h"
-#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,33 +38,15 @@ static void sync_streams(base_arena *a, plan_sync *sy, const ir_program *p) {
     sy->stream_ids = ids;
 }
 
-/* The signature of each call's kernel (kernels are few: a temporary hash
- * keyed by name). */
+/* The signature of each call's kernel (pl->kernel_of_stmt). */
 static void sync_signatures(sync_state *S, base_arena *a) {
     const ir_program *p = S->pl->prog;
-    typedef struct kn {
-        const char *name;
-        const ir_stmt *sig;
-        UT_hash_handle hh;
-    } kn;
-    kn *map = NULL;
-    for (uint32_t k = 0; k < p->nkernels; k++) {
-        kn *e = base_arena_alloc(a, sizeof *e);
-        e->name = p->kernels[k].name;
-        e->sig = p->kernels[k].sig_stmt >= 0 ? &p->stmts[p->kernels[k].sig_stmt]
-                                             : NULL;
-        HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
-    }
     S->sig = base_arena_array(a, p->nstmts + 1, sizeof *S->sig);
     for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        if (s->kind != IR_CALL)
-            continue;
-        kn *e = NULL;
-        HASH_FIND_STR(map, s->name.name, e);
-        S->sig[i] = e ? e->sig : NULL;
+        int32_t k = S->pl->kernel_of_stmt[i];
+        int32_t sig = k >= 0 ? p->kernels[k].sig_stmt : -1;
+        S->sig[i] = sig >= 0 ? &p->stmts[sig] : NULL;
     }
-    HASH_CLEAR(hh, map);
 }
 
 uint32_t plan_sync_bit(const plan_sync *sy, const ir_stmt *s) {

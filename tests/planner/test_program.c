@@ -335,6 +335,60 @@ static void test_streams_donors(void **st) {
     unload(&l);
 }
 
+/* Ownership (planner/ownership.c): an unpooled storage is held by the
+ * first output naming all of it, else by an extra pool of its own; the
+ * kernel of each call is recorded once. */
+static void test_ownership(void **st) {
+    (void)st;
+    loaded l;
+    load(&l, "model m\n"
+             "kernel g(in, out)\n"
+             "input x f32[4]\n"
+             "alloc a f32[8] align=512\n"
+             "alias h = a f32[4]\n"
+             "alloc b f32[4]\n"
+             "call k(x, a)\n"
+             "call g(x, b)\n"
+             "call k(x, b)\n"
+             "output h b\n");
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_it(&l, &o, NULL); /* intermediates: outputs unpooled */
+    assert_non_null(pl);
+    const plan_storage *a = storage(pl, "a"), *b = storage(pl, "b");
+    assert_int_equal(a->pool, -1);
+    assert_int_equal(a->owner, -1); /* h is only a part of a */
+    assert_string_equal(l.p->values[b->owner].name, "b");
+    assert_int_equal(b->owner_pos, 1);
+    assert_int_equal(pl->nextras, 1);
+    assert_int_equal(pl->extras[0].storage, (uint32_t)(a - pl->storages));
+    assert_int_equal(pl->extras[0].size, 32);
+    assert_int_equal(pl->extras[0].align, 512);
+    assert_int_equal(plan_extra_align(pl, &pl->extras[0], false), 512);
+    assert_false(plan_planned_output(pl, b->value));
+    uint32_t ncalls = 0;
+    for (uint32_t i = 0; i < l.p->nstmts; i++) {
+        int32_t k = pl->kernel_of_stmt[i];
+        if (l.p->stmts[i].kind != IR_CALL) {
+            assert_int_equal(k, -1);
+            continue;
+        }
+        ncalls++;
+        assert_string_equal(l.p->kernels[k].name, l.p->stmts[i].name.name);
+    }
+    assert_int_equal(ncalls, 3);
+    o.memory_pool = PLAN_MP_NONE; /* every storage unpooled */
+    o.guard_bytes = 8;
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->nextras, 1); /* b is still held by its output */
+    assert_int_equal(pl->extras[0].size, 40);
+    o.memory_pool = PLAN_MP_COMBINED; /* everything pooled */
+    pl = plan_it(&l, &o, NULL);
+    assert_int_equal(pl->nextras, 0);
+    assert_int_equal(storage(pl, "b")->owner, -1);
+    unload(&l);
+}
+
 static void test_capacity_error(void **st) {
     (void)st;
     loaded l;
@@ -608,6 +662,7 @@ int main(void) {
         cmocka_unit_test(test_pool_too_large),
         cmocka_unit_test(test_reuse_of_tie),
         cmocka_unit_test(test_random_programs),
+        cmocka_unit_test(test_ownership),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,8 @@
 /*
- * codegen/view_ownership.c - which output owns a storage, the extra
- * pools of unpooled storages (with the planner's default alignment,
- * plan_pool_align) and the buffer macros.  Output ownership and the extra
- * pools are planning decisions still made here (issue 9 item 2: due to
- * move to the program planner).
+ * codegen/view_pools.c - the view's pools: the plan's pools, then its
+ * extra pools (planner/ownership.c: which output owns an unpooled
+ * storage, which storages get a pool of their own), their names, and the
+ * buffer macros.
  */
 #include "view_internal.h"
 
@@ -12,9 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Pools and storages. */
 
 int32_t cg_output_value_at(const vw *v, uint32_t i) {
     const ir_program *p = v->prog;
@@ -26,35 +22,10 @@ void cg_plan_pools(vw *v) {
     const ir_program *p = v->prog;
     uint32_t ns = pl->nstorages;
     v->spool = base_arena_array(v->a, ns + 1, sizeof *v->spool);
-    v->home_value = base_arena_array(v->a, ns + 1, sizeof *v->home_value);
-    v->home_pos = base_arena_array(v->a, ns + 1, sizeof *v->home_pos);
     v->salign = base_arena_array(v->a, ns + 1, sizeof *v->salign);
-    for (uint32_t s = 0; s < ns; s++) {
-        v->home_value[s] = -1;
-        v->spool[s] = pl->storages[s].pool;
-    }
-    /* Caller-owned outputs: the first output naming the whole storage. */
-    if (p->output_stmt >= 0) {
-        const ir_stmt *os = &p->stmts[p->output_stmt];
-        for (uint32_t i = 0; i < os->nnames; i++) {
-            int32_t val = cg_output_value_at(v, i);
-            if (val < 0)
-                continue;
-            int32_t s = pl->storage_of_value[val];
-            if (s < 0 || pl->storages[s].pool >= 0 || v->home_value[s] >= 0)
-                continue;
-            const ir_value *iv = &p->values[val];
-            if (iv->byte_offset == 0 && iv->bytes == pl->storages[s].size) {
-                v->home_value[s] = val;
-                v->home_pos[s] = (int32_t)i;
-            }
-        }
-    }
-    uint32_t nsyn = 0;
     for (uint32_t s = 0; s < ns; s++)
-        if (v->spool[s] < 0 && v->home_value[s] < 0)
-            nsyn++;
-    uint32_t np = pl->npools + nsyn;
+        v->spool[s] = pl->storages[s].pool;
+    uint32_t np = pl->npools + pl->nextras;
     v->npools = np;
     v->pool_name = base_arena_array(v->a, np + 1, sizeof(char *));
     v->pool_local = base_arena_array(v->a, np + 1, sizeof(char *));
@@ -74,23 +45,16 @@ void cg_plan_pools(vw *v) {
         v->pool_plan[i] = (int32_t)i;
         v->pool_storage[i] = -1;
     }
-    /* the target's default, as the planner's for the device */
-    uint64_t dalign = plan_pool_align(&pl->opts, v->cuda);
-    uint32_t k = pl->npools;
-    for (uint32_t s = 0; s < ns; s++) {
-        if (v->spool[s] >= 0 || v->home_value[s] >= 0)
-            continue;
-        const plan_storage *st = &pl->storages[s];
-        const ir_value *iv = &p->values[st->value];
+    for (uint32_t e = 0; e < pl->nextras; e++) {
+        const plan_extra *x = &pl->extras[e];
+        const ir_value *iv = &p->values[pl->storages[x->storage].value];
+        uint32_t k = pl->npools + e;
         v->pool_name[k] = cg_set_unique(v, &fields, cg_field_base(v, iv->name));
-        v->pool_size[k] = st->size + pl->opts.guard_bytes;
-        uint64_t va = plan_value_align(iv);
-        uint64_t al = va > dalign ? va : dalign;
-        v->pool_align[k] = al;
+        v->pool_size[k] = x->size;
+        v->pool_align[k] = plan_extra_align(pl, x, v->cuda);
         v->pool_plan[k] = -1;
-        v->pool_storage[k] = (int32_t)s;
-        v->spool[s] = (int32_t)k;
-        k++;
+        v->pool_storage[k] = (int32_t)x->storage;
+        v->spool[x->storage] = (int32_t)k;
     }
     for (uint32_t i = 0; i < np; i++) {
         v->pool_upper[i] =
@@ -122,14 +86,6 @@ void cg_plan_pools(vw *v) {
     cg_set_clear(&bufs);
 }
 
-bool cg_planned_output(const vw *v, int32_t val) {
-    const ir_value *iv = &v->prog->values[val];
-    int32_t s = v->pl->storage_of_value[val];
-    return iv->kind == IR_VAL_ALLOC && iv->next_of < 0 && s >= 0 &&
-           v->pl->storages[s].pool >= 0 &&
-           v->pl->opts.memory_pool == PLAN_MP_INTERMEDIATES;
-}
-
 void cg_plan_outputs(vw *v) {
     const ir_program *p = v->prog;
     uint32_t n = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
@@ -139,8 +95,8 @@ void cg_plan_outputs(vw *v) {
     for (uint32_t i = 0; i < n; i++) {
         int32_t val = cg_output_value_at(v, i);
         int32_t s = v->pl->storage_of_value[val];
-        v->out_copy[i] =
-            !(s >= 0 && v->home_value[s] == val) && !cg_planned_output(v, val);
+        v->out_copy[i] = !(s >= 0 && v->pl->storages[s].owner == val) &&
+                         !plan_planned_output(v->pl, val);
         v->used[val] = v->used[val] || v->out_copy[i];
     }
 }
