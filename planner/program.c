@@ -284,19 +284,32 @@ static bool pp_pooled(const plan_options *o, const plan *pl, uint32_t s,
     return true;
 }
 
-plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
-                   base_diag *d) {
-    plan *pl = base_arena_alloc(a, sizeof *pl);
-    pl->prog = p;
-    pl->opts = *o;
-#ifdef PW_DEBUG_VERIFY
-    pl->opts.verify = true;
-#endif
+/* The state of one plan_program run, shared by its steps. */
+typedef struct pp_run {
+    base_arena *a;
+    plan *pl;
+    const plan_options *o;
+    base_diag *d;
+    int32_t *color; /* per storage: stream colour (step 3) */
+    bool *pooled;   /* per storage: pooled */
+    bool *outs;     /* per storage: in the outputs pool */
+    bool *fixed;    /* per storage: placed by plan_fw_spill */
+    pp_reuse_keys keys;
+    plan_options po; /* o with what is left of --time-limit */
+    double t0;
+} pp_run;
+
+/* Step 1: one storage per alloc, state or planned input, live from its
+ * definition (or statement 0) to the statement freeing its last name. */
+static void pp_storages(pp_run *R) {
+    base_arena *a = R->a;
+    plan *pl = R->pl;
+    const ir_program *p = pl->prog;
     uint32_t last = p->nstmts ? p->nstmts - 1 : 0;
     pl->storage_of_value = base_arena_array(a, p->nvalues + 1, sizeof(int32_t));
     uint32_t ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++)
-        if (pp_is_storage(o, &p->values[v]))
+        if (pp_is_storage(R->o, &p->values[v]))
             ns++;
     pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
@@ -305,7 +318,7 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
         sid[v] = -1;
-        if (!pp_is_storage(o, &p->values[v]))
+        if (!pp_is_storage(R->o, &p->values[v]))
             continue;
         plan_storage *s = &pl->storages[ns];
         s->value = (int32_t)v;
@@ -343,34 +356,20 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
         if (st->end < st->start)
             st->end = st->start;
     }
+}
 
-    /* streams */
-    int32_t *color = base_arena_array(a, pl->nstorages + 1, sizeof *color);
-    for (uint32_t s = 0; s < pl->nstorages; s++)
-        color[s] = -1;
-    if (pp_isolate(o, p) && !pp_colors(p, pl->storage_of_value, color)) {
-        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
-        return NULL;
-    }
-
-    /* which storages are pooled, and in which kind of pool; then spill */
-    bool *pooled = base_arena_array(a, pl->nstorages + 1, sizeof *pooled);
-    bool *outs = base_arena_array(a, pl->nstorages + 1, sizeof *outs);
-    bool *fixed = base_arena_array(a, pl->nstorages + 1, sizeof *fixed);
-    for (uint32_t s = 0; s < pl->nstorages; s++)
-        pooled[s] = pp_pooled(o, pl, s, &outs[s]);
-    plan_fw_access(pl, pooled);
-    if (!plan_fw_spill(pl, pooled, outs, color, fixed, d))
-        return NULL;
-
-    /* pools */
-    pl->pools = base_arena_array(a, pl->nstorages + 1, sizeof *pl->pools);
+/* Step 2: the pools, one per (device, space, comm, group, outputs) in
+ * order of first appearance, and each pooled storage's pool. */
+static void pp_pools(pp_run *R) {
+    plan *pl = R->pl;
+    const ir_program *p = pl->prog;
+    pl->pools = base_arena_array(R->a, pl->nstorages + 1, sizeof *pl->pools);
     uint32_t np = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
         const ir_value *val = &p->values[st->value];
-        bool outputs = outs[s];
-        if (!pooled[s])
+        bool outputs = R->outs[s];
+        if (!R->pooled[s])
             continue;
         int32_t pi = pp_find_pool(pl, np, val->device, st->space, val->comm,
                                   val->group, outputs);
@@ -381,7 +380,8 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
             pool->comm = val->comm;
             pool->group = val->group;
             pool->outputs = outputs;
-            pool->align = plan_pool_align(o, val->device.kind == IR_DEV_CUDA);
+            pool->align =
+                plan_pool_align(R->o, val->device.kind == IR_DEV_CUDA);
             pool->base_align = pool->align;
             for (uint32_t k = 0; st->space && k < p->nspaces; k++)
                 if (strcmp(p->spaces[k].name, st->space) == 0 &&
@@ -389,7 +389,7 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
                     pool->has_capacity = true;
                     pool->capacity = p->spaces[k].capacity;
                 }
-            pp_name_pool(a, pl, np);
+            pp_name_pool(R->a, pl, np);
             pi = (int32_t)np++;
         }
         st->pool = pi;
@@ -398,133 +398,204 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
             pl->pools[pi].base_align = plan_value_align(val);
     }
     pl->npools = np;
+}
 
-    /* one problem per pool; --time-limit covers all of them */
-    pp_reuse_keys keys = {a, NULL, 0};
-    bool ok = true;
-    plan_options po = *o;
-    double t0 = pp_now();
-    for (uint32_t pi = 0; pi < np && ok; pi++) {
-        plan_pool *pool = &pl->pools[pi];
-        plan_problem pb;
-        memset(&pb, 0, sizeof pb);
-        pb.align = pool->align;
-        pb.bufs = base_arena_array(a, pool->nstorages + 1, sizeof *pb.bufs);
-        pb.names = base_arena_array(a, pool->nstorages + 1, sizeof *pb.names);
-        uint32_t *members =
-            base_arena_array(a, pool->nstorages + 1, sizeof *members);
-        for (uint32_t s = 0; s < pl->nstorages; s++) {
-            plan_storage *st = &pl->storages[s];
-            if (st->pool != (int32_t)pi)
-                continue;
-            const ir_value *val = &p->values[st->value];
-            plan_buf *b = &pb.bufs[pb.n];
-            b->size = st->size + o->guard_bytes; /* guards are planned */
-            uint64_t va = plan_value_align(val);
-            b->align = va > pool->align ? va : pool->align;
-            b->start = st->start;
-            b->end = st->end;
-            b->color = color[s];
-            b->reuse_key = pp_reuse_key(&keys, val, color[s]);
-            pb.names[pb.n] = val->name;
-            members[pb.n++] = s;
-        }
-        uint32_t big = plan_first_oversize(&pb);
-        if (big != UINT32_MAX) {
-            const ir_value *val = &p->values[pl->storages[members[big]].value];
-            const ir_stmt *ast = &p->stmts[val->def];
-            base_diag_report(
-                d, BASE_SEV_ERROR, ast->loc.line, ast->loc.col,
-                "pool %s is too large: with '%s' its storages need "
-                "more than %" PRIu64 " bytes",
-                pool->name, val->name, PLAN_MAX_POOL_SIZE);
-            ok = false;
-            break;
-        }
-        uint64_t *off = base_arena_array(a, pb.n + 1, sizeof *off);
-        uint64_t size = 0;
-        uint64_t cap = pp_capacity(pool, o);
-        plan_search_stats st;
-        if (o->search.time_limit > 0) {
-            double left = o->search.time_limit - (pp_now() - t0);
-            po.search.time_limit = left > 1e-9 ? left : 1e-9;
-        }
-        bool algo_layout = true; /* else plan_fw_spill's selection's */
-        if (plan_run(&pb, &po, cap, off, &size, &st) != 0) {
-            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
-                             "out of memory while planning pool %s",
-                             pool->name);
-            ok = false;
-            break;
-        }
-        if (pb.n && fixed[members[0]] && size > pool->capacity) {
-            /* a space with spill=: --algo's layout passes the capacity,
-             * the selection's (plan_fw_spill) fits */
-            algo_layout = false;
-            size = 0;
-            for (uint32_t k = 0; k < pb.n; k++) {
-                off[k] = pl->storages[members[k]].offset;
-                if (pb.bufs[k].size && off[k] + pb.bufs[k].size > size)
-                    size = off[k] + pb.bufs[k].size;
-            }
-            size = plan_align_up(size, pb.align);
-        }
-        if (st.time_limit_hit)
-            pl->search_time_limit_hit = true;
-        if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) && algo_layout) {
-            char buf[512];
-            plan_search_opts so = o->search;
-            so.capacity = cap;
-            if (o->algo == PLAN_AUTO)
-                plan_auto_describe(buf, sizeof buf, size, &so, &st);
-            else
-                plan_search_describe(buf, sizeof buf, size, &so, &st);
-            pool->search_note = base_arena_strdup(a, buf);
-        }
-        uint64_t *noff = base_arena_array(a, pb.n + 1, sizeof *noff);
-        plan_problem *kept = base_arena_alloc(a, sizeof *kept);
-        *kept = pb;
-        pool->problem = kept;
-        pool->size = size;
-        pool->lower_bound = plan_lower_bound(&pb);
-        if (plan_naive(&pb, noff, &pool->naive_size) != 0)
-            pool->naive_size = 0;
-        for (uint32_t k = 0; k < pb.n; k++)
-            pl->storages[members[k]].offset = off[k];
-        bool over = false;
-        if (pool->has_capacity && pool->size > pool->capacity) {
-            over = true;
-            const ir_space *sp = NULL;
-            for (uint32_t k = 0; k < p->nspaces; k++)
-                if (strcmp(p->spaces[k].name, pool->space) == 0)
-                    sp = &p->spaces[k];
-            const ir_stmt *sst = sp ? &p->stmts[sp->stmt] : NULL;
-            base_diag_report(d, BASE_SEV_ERROR, sst ? sst->loc.line : 0,
-                             sst ? sst->loc.col : 0,
-                             "space '%s' is too small: pool %s needs %" PRIu64
-                             " bytes (algorithm %s; lower bound %" PRIu64
-                             " bytes) but the capacity is %" PRIu64 " bytes",
-                             pool->space, pool->name, pool->size,
-                             plan_algo_name(o->algo), pool->lower_bound,
-                             pool->capacity);
-            ok = false;
-        } else if (cap && pool->size > cap) {
-            over = true;
-            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
-                             "pool %s does not fit in --capacity %" PRIu64
-                             " bytes: it needs %" PRIu64
-                             " bytes (algorithm %s; lower bound %" PRIu64
-                             " bytes)",
-                             pool->name, cap, pool->size,
-                             plan_algo_name(o->algo), pool->lower_bound);
-            ok = false;
-        }
-        if (over && pool->search_note)
-            base_diag_report(d, BASE_SEV_NOTE, 0, 0, "%s %s: %s",
-                             plan_algo_name(o->algo), pool->name,
-                             pool->search_note);
+/* Step 4a: pool pi's layer-1 problem; members[k] is the storage of
+ * buffer k.  Reports a pool too large for 64-bit sizes and returns
+ * false. */
+static bool pp_pool_problem(pp_run *R, uint32_t pi, plan_problem *pb,
+                            uint32_t *members) {
+    plan *pl = R->pl;
+    const ir_program *p = pl->prog;
+    plan_pool *pool = &pl->pools[pi];
+    memset(pb, 0, sizeof *pb);
+    pb->align = pool->align;
+    pb->bufs = base_arena_array(R->a, pool->nstorages + 1, sizeof *pb->bufs);
+    pb->names = base_arena_array(R->a, pool->nstorages + 1, sizeof *pb->names);
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        plan_storage *st = &pl->storages[s];
+        if (st->pool != (int32_t)pi)
+            continue;
+        const ir_value *val = &p->values[st->value];
+        plan_buf *b = &pb->bufs[pb->n];
+        b->size = st->size + R->o->guard_bytes; /* guards are planned */
+        uint64_t va = plan_value_align(val);
+        b->align = va > pool->align ? va : pool->align;
+        b->start = st->start;
+        b->end = st->end;
+        b->color = R->color[s];
+        b->reuse_key = pp_reuse_key(&R->keys, val, R->color[s]);
+        pb->names[pb->n] = val->name;
+        members[pb->n++] = s;
     }
-    HASH_CLEAR(hh, keys.table); /* the entries live in the arena */
+    uint32_t big = plan_first_oversize(pb);
+    if (big == UINT32_MAX)
+        return true;
+    const ir_value *val = &p->values[pl->storages[members[big]].value];
+    const ir_stmt *ast = &p->stmts[val->def];
+    base_diag_report(R->d, BASE_SEV_ERROR, ast->loc.line, ast->loc.col,
+                     "pool %s is too large: with '%s' its storages need "
+                     "more than %" PRIu64 " bytes",
+                     pool->name, val->name, PLAN_MAX_POOL_SIZE);
+    return false;
+}
+
+/* Step 4b: runs the algorithm on pool pi's problem (in a space with
+ * spill=, takes the layout plan_fw_spill chose when --algo's passes the
+ * capacity) and records the pool's search note. */
+static bool pp_pool_run(pp_run *R, uint32_t pi, const plan_problem *pb,
+                        const uint32_t *members, uint64_t *off,
+                        uint64_t *size) {
+    plan *pl = R->pl;
+    const plan_options *o = R->o;
+    plan_pool *pool = &pl->pools[pi];
+    uint64_t cap = pp_capacity(pool, o);
+    plan_search_stats st;
+    if (o->search.time_limit > 0) {
+        double left = o->search.time_limit - (pp_now() - R->t0);
+        R->po.search.time_limit = left > 1e-9 ? left : 1e-9;
+    }
+    *size = 0;
+    if (plan_run(pb, &R->po, cap, off, size, &st) != 0) {
+        base_diag_report(R->d, BASE_SEV_ERROR, 0, 0,
+                         "out of memory while planning pool %s", pool->name);
+        return false;
+    }
+    bool algo_layout = true; /* else plan_fw_spill's selection's */
+    if (pb->n && R->fixed[members[0]] && *size > pool->capacity) {
+        /* a space with spill=: --algo's layout passes the capacity,
+         * the selection's (plan_fw_spill) fits */
+        algo_layout = false;
+        *size = 0;
+        for (uint32_t k = 0; k < pb->n; k++) {
+            off[k] = pl->storages[members[k]].offset;
+            if (pb->bufs[k].size && off[k] + pb->bufs[k].size > *size)
+                *size = off[k] + pb->bufs[k].size;
+        }
+        *size = plan_align_up(*size, pb->align);
+    }
+    if (st.time_limit_hit)
+        pl->search_time_limit_hit = true;
+    if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) && algo_layout) {
+        char buf[512];
+        plan_search_opts so = o->search;
+        so.capacity = cap;
+        if (o->algo == PLAN_AUTO)
+            plan_auto_describe(buf, sizeof buf, *size, &so, &st);
+        else
+            plan_search_describe(buf, sizeof buf, *size, &so, &st);
+        pool->search_note = base_arena_strdup(R->a, buf);
+    }
+    return true;
+}
+
+/* Step 4c: a pool over its space's capacity or over --capacity is an
+ * error (with the search's note). */
+static bool pp_pool_fits(pp_run *R, const plan_pool *pool) {
+    const ir_program *p = R->pl->prog;
+    const plan_options *o = R->o;
+    uint64_t cap = pp_capacity(pool, o);
+    if (pool->has_capacity && pool->size > pool->capacity) {
+        const ir_space *sp = NULL;
+        for (uint32_t k = 0; k < p->nspaces; k++)
+            if (strcmp(p->spaces[k].name, pool->space) == 0)
+                sp = &p->spaces[k];
+        const ir_stmt *sst = sp ? &p->stmts[sp->stmt] : NULL;
+        base_diag_report(R->d, BASE_SEV_ERROR, sst ? sst->loc.line : 0,
+                         sst ? sst->loc.col : 0,
+                         "space '%s' is too small: pool %s needs %" PRIu64
+                         " bytes (algorithm %s; lower bound %" PRIu64
+                         " bytes) but the capacity is %" PRIu64 " bytes",
+                         pool->space, pool->name, pool->size,
+                         plan_algo_name(o->algo), pool->lower_bound,
+                         pool->capacity);
+    } else if (cap && pool->size > cap) {
+        base_diag_report(R->d, BASE_SEV_ERROR, 0, 0,
+                         "pool %s does not fit in --capacity %" PRIu64
+                         " bytes: it needs %" PRIu64
+                         " bytes (algorithm %s; lower bound %" PRIu64 " bytes)",
+                         pool->name, cap, pool->size, plan_algo_name(o->algo),
+                         pool->lower_bound);
+    } else {
+        return true;
+    }
+    if (pool->search_note)
+        base_diag_report(R->d, BASE_SEV_NOTE, 0, 0, "%s %s: %s",
+                         plan_algo_name(o->algo), pool->name,
+                         pool->search_note);
+    return false;
+}
+
+/* Step 4: plans pool pi: its problem, the algorithm, the offsets of its
+ * storages, its lower bound and naive size, the capacity check. */
+static bool pp_plan_pool(pp_run *R, uint32_t pi) {
+    base_arena *a = R->a;
+    plan *pl = R->pl;
+    plan_pool *pool = &pl->pools[pi];
+    plan_problem pb;
+    uint32_t *members =
+        base_arena_array(a, pool->nstorages + 1, sizeof *members);
+    if (!pp_pool_problem(R, pi, &pb, members))
+        return false;
+    uint64_t *off = base_arena_array(a, pb.n + 1, sizeof *off);
+    uint64_t size = 0;
+    if (!pp_pool_run(R, pi, &pb, members, off, &size))
+        return false;
+    uint64_t *noff = base_arena_array(a, pb.n + 1, sizeof *noff);
+    plan_problem *kept = base_arena_alloc(a, sizeof *kept);
+    *kept = pb;
+    pool->problem = kept;
+    pool->size = size;
+    pool->lower_bound = plan_lower_bound(&pb);
+    if (plan_naive(&pb, noff, &pool->naive_size) != 0)
+        pool->naive_size = 0;
+    for (uint32_t k = 0; k < pb.n; k++)
+        pl->storages[members[k]].offset = off[k];
+    return pp_pool_fits(R, pool);
+}
+
+/* The steps of the file comment: storages and liveness, stream colours,
+ * which storages are pooled (then spill), the pools, one algorithm run
+ * per pool (--time-limit covers all of them), reuse_of, the verifier,
+ * and what the plan records for code generation. */
+plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
+                   base_diag *d) {
+    plan *pl = base_arena_alloc(a, sizeof *pl);
+    pl->prog = p;
+    pl->opts = *o;
+#ifdef PW_DEBUG_VERIFY
+    pl->opts.verify = true;
+#endif
+    pp_run R = {.a = a, .pl = pl, .o = o, .d = d, .keys = {a, NULL, 0}};
+    pp_storages(&R);
+    uint32_t ns = pl->nstorages;
+
+    /* streams */
+    R.color = base_arena_array(a, ns + 1, sizeof *R.color);
+    for (uint32_t s = 0; s < ns; s++)
+        R.color[s] = -1;
+    if (pp_isolate(o, p) && !pp_colors(p, pl->storage_of_value, R.color)) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
+        return NULL;
+    }
+
+    /* which storages are pooled, and in which kind of pool; then spill */
+    R.pooled = base_arena_array(a, ns + 1, sizeof *R.pooled);
+    R.outs = base_arena_array(a, ns + 1, sizeof *R.outs);
+    R.fixed = base_arena_array(a, ns + 1, sizeof *R.fixed);
+    for (uint32_t s = 0; s < ns; s++)
+        R.pooled[s] = pp_pooled(o, pl, s, &R.outs[s]);
+    plan_fw_access(pl, R.pooled);
+    if (!plan_fw_spill(pl, R.pooled, R.outs, R.color, R.fixed, d))
+        return NULL;
+
+    pp_pools(&R);
+    bool ok = true;
+    R.po = *o;
+    R.t0 = pp_now();
+    for (uint32_t pi = 0; pi < pl->npools && ok; pi++)
+        ok = pp_plan_pool(&R, pi);
+    HASH_CLEAR(hh, R.keys.table); /* the entries live in the arena */
     if (!ok)
         return NULL;
 
@@ -532,7 +603,6 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
         base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }
-
     if (pl->opts.verify) {
         char err[512];
         if (!plan_verify(pl, err, sizeof err)) {
