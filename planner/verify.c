@@ -96,9 +96,12 @@ static int64_t vf_class(const plan_buf *b, uint32_t i) {
     return b->color == -2 ? -3 - (int64_t)i : b->color;
 }
 
-bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
-                         uint64_t size, char *err, size_t errlen) {
-    char n1[24], n2[24];
+/* Step 1: the pool alignment and size, and each buffer on its own:
+ * start <= end, offset aligned, bytes inside the pool (never wrapping).
+ * Sets *m to the number of buffers that take space. */
+static bool vf_bounds(const plan_problem *pb, const uint64_t *offsets,
+                      uint64_t size, char *err, size_t errlen, uint32_t *m) {
+    char n1[24];
     uint64_t pa = pb->align ? pb->align : 1;
     if (pa & (pa - 1)) {
         vf_err(err, errlen, "pool alignment %" PRIu64 " is not a power of two",
@@ -112,7 +115,7 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                size, pa);
         return false;
     }
-    uint32_t m = 0;
+    *m = 0;
     for (uint32_t i = 0; i < pb->n; i++) {
         const plan_buf *b = &pb->bufs[i];
         uint64_t a = b->align > pa ? b->align : pa;
@@ -124,7 +127,7 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
         }
         if (b->size == 0)
             continue;
-        m++;
+        (*m)++;
         if (offsets[i] % a != 0) {
             vf_err(err, errlen,
                    "buffer %s: offset %" PRIu64
@@ -150,6 +153,113 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
             return false;
         }
     }
+    return true;
+}
+
+/* Step 2: time conflicts over the m nonempty buffers idx[] (by
+ * increasing offset), the time axis ax[0..u) compressed.  A nonempty
+ * buffer ends above 0, so 0 in the tree means "nothing". */
+static bool vf_time(const plan_problem *pb, const uint64_t *offsets,
+                    const uint32_t *idx, uint32_t m, const uint32_t *ax,
+                    uint32_t u, vf_tree *t, char *err, size_t errlen) {
+    char n1[24], n2[24];
+    for (uint32_t i = 0; i < m; i++) {
+        const plan_buf *b = &pb->bufs[idx[i]];
+        uint32_t l = base_lower_bound_u32(ax, u, b->start),
+                 r = base_lower_bound_u32(ax, u, b->end);
+        uint64_t hi = vf_query(t, 1, 0, u - 1, l, r);
+        if (hi > offsets[idx[i]]) {
+            /* find the culprit for the message (linear, error path only) */
+            uint32_t c = idx[i];
+            for (uint32_t j = 0; j < i; j++) {
+                const plan_buf *o = &pb->bufs[idx[j]];
+                if (o->start <= b->end && b->start <= o->end &&
+                    offsets[idx[j]] + o->size > offsets[idx[i]]) {
+                    c = idx[j];
+                    break;
+                }
+            }
+            vf_err(err, errlen,
+                   "buffers %s and %s are live at the same time and share "
+                   "bytes at offset %" PRIu64,
+                   vf_name(pb, c, n1, sizeof n1),
+                   vf_name(pb, idx[i], n2, sizeof n2), offsets[idx[i]]);
+            return false;
+        }
+        vf_update(t, 1, 0, u - 1, l, r, offsets[idx[i]] + b->size);
+    }
+    return true;
+}
+
+/* Step 3: colour conflicts, one sweep by increasing offset: the highest
+ * end so far of two distinct classes, and separately the highest ends of
+ * colour -1 and colour -2. */
+static bool vf_colours(const plan_problem *pb, const uint64_t *offsets,
+                       const uint32_t *idx, uint32_t m, char *err,
+                       size_t errlen) {
+    char n1[24], n2[24];
+    uint64_t e1 = 0, e2 = 0, em1 = 0, em2 = 0;
+    int64_t c1 = 0;
+    uint32_t w1 = 0, w2 = 0, wm1 = 0, wm2 = 0;
+    bool h1 = false, h2 = false;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t bi = idx[i];
+        const plan_buf *b = &pb->bufs[bi];
+        uint64_t o = offsets[bi], end = o + b->size;
+        int32_t who = -1;
+        if (b->color == -1) {
+            if (em2 > o)
+                who = (int32_t)wm2;
+        } else {
+            int64_t c = vf_class(b, bi);
+            if (h1 && c1 != c && e1 > o)
+                who = (int32_t)w1;
+            else if (h1 && c1 == c && h2 && e2 > o)
+                who = (int32_t)w2;
+            if (b->color == -2 && em1 > o)
+                who = (int32_t)wm1;
+            /* keep (e1,c1) the highest, (e2,c2) the highest of
+             * another class */
+            if (!h1) {
+                e1 = end, c1 = c, w1 = bi, h1 = true;
+            } else if (c == c1) {
+                if (end > e1)
+                    e1 = end, w1 = bi;
+            } else if (end > e1) {
+                e2 = e1, w2 = w1, h2 = true;
+                e1 = end, c1 = c, w1 = bi;
+            } else if (!h2 || end > e2) {
+                e2 = end, w2 = bi, h2 = true;
+            }
+        }
+        if (who >= 0) {
+            vf_err(err, errlen,
+                   "buffers %s and %s are on different streams and "
+                   "share bytes at offset %" PRIu64,
+                   vf_name(pb, (uint32_t)who, n1, sizeof n1),
+                   vf_name(pb, bi, n2, sizeof n2), o);
+            return false;
+        }
+        if (b->color == -1 && end > em1) {
+            em1 = end;
+            wm1 = bi;
+        }
+        if (b->color == -2 && end > em2) {
+            em2 = end;
+            wm2 = bi;
+        }
+    }
+    return true;
+}
+
+/* The steps of the file comment: bounds, then the nonempty buffers by
+ * increasing offset over the compressed time axis, time conflicts, then
+ * colour conflicts. */
+bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
+                         uint64_t size, char *err, size_t errlen) {
+    uint32_t m = 0;
+    if (!vf_bounds(pb, offsets, size, err, errlen, &m))
+        return false;
     if (m == 0)
         return true;
 
@@ -187,89 +297,8 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
         vf_err(err, errlen, "out of memory");
         goto out;
     }
-    /* Time conflicts.  A nonempty buffer ends above 0, so 0 means
-     * "nothing". */
-    for (uint32_t i = 0; i < m; i++) {
-        const plan_buf *b = &pb->bufs[idx[i]];
-        uint32_t l = base_lower_bound_u32(ax, u, b->start),
-                 r = base_lower_bound_u32(ax, u, b->end);
-        uint64_t hi = vf_query(&t, 1, 0, u - 1, l, r);
-        if (hi > offsets[idx[i]]) {
-            /* find the culprit for the message (linear, error path only) */
-            uint32_t c = idx[i];
-            for (uint32_t j = 0; j < i; j++) {
-                const plan_buf *o = &pb->bufs[idx[j]];
-                if (o->start <= b->end && b->start <= o->end &&
-                    offsets[idx[j]] + o->size > offsets[idx[i]]) {
-                    c = idx[j];
-                    break;
-                }
-            }
-            vf_err(err, errlen,
-                   "buffers %s and %s are live at the same time and share "
-                   "bytes at offset %" PRIu64,
-                   vf_name(pb, c, n1, sizeof n1),
-                   vf_name(pb, idx[i], n2, sizeof n2), offsets[idx[i]]);
-            goto out;
-        }
-        vf_update(&t, 1, 0, u - 1, l, r, offsets[idx[i]] + b->size);
-    }
-    /* Colour conflicts: the highest end so far of two distinct classes,
-     * and separately the highest ends of colour -1 and colour -2. */
-    {
-        uint64_t e1 = 0, e2 = 0, em1 = 0, em2 = 0;
-        int64_t c1 = 0;
-        uint32_t w1 = 0, w2 = 0, wm1 = 0, wm2 = 0;
-        bool h1 = false, h2 = false;
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t bi = idx[i];
-            const plan_buf *b = &pb->bufs[bi];
-            uint64_t o = offsets[bi], end = o + b->size;
-            int32_t who = -1;
-            if (b->color == -1) {
-                if (em2 > o)
-                    who = (int32_t)wm2;
-            } else {
-                int64_t c = vf_class(b, bi);
-                if (h1 && c1 != c && e1 > o)
-                    who = (int32_t)w1;
-                else if (h1 && c1 == c && h2 && e2 > o)
-                    who = (int32_t)w2;
-                if (b->color == -2 && em1 > o)
-                    who = (int32_t)wm1;
-                /* keep (e1,c1) the highest, (e2,c2) the highest of
-                 * another class */
-                if (!h1) {
-                    e1 = end, c1 = c, w1 = bi, h1 = true;
-                } else if (c == c1) {
-                    if (end > e1)
-                        e1 = end, w1 = bi;
-                } else if (end > e1) {
-                    e2 = e1, w2 = w1, h2 = true;
-                    e1 = end, c1 = c, w1 = bi;
-                } else if (!h2 || end > e2) {
-                    e2 = end, w2 = bi, h2 = true;
-                }
-            }
-            if (who >= 0) {
-                vf_err(err, errlen,
-                       "buffers %s and %s are on different streams and "
-                       "share bytes at offset %" PRIu64,
-                       vf_name(pb, (uint32_t)who, n1, sizeof n1),
-                       vf_name(pb, bi, n2, sizeof n2), o);
-                goto out;
-            }
-            if (b->color == -1 && end > em1) {
-                em1 = end;
-                wm1 = bi;
-            }
-            if (b->color == -2 && end > em2) {
-                em2 = end;
-                wm2 = bi;
-            }
-        }
-    }
-    ok = true;
+    ok = vf_time(pb, offsets, idx, m, ax, u, &t, err, errlen) &&
+         vf_colours(pb, offsets, idx, m, err, errlen);
 out:
     free(idx);
     free(ax);
