@@ -54,48 +54,79 @@ static int ru_cmp_end(const void *ctx, uint32_t a, uint32_t b) {
     return a < b ? -1 : a > b;
 }
 
-static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
-                           uint64_t *size) {
-    uint32_t n = pb->n;
-    const plan_buf *bf = pb->bufs;
-    int rc = -1;
-    uint32_t *bykey = malloc((size_t)n * sizeof *bykey);
-    uint32_t *keyid = malloc((size_t)n * sizeof *keyid);
-    uint32_t *kbase = malloc(((size_t)n + 1) * sizeof *kbase);
-    uint32_t *klen = calloc((size_t)n + 1, sizeof *klen);
-    uint32_t *stack = malloc((size_t)n * sizeof *stack);
-    uint32_t *bystart = malloc((size_t)n * sizeof *bystart);
-    uint32_t *byend = malloc((size_t)n * sizeof *byend);
-    uint32_t *slot = malloc((size_t)n * sizeof *slot);
-    uint64_t *slot_size = malloc((size_t)n * sizeof *slot_size);
-    uint64_t *slot_align = malloc((size_t)n * sizeof *slot_align);
-    uint64_t *slot_off = malloc((size_t)n * sizeof *slot_off);
-    uint32_t *slot_creator = malloc((size_t)n * sizeof *slot_creator);
-    uint64_t *ax = malloc(((size_t)n * 2 + 1) * sizeof *ax);
-    int64_t *mem = NULL;
-    plan_segtree st = {0, NULL, NULL};
-    if (!bykey || !keyid || !kbase || !klen || !stack || !bystart || !byend ||
-        !slot || !slot_size || !slot_align || !slot_off || !slot_creator || !ax)
-        goto out;
-    ru_ctx ctx = {bf};
-    for (uint32_t i = 0; i < n; i++)
-        bykey[i] = bystart[i] = byend[i] = i;
-    if (plan_sort_idx(bykey, n, ru_cmp_key, &ctx) ||
-        plan_sort_idx(bystart, n, ru_cmp_start, &ctx) ||
-        plan_sort_idx(byend, n, ru_cmp_end, &ctx))
-        goto out;
-    uint32_t nk = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i == 0 || bf[bykey[i]].reuse_key != bf[bykey[i - 1]].reuse_key)
-            kbase[nk++] = i;
-        keyid[bykey[i]] = nk - 1;
-    }
-    kbase[nk] = n;
+/* The state of one run: per buffer and per slot arrays, the time axis
+ * and the no-reuse profile. */
+typedef struct ru_state {
+    const plan_problem *pb;
+    uint32_t n;
+    uint32_t *bykey, *keyid, *kbase, *klen, *stack, *bystart, *byend;
+    uint32_t *slot, *slot_creator;
+    uint64_t *slot_size, *slot_align, *slot_off;
+    uint64_t *ax; /* the time axis: m points */
+    uint32_t m;
+    int64_t *mem;
+    int64_t peak;
+    plan_segtree st;
+} ru_state;
 
-    /* Time axis: every start and every end + 1, so that the live set is
-     * constant between two consecutive points. */
+static void ru_free(ru_state *R) {
+    void *all[] = {R->bykey,     R->keyid,      R->kbase,    R->klen,
+                   R->stack,     R->bystart,    R->byend,    R->slot,
+                   R->slot_size, R->slot_align, R->slot_off, R->slot_creator,
+                   R->ax,        R->mem};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    plan_segtree_free(&R->st);
+}
+
+/* Step 1: the arrays, and the buffers in key, start and end order; the
+ * buffers of one reuse key are bykey[kbase[k] .. kbase[k + 1]). */
+static bool ru_keys(ru_state *R) {
+    size_t n = R->n;
+    const plan_buf *bf = R->pb->bufs;
+    R->bykey = malloc(n * sizeof *R->bykey);
+    R->keyid = malloc(n * sizeof *R->keyid);
+    R->kbase = malloc((n + 1) * sizeof *R->kbase);
+    R->klen = calloc(n + 1, sizeof *R->klen);
+    R->stack = malloc(n * sizeof *R->stack);
+    R->bystart = malloc(n * sizeof *R->bystart);
+    R->byend = malloc(n * sizeof *R->byend);
+    R->slot = malloc(n * sizeof *R->slot);
+    R->slot_size = malloc(n * sizeof *R->slot_size);
+    R->slot_align = malloc(n * sizeof *R->slot_align);
+    R->slot_off = malloc(n * sizeof *R->slot_off);
+    R->slot_creator = malloc(n * sizeof *R->slot_creator);
+    R->ax = malloc((n * 2 + 1) * sizeof *R->ax);
+    if (!R->bykey || !R->keyid || !R->kbase || !R->klen || !R->stack ||
+        !R->bystart || !R->byend || !R->slot || !R->slot_size ||
+        !R->slot_align || !R->slot_off || !R->slot_creator || !R->ax)
+        return false;
+    ru_ctx ctx = {bf};
+    for (uint32_t i = 0; i < R->n; i++)
+        R->bykey[i] = R->bystart[i] = R->byend[i] = i;
+    if (plan_sort_idx(R->bykey, R->n, ru_cmp_key, &ctx) ||
+        plan_sort_idx(R->bystart, R->n, ru_cmp_start, &ctx) ||
+        plan_sort_idx(R->byend, R->n, ru_cmp_end, &ctx))
+        return false;
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < R->n; i++) {
+        if (i == 0 ||
+            bf[R->bykey[i]].reuse_key != bf[R->bykey[i - 1]].reuse_key)
+            R->kbase[nk++] = i;
+        R->keyid[R->bykey[i]] = nk - 1;
+    }
+    R->kbase[nk] = R->n;
+    return true;
+}
+
+/* Step 2: the time axis (every start and every end + 1, so that the live
+ * set is constant between two consecutive points), the no-reuse memory
+ * profile in the segment tree, and its peak. */
+static bool ru_profile(ru_state *R) {
+    const plan_buf *bf = R->pb->bufs;
+    uint64_t *ax = R->ax;
     uint32_t na = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < R->n; i++) {
         ax[na++] = bf[i].start;
         ax[na++] = (uint64_t)bf[i].end + 1;
     }
@@ -104,105 +135,117 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     for (uint32_t i = 0; i < na; i++)
         if (m == 0 || ax[m - 1] != ax[i])
             ax[m++] = ax[i];
-    mem = calloc((size_t)m + 1, sizeof *mem);
-    if (!mem || plan_segtree_init(&st, m ? m : 1) != 0)
-        goto out;
-    for (uint32_t i = 0; i < n; i++) {
+    R->m = m;
+    R->mem = calloc((size_t)m + 1, sizeof *R->mem);
+    if (!R->mem || plan_segtree_init(&R->st, m ? m : 1) != 0)
+        return false;
+    for (uint32_t i = 0; i < R->n; i++) {
         if (bf[i].size == 0)
             continue;
-        mem[base_lower_bound_u64(ax, m, bf[i].start)] += (int64_t)bf[i].size;
-        mem[base_lower_bound_u64(ax, m, (uint64_t)bf[i].end + 1)] -=
+        R->mem[base_lower_bound_u64(ax, m, bf[i].start)] += (int64_t)bf[i].size;
+        R->mem[base_lower_bound_u64(ax, m, (uint64_t)bf[i].end + 1)] -=
             (int64_t)bf[i].size;
     }
-    int64_t cur = 0, peak = 0;
+    int64_t cur = 0;
+    R->peak = 0;
     for (uint32_t i = 0; i < m; i++) {
-        cur += mem[i];
-        if (cur > peak)
-            peak = cur;
-        plan_segtree_add(&st, i, i, cur);
+        cur += R->mem[i];
+        if (cur > R->peak)
+            R->peak = cur;
+        plan_segtree_add(&R->st, i, i, cur);
     }
+    return true;
+}
 
-    uint32_t nslots = 0, fe = 0;
+/* Step 3a: the dead storage f's slot for buffer b, when its size and
+ * alignment suffice and the peak check passes (then the bytes stay live
+ * through the gap). */
+static bool ru_try(ru_state *R, uint32_t f, uint32_t b, uint64_t need_align) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t s = R->slot[f];
+    if (R->slot_size[s] < bf[b].size || R->slot_align[s] < need_align)
+        return false;
+    uint32_t lo = base_lower_bound_u64(R->ax, R->m, (uint64_t)bf[f].end + 1);
+    uint32_t hi = base_lower_bound_u64(R->ax, R->m, bf[b].start);
+    if ((uint64_t)bf[f].end + 1 != bf[b].start && lo < hi &&
+        (int64_t)bf[b].size + plan_segtree_max(&R->st, lo, hi - 1) > R->peak)
+        return false;
+    if (lo < hi)
+        plan_segtree_add(&R->st, lo, hi - 1, (int64_t)bf[b].size);
+    return true;
+}
+
+/* Step 3: the walk in start order: frees push on their key's stack;
+ * each allocation takes the first dead storage from the top that passes
+ * ru_try, or opens a new slot.  Returns the number of slots. */
+static uint32_t ru_assign(ru_state *R) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t n = R->n, nslots = 0, fe = 0;
     for (uint32_t si = 0; si < n; si++) {
-        uint32_t b = bystart[si];
+        uint32_t b = R->bystart[si];
         if (bf[b].size == 0) {
-            slot[b] = UINT32_MAX;
+            R->slot[b] = UINT32_MAX;
             continue;
         }
         /* free every storage that died before this statement */
-        while (fe < n && bf[byend[fe]].end < bf[b].start) {
-            uint32_t f = byend[fe++];
+        while (fe < n && bf[R->byend[fe]].end < bf[b].start) {
+            uint32_t f = R->byend[fe++];
             if (bf[f].size == 0)
                 continue;
-            uint32_t k = keyid[f];
-            stack[kbase[k] + klen[k]++] = f;
+            uint32_t k = R->keyid[f];
+            R->stack[R->kbase[k] + R->klen[k]++] = f;
         }
-        uint32_t k = keyid[b];
-        uint32_t *stk = stack + kbase[k];
-        uint64_t need_align = plan_buf_align(pb, &bf[b]);
+        uint32_t k = R->keyid[b];
+        uint32_t *stk = R->stack + R->kbase[k];
+        uint64_t need_align = plan_buf_align(R->pb, &bf[b]);
         bool taken = false;
-        for (uint32_t j = klen[k]; j-- > 0;) {
-            uint32_t f = stk[j];
-            uint32_t s = slot[f];
-            if (slot_size[s] < bf[b].size || slot_align[s] < need_align)
+        for (uint32_t j = R->klen[k]; j-- > 0 && !taken;) {
+            if (!ru_try(R, stk[j], b, need_align))
                 continue;
-            bool ok;
-            uint32_t lo = base_lower_bound_u64(ax, m, (uint64_t)bf[f].end + 1);
-            uint32_t hi = base_lower_bound_u64(ax, m, bf[b].start);
-            if ((uint64_t)bf[f].end + 1 == bf[b].start || lo >= hi)
-                ok = true;
-            else
-                ok = (int64_t)bf[b].size + plan_segtree_max(&st, lo, hi - 1) <=
-                     peak;
-            if (!ok)
-                continue;
-            if (lo < hi)
-                plan_segtree_add(&st, lo, hi - 1, (int64_t)bf[b].size);
-            memmove(stk + j, stk + j + 1, (klen[k] - j - 1) * sizeof *stk);
-            klen[k]--;
-            slot[b] = s;
+            R->slot[b] = R->slot[stk[j]];
+            memmove(stk + j, stk + j + 1, (R->klen[k] - j - 1) * sizeof *stk);
+            R->klen[k]--;
             taken = true;
-            break;
         }
         if (!taken) {
-            slot[b] = nslots;
-            slot_size[nslots] = bf[b].size;
-            slot_align[nslots] = need_align;
-            slot_creator[nslots] = b;
+            R->slot[b] = nslots;
+            R->slot_size[nslots] = bf[b].size;
+            R->slot_align[nslots] = need_align;
+            R->slot_creator[nslots] = b;
             nslots++;
         }
     }
-    /* Lay the slots out in the order of their first buffer's index (the
-     * naive order), so that the pool is never larger than the naive one:
-     * each slot is one of naive's buffers, at an offset no higher. */
+    return nslots;
+}
+
+/* The steps above, then the layout: the slots in the order of their
+ * first buffer's index (the naive order), so that the pool is never
+ * larger than the naive one: each slot is one of naive's buffers, at an
+ * offset no higher. */
+static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
+                           uint64_t *size) {
+    ru_state R;
+    memset(&R, 0, sizeof R);
+    R.pb = pb;
+    R.n = pb->n;
+    int rc = -1;
+    if (!ru_keys(&R) || !ru_profile(&R))
+        goto out;
+    ru_assign(&R);
     uint64_t top = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t s = slot[i];
-        if (s == UINT32_MAX || slot_creator[s] != i)
+    for (uint32_t i = 0; i < R.n; i++) {
+        uint32_t s = R.slot[i];
+        if (s == UINT32_MAX || R.slot_creator[s] != i)
             continue;
-        slot_off[s] = plan_align_up(top, slot_align[s]);
-        top = slot_off[s] + slot_size[s];
+        R.slot_off[s] = plan_align_up(top, R.slot_align[s]);
+        top = R.slot_off[s] + R.slot_size[s];
     }
-    for (uint32_t i = 0; i < n; i++)
-        offsets[i] = slot[i] == UINT32_MAX ? 0 : slot_off[slot[i]];
+    for (uint32_t i = 0; i < R.n; i++)
+        offsets[i] = R.slot[i] == UINT32_MAX ? 0 : R.slot_off[R.slot[i]];
     *size = plan_align_up(top, pb->align ? pb->align : 1);
     rc = 0;
 out:
-    free(bykey);
-    free(keyid);
-    free(kbase);
-    free(klen);
-    free(stack);
-    free(bystart);
-    free(byend);
-    free(slot);
-    free(slot_size);
-    free(slot_align);
-    free(slot_off);
-    free(slot_creator);
-    free(ax);
-    free(mem);
-    plan_segtree_free(&st);
+    ru_free(&R);
     return rc;
 }
 
