@@ -117,9 +117,78 @@ static bool cli_json_text(json_t *root, char **out, size_t *outlen) {
     return *out != NULL;
 }
 
-/* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
-static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
-                        char **out, size_t *outlen) {
+/* A planned CSV instance: one pool, pool0. */
+typedef struct cli_csv_plan {
+    const char *model;
+    const plan_problem *pb;
+    const uint64_t *off;
+    uint64_t size, naive, lb;
+    const char *note; /* the search's line, "" when none */
+    bool time_hit;
+} cli_csv_plan;
+
+/* `plan --csv` summary: the pool line and the search's note. */
+static void cli_csv_summary(const cli_csv_plan *c, const plan_options *o,
+                            char **out, size_t *outlen) {
+    FILE *f = open_memstream(out, outlen);
+    if (!f)
+        base_oom();
+    fprintf(f, "model %s: algorithm %s, 1 pool\n", c->model,
+            plan_algo_name(o->algo));
+    fprintf(f, "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
+            c->size, c->lb);
+    base_fprint_ratio(f, c->size, c->lb);
+    fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s\n", c->naive,
+            c->pb->n, c->pb->n == 1 ? "" : "s");
+    if (c->note[0])
+        fprintf(f, "%s pool0: %s\n", plan_algo_name(o->algo), c->note);
+    if (c->time_hit)
+        fprintf(f, "note: the search stopped at its time limit\n");
+    fclose(f);
+}
+
+/* `plan --csv --emit plan-json`: the pool and its buffers.  False on out
+ * of memory. */
+static bool cli_csv_json(const cli_csv_plan *c, const plan_options *o,
+                         char **out, size_t *outlen) {
+    const plan_problem *pb = c->pb;
+    json_t *root = json_object();
+    json_object_set_new(root, "model", json_string(c->model));
+    json_object_set_new(root, "algorithm",
+                        json_string(plan_algo_name(o->algo)));
+    json_t *pools = json_array(), *pool = json_object();
+    json_object_set_new(pool, "name", json_string("pool0"));
+    json_object_set_new(pool, "device", json_string("cpu"));
+    json_object_set_new(pool, "space", json_string("default"));
+    json_object_set_new(pool, "comm", json_null());
+    json_object_set_new(pool, "group", json_null());
+    json_object_set_new(pool, "align", json_integer((json_int_t)pb->align));
+    json_object_set_new(pool, "size", json_integer((json_int_t)c->size));
+    json_object_set_new(pool, "lower_bound", json_integer((json_int_t)c->lb));
+    json_object_set_new(pool, "naive_size", json_integer((json_int_t)c->naive));
+    json_array_append_new(pools, pool);
+    json_object_set_new(root, "pools", pools);
+    json_t *bufs = json_array();
+    for (uint32_t i = 0; i < pb->n; i++) {
+        json_t *b = json_object();
+        json_object_set_new(b, "name", json_string(pb->names[i]));
+        json_object_set_new(b, "pool", json_string("pool0"));
+        json_object_set_new(b, "offset", json_integer((json_int_t)c->off[i]));
+        json_object_set_new(b, "size",
+                            json_integer((json_int_t)pb->bufs[i].size));
+        json_object_set_new(b, "start",
+                            json_integer((json_int_t)pb->bufs[i].start));
+        json_object_set_new(b, "end",
+                            json_integer((json_int_t)pb->bufs[i].end));
+        json_array_append_new(bufs, b);
+    }
+    json_object_set_new(root, "buffers", bufs);
+    return cli_json_text(root, out, outlen);
+}
+
+/* `plan --csv` options that need an IR program: a usage error (exit 2),
+ * else 0. */
+static int cli_csv_usage(const plan_options *o, cli_emit emit) {
     if (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON) {
         static const char *const nm[] = {"",     "",    "lines",
                                          "view", "svg", "html"};
@@ -131,6 +200,73 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     if (o->order != PLAN_ORDER_KEEP)
         return cli_usage_error("plan", "--order needs an IR program, not a CSV "
                                        "instance");
+    return 0;
+}
+
+/* Plans the instance pb into c (offsets in `a`): the algorithm, the
+ * naive size, the verifier, the lower bound and the capacity.  Errors go
+ * to `d` (whose source is the CSV file); false after one. */
+static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
+                        base_diag *d, cli_csv_plan *c, char *note,
+                        size_t notelen) {
+    uint32_t big = plan_first_oversize(pb);
+    if (big != UINT32_MAX) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "the instance is too large: with buffer '%s' its "
+                         "buffers need more than %" PRIu64 " bytes",
+                         pb->names[big], PLAN_MAX_POOL_SIZE);
+        return false;
+    }
+    uint64_t *off = base_arena_array(a, (size_t)pb->n + 1, sizeof *off);
+    uint64_t *noff = base_arena_array(a, (size_t)pb->n + 1, sizeof *noff);
+    plan_search_stats st;
+    c->pb = pb;
+    c->off = off;
+    if (plan_run(pb, o, 0, off, &c->size, &st) ||
+        plan_naive(pb, noff, &c->naive)) {
+        fprintf(stderr, "planwrap: error: out of memory\n");
+        return false;
+    }
+    c->time_hit = st.time_limit_hit;
+    if (o->algo == PLAN_SEARCH)
+        plan_search_describe(note, notelen, c->size, &o->search, &st);
+    else if (o->algo == PLAN_AUTO)
+        plan_auto_describe(note, notelen, c->size, &o->search, &st);
+    c->note = note;
+    bool verify = o->verify;
+#ifdef PW_DEBUG_VERIFY
+    verify = true;
+#endif
+    char err[512];
+    if (verify && !plan_verify_problem(pb, off, c->size, err, sizeof err)) {
+        fprintf(stderr,
+                "planwrap: error: internal error: the plan does not "
+                "verify: %s\n",
+                err);
+        return false;
+    }
+    c->lb = plan_lower_bound(pb);
+    if (o->search.capacity && c->size > o->search.capacity) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "pool pool0 does not fit in --capacity %" PRIu64
+                         " bytes: it needs %" PRIu64 " bytes (algorithm %s; "
+                         "lower bound %" PRIu64 " bytes)",
+                         o->search.capacity, c->size, plan_algo_name(o->algo),
+                         c->lb);
+        if (note[0])
+            base_diag_report(d, BASE_SEV_NOTE, 0, 0, "%s pool0: %s",
+                             plan_algo_name(o->algo), note);
+        return false;
+    }
+    return true;
+}
+
+/* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
+static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
+                        char **out, size_t *outlen) {
+    int usage = cli_csv_usage(o, emit);
+    if (usage)
+        return usage;
     char *text = NULL;
     size_t len = 0;
     if (!ir_read_file(path, &text, &len, stderr))
@@ -138,127 +274,24 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     base_arena *a = base_arena_new();
     base_diag *d = base_diag_new(stderr, 0);
     plan_problem pb;
-    int status = 1;
-    char *model = NULL;
-    uint64_t *off = NULL, *noff = NULL;
-    const char *shown = cli_display_name(path);
-    if (!plan_read_csv(a, shown, text, len, &pb, d))
-        goto done;
-    if (o->align)
-        pb.align = o->align;
-    uint32_t big = plan_first_oversize(&pb);
-    if (big != UINT32_MAX) {
-        fprintf(stderr,
-                "%s: error: the instance is too large: with buffer '%s' its "
-                "buffers need more than %" PRIu64 " bytes\n",
-                shown, pb.names[big], PLAN_MAX_POOL_SIZE);
-        goto done;
-    }
-    off = calloc((size_t)pb.n + 1, sizeof *off);
-    noff = calloc((size_t)pb.n + 1, sizeof *noff);
-    model = cli_csv_model(path);
-    uint64_t size = 0, naive = 0;
-    bool time_hit = false;
     char note[512] = "";
-    plan_search_stats st;
-    if (!off || !noff || !model || plan_run(&pb, o, 0, off, &size, &st) ||
-        plan_naive(&pb, noff, &naive)) {
-        fprintf(stderr, "planwrap: error: out of memory\n");
-        goto done;
-    }
-    time_hit = st.time_limit_hit;
-    if (o->algo == PLAN_SEARCH)
-        plan_search_describe(note, sizeof note, size, &o->search, &st);
-    else if (o->algo == PLAN_AUTO)
-        plan_auto_describe(note, sizeof note, size, &o->search, &st);
-    bool verify = o->verify;
-#ifdef PW_DEBUG_VERIFY
-    verify = true;
-#endif
-    if (verify) {
-        char err[512];
-        if (!plan_verify_problem(&pb, off, size, err, sizeof err)) {
-            fprintf(stderr,
-                    "planwrap: error: internal error: the plan does not "
-                    "verify: %s\n",
-                    err);
-            goto done;
-        }
-    }
-    uint64_t lb = plan_lower_bound(&pb);
-    if (o->search.capacity && size > o->search.capacity) {
-        fprintf(stderr,
-                "%s: error: pool pool0 does not fit in --capacity %" PRIu64
-                " bytes: it needs %" PRIu64 " bytes (algorithm %s; lower "
-                "bound %" PRIu64 " bytes)\n",
-                shown, o->search.capacity, size, plan_algo_name(o->algo), lb);
-        if (note[0])
-            fprintf(stderr, "%s: note: %s pool0: %s\n", shown,
-                    plan_algo_name(o->algo), note);
-        goto done;
-    }
-    if (emit == CLI_EMIT_SUMMARY) {
-        FILE *f = open_memstream(out, outlen);
-        if (!f)
-            base_oom();
-        fprintf(f, "model %s: algorithm %s, 1 pool\n", model,
-                plan_algo_name(o->algo));
-        fprintf(f,
-                "pool pool0: size %" PRIu64 ", lower bound %" PRIu64 ", ratio ",
-                size, lb);
-        base_fprint_ratio(f, size, lb);
-        fprintf(f, ", naive %" PRIu64 ", %" PRIu32 " buffer%s\n", naive, pb.n,
-                pb.n == 1 ? "" : "s");
-        if (note[0])
-            fprintf(f, "%s pool0: %s\n", plan_algo_name(o->algo), note);
-        if (time_hit)
-            fprintf(f, "note: the search stopped at its time limit\n");
-        fclose(f);
-    } else {
-        json_t *root = json_object();
-        json_object_set_new(root, "model", json_string(model));
-        json_object_set_new(root, "algorithm",
-                            json_string(plan_algo_name(o->algo)));
-        json_t *pools = json_array(), *pool = json_object();
-        json_object_set_new(pool, "name", json_string("pool0"));
-        json_object_set_new(pool, "device", json_string("cpu"));
-        json_object_set_new(pool, "space", json_string("default"));
-        json_object_set_new(pool, "comm", json_null());
-        json_object_set_new(pool, "group", json_null());
-        json_object_set_new(pool, "align", json_integer((json_int_t)pb.align));
-        json_object_set_new(pool, "size", json_integer((json_int_t)size));
-        json_object_set_new(pool, "lower_bound", json_integer((json_int_t)lb));
-        json_object_set_new(pool, "naive_size",
-                            json_integer((json_int_t)naive));
-        json_array_append_new(pools, pool);
-        json_object_set_new(root, "pools", pools);
-        json_t *bufs = json_array();
-        for (uint32_t i = 0; i < pb.n; i++) {
-            json_t *b = json_object();
-            json_object_set_new(b, "name", json_string(pb.names[i]));
-            json_object_set_new(b, "pool", json_string("pool0"));
-            json_object_set_new(b, "offset", json_integer((json_int_t)off[i]));
-            json_object_set_new(b, "size",
-                                json_integer((json_int_t)pb.bufs[i].size));
-            json_object_set_new(b, "start",
-                                json_integer((json_int_t)pb.bufs[i].start));
-            json_object_set_new(b, "end",
-                                json_integer((json_int_t)pb.bufs[i].end));
-            json_array_append_new(bufs, b);
-        }
-        json_object_set_new(root, "buffers", bufs);
-        if (!cli_json_text(root, out, outlen))
-            goto done;
-    }
-    status = 0;
-done:
+    char *model = cli_csv_model(path);
+    cli_csv_plan c = {.model = model, .note = ""};
+    if (!model)
+        base_oom();
+    bool ok = plan_read_csv(a, cli_display_name(path), text, len, &pb, d);
+    if (ok && o->align)
+        pb.align = o->align;
+    ok = ok && cli_csv_run(a, &pb, o, d, &c, note, sizeof note);
+    if (ok && emit == CLI_EMIT_SUMMARY)
+        cli_csv_summary(&c, o, out, outlen);
+    else if (ok)
+        ok = cli_csv_json(&c, o, out, outlen);
     free(model);
-    free(off);
-    free(noff);
     free(text);
     base_diag_free(d);
     base_arena_free(a);
-    return status;
+    return ok ? 0 : 1;
 }
 
 static const char *cli_space(const char *s) {
