@@ -79,7 +79,15 @@ static int cli_show_builtin(const char *arg) {
     return 0;
 }
 
-int cli_cmd_render(int argc, char **argv) {
+/* The options of `render`. */
+typedef struct cli_render_args {
+    const char *data_path, *dir, *out_path, *tpath;
+    mst_options opts;
+} cli_render_args;
+
+/* Parses the options into r.  Returns -1 to go on, else the exit status
+ * (--help, --list, --show, usage errors). */
+static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
         {"partials", required_argument, NULL, 'p'},
@@ -92,27 +100,25 @@ int cli_cmd_render(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *data_path = NULL, *dir = NULL, *out_path = "-";
-    mst_options opts = {0};
     cli_opts o;
     cli_opts_init(&o, "render", argc, argv, ":d:p:snD:o:h", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'd':
-            data_path = optarg;
+            r->data_path = optarg;
             break;
         case 'p':
-            dir = optarg;
+            r->dir = optarg;
             break;
         case 's':
-            opts.strict = true;
+            r->opts.strict = true;
             break;
         case 'n':
-            opts.no_escape = true;
+            r->opts.no_escape = true;
             break;
         case 'o':
-            out_path = optarg;
+            r->out_path = optarg;
             break;
         case 'D': {
             char *end;
@@ -125,7 +131,7 @@ int cli_cmd_render(int argc, char **argv) {
                     "invalid value '%s' for --max-depth: expected 1 to %u "
                     "(deeper nesting could overflow the stack)",
                     optarg, MST_MAX_DEPTH);
-            opts.max_depth = (unsigned)v;
+            r->opts.max_depth = (unsigned)v;
             break;
         }
         case 'S':
@@ -141,72 +147,94 @@ int cli_cmd_render(int argc, char **argv) {
             return 2;
         }
     }
-    const char *tpath = cli_opts_operand(&o, "TEMPLATE");
-    if (!tpath)
-        return 2;
-    if (!data_path)
+    r->tpath = cli_opts_operand(&o, "TEMPLATE");
+    return r->tpath ? -1 : 2;
+}
+
+/* The operands and options that cannot go together: the exit status of
+ * a usage error, or -1. */
+static int cli_render_check(const cli_render_args *r) {
+    if (!r->data_path)
         return cli_usage_error("render", "render needs --data DATA.json");
-    if (strcmp(tpath, "-") == 0 && strcmp(data_path, "-") == 0)
+    if (strcmp(r->tpath, "-") == 0 && strcmp(r->data_path, "-") == 0)
         return cli_usage_error("render", "TEMPLATE and --data cannot both be "
                                          "'-' (standard input)");
-    if (dir && !cli_usage_dir("render", "--partials", dir))
+    if (r->dir && !cli_usage_dir("render", "--partials", r->dir))
         return 2;
-    if (!cli_usage_not_input("render", out_path, tpath) ||
-        !cli_usage_not_input("render", out_path, data_path))
+    if (!cli_usage_not_input("render", r->out_path, r->tpath) ||
+        !cli_usage_not_input("render", r->out_path, r->data_path))
         return 2;
+    return -1;
+}
 
-    /* The template. */
-    size_t tlen = 0;
-    char *owned = NULL; /* the text read from a file or stdin */
-    const char *text;
+/* The template's text: a built-in's, or read into *owned.  NULL after
+ * an error (reported). */
+static const char *cli_render_template(const char *tpath, char **owned,
+                                       size_t *tlen) {
+    *owned = NULL;
     if (strncmp(tpath, "builtin:", 8) == 0) {
-        text = mst_builtin(tpath + 8, &tlen);
-        if (!text) {
+        const char *text = mst_builtin(tpath + 8, tlen);
+        if (!text)
             cli_no_builtin(tpath + 8);
-            return 1;
-        }
-    } else {
-        if (!ir_read_file(tpath, &owned, &tlen, stderr))
-            return 1;
-        text = owned;
+        return text;
     }
+    if (!ir_read_file(tpath, owned, tlen, stderr))
+        return NULL;
+    return *owned;
+}
 
-    /* The data, read like every input file (so that a read error says
-     * "cannot read PATH: REASON" and stdin is "<stdin>"). */
+/* The data, read like every input file (so that a read error says
+ * "cannot read PATH: REASON" and stdin is "<stdin>").  NULL after an
+ * error (reported). */
+static json_t *cli_render_data(const char *data_path) {
     char *dtext = NULL;
     size_t dlen = 0;
-    if (!ir_read_file(data_path, &dtext, &dlen, stderr)) {
-        free(owned);
-        return 1;
-    }
+    if (!ir_read_file(data_path, &dtext, &dlen, stderr))
+        return NULL;
     json_error_t jerr;
     json_t *data = json_loadb(dtext, dlen, JSON_DECODE_ANY, &jerr);
     free(dtext);
-    if (!data) {
+    if (!data)
         fprintf(stderr, "%s:%d:%d: error: %s\n", cli_display_name(data_path),
                 jerr.line > 0 ? jerr.line : 1,
                 jerr.column > 0 ? jerr.column : 1, jerr.text);
+    return data;
+}
+
+int cli_cmd_render(int argc, char **argv) {
+    cli_render_args r = {.out_path = "-"};
+    int rc = cli_render_parse(argc, argv, &r);
+    if (rc < 0)
+        rc = cli_render_check(&r);
+    if (rc >= 0)
+        return rc;
+    size_t tlen = 0;
+    char *owned = NULL; /* the text read from a file or stdin */
+    const char *text = cli_render_template(r.tpath, &owned, &tlen);
+    if (!text)
+        return 1;
+    json_t *data = cli_render_data(r.data_path);
+    if (!data) {
         free(owned);
         return 1;
     }
-
     mst_error err;
     char msg[1024];
     int status = 1;
-    mst_template *t = mst_compile(cli_display_name(tpath), text, tlen, &err);
+    mst_template *t = mst_compile(cli_display_name(r.tpath), text, tlen, &err);
     free(owned);
     if (!t) {
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
         json_decref(data);
         return 1;
     }
-    mst_loader loader = mst_dir_loader(dir, true);
-    cg_warn_blocks(t, cli_display_name(tpath), &loader);
+    mst_loader loader = mst_dir_loader(r.dir, true);
+    cg_warn_blocks(t, cli_display_name(r.tpath), &loader);
     char *out = NULL;
     size_t outlen = 0;
-    if (mst_render(t, data, &loader, &opts, &out, &outlen, &err) != 0)
+    if (mst_render(t, data, &loader, &r.opts, &out, &outlen, &err) != 0)
         fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
-    else if (cli_write_file_atomic(out_path, out, outlen))
+    else if (cli_write_file_atomic(r.out_path, out, outlen))
         status = 0;
     free(out);
     mst_template_free(t);
