@@ -14,6 +14,9 @@
  * input buffer.
  */
 #include "sched_internal.h"
+#include "plan_internal.h"
+
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -190,11 +193,6 @@ static bool sched_bfs_less(const void *ctx, uint64_t a, uint64_t b) {
     return a < b;
 }
 
-static int sched_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Inductor's topological_sort_bfs: a heap keyed by the sorted list of
  * the execution orders of a node's predecessors (distinct nodes, so no
  * duplicate orders), ties by index. */
@@ -223,7 +221,7 @@ int plan_sched_bfs(const plan_sched_graph *g, uint32_t *order) {
             uint32_t np = g->pred_off[w + 1] - g->pred_off[w];
             for (uint32_t i = 0; i < np; i++)
                 pr[i] = when[g->pred[g->pred_off[w] + i]];
-            qsort(pr, np, sizeof *pr, sched_cmp_u32);
+            qsort(pr, np, sizeof *pr, base_cmp_u32);
             sched_heap_push(&h, w);
         }
     }
@@ -244,11 +242,9 @@ typedef struct sched_dfs {
     uint64_t *key; /* size_with_reads */
 } sched_dfs;
 
-static const sched_dfs *sched_dfs_ctx;
-
-static int sched_dfs_cmp(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const uint64_t *k = sched_dfs_ctx->key;
+/* By key, ties by index (a total order: any sort gives one result). */
+static int sched_dfs_cmp(const void *ctx, uint32_t x, uint32_t y) {
+    const uint64_t *k = ((const sched_dfs *)ctx)->key;
     if (k[x] != k[y])
         return k[x] < k[y] ? -1 : 1;
     return (x > y) - (x < y);
@@ -300,13 +296,14 @@ int plan_sched_dfs(const plan_sched_graph *g, uint32_t *order) {
             D.key[v] += g->size[g->use[k]];
         roots[v] = v;
     }
-    sched_dfs_ctx = &D;
     memcpy(preds, g->pred, (size_t)g->pred_off[g->n] * sizeof *preds);
     for (uint32_t v = 0; v < g->n; v++)
-        qsort(preds + g->pred_off[v], g->pred_off[v + 1] - g->pred_off[v],
-              sizeof *preds, sched_dfs_cmp);
-    qsort(roots, g->n, sizeof *roots, sched_dfs_cmp);
-    sched_dfs_ctx = NULL;
+        if (plan_sort_idx(preds + g->pred_off[v],
+                          g->pred_off[v + 1] - g->pred_off[v], sched_dfs_cmp,
+                          &D))
+            goto done;
+    if (plan_sort_idx(roots, g->n, sched_dfs_cmp, &D))
+        goto done;
     uint32_t t = 0;
     for (uint32_t i = 0; i < g->n; i++)
         if (!seen[roots[i]])

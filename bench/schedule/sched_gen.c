@@ -14,6 +14,8 @@
  */
 #include "sched_gen.h"
 
+#include "base/base.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,11 +203,6 @@ static void sgen_random(sgen_b *B, uint32_t n) {
     }
 }
 
-static int sgen_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Breadth-first numbering (Kahn, FIFO) and the CSR of inputs. */
 static bool sgen_finish(sgen_b *B, sgen_graph *g) {
     uint32_t n = B->n;
@@ -256,7 +253,7 @@ static bool sgen_finish(sgen_b *B, sgen_graph *g) {
     }
     for (uint32_t v = 0; fill && v < n; v++) /* sort, drop duplicates */
         qsort(g->in + g->in_off[v], g->in_off[v + 1] - g->in_off[v], 4,
-              sgen_cmp_u32);
+              base_cmp_u32);
     ok = ok && fill;
     free(fill);
     free(indeg);
