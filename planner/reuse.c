@@ -69,38 +69,44 @@ typedef struct ru_state {
     plan_segtree st;
 } ru_state;
 
-static void ru_free(ru_state *R) {
-    void *all[] = {R->bykey,     R->keyid,      R->kbase,    R->klen,
-                   R->stack,     R->bystart,    R->byend,    R->slot,
-                   R->slot_size, R->slot_align, R->slot_off, R->slot_creator,
-                   R->ax,        R->mem};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]);
-    plan_segtree_free(&R->st);
+/* Every array of a run in one block of scratch (one allocation, one
+ * failure path): u64 arrays first, so that every array is aligned. */
+static void *ru_scratch(ru_state *R) {
+    size_t n = R->n, n1 = n + 1, na = 2 * n + 2;
+    size_t bytes = (3 * n1 + na) * sizeof(uint64_t) + na * sizeof(int64_t) +
+                   9 * n1 * sizeof(uint32_t);
+    char *p = calloc(1, bytes);
+    if (!p)
+        return NULL;
+    char *q = p;
+#define RU_TAKE(field, count)                                                  \
+    do {                                                                       \
+        R->field = (void *)q;                                                  \
+        q += (count) * sizeof *R->field;                                       \
+    } while (0)
+    RU_TAKE(slot_size, n1);
+    RU_TAKE(slot_align, n1);
+    RU_TAKE(slot_off, n1);
+    RU_TAKE(ax, na);
+    RU_TAKE(mem, na);
+    RU_TAKE(bykey, n1);
+    RU_TAKE(keyid, n1);
+    RU_TAKE(kbase, n1);
+    RU_TAKE(klen, n1);
+    RU_TAKE(stack, n1);
+    RU_TAKE(bystart, n1);
+    RU_TAKE(byend, n1);
+    RU_TAKE(slot, n1);
+    RU_TAKE(slot_creator, n1);
+#undef RU_TAKE
+    PW_ASSERT((size_t)(q - p) == bytes);
+    return p;
 }
 
-/* Step 1: the arrays, and the buffers in key, start and end order; the
- * buffers of one reuse key are bykey[kbase[k] .. kbase[k + 1]). */
+/* Step 1: the buffers in key, start and end order; the buffers of one
+ * reuse key are bykey[kbase[k] .. kbase[k + 1]). */
 static bool ru_keys(ru_state *R) {
-    size_t n = R->n;
     const plan_buf *bf = R->pb->bufs;
-    R->bykey = malloc(n * sizeof *R->bykey);
-    R->keyid = malloc(n * sizeof *R->keyid);
-    R->kbase = malloc((n + 1) * sizeof *R->kbase);
-    R->klen = calloc(n + 1, sizeof *R->klen);
-    R->stack = malloc(n * sizeof *R->stack);
-    R->bystart = malloc(n * sizeof *R->bystart);
-    R->byend = malloc(n * sizeof *R->byend);
-    R->slot = malloc(n * sizeof *R->slot);
-    R->slot_size = malloc(n * sizeof *R->slot_size);
-    R->slot_align = malloc(n * sizeof *R->slot_align);
-    R->slot_off = malloc(n * sizeof *R->slot_off);
-    R->slot_creator = malloc(n * sizeof *R->slot_creator);
-    R->ax = malloc((n * 2 + 1) * sizeof *R->ax);
-    if (!R->bykey || !R->keyid || !R->kbase || !R->klen || !R->stack ||
-        !R->bystart || !R->byend || !R->slot || !R->slot_size ||
-        !R->slot_align || !R->slot_off || !R->slot_creator || !R->ax)
-        return false;
     ru_ctx ctx = {bf};
     for (uint32_t i = 0; i < R->n; i++)
         R->bykey[i] = R->bystart[i] = R->byend[i] = i;
@@ -136,8 +142,7 @@ static bool ru_profile(ru_state *R) {
         if (m == 0 || ax[m - 1] != ax[i])
             ax[m++] = ax[i];
     R->m = m;
-    R->mem = calloc((size_t)m + 1, sizeof *R->mem);
-    if (!R->mem || plan_segtree_init(&R->st, m ? m : 1) != 0)
+    if (plan_segtree_init(&R->st, m ? m : 1) != 0)
         return false;
     for (uint32_t i = 0; i < R->n; i++) {
         if (bf[i].size == 0)
@@ -229,7 +234,8 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     R.pb = pb;
     R.n = pb->n;
     int rc = -1;
-    if (!ru_keys(&R) || !ru_profile(&R))
+    void *scratch = ru_scratch(&R);
+    if (!scratch || !ru_keys(&R) || !ru_profile(&R))
         goto out;
     ru_assign(&R);
     uint64_t top = 0;
@@ -245,7 +251,8 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     *size = plan_align_up(top, pb->align ? pb->align : 1);
     rc = 0;
 out:
-    ru_free(&R);
+    free(scratch);
+    plan_segtree_free(&R.st);
     return rc;
 }
 
