@@ -482,37 +482,6 @@ static json_t *cli_buffer_json(void *ctx, size_t s) {
     }
 }
 
-/* Source text with its control bytes as \xHH (the IR's escape), so that
- * a raw ESC or BEL in a string does not act on the terminal. */
-static void cli_put_text(FILE *f, const char *s) {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", (unsigned)c);
-        else
-            fputc(c, f);
-    }
-}
-
-/* " NEW = OLD [TYPE] [offset=N] [stride=[...]]" as in the IR. */
-static void cli_alias_text(FILE *f, const ir_stmt *st) {
-    fprintf(f, " %s = %s", st->name.name, st->old.name);
-    if (st->has_type) {
-        fprintf(f, " %s[", ir_dtype_name(st->type.dtype));
-        for (uint32_t i = 0; i < st->type.ndim; i++)
-            fprintf(f, "%s%" PRIu64, i ? "," : "", st->type.dims[i]);
-        fputc(']', f);
-    }
-    if (st->has_offset)
-        fprintf(f, " offset=%" PRIu64, st->offset);
-    if (st->has_stride) {
-        fputs(" stride=[", f);
-        for (uint32_t i = 0; i < st->nstrides; i++)
-            fprintf(f, "%s%" PRIu64, i ? "," : "", st->attrs->strides[i]);
-        fputc(']', f);
-    }
-}
-
 /* The events of a free: per name its "del" text, and where a storage
  * really dies, its death (codegen/event_text.c). */
 static void cli_free_events(FILE *f, base_arena *a, const plan *pl,
@@ -546,40 +515,13 @@ static void cli_emit_lines(FILE *f, base_arena *a, const plan *pl) {
         alloc_storage[i] = -1;
     for (uint32_t s = 0; s < pl->nstorages; s++)
         alloc_storage[p->values[pl->storages[s].value].def] = (int32_t)s;
+    base_sb text = {0};
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         /* "line N:" as in the comments of the generated code */
-        fprintf(f, "line %" PRIu32 ": %s", st->loc.line,
-                ir_stmt_keyword(st->kind));
-        switch (st->kind) {
-        case IR_CALL:
-            fprintf(f, " %s(", st->name.name);
-            for (uint32_t k = 0; k < st->nargs; k++) {
-                fputs(k ? ", " : "", f);
-                cli_put_text(f, st->args[k].text);
-            }
-            fputc(')', f);
-            if (st->has_stream)
-                fprintf(f, " stream=%" PRIu64, st->stream);
-            break;
-        case IR_FREE:
-        case IR_OUTPUT:
-            for (uint32_t k = 0; k < st->nnames; k++)
-                fprintf(f, " %s", st->names[k].name);
-            break;
-        case IR_ALIAS:
-            cli_alias_text(f, st);
-            break;
-        case IR_DEVICE: {
-            char dev[32];
-            fprintf(f, " %s", ir_device_str(st->device, dev, sizeof dev));
-            break;
-        }
-        default:
-            if (st->name.name)
-                fprintf(f, " %s", st->name.name);
-            break;
-        }
+        base_sb_clear(&text);
+        ir_stmt_text(&text, st, IR_TEXT_LINES, NULL);
+        fprintf(f, "line %" PRIu32 ": %s", st->loc.line, base_sb_str(&text));
         const char *sep = "  # ";
         if (alloc_storage[i] >= 0 &&
             (st->kind == IR_ALLOC || st->kind == IR_INPUT ||
@@ -607,6 +549,7 @@ static void cli_emit_lines(FILE *f, base_arena *a, const plan *pl) {
         }
         fputc('\n', f);
     }
+    base_sb_free(&text);
     free(alloc_storage);
 }
 

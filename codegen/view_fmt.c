@@ -203,29 +203,51 @@ const char *cg_cat(const vw *v, int n, ...) {
 /* Appends `s` to a C string literal body (or a comment when `comment`):
  * escapes quotes, backslashes, '?' (trigraphs), control and non-ASCII
  * bytes; in comments also breaks up the pair that would close it. */
+/* The C escape of the byte at p (a string literal, or text inside a
+ * comment when `comment`: no comment opener or closer), written to tmp;
+ * its length in *n. */
+static const char *cg_escape_at(const unsigned char *p, bool comment,
+                                char tmp[8], size_t *n) {
+    unsigned char ch = *p;
+    *n = 2;
+    if (ch == '\\')
+        return "\\\\";
+    if (ch == '"')
+        return "\\\"";
+    if (ch == '\n')
+        return "\\n";
+    if (ch == '\t')
+        return "\\t";
+    if (ch == '?')
+        return "\\?";
+    if (ch == '*' && comment && p[1] == '/')
+        return "*\\";
+    if (ch == '/' && comment && p[1] == '*')
+        return "/\\"; /* no comment opener inside a comment */
+    if (ch < 0x20 || ch >= 0x7f) {
+        snprintf(tmp, 8, "\\%03o", (unsigned)ch);
+        *n = 4;
+        return tmp;
+    }
+    *n = 1;
+    return (const char *)p;
+}
+
 void cg_sb_escape(sbuf *b, const char *s, bool comment) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char tmp[8];
-        unsigned char ch = *p;
-        if (ch == '\\')
-            cg_sb_put(b, "\\\\", 2);
-        else if (ch == '"')
-            cg_sb_put(b, "\\\"", 2);
-        else if (ch == '\n')
-            cg_sb_put(b, "\\n", 2);
-        else if (ch == '\t')
-            cg_sb_put(b, "\\t", 2);
-        else if (ch == '?')
-            cg_sb_put(b, "\\?", 2);
-        else if (ch == '*' && comment && p[1] == '/')
-            cg_sb_put(b, "*\\", 2);
-        else if (ch == '/' && comment && p[1] == '*')
-            cg_sb_put(b, "/\\", 2); /* no comment opener inside a comment */
-        else if (ch < 0x20 || ch >= 0x7f) {
-            snprintf(tmp, sizeof tmp, "\\%03o", (unsigned)ch);
-            cg_sb_put(b, tmp, 4);
-        } else
-            cg_sb_put(b, (const char *)p, 1);
+        size_t n;
+        const char *e = cg_escape_at(p, comment, tmp, &n);
+        cg_sb_put(b, e, n);
+    }
+}
+
+void cg_comment_escape(base_sb *out, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char tmp[8];
+        size_t n;
+        const char *e = cg_escape_at(p, true, tmp, &n);
+        base_sb_put(out, e, n);
     }
 }
 

@@ -258,6 +258,8 @@ void cg_sb_u64(sbuf *b, uint64_t x);
 void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right);
 const char *cg_cat(const vw *v, int n, ...);
 void cg_sb_escape(sbuf *b, const char *s, bool comment);
+/* cg_sb_escape for a C comment, into a base_sb (ir_stmt_text's escape). */
+void cg_comment_escape(base_sb *out, const char *s);
 const char *cg_c_string(vw *v, const char *s, bool comment);
 
 /* view_stmt_text.c */

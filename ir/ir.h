@@ -394,6 +394,21 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      base_diag *d);
 
+/* The one statement printer (ir/print.c), in three modes:
+ * IR_TEXT_CANONICAL, the line of ir_print (`fmt`); IR_TEXT_SHORT, the
+ * one-line text of the comments of generated code and of the input hash
+ * (call arguments and data= through `esc`, NULL: as spelled);
+ * IR_TEXT_LINES, the statement part of `plan --emit lines`.  Appends to
+ * out, no newline. */
+typedef enum ir_text_mode {
+    IR_TEXT_CANONICAL,
+    IR_TEXT_SHORT,
+    IR_TEXT_LINES,
+} ir_text_mode;
+typedef void (*ir_text_escape)(base_sb *out, const char *s);
+void ir_stmt_text(base_sb *out, const ir_stmt *st, ir_text_mode mode,
+                  ir_text_escape esc);
+
 /* Prints the program in canonical form: parse(print(p)) has the same
  * meaning as p, and print is a fixed point.  Comments are kept (trailing
  * ones after two spaces), runs of blank lines become one, blank lines at

@@ -1,155 +1,271 @@
 /*
- * ir/print.c - the canonical printer.
+ * ir/print.c - the one statement printer, in three modes
+ * (ir_stmt_text):
  *
- * One statement per line, the keyword padded to 7 columns (`model` is
- * followed by one space), single spaces elsewhere, `, ` between list
- * items inside parentheses, `,` inside brackets, attributes in a fixed
- * order, integers in decimal, floats as spelled in the source, strings
- * re-escaped.  Comments are printed back where they were (a trailing one
- * two spaces after its statement), runs of blank lines as one blank line,
- * none at the start or the end.  print(parse(print(p))) == print(p).
+ * - canonical (IR_TEXT_CANONICAL, what `fmt` writes, ir_print): one
+ *   statement per line, the keyword padded to 7 columns (`model` is
+ *   followed by one space), single spaces elsewhere, `, ` between list
+ *   items inside parentheses, `,` inside brackets, attributes in a fixed
+ *   order, integers in decimal, floats as spelled in the source, strings
+ *   re-escaped.  Comments are printed back where they were (a trailing
+ *   one two spaces after its statement), runs of blank lines as one blank
+ *   line, none at the start or the end.  print(parse(print(p))) ==
+ *   print(p).
+ * - short (IR_TEXT_SHORT): the line the comments of generated code show
+ *   and the input hash reads: single spaces, the placement and firmware
+ *   attributes, call arguments and data= as spelled (through the caller's
+ *   escape), `space NAME capacity=N`.  The input hash of every generated
+ *   file depends on these exact bytes.
+ * - lines (IR_TEXT_LINES, `plan --emit lines`): the keyword and the name,
+ *   calls, aliases and frees in full, control bytes as \xHH.
  */
 #include "ir/ir.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
-static void ir_print_type(FILE *out, const ir_type *t) {
-    fprintf(out, "%s[", ir_dtype_name(t->dtype));
-    for (uint32_t i = 0; i < t->ndim; i++)
-        fprintf(out, "%s%" PRIu64, i ? "," : "", t->dims[i]);
-    fputc(']', out);
+static void pr_type(base_sb *out, const ir_type *t) {
+    base_sb_puts(out, ir_dtype_name(t->dtype));
+    base_sb_putc(out, '[');
+    for (uint32_t i = 0; i < t->ndim; i++) {
+        if (i)
+            base_sb_putc(out, ',');
+        base_sb_u64(out, t->dims[i]);
+    }
+    base_sb_putc(out, ']');
 }
 
-static void ir_print_string(FILE *out, const char *s) {
-    fputc('"', out);
+static void pr_strides(base_sb *out, const ir_stmt *st) {
+    base_sb_puts(out, " stride=[");
+    for (uint32_t i = 0; i < st->nstrides; i++) {
+        if (i)
+            base_sb_putc(out, ',');
+        base_sb_u64(out, st->attrs->strides[i]);
+    }
+    base_sb_putc(out, ']');
+}
+
+/* Control bytes as \xHH (the IR's escape), so that a raw ESC or BEL
+ * does not act on a terminal. */
+static void pr_control(base_sb *out, unsigned char c) {
+    if (c < 0x20 || c == 0x7f)
+        base_sb_printf(out, "\\x%02x", (unsigned)c);
+    else
+        base_sb_putc(out, (char)c);
+}
+
+static void pr_string(base_sb *out, const char *s) {
+    base_sb_putc(out, '"');
     for (; *s; s++) {
         switch (*s) {
         case '\\':
-            fputs("\\\\", out);
+            base_sb_puts(out, "\\\\");
             break;
         case '"':
-            fputs("\\\"", out);
+            base_sb_puts(out, "\\\"");
             break;
         case '\n':
-            fputs("\\n", out);
+            base_sb_puts(out, "\\n");
             break;
         case '\t':
-            fputs("\\t", out);
+            base_sb_puts(out, "\\t");
             break;
         default:
-            /* other control bytes would act on a terminal: \xHH */
-            if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                fprintf(out, "\\x%02x", (unsigned)(unsigned char)*s);
-            else
-                fputc(*s, out);
+            pr_control(out, (unsigned char)*s);
         }
     }
-    fputc('"', out);
+    base_sb_putc(out, '"');
 }
 
-/* Buffer/alias placement attributes, in canonical order. */
-static void ir_print_attrs(FILE *out, const ir_stmt *st) {
+/* The firmware attributes (docs/firmware.md); canonical mode re-escapes
+ * data=, short mode spells it through the caller's escape. */
+static void pr_fw_attrs(base_sb *out, const ir_fw_attrs *fw, bool canon,
+                        ir_text_escape esc) {
+    if (!fw)
+        return;
+    if (fw->planned)
+        base_sb_puts(out, " planned");
+    if (fw->data && canon) {
+        base_sb_puts(out, " data=");
+        pr_string(out, fw->data);
+    } else if (fw->data) {
+        base_sb_puts(out, " data=\"");
+        if (esc)
+            esc(out, fw->data);
+        else
+            base_sb_puts(out, fw->data);
+        base_sb_putc(out, '"');
+    }
+    if (fw->has_at)
+        base_sb_printf(out, " at=%" PRIu64, fw->at);
+    if (fw->next.name)
+        base_sb_printf(out, " next=%s", fw->next.name);
+}
+
+/* The placement attributes of a buffer or alias statement in canonical
+ * order, then the firmware ones; canonical mode adds an alias's offset=
+ * (short mode spells an alias's offset itself) and writes comm= with its
+ * group=. */
+static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
+                     ir_text_escape esc) {
     char dev[24];
-    if (st->kind == IR_ALIAS && st->has_offset)
-        fprintf(out, " offset=%" PRIu64, st->offset);
+    if (canon && st->kind == IR_ALIAS && st->has_offset)
+        base_sb_printf(out, " offset=%" PRIu64, st->offset);
     if (st->has_device)
-        fprintf(out, " device=%s", ir_device_str(st->device, dev, sizeof dev));
+        base_sb_printf(out, " device=%s",
+                       ir_device_str(st->device, dev, sizeof dev));
     const ir_attrs *at = st->attrs;
     if (at && at->space.name)
-        fprintf(out, " space=%s", at->space.name);
-    if (st->has_stride) {
-        fputs(" stride=[", out);
-        for (uint32_t i = 0; i < st->nstrides; i++)
-            fprintf(out, "%s%" PRIu64, i ? "," : "", at->strides[i]);
-        fputc(']', out);
-    }
+        base_sb_printf(out, " space=%s", at->space.name);
+    if (st->has_stride)
+        pr_strides(out, st);
     if (st->align)
-        fprintf(out, " align=%" PRIu64, st->align);
-    if (at && at->comm.name)
-        fprintf(out, " comm=%s group=%s", at->comm.name, at->group.name);
-    if (!st->fw)
-        return;
-    if (st->fw->planned)
-        fputs(" planned", out);
-    if (st->fw->data) {
-        fputs(" data=", out);
-        ir_print_string(out, st->fw->data);
-    }
-    if (st->fw->has_at)
-        fprintf(out, " at=%" PRIu64, st->fw->at);
-    if (st->fw->next.name)
-        fprintf(out, " next=%s", st->fw->next.name);
+        base_sb_printf(out, " align=%" PRIu64, st->align);
+    if (canon && at && at->comm.name)
+        base_sb_printf(out, " comm=%s group=%s", at->comm.name, at->group.name);
+    if (!canon && at && at->comm.name)
+        base_sb_printf(out, " comm=%s", at->comm.name);
+    if (!canon && at && at->group.name)
+        base_sb_printf(out, " group=%s", at->group.name);
+    pr_fw_attrs(out, st->fw, canon, esc);
 }
 
-static void ir_print_stmt(FILE *out, const ir_stmt *st) {
+/* Short and lines: " NEW = OLD [TYPE] [offset=N] [stride=[...]]". */
+static void pr_alias_short(base_sb *out, const ir_stmt *st) {
+    base_sb_printf(out, " %s = %s", st->name.name, st->old.name);
+    if (st->has_type) {
+        base_sb_putc(out, ' ');
+        pr_type(out, &st->type);
+    }
+    if (st->has_offset)
+        base_sb_printf(out, " offset=%" PRIu64, st->offset);
+    if (st->has_stride)
+        pr_strides(out, st);
+}
+
+/* The arguments of a call, "(a, b)", each as the mode spells it. */
+static void pr_args(base_sb *out, const ir_stmt *st, ir_text_mode mode,
+                    ir_text_escape esc) {
+    base_sb_putc(out, '(');
+    for (uint32_t i = 0; i < st->nargs; i++) {
+        const ir_arg *a = &st->args[i];
+        if (i)
+            base_sb_puts(out, ", ");
+        if (mode == IR_TEXT_LINES) {
+            for (const char *s = a->text; *s; s++)
+                pr_control(out, (unsigned char)*s);
+        } else if (mode == IR_TEXT_SHORT) {
+            bool str = a->kind == IR_ARG_STRING;
+            const char *s = str ? a->sval : a->text;
+            if (str)
+                base_sb_putc(out, '"');
+            if (esc)
+                esc(out, s ? s : "");
+            else
+                base_sb_puts(out, s ? s : "");
+            if (str)
+                base_sb_putc(out, '"');
+        } else if (a->kind == IR_ARG_INT) {
+            base_sb_printf(out, "%" PRId64, a->ival);
+        } else if (a->kind == IR_ARG_STRING) {
+            pr_string(out, a->sval);
+        } else {
+            base_sb_puts(out, a->text);
+        }
+    }
+    base_sb_putc(out, ')');
+    if (st->has_stream)
+        base_sb_printf(out, " stream=%" PRIu64, st->stream);
+}
+
+/* The keyword: padded to 7 columns in canonical mode. */
+static void pr_keyword(base_sb *out, const ir_stmt *st, ir_text_mode mode) {
+    const char *kw = ir_stmt_keyword(st->kind);
+    base_sb_puts(out, kw);
+    if (mode == IR_TEXT_CANONICAL && st->kind != IR_MODEL &&
+        st->kind != IR_DEVICE)
+        for (size_t n = strlen(kw); n < 6; n++)
+            base_sb_putc(out, ' ');
+}
+
+/* Lines mode names a declaration without its type or attributes. */
+static bool pr_name_only(const ir_stmt *st, ir_text_mode mode) {
+    if (mode != IR_TEXT_LINES)
+        return false;
+    switch (st->kind) {
+    case IR_SPACE:
+    case IR_KERNEL:
+    case IR_INPUT:
+    case IR_CONST:
+    case IR_ALLOC:
+    case IR_STATE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void ir_stmt_text(base_sb *out, const ir_stmt *st, ir_text_mode mode,
+                  ir_text_escape esc) {
     char dev[24];
+    bool canon = mode == IR_TEXT_CANONICAL;
+    pr_keyword(out, st, mode);
+    if (pr_name_only(st, mode)) {
+        base_sb_printf(out, " %s", st->name.name);
+        return;
+    }
     switch (st->kind) {
     case IR_MODEL:
-        fprintf(out, "model %s", st->name.name);
+        base_sb_printf(out, " %s", st->name.name);
         return;
     case IR_DEVICE:
-        fprintf(out, "device %s", ir_device_str(st->device, dev, sizeof dev));
+        base_sb_printf(out, " %s", ir_device_str(st->device, dev, sizeof dev));
         return;
     case IR_SPACE:
-        fprintf(out, "space  %s", st->name.name);
-        if (st->has_capacity)
-            fprintf(out, " capacity=%" PRIu64, st->capacity);
-        if (st->fw && st->fw->spill.name)
-            fprintf(out, " spill=%s", st->fw->spill.name);
+        base_sb_printf(out, " %s", st->name.name);
+        if (!canon || st->has_capacity)
+            base_sb_printf(out, " capacity=%" PRIu64, st->capacity);
+        if (canon && st->fw && st->fw->spill.name)
+            base_sb_printf(out, " spill=%s", st->fw->spill.name);
         return;
     case IR_KERNEL:
-        fprintf(out, "kernel %s(", st->name.name);
+        base_sb_printf(out, " %s(", st->name.name);
         for (uint32_t i = 0; i < st->nmodes; i++)
-            fprintf(out, "%s%s", i ? ", " : "", ir_mode_name(st->modes[i]));
-        fputc(')', out);
-        if (st->nocapture)
-            fputs(" nocapture", out);
+            base_sb_printf(out, "%s%s", i ? ", " : "",
+                           ir_mode_name(st->modes[i]));
+        base_sb_putc(out, ')');
+        if (canon && st->nocapture)
+            base_sb_puts(out, " nocapture");
         return;
     case IR_INPUT:
     case IR_CONST:
     case IR_ALLOC:
     case IR_STATE:
-        fprintf(out, "%-6s %s ", ir_stmt_keyword(st->kind), st->name.name);
-        ir_print_type(out, &st->type);
-        ir_print_attrs(out, st);
+        base_sb_printf(out, " %s ", st->name.name);
+        pr_type(out, &st->type);
+        pr_attrs(out, st, canon, esc);
         return;
     case IR_ALIAS:
-        fprintf(out, "alias  %s = %s", st->name.name, st->old.name);
-        if (st->has_type) {
-            fputc(' ', out);
-            ir_print_type(out, &st->type);
+        if (!canon) {
+            pr_alias_short(out, st);
+            return;
         }
-        ir_print_attrs(out, st);
+        base_sb_printf(out, " %s = %s", st->name.name, st->old.name);
+        if (st->has_type) {
+            base_sb_putc(out, ' ');
+            pr_type(out, &st->type);
+        }
+        pr_attrs(out, st, true, esc);
         return;
     case IR_CALL:
-        fprintf(out, "call   %s(", st->name.name);
-        for (uint32_t i = 0; i < st->nargs; i++) {
-            const ir_arg *a = &st->args[i];
-            if (i)
-                fputs(", ", out);
-            switch (a->kind) {
-            case IR_ARG_BUFFER:
-            case IR_ARG_FLOAT:
-                fputs(a->text, out);
-                break;
-            case IR_ARG_INT:
-                fprintf(out, "%" PRId64, a->ival);
-                break;
-            case IR_ARG_STRING:
-                ir_print_string(out, a->sval);
-                break;
-            }
-        }
-        fputc(')', out);
-        if (st->has_stream)
-            fprintf(out, " stream=%" PRIu64, st->stream);
+        base_sb_printf(out, " %s", st->name.name);
+        pr_args(out, st, mode, esc);
         return;
     case IR_FREE:
     case IR_OUTPUT:
-        fprintf(out, "%-6s", ir_stmt_keyword(st->kind));
         for (uint32_t i = 0; i < st->nnames; i++)
-            fprintf(out, " %s", st->names[i].name);
+            base_sb_printf(out, " %s", st->names[i].name);
         return;
     }
 }
@@ -170,13 +286,17 @@ static void ir_print_comments(FILE *out, const ir_program *p, uint32_t *c,
 
 void ir_print(FILE *out, const ir_program *p) {
     uint32_t c = 0;
+    base_sb line = {0};
     for (uint32_t i = 0; i < p->nstmts; i++) {
         ir_print_comments(out, p, &c, i);
-        ir_print_stmt(out, &p->stmts[i]);
+        base_sb_clear(&line);
+        ir_stmt_text(&line, &p->stmts[i], IR_TEXT_CANONICAL, NULL);
+        fwrite(line.p, 1, line.len, out);
         if (c < p->ncomments && p->comments[c].trailing &&
             p->comments[c].before == i)
             fprintf(out, "  %s", p->comments[c++].text);
         fputc('\n', out);
     }
+    base_sb_free(&line);
     ir_print_comments(out, p, &c, p->nstmts);
 }
