@@ -27,8 +27,9 @@ MODULES = ["base", "import", "ir", "planner", "templates", "codegen", "cli",
 MAX_FUNC = 120
 MAX_FILE = 1000
 FILE_LIMITS = {"planner/search.c": 1300}
-# Not yet held to the rules: other work splits them (issue 9).
-SKIP_PREFIXES = ["ir/", "templates/mustache"]
+# Not yet held to the rules: ir/check.c and ir/parse.c are over 1,000
+# lines (issue 9: another change splits them).
+SKIP_PREFIXES = ["ir/"]
 
 START = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \t\*]*\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
