@@ -27,9 +27,9 @@ MODULES = ["base", "import", "ir", "planner", "templates", "codegen", "cli",
 MAX_FUNC = 120
 MAX_FILE = 1000
 FILE_LIMITS = {"planner/search.c": 1300}
-# Not yet held to the rules: ir/check.c and ir/parse.c are over 1,000
-# lines (issue 9: another change splits them).
-SKIP_PREFIXES = ["ir/"]
+# Not yet held to the rules (none: the split of ir/ brought its files
+# under 1,000 lines).
+SKIP_PREFIXES = []
 
 START = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \t\*]*\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
@@ -110,11 +110,14 @@ def self_test():
         def grab(*a, **k):
             out.append(" ".join(str(x) for x in a))
 
+        real_skip = SKIP_PREFIXES
         globals()["print"] = grab
+        globals()["SKIP_PREFIXES"] = ["ir/"]  # the skip works when used
         try:
             rc = main(["check_size.py", d])
         finally:
             globals()["print"] = real_print
+            globals()["SKIP_PREFIXES"] = real_skip
         want = ["planner/a.c:2: function f is 122 lines, over 120 without "
                 "/* long: why */", "planner/c.c:1: 1001 lines, over 1000"]
         if rc != 1 or out != want:
