@@ -359,47 +359,14 @@ void mst_template_free(mst_template *t) {
     free(t);
 }
 
-void mst_template_names(const mst_template *t,
-                        void (*fn)(void *ctx, const char *name, size_t len),
-                        void *ctx) {
-    if (!t || !fn)
-        return;
-    /* iterative: templates may nest 100,000 sections deep */
-    typedef struct walk {
-        const mst_node *ns;
-        size_t count, i;
-    } walk;
-    size_t sp = 0, cap = 0;
-    walk *st = NULL;
-    grow((void **)&st, &cap, 1, sizeof *st);
-    st[sp++] = (walk){t->nodes, t->nnodes, 0};
-    while (sp) {
-        walk *w = &st[sp - 1];
-        if (w->i == w->count) {
-            sp--;
-            continue;
-        }
-        const mst_node *n = &w->ns[w->i++];
-        bool looks_up =
-            n->kind == N_VAR || n->kind == N_RAW || n->kind == N_SECTION ||
-            n->kind == N_INVERTED ||
-            ((n->kind == N_PARTIAL || n->kind == N_PARENT) && n->dynamic);
-        if (looks_up)
-            for (uint32_t k = 0; k < n->nparts; k++)
-                fn(ctx, n->parts[k].s, n->parts[k].n);
-        if (n->nkids) {
-            grow((void **)&st, &cap, sp + 1, sizeof *st);
-            st[sp++] = (walk){n->kids, n->nkids, 0};
-        }
-    }
-    free(st);
-}
+/* Calls visit(ctx, n, parent) for every node of t in document order;
+ * `parent` is the static parent tag ({{<name}}) whose children n is
+ * among, else NULL.  Iterative: templates may nest 100,000 sections
+ * deep. */
+typedef void (*mst_visit_fn)(void *ctx, const mst_node *n,
+                             const mst_node *parent);
 
-void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
-    if (!t || !fn)
-        return;
-    /* iterative, as mst_template_names; `parent` is the static parent tag
-     * whose children are being walked, else NULL */
+static void mst_walk(const mst_template *t, mst_visit_fn visit, void *ctx) {
     typedef struct walk {
         const mst_node *ns, *parent;
         size_t count, i;
@@ -415,10 +382,7 @@ void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
             continue;
         }
         const mst_node *n = &w->ns[w->i++];
-        const mst_node *pa = w->parent;
-        if (n->kind == N_BLOCK)
-            fn(ctx, n->s, n->n, pa ? pa->s : NULL, pa ? pa->n : 0, n->line,
-               n->col);
+        visit(ctx, n, w->parent);
         if (n->nkids) {
             bool is_parent = n->kind == N_PARENT && !n->dynamic;
             grow((void **)&st, &cap, sp + 1, sizeof *st);
@@ -426,4 +390,50 @@ void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
         }
     }
     free(st);
+}
+
+typedef struct {
+    void (*fn)(void *ctx, const char *name, size_t len);
+    void *ctx;
+} mst_names_ctx;
+
+static void mst_visit_names(void *ctx, const mst_node *n,
+                            const mst_node *parent) {
+    (void)parent;
+    const mst_names_ctx *c = ctx;
+    bool looks_up =
+        n->kind == N_VAR || n->kind == N_RAW || n->kind == N_SECTION ||
+        n->kind == N_INVERTED ||
+        ((n->kind == N_PARTIAL || n->kind == N_PARENT) && n->dynamic);
+    if (looks_up)
+        for (uint32_t k = 0; k < n->nparts; k++)
+            c->fn(c->ctx, n->parts[k].s, n->parts[k].n);
+}
+
+void mst_template_names(const mst_template *t,
+                        void (*fn)(void *ctx, const char *name, size_t len),
+                        void *ctx) {
+    if (!t || !fn)
+        return;
+    mst_names_ctx c = {fn, ctx};
+    mst_walk(t, mst_visit_names, &c);
+}
+
+typedef struct {
+    mst_block_fn fn;
+    void *ctx;
+} mst_blocks_ctx;
+
+static void mst_visit_blocks(void *ctx, const mst_node *n, const mst_node *pa) {
+    const mst_blocks_ctx *c = ctx;
+    if (n->kind == N_BLOCK)
+        c->fn(c->ctx, n->s, n->n, pa ? pa->s : NULL, pa ? pa->n : 0, n->line,
+              n->col);
+}
+
+void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
+    if (!t || !fn)
+        return;
+    mst_blocks_ctx c = {fn, ctx};
+    mst_walk(t, mst_visit_blocks, &c);
 }
