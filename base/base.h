@@ -19,7 +19,8 @@
 /* ------------------------------------------------------------------ */
 /* Fatal errors. */
 
-/* Prints "planwrap: fatal: out of memory" to stderr and aborts. */
+/* Prints "planwrap: error: out of memory" to stderr and exits with
+ * status 1. */
 _Noreturn void base_oom(void);
 /* malloc / realloc / calloc that never return NULL (base_oom instead); a
  * size of 0 allocates 1 byte. */
@@ -33,6 +34,10 @@ void *base_xcalloc(size_t n, size_t size);
 _Noreturn void base_assert_fail(const char *cond, const char *file, int line);
 #define PW_ASSERT(cond)                                                        \
     ((cond) ? (void)0 : base_assert_fail(#cond, __FILE__, __LINE__))
+/* Prints "planwrap: internal error at FILE:LINE: MESSAGE" and aborts: a
+ * bug found with more to say than PW_ASSERT (the importer's IMP_BUG). */
+_Noreturn void base_vbug(const char *file, int line, const char *fmt,
+                         va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* ------------------------------------------------------------------ */
 /* Arena: bump allocation in chunks, everything freed in one call. */
@@ -127,25 +132,27 @@ size_t base_max_input(void);
  * destination is written to a temporary file beside it and renamed over
  * it on commit, so that it holds the old content or the whole new one;
  * a device or FIFO (/dev/null, a pipe) is written in place; "-" is
- * standard output.  Every failure prints "planwrap: error: cannot write
- * PATH: REASON" to stderr.  Temporary files are removed on failure,
- * discard and SIGINT/SIGTERM/SIGHUP. */
+ * standard output.  Every failure is reported to `d` as "cannot write
+ * PATH: REASON".  Temporary files are removed on failure, discard and
+ * SIGINT/SIGTERM/SIGHUP. */
+typedef struct base_diag base_diag;
 typedef struct base_out base_out;
-/* NULL after the message (a directory, an unwritable folder). */
-base_out *base_out_open(const char *path);
+/* NULL after the report (a directory, an unwritable folder). */
+base_out *base_out_open(const char *path, base_diag *d);
 /* The stream to write to (stdio buffering; errors are found on commit). */
 FILE *base_out_stream(const base_out *o);
 const char *base_out_path(const base_out *o);
 /* Completes every file, then renames them in order under an exclusive
  * flock of the first one's folder; frees them all.  False after the
- * message: the temporary files left are removed (files renamed before
+ * report: the temporary files left are removed (files renamed before
  * the failure stay new). */
-bool base_out_commit_all(base_out **outs, size_t n);
-bool base_out_commit(base_out *o);
+bool base_out_commit_all(base_out **outs, size_t n, base_diag *d);
+bool base_out_commit(base_out *o, base_diag *d);
 /* Drops o and its temporary file; NULL is a no-op. */
 void base_out_discard(base_out *o);
 /* `len` bytes to `path` through base_out. */
-bool base_write_file_atomic(const char *path, const void *data, size_t len);
+bool base_write_file_atomic(const char *path, const void *data, size_t len,
+                            base_diag *d);
 
 /* "Did you mean": the index of the candidate closest to word[0..len) (at
  * most 1 edit for words of 3 or 4 bytes, 2 for longer ones; insertions,
@@ -198,7 +205,13 @@ static inline uint32_t base_lower_bound_u32(const uint32_t *a, uint32_t n,
 /* Diagnostics: a sink that prints `FILE:LINE:COL: error|warning|note: MSG`
  * followed by the source line and a caret (when the source is known),
  * and counts errors.  After `max_errors` errors further errors are
- * counted but not printed (one "too many errors" line is printed). */
+ * counted but not printed (one "too many errors" line is printed).
+ *
+ * The one error path: every message for the user (bad input, a file that
+ * cannot be read or written, a usage error) is reported to the sink the
+ * command created, once, by the function that found it; a function that
+ * reports returns failure and its callers print nothing more.  Only
+ * base_oom and the internal-error aborts (PW_ASSERT) print directly. */
 
 typedef enum base_severity {
     BASE_SEV_ERROR,
@@ -209,12 +222,12 @@ typedef enum base_severity {
 /* The error limit when the caller gives 0. */
 #define BASE_DIAG_DEFAULT_MAX_ERRORS 50u
 
-typedef struct base_diag base_diag;
-
-/* `out` is where messages go (usually stderr); `max_errors` 0 =
- * BASE_DIAG_DEFAULT_MAX_ERRORS. */
+/* `out` is where messages go (usually stderr; NULL: nowhere, the reports
+ * are only counted); `max_errors` 0 = BASE_DIAG_DEFAULT_MAX_ERRORS. */
 base_diag *base_diag_new(FILE *out, unsigned max_errors);
 void base_diag_free(base_diag *d);
+/* Changes the error limit (0 = the default), e.g. after the options. */
+void base_diag_set_max_errors(base_diag *d, unsigned max_errors);
 /* Source used for the quoted line and caret. `text` must outlive the
  * reports (it is not copied).  `filename` is copied. */
 void base_diag_set_source(base_diag *d, const char *filename, const char *text,
@@ -226,6 +239,26 @@ void base_diag_report(base_diag *d, base_severity sev, uint32_t line,
 void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
                        uint32_t col, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
+/* A report in another file than the source (a template, a JSON file):
+ * `FILE:LINE:COL: SEVERITY: MSG` (line 0: `FILE: SEVERITY: MSG`), without
+ * a quoted line.  Counted and limited like base_diag_report. */
+void base_diag_report_in(base_diag *d, base_severity sev, const char *file,
+                         uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+void base_diag_vreport_in(base_diag *d, base_severity sev, const char *file,
+                          uint32_t line, uint32_t col, const char *fmt,
+                          va_list ap) __attribute__((format(printf, 6, 0)));
+/* A report with no place in a file: `planwrap: SEVERITY: MSG` (a file
+ * that cannot be written, a usage error).  Counted and limited like
+ * base_diag_report. */
+void base_diag_msg(base_diag *d, base_severity sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void base_diag_vmsg(base_diag *d, base_severity sev, const char *fmt,
+                    va_list ap) __attribute__((format(printf, 3, 0)));
+/* A line printed as it is after the last report ("Run 'planwrap fmt
+ * --help' for usage."); not printed when that report was not. */
+void base_diag_hint(base_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 unsigned base_diag_errors(const base_diag *d);
 unsigned base_diag_warnings(const base_diag *d);
 

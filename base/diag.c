@@ -6,6 +6,12 @@
  * as a window around the column; bytes that are not printable (control
  * characters, invalid UTF-8) are shown as '?', so a diagnostic is always
  * one readable line of text whatever the input holds.
+ *
+ * Every message planwrap prints for the user goes through a sink: located
+ * reports in the input (base_diag_report), in another file such as a
+ * template (base_diag_report_in), and the ones with no place in a file
+ * (base_diag_msg: "planwrap: error: cannot write out.c: ...").  Only the
+ * out-of-memory and internal-error aborts of base/fatal.c print directly.
  */
 #include "base.h"
 
@@ -195,34 +201,44 @@ static void base_diag_quote(base_diag *d, uint32_t line, uint32_t col) {
     fputs("^\n", d->out);
 }
 
-void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
-                       uint32_t col, const char *fmt, va_list ap) {
+void base_diag_set_max_errors(base_diag *d, unsigned max_errors) {
+    d->max_errors = max_errors ? max_errors : BASE_DIAG_DEFAULT_MAX_ERRORS;
+}
+
+/* Counts a report of severity `sev`; false when it is not to be printed
+ * (beyond the error limit, or a note of such a report).  Prints the one
+ * "too many errors" line. */
+static bool base_diag_count(base_diag *d, base_severity sev) {
     if (sev == BASE_SEV_ERROR) {
         d->errors++;
         if (d->errors > d->max_errors) {
             d->suppressed = true;
-            if (!d->said_too_many) {
-                d->said_too_many = true;
+            if (!d->said_too_many && d->out) {
                 fprintf(d->out,
                         "planwrap: error: too many errors (limit %u), "
                         "stopping\n",
                         d->max_errors);
             }
-            return;
+            d->said_too_many = true;
+            return false;
         }
         d->suppressed = false;
     } else if (sev == BASE_SEV_WARNING) {
         d->warnings++;
         d->suppressed = d->said_too_many;
-        if (d->suppressed)
-            return;
-    } else if (d->suppressed) {
-        return; /* a note of a suppressed report */
     }
+    /* a note follows its report: printed when that one was */
+    return !d->suppressed && d->out != NULL;
+}
+
+/* "FILE:LINE:COL: SEVERITY: MESSAGE" (line 0: "FILE: SEVERITY: ...")
+ * and a newline. */
+static void base_diag_line(base_diag *d, base_severity sev, const char *file,
+                           uint32_t line, uint32_t col, const char *fmt,
+                           va_list ap) {
     static const char *const names[] = {"error", "warning", "note"};
-    /* "<input>" only for API callers that give no file name; the CLI
-     * always names the file ("<stdin>" for standard input). */
-    const char *file = d->filename ? d->filename : "<input>";
+    _Static_assert(sizeof names / sizeof names[0] == BASE_SEV_NOTE + 1,
+                   "a name per severity");
     if (line == 0)
         fprintf(d->out, "%s: %s: ", file, names[sev]);
     else
@@ -230,6 +246,16 @@ void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
                 names[sev]);
     vfprintf(d->out, fmt, ap);
     fputc('\n', d->out);
+}
+
+void base_diag_vreport(base_diag *d, base_severity sev, uint32_t line,
+                       uint32_t col, const char *fmt, va_list ap) {
+    if (!base_diag_count(d, sev))
+        return;
+    /* "<input>" only for API callers that give no file name; the CLI
+     * always names the file ("<stdin>" for standard input). */
+    base_diag_line(d, sev, d->filename ? d->filename : "<input>", line, col,
+                   fmt, ap);
     if (line != 0)
         base_diag_quote(d, line, col);
 }
@@ -240,6 +266,43 @@ void base_diag_report(base_diag *d, base_severity sev, uint32_t line,
     va_start(ap, fmt);
     base_diag_vreport(d, sev, line, col, fmt, ap);
     va_end(ap);
+}
+
+void base_diag_vreport_in(base_diag *d, base_severity sev, const char *file,
+                          uint32_t line, uint32_t col, const char *fmt,
+                          va_list ap) {
+    if (base_diag_count(d, sev))
+        base_diag_line(d, sev, file, line, col, fmt, ap);
+}
+
+void base_diag_report_in(base_diag *d, base_severity sev, const char *file,
+                         uint32_t line, uint32_t col, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    base_diag_vreport_in(d, sev, file, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void base_diag_vmsg(base_diag *d, base_severity sev, const char *fmt,
+                    va_list ap) {
+    base_diag_vreport_in(d, sev, "planwrap", 0, 0, fmt, ap);
+}
+
+void base_diag_msg(base_diag *d, base_severity sev, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    base_diag_vmsg(d, sev, fmt, ap);
+    va_end(ap);
+}
+
+void base_diag_hint(base_diag *d, const char *fmt, ...) {
+    if (d->suppressed || !d->out)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(d->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', d->out);
 }
 
 /* Optimal string alignment distance of a[0..n) and b, stopping early

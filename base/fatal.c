@@ -8,7 +8,11 @@
 #include <stdlib.h>
 
 /* Out of memory is an error like any other for the user: a message and
- * exit status 1 (not abort's 134). */
+ * exit status 1 (not abort's 134).  It is printed here, not through a
+ * diagnostics sink: it can happen anywhere (inside the sink too, or
+ * before a command made its sink), the process stops at once, and it
+ * needs no memory.  The same holds for the internal-error aborts below:
+ * they are bugs, not reports on the input. */
 _Noreturn void base_oom(void) {
     fputs("planwrap: error: out of memory\n", stderr);
     exit(1);
@@ -35,6 +39,14 @@ void *base_xcalloc(size_t n, size_t size) {
 _Noreturn void base_assert_fail(const char *cond, const char *file, int line) {
     fprintf(stderr, "planwrap: internal error: %s:%d: assertion `%s' failed\n",
             file, line, cond);
+    abort();
+}
+
+_Noreturn void base_vbug(const char *file, int line, const char *fmt,
+                         va_list ap) {
+    fprintf(stderr, "planwrap: internal error at %s:%d: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
     abort();
 }
 

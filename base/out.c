@@ -83,9 +83,9 @@ static void base_out_untrack(base_out *o) {
     o->slot = -1;
 }
 
-static void base_out_error(const char *path, int err) {
-    fprintf(stderr, "planwrap: error: cannot write %s: %s\n", path,
-            strerror(err));
+static void base_out_error(base_diag *d, const char *path, int err) {
+    base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", path,
+                  strerror(err));
 }
 
 static void base_out_free(base_out *o) {
@@ -118,7 +118,7 @@ static int base_out_mktemp(base_out *o) {
     return fd;
 }
 
-base_out *base_out_open(const char *path) {
+base_out *base_out_open(const char *path, base_diag *d) {
     base_out *o = base_xcalloc(1, sizeof *o);
     o->path = strdup(path);
     if (!o->path)
@@ -133,7 +133,7 @@ base_out *base_out_open(const char *path) {
     int fd;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
-            base_out_error(path, EISDIR);
+            base_out_error(d, path, EISDIR);
             base_out_free(o);
             return NULL;
         }
@@ -143,7 +143,7 @@ base_out *base_out_open(const char *path) {
     }
     o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
-        base_out_error(path, errno);
+        base_out_error(d, path, errno);
         if (fd >= 0)
             close(fd);
         base_out_discard(o);
@@ -162,7 +162,7 @@ const char *base_out_path(const base_out *o) {
 
 /* Flushes and closes the stream and gives a temporary file the usual
  * mode (mkstemp creates 0600); false after the error message. */
-static bool base_out_close(base_out *o) {
+static bool base_out_close(base_out *o, base_diag *d) {
     if (!o->f)
         return true;
     FILE *f = o->f;
@@ -181,8 +181,7 @@ static bool base_out_close(base_out *o) {
         saved = errno;
     }
     if (!ok)
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n",
-                o->is_stdout ? "standard output" : o->path, strerror(saved));
+        base_out_error(d, o->is_stdout ? "standard output" : o->path, saved);
     return ok;
 }
 
@@ -212,16 +211,16 @@ static int base_out_lock_dir(const char *path) {
     return fd;
 }
 
-bool base_out_commit_all(base_out **outs, size_t n) {
+bool base_out_commit_all(base_out **outs, size_t n, base_diag *d) {
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++)
-        ok = base_out_close(outs[i]);
+        ok = base_out_close(outs[i], d);
     int lock =
         ok && n > 0 && outs[0]->tmp ? base_out_lock_dir(outs[0]->path) : -1;
     for (size_t i = 0; i < n && ok; i++) {
         base_out *o = outs[i];
         if (o->tmp && rename(o->tmp, o->path) != 0) {
-            base_out_error(o->path, errno);
+            base_out_error(d, o->path, errno);
             ok = false; /* the files renamed so far stay new */
             break;
         }
@@ -237,18 +236,19 @@ bool base_out_commit_all(base_out **outs, size_t n) {
     return ok;
 }
 
-bool base_out_commit(base_out *o) {
-    return base_out_commit_all(&o, 1);
+bool base_out_commit(base_out *o, base_diag *d) {
+    return base_out_commit_all(&o, 1, d);
 }
 
-bool base_write_file_atomic(const char *path, const void *data, size_t len) {
-    base_out *o = base_out_open(path);
+bool base_write_file_atomic(const char *path, const void *data, size_t len,
+                            base_diag *d) {
+    base_out *o = base_out_open(path, d);
     if (!o)
         return false;
     if (len && fwrite(data, 1, len, o->f) != len) {
-        base_out_error(o->is_stdout ? "standard output" : path, errno);
+        base_out_error(d, o->is_stdout ? "standard output" : path, errno);
         base_out_discard(o);
         return false;
     }
-    return base_out_commit(o);
+    return base_out_commit(o, d);
 }

@@ -1,6 +1,9 @@
 /*
  * cli/cli.c - `planwrap COMMAND [options]`: dispatch, --help, --version.
- * Each command lives in its own cmd_*.c file.
+ * Each command lives in its own cmd_*.c file.  cli_main makes the
+ * diagnostics sink of the run (stderr) and hands it to the command: every
+ * message for the user goes through it (base/base.h, "The one error
+ * path").
  */
 #include "cli/cli.h"
 
@@ -9,7 +12,7 @@
 
 typedef struct cli_command {
     const char *name;
-    int (*run)(int argc, char **argv);
+    int (*run)(base_diag *d, int argc, char **argv);
     const char *summary;
 } cli_command;
 
@@ -42,9 +45,10 @@ static void cli_usage(FILE *out) {
                  "standard input.\n");
 }
 
-int cli_main(int argc, char **argv) {
+/* Runs the command argv[1] with sink d. */
+static int cli_run(base_diag *d, int argc, char **argv) {
     if (argc < 2) {
-        cli_usage(stderr);
+        cli_usage(stderr); /* the usage text, not a message: no sink */
         return 2;
     }
     const char *cmd = argv[1];
@@ -59,8 +63,15 @@ int cli_main(int argc, char **argv) {
     }
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
         if (strcmp(cmd, cli_commands[i].name) == 0)
-            return cli_commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "planwrap: error: unknown command '%s'\n", cmd);
-    fprintf(stderr, "Run 'planwrap --help' for the list of commands.\n");
+            return cli_commands[i].run(d, argc - 1, argv + 1);
+    base_diag_msg(d, BASE_SEV_ERROR, "unknown command '%s'", cmd);
+    base_diag_hint(d, "Run 'planwrap --help' for the list of commands.");
     return 2;
+}
+
+int cli_main(int argc, char **argv) {
+    base_diag *d = base_diag_new(stderr, 0);
+    int status = cli_run(d, argc, argv);
+    base_diag_free(d);
+    return status;
 }

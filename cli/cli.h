@@ -19,24 +19,25 @@
 #include <stddef.h>
 
 /* The CLI: `planwrap COMMAND ...`.  Each returns the process exit
- * status: 0 ok, 1 invalid input, 2 bad usage. */
+ * status: 0 ok, 1 invalid input, 2 bad usage.  A command reports every
+ * error to `d`, the sink cli_main made (stderr), once. */
 int cli_main(int argc, char **argv);
-int cli_cmd_check(int argc, char **argv);
-int cli_cmd_fmt(int argc, char **argv);
-int cli_cmd_plan(int argc, char **argv);
-int cli_cmd_render(int argc, char **argv);
-int cli_cmd_gen(int argc, char **argv);
-int cli_cmd_schedule(int argc, char **argv);
-int cli_cmd_import(int argc, char **argv);
+int cli_cmd_check(base_diag *d, int argc, char **argv);
+int cli_cmd_fmt(base_diag *d, int argc, char **argv);
+int cli_cmd_plan(base_diag *d, int argc, char **argv);
+int cli_cmd_render(base_diag *d, int argc, char **argv);
+int cli_cmd_gen(base_diag *d, int argc, char **argv);
+int cli_cmd_schedule(base_diag *d, int argc, char **argv);
+int cli_cmd_import(base_diag *d, int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
 /* Command-line parsing shared by the commands (cli/cli_opts.c).  A
- * usage error is one line "planwrap: error: ..." then "Run 'planwrap CMD
- * --help' for usage." on stderr, and exit status 2.  Options are named as
- * the user spelled them ("-o", "--output", "--out").
+ * usage error is one report "planwrap: error: ..." then the hint "Run
+ * 'planwrap CMD --help' for usage." to the sink, and exit status 2.
+ * Options are named as the user spelled them ("-o", "--output", "--out").
  *
  *   cli_opts o;
- *   cli_opts_init(&o, "fmt", argc, argv, "+:ho:", longopts);
+ *   cli_opts_init(&o, d, "fmt", argc, argv, "+:ho:", longopts);
  *   while ((c = cli_opts_next(&o)) != -1) switch (c) { ...
  *       case CLI_OPT_FAIL: return 2; }
  *   const char *file = cli_opts_operand(&o, "FILE");
@@ -48,6 +49,7 @@ int cli_cmd_import(int argc, char **argv);
 #define CLI_OPT_FAIL (-2)
 struct option;
 typedef struct cli_opts {
+    base_diag *d;    /* where usage errors go */
     const char *cmd; /* "fmt": named in the messages */
     int argc;
     char **argv;
@@ -60,10 +62,11 @@ typedef struct cli_opts {
 } cli_opts;
 
 /* Starts a scan of argv[1..argc-1] (argv[0] is the command name). */
-void cli_opts_init(cli_opts *o, const char *cmd, int argc, char **argv,
-                   const char *optstring, const struct option *longopts);
+void cli_opts_init(cli_opts *o, base_diag *d, const char *cmd, int argc,
+                   char **argv, const char *optstring,
+                   const struct option *longopts);
 /* The next option's val (optarg set as by getopt_long), -1 after the last
- * option, or CLI_OPT_FAIL after printing a usage error: a missing value,
+ * option, or CLI_OPT_FAIL after reporting a usage error: a missing value,
  * an unknown or ambiguous option, a value for an option that takes none. */
 int cli_opts_next(cli_opts *o);
 /* After the options, exactly one operand must be left (`what` names it in
@@ -71,49 +74,53 @@ int cli_opts_next(cli_opts *o);
  * WHAT" or "unexpected argument 'X' (CMD takes one WHAT)" (with "+":
  * "unexpected argument '-X' after WHAT (options go before WHAT)"). */
 const char *cli_opts_operand(const cli_opts *o, const char *what);
-/* Prints "planwrap: error: MESSAGE" and the Run line; returns 2. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Prints only the Run line (after a message printed elsewhere); returns
+/* Reports "planwrap: error: MESSAGE" and the Run line to d; returns 2. */
+int cli_usage_error(base_diag *d, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Reports only the Run line (after a message reported elsewhere); returns
  * 2. */
-int cli_usage_hint(const char *cmd);
+int cli_usage_hint(base_diag *d, const char *cmd);
 /* How a FILE argument is shown in messages: "<stdin>" for "-", else the
  * path itself. */
 const char *cli_display_name(const char *path);
 /* True when `dir` (the value of option `opt`) is a directory; otherwise
- * prints "cannot use OPT DIR: REASON" and the Run line, and returns
+ * reports "cannot use OPT DIR: REASON" and the Run line, and returns
  * false (the caller exits with status 2). */
-bool cli_usage_dir(const char *cmd, const char *opt, const char *dir);
+bool cli_usage_dir(base_diag *d, const char *cmd, const char *opt,
+                   const char *dir);
 /* Whether paths a and b name one file (the same path, or the same device
  * and inode); "-" is never a file. */
 bool cli_same_file(const char *a, const char *b);
 /* True when output `out` is not input `in` (NULL: none); otherwise reports
  * "output OUT is the input IN: it would be overwritten ..." as a usage
  * error and returns false. */
-bool cli_usage_not_input(const char *cmd, const char *out, const char *in);
+bool cli_usage_not_input(base_diag *d, const char *cmd, const char *out,
+                         const char *in);
 
 /* Writes `len` bytes to `path` through a temporary file in the same
  * directory and rename(2), so that `path` holds either the old content
  * or the new, never a partial file.  "-" writes to stdout.  On failure
- * prints "planwrap: error: cannot write PATH: REASON" to stderr, removes
- * the temporary file and returns false. */
-bool cli_write_file_atomic(const char *path, const char *data, size_t len);
+ * reports "cannot write PATH: REASON" to d, removes the temporary file
+ * and returns false. */
+bool cli_write_file_atomic(const char *path, const char *data, size_t len,
+                           base_diag *d);
 /* Prints `p` in canonical form (ir_print) and writes it to `path` with
  * cli_write_file_atomic.  Aborts on out of memory. */
-bool cli_write_program(const char *path, const ir_program *p);
+bool cli_write_program(const char *path, const ir_program *p, base_diag *d);
 
 /* Writes files[0..n) into directory `outdir` (created with its missing
  * parents), each atomically (cli_write_file_atomic).  Refuses before
  * writing anything when a destination is a directory or is the file
- * `input` (may be NULL).  On failure prints
- * "planwrap: error: ..." and returns false. */
+ * `input` (may be NULL).  On failure reports the error to d and returns
+ * false. */
 bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
-                     const char *input);
+                     const char *input, base_diag *d);
 /* The same, committing the n_pre files opened and written by the caller
  * (base_out_open) together with them, first; they are committed or
  * discarded in every case. */
 bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
-                          const char *input, base_out **pre, size_t n_pre);
+                          const char *input, base_out **pre, size_t n_pre,
+                          base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).
@@ -123,8 +130,8 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
  * --time-limit, --order and
  * --guard-bytes: put it in a getopt_long table (which needs <getopt.h>) and
  * pass every option whose val is CLI_PLAN_OPT_VAL to cli_plan_option with its
- * long name. cli_plan_option returns 0 when applied, -1 after printing
- * "planwrap: error: ..." for a bad value. */
+ * long name. cli_plan_option returns 0 when applied, -1 after reporting
+ * "invalid value ..." to d for a bad value. */
 #define CLI_PLAN_OPT_VAL 0x1000
 #define CLI_PLAN_LONG_OPTIONS                                                  \
     {"algo", required_argument, NULL, CLI_PLAN_OPT_VAL},                       \
@@ -140,7 +147,8 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
         {"order", required_argument, NULL, CLI_PLAN_OPT_VAL}, {                \
         "guard-bytes", required_argument, NULL, CLI_PLAN_OPT_VAL               \
     }
-int cli_plan_option(plan_options *o, const char *name, const char *value);
+int cli_plan_option(plan_options *o, const char *name, const char *value,
+                    base_diag *d);
 /* Applies --order to a loaded program (planner/schedule.h): returns `p`
  * for `keep`, the reordered program, or NULL after reporting an error. */
 ir_program *cli_plan_order(base_arena *a, ir_program *p, const plan_options *o,

@@ -6,7 +6,8 @@
  *   planwrap: error: option '--output' needs a value
  *   Run 'planwrap fmt --help' for usage.
  *
- * and exits with status 2.  Options are named as the user spelled them
+ * (reported to the command's sink) and exits with status 2.  Options are named
+ * as the user spelled them
  * ("-o", "--output" or an abbreviation such as "--out").
  */
 #include "cli/cli.h"
@@ -18,30 +19,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int cli_usage_hint(const char *cmd) {
-    fprintf(stderr, "Run 'planwrap %s --help' for usage.\n", cmd);
+int cli_usage_hint(base_diag *d, const char *cmd) {
+    base_diag_hint(d, "Run 'planwrap %s --help' for usage.", cmd);
     return 2;
 }
 
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
+int cli_usage_error(base_diag *d, const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("planwrap: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    base_diag_vmsg(d, BASE_SEV_ERROR, fmt, ap);
     va_end(ap);
-    return cli_usage_hint(cmd);
+    return cli_usage_hint(d, cmd);
 }
 
 const char *cli_display_name(const char *path) {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-bool cli_usage_dir(const char *cmd, const char *opt, const char *dir) {
+bool cli_usage_dir(base_diag *d, const char *cmd, const char *opt,
+                   const char *dir) {
     struct stat st;
     int err = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
     if (err)
-        cli_usage_error(cmd, "cannot use %s %s: %s", opt, dir, strerror(err));
+        cli_usage_error(d, cmd, "cannot use %s %s: %s", opt, dir,
+                        strerror(err));
     return err == 0;
 }
 
@@ -55,19 +56,22 @@ bool cli_same_file(const char *a, const char *b) {
            sa.st_ino == sb.st_ino;
 }
 
-bool cli_usage_not_input(const char *cmd, const char *out, const char *in) {
+bool cli_usage_not_input(base_diag *d, const char *cmd, const char *out,
+                         const char *in) {
     if (!in || !cli_same_file(out, in))
         return true;
-    cli_usage_error(cmd,
+    cli_usage_error(d, cmd,
                     "output %s is the input %s: it would be overwritten "
                     "(write the output elsewhere)",
                     out, in);
     return false;
 }
 
-void cli_opts_init(cli_opts *o, const char *cmd, int argc, char **argv,
-                   const char *optstring, const struct option *longopts) {
+void cli_opts_init(cli_opts *o, base_diag *d, const char *cmd, int argc,
+                   char **argv, const char *optstring,
+                   const struct option *longopts) {
     memset(o, 0, sizeof *o);
+    o->d = d;
     o->cmd = cmd;
     o->argc = argc;
     o->argv = argv;
@@ -127,14 +131,14 @@ static int cli_prefix_matches(const cli_opts *o) {
 static void cli_ambiguous(const cli_opts *o) {
     const char *name = o->spelled + 2;
     size_t n = strlen(name);
-    fprintf(stderr, "planwrap: error: option '%s' is ambiguous (", o->spelled);
-    const char *sep = "";
+    base_sb list = {0};
     for (int i = 0; i < o->nlong; i++)
-        if (strncmp(o->longopts[i].name, name, n) == 0) {
-            fprintf(stderr, "%s--%s", sep, o->longopts[i].name);
-            sep = ", ";
-        }
-    fputs(")\n", stderr);
+        if (strncmp(o->longopts[i].name, name, n) == 0)
+            base_sb_printf(&list, "%s--%s", list.len ? ", " : "",
+                           o->longopts[i].name);
+    base_diag_msg(o->d, BASE_SEV_ERROR, "option '%s' is ambiguous (%s)",
+                  o->spelled, base_sb_str(&list));
+    base_sb_free(&list);
 }
 
 /* "unknown option '--algp'", with "; did you mean '--algo'?" when a long
@@ -148,19 +152,19 @@ static void cli_unknown_long(const cli_opts *o, const char *word) {
         cands[i] = o->longopts[i].name;
     size_t k = base_closest(name, len, cands, (size_t)n);
     if (k == SIZE_MAX)
-        fprintf(stderr, "planwrap: error: unknown option '%s'\n", word);
+        base_diag_msg(o->d, BASE_SEV_ERROR, "unknown option '%s'", word);
     else
-        fprintf(stderr,
-                "planwrap: error: unknown option '%s'; did you mean '--%s'?\n",
-                word, cands[k]);
+        base_diag_msg(o->d, BASE_SEV_ERROR,
+                      "unknown option '%s'; did you mean '--%s'?", word,
+                      cands[k]);
 }
 
 /* getopt_long returned '?' for a long option word: unknown, ambiguous,
  * or given a value it does not take (optopt is then its val). */
 static void cli_bad_long(const cli_opts *o, const char *word) {
     if (optopt != 0)
-        fprintf(stderr, "planwrap: error: option '%s' doesn't allow a value\n",
-                o->spelled);
+        base_diag_msg(o->d, BASE_SEV_ERROR, "option '%s' doesn't allow a value",
+                      o->spelled);
     else if (cli_prefix_matches(o) == 0)
         cli_unknown_long(o, word);
     else
@@ -188,14 +192,14 @@ int cli_opts_next(cli_opts *o) {
         else
             cli_spell_short(o, optopt);
         if (c == ':')
-            fprintf(stderr, "planwrap: error: option '%s' needs a value\n",
-                    o->spelled);
+            base_diag_msg(o->d, BASE_SEV_ERROR, "option '%s' needs a value",
+                          o->spelled);
         else if (is_long)
             cli_bad_long(o, word);
         else
-            fprintf(stderr, "planwrap: error: unknown option '%s'\n",
-                    o->spelled);
-        cli_usage_hint(o->cmd);
+            base_diag_msg(o->d, BASE_SEV_ERROR, "unknown option '%s'",
+                          o->spelled);
+        cli_usage_hint(o->d, o->cmd);
         return CLI_OPT_FAIL;
     }
     if (li >= 0) {
@@ -209,7 +213,7 @@ int cli_opts_next(cli_opts *o) {
          * val (the planning options) as the first of them: refuse it. */
         if (cli_prefix_matches(o) > 1) {
             cli_ambiguous(o);
-            cli_usage_hint(o->cmd);
+            cli_usage_hint(o->d, o->cmd);
             return CLI_OPT_FAIL;
         }
     } else {
@@ -218,7 +222,7 @@ int cli_opts_next(cli_opts *o) {
     }
     /* -o '' names no file: say so before anything tries to write "" */
     if (c == 'o' && optarg && !*optarg) {
-        cli_usage_error(o->cmd, "%s needs a %s name, not an empty string",
+        cli_usage_error(o->d, o->cmd, "%s needs a %s name, not an empty string",
                         o->spelled,
                         strcmp(o->cmd, "gen") == 0 ? "directory" : "file");
         return CLI_OPT_FAIL;
@@ -228,19 +232,19 @@ int cli_opts_next(cli_opts *o) {
 
 const char *cli_opts_operand(const cli_opts *o, const char *what) {
     if (optind >= o->argc) {
-        cli_usage_error(o->cmd, "%s needs a %s", o->cmd, what);
+        cli_usage_error(o->d, o->cmd, "%s needs a %s", o->cmd, what);
         return NULL;
     }
     if (optind + 1 < o->argc) {
         const char *extra = o->argv[optind + 1];
         /* With "+", options after the operand are operands too. */
         if (o->optstring[0] == '+' && extra[0] == '-' && extra[1] != '\0')
-            cli_usage_error(o->cmd,
+            cli_usage_error(o->d, o->cmd,
                             "unexpected argument '%s' after %s (options go "
                             "before %s)",
                             extra, what, what);
         else
-            cli_usage_error(o->cmd,
+            cli_usage_error(o->d, o->cmd,
                             "unexpected argument '%s' (%s takes one %s)", extra,
                             o->cmd, what);
         return NULL;

@@ -48,7 +48,7 @@ static bool cli_parse_count(const char *s, unsigned *out) {
     return true;
 }
 
-int cli_cmd_check(int argc, char **argv) {
+int cli_cmd_check(base_diag *d, int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"max-errors", required_argument, NULL, 'm'},
@@ -60,7 +60,7 @@ int cli_cmd_check(int argc, char **argv) {
     const char *target_name = NULL;
     bool cuda_graphs = false;
     cli_opts o;
-    cli_opts_init(&o, "check", argc, argv, ":ht:", longopts);
+    cli_opts_init(&o, d, "check", argc, argv, ":ht:", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -69,7 +69,7 @@ int cli_cmd_check(int argc, char **argv) {
             return 0;
         case 'm':
             if (!cli_parse_count(optarg, &max_errors))
-                return cli_usage_error("check",
+                return cli_usage_error(d, "check",
                                        "invalid value '%s' for --max-errors: "
                                        "expected a positive integer up to "
                                        "1000000",
@@ -90,14 +90,14 @@ int cli_cmd_check(int argc, char **argv) {
         return 2;
     cg_target target = CG_TARGET_C;
     if (target_name && !cg_target_parse(target_name, &target))
-        return cli_usage_error("check",
+        return cli_usage_error(d, "check",
                                "invalid value '%s' for --target: expected c "
                                "or cuda",
                                target_name);
     if (cuda_graphs && (!target_name || target != CG_TARGET_CUDA))
-        return cli_usage_error("check", "--cuda-graphs needs --target cuda");
+        return cli_usage_error(d, "check", "--cuda-graphs needs --target cuda");
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, max_errors);
+    base_diag_set_max_errors(d, max_errors);
     ir_program *p = ir_load(a, path, d);
     if (p && target_name && !cg_check_target(p, target, cuda_graphs, d))
         p = NULL;
@@ -106,7 +106,6 @@ int cli_cmd_check(int argc, char **argv) {
         base_diag_report(d, BASE_SEV_WARNING, 0, 0,
                          "no 'output' statement: the program computes nothing "
                          "a caller can read (gen refuses it)");
-    base_diag_free(d);
     base_arena_free(a);
     return status;
 }

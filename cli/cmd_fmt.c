@@ -25,7 +25,7 @@ static void cli_fmt_usage(FILE *out) {
             "  -h, --help        show this help\n");
 }
 
-int cli_cmd_fmt(int argc, char **argv) {
+int cli_cmd_fmt(base_diag *d, int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
@@ -33,7 +33,7 @@ int cli_cmd_fmt(int argc, char **argv) {
     };
     const char *outpath = "-";
     cli_opts o;
-    cli_opts_init(&o, "fmt", argc, argv, ":ho:", longopts);
+    cli_opts_init(&o, d, "fmt", argc, argv, ":ho:", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -48,15 +48,13 @@ int cli_cmd_fmt(int argc, char **argv) {
         }
     }
     const char *path = cli_opts_operand(&o, "FILE");
-    if (!path || !cli_usage_not_input("fmt", outpath, path))
+    if (!path || !cli_usage_not_input(d, "fmt", outpath, path))
         return 2;
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
     ir_program *p = ir_load(a, path, d);
     int status = 1;
     if (p)
-        status = cli_write_program(outpath, p) ? 0 : 1;
-    base_diag_free(d);
+        status = cli_write_program(outpath, p, d) ? 0 : 1;
     base_arena_free(a);
     return status;
 }

@@ -101,6 +101,7 @@ typedef struct cli_gen_run {
     cg_view_options *vo;
     const plan_options *po;
     cli_clock *clk;
+    base_diag *d; /* every error of the run */
 } cli_gen_run;
 
 /* Appends files[0..n) to *all (the array is grown; the files moved). */
@@ -123,11 +124,11 @@ static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
             return false;
         for (size_t j = 0; j < i; j++)
             if (strcmp(plans[j]->prog->model, prog->model) == 0) {
-                fprintf(stderr,
-                        "planwrap: error: %s and %s are both model '%s' (their "
-                        "files would clash)\n",
-                        cli_display_name(r->paths[j]),
-                        cli_display_name(r->paths[i]), prog->model);
+                base_diag_msg(d, BASE_SEV_ERROR,
+                              "%s and %s are both model '%s' (their files "
+                              "would clash)",
+                              cli_display_name(r->paths[j]),
+                              cli_display_name(r->paths[i]), prog->model);
                 return false;
             }
         cli_clock_lap(r->clk, "load");
@@ -205,10 +206,10 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
         }
     }
     if (hit)
-        fprintf(stderr,
-                "planwrap: error: output %s is the input %s: it would be "
-                "overwritten (write the output elsewhere)\n",
-                hit, in);
+        base_diag_msg(r->d, BASE_SEV_ERROR,
+                      "output %s is the input %s: it would be overwritten "
+                      "(write the output elsewhere)",
+                      hit, in);
     for (size_t i = 0; i < nout; i++)
         free(out[i]);
     free(out);
@@ -222,7 +223,7 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
  * without a new file. */
 static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
                           const cg_file *files, size_t nfiles) {
-    if (!cli_write_files(r->outdir, files, 0, NULL)) /* creates DIR */
+    if (!cli_write_files(r->outdir, files, 0, NULL, r->d)) /* creates DIR */
         return false;
     if (cli_gen_clobbers(r, plans, views, files, nfiles))
         return false;
@@ -233,15 +234,16 @@ static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
         char *ps = cli_gen_weights_path(r, plans, views, i);
         if (!ps)
             continue;
-        w[nw] = base_out_open(ps);
+        w[nw] = base_out_open(ps, r->d);
         free(ps);
         ok = w[nw] != NULL && cg_write_weights(plans[i], cg_view_root(views[i]),
-                                               base_out_stream(w[nw]));
+                                               base_out_stream(w[nw]), r->d);
         nw += w[nw] != NULL;
     }
     if (ok)
         ok = cli_write_files_with(r->outdir, files, nfiles,
-                                  r->npaths == 1 ? r->paths[0] : NULL, w, nw);
+                                  r->npaths == 1 ? r->paths[0] : NULL, w, nw,
+                                  r->d);
     else
         for (size_t i = 0; i < nw; i++)
             base_out_discard(w[i]);
@@ -252,7 +254,7 @@ static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
 static int cli_gen(const cli_gen_run *r) {
     int status = 1;
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
+    base_diag *d = r->d;
     plan **plans = base_xcalloc(r->npaths, sizeof *plans);
     cg_view **views = base_xcalloc(r->npaths, sizeof *views);
     cg_file *all = NULL, *files = NULL;
@@ -271,13 +273,13 @@ static int cli_gen(const cli_gen_run *r) {
                 roots[j] = cg_view_root(views[j]);
             json_t *sview = cg_shared_view(roots, r->npaths);
             free(roots);
-            files = cg_render_shared(sview, r->tdir, &nfiles);
+            files = cg_render_shared(sview, r->tdir, &nfiles, d);
             json_decref(sview);
             if (!files)
                 goto done;
             cli_gen_take(&all, &nall, files, nfiles);
         }
-        files = cg_render_target(views[i], r->target, r->tdir, &nfiles);
+        files = cg_render_target(views[i], r->target, r->tdir, &nfiles, d);
         if (!files)
             goto done;
         cli_gen_take(&all, &nall, files, nfiles);
@@ -293,12 +295,11 @@ done:
     cg_keyset_free(keep);
     free(plans);
     free(views);
-    base_diag_free(d);
     base_arena_free(a);
     return status;
 }
 
-int cli_cmd_gen(int argc, char **argv) {
+int cli_cmd_gen(base_diag *d, int argc, char **argv) {
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
@@ -319,7 +320,7 @@ int cli_cmd_gen(int argc, char **argv) {
     plan_options_init(&po);
     po.search.progress = true; /* plan_search prints only to a terminal */
     cli_opts o;
-    cli_opts_init(&o, "gen", argc, argv, ":t:o:h", longopts);
+    cli_opts_init(&o, d, "gen", argc, argv, ":t:o:h", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -348,8 +349,9 @@ int cli_cmd_gen(int argc, char **argv) {
             cli_gen_usage(stdout);
             return 0;
         case CLI_PLAN_OPT_VAL:
-            if (cli_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
-                return cli_usage_hint("gen");
+            if (cli_plan_option(&po, longopts[o.longindex].name, optarg, d) !=
+                0)
+                return cli_usage_hint(d, "gen");
             break;
         default: /* CLI_OPT_FAIL: reported */
             return 2;
@@ -359,36 +361,38 @@ int cli_cmd_gen(int argc, char **argv) {
     if (!shared && !one)
         return 2;
     if (shared && optind >= argc)
-        return cli_usage_error("gen", "gen needs a MODEL.pw");
+        return cli_usage_error(d, "gen", "gen needs a MODEL.pw");
     char **paths = shared ? argv + optind : (char **)&one;
     size_t npaths = shared ? (size_t)(argc - optind) : 1;
     cg_target target;
     if (!cg_target_parse(target_name, &target))
-        return cli_usage_error("gen",
+        return cli_usage_error(d, "gen",
                                "invalid value '%s' for --target: expected c "
                                "or cuda",
                                target_name);
     if (vo.cuda_graphs && target != CG_TARGET_CUDA)
-        return cli_usage_error("gen", "--cuda-graphs needs --target cuda");
+        return cli_usage_error(d, "gen", "--cuda-graphs needs --target cuda");
     if (vo.cuda_graphs && vo.kernel_status)
-        return cli_usage_error("gen", "--cuda-graphs and --kernel-status "
-                                      "cannot be combined (a captured run "
-                                      "returns no kernel status)");
+        return cli_usage_error(d, "gen",
+                               "--cuda-graphs and --kernel-status "
+                               "cannot be combined (a captured run "
+                               "returns no kernel status)");
     if (po.guard_bytes && target != CG_TARGET_C)
-        return cli_usage_error("gen",
+        return cli_usage_error(d, "gen",
                                "--guard-bytes needs --target c (the guards are "
                                "checked by the host in pool memory)");
     if (!outdir || strcmp(outdir, "-") == 0 || !*outdir)
-        return cli_usage_error("gen", "gen needs an output directory (-o DIR)");
-    if (tdir && !cli_usage_dir("gen", "--templates", tdir))
+        return cli_usage_error(d, "gen",
+                               "gen needs an output directory (-o DIR)");
+    if (tdir && !cli_usage_dir(d, "gen", "--templates", tdir))
         return 2;
     if (tdir)
-        cg_warn_overrides(tdir, cg_target_name(target));
+        cg_warn_overrides(tdir, cg_target_name(target), d);
     if (shared && target != CG_TARGET_C)
-        return cli_usage_error("gen", "--shared-pools needs --target c");
+        return cli_usage_error(d, "gen", "--shared-pools needs --target c");
 
     cli_clock_lap(&clk, NULL);
     cli_gen_run r = {paths,  npaths, target, tdir, outdir,
-                     shared, &vo,    &po,    &clk};
+                     shared, &vo,    &po,    &clk, d};
     return cli_gen(&r);
 }

@@ -62,13 +62,14 @@ static char *cli_import_realdir(const char *path) {
  * file's folder (to the current folder for standard output), from the
  * canonical folders, so the same layout gives the same text.  NULL after
  * an error message. */
-static char *cli_import_weights_ref(const char *weights, const char *outpath) {
+static char *cli_import_weights_ref(const char *weights, const char *outpath,
+                                    base_diag *d) {
     const char *ir = strcmp(outpath, "-") == 0 ? "x" : outpath;
     char *a = cli_import_realdir(ir),
          *b = a ? cli_import_realdir(weights) : NULL;
     if (!b) {
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n",
-                a ? weights : outpath, strerror(errno));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s",
+                      a ? weights : outpath, strerror(errno));
         free(a);
         return NULL;
     }
@@ -90,7 +91,7 @@ static char *cli_import_weights_ref(const char *weights, const char *outpath) {
 /* Refuses a --weights file that is standard output, the model or the IR
  * output; false after the message. */
 static bool cli_import_weights_ok(const char *path, const char *outpath,
-                                  const char *weights) {
+                                  const char *weights, base_diag *d) {
     const char *clash =
         strcmp(weights, "-") == 0      ? "standard output"
         : cli_same_file(weights, path) ? "the model"
@@ -98,10 +99,10 @@ static bool cli_import_weights_ok(const char *path, const char *outpath,
             ? "the IR output"
             : NULL;
     if (clash)
-        fprintf(stderr,
-                "planwrap: error: --weights %s is %s: the weights need a "
-                "file of their own\n",
-                weights, clash);
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "--weights %s is %s: the weights need a file of their "
+                      "own",
+                      weights, clash);
     return clash == NULL;
 }
 
@@ -109,11 +110,12 @@ static bool cli_import_weights_ok(const char *path, const char *outpath,
  * the message. */
 static bool cli_import_weights_open(const char *path, const char *outpath,
                                     const char *weights, imp_options *o,
-                                    base_out **wout, char **ref, char **dir) {
-    if (!cli_import_weights_ok(path, outpath, weights))
+                                    base_out **wout, char **ref, char **dir,
+                                    base_diag *d) {
+    if (!cli_import_weights_ok(path, outpath, weights, d))
         return false;
-    *ref = cli_import_weights_ref(weights, outpath);
-    *wout = *ref ? base_out_open(weights) : NULL;
+    *ref = cli_import_weights_ref(weights, outpath, d);
+    *wout = *ref ? base_out_open(weights, d) : NULL;
     if (!*wout)
         return false;
     const char *slash = strrchr(path, '/');
@@ -130,34 +132,35 @@ static bool cli_import_weights_open(const char *path, const char *outpath,
 
 /* The IR text (and the weights) to their files, renamed together. */
 static bool cli_import_write(const char *outpath, const char *text, size_t tlen,
-                             base_out *wout) {
-    base_out *outs[2] = {wout, base_out_open(outpath)};
+                             base_out *wout, base_diag *d) {
+    base_out *outs[2] = {wout, base_out_open(outpath, d)};
     bool ok = outs[1] != NULL;
     if (ok && tlen && fwrite(text, 1, tlen, base_out_stream(outs[1])) != tlen) {
-        fprintf(stderr, "planwrap: error: cannot write %s: %s\n", outpath,
-                strerror(errno));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", outpath,
+                      strerror(errno));
         ok = false;
     }
     if (ok)
-        return wout ? base_out_commit_all(outs, 2) : base_out_commit(outs[1]);
+        return wout ? base_out_commit_all(outs, 2, d)
+                    : base_out_commit(outs[1], d);
     base_out_discard(outs[0]);
     base_out_discard(outs[1]);
     return false;
 }
 
-static int cli_import_run(const char *path, const char *outpath,
+static int cli_import_run(base_diag *d, const char *path, const char *outpath,
                           const char *weights, imp_options *o) {
     struct stat st;
     if (strcmp(outpath, "-") != 0 && stat(outpath, &st) == 0 &&
         S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "planwrap: error: cannot write %s: it is a directory\n",
-                outpath);
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: it is a directory",
+                      outpath);
         return 1;
     }
     base_out *wout = NULL;
     char *ref = NULL, *dir = NULL;
-    if (weights &&
-        !cli_import_weights_open(path, outpath, weights, o, &wout, &ref, &dir))
+    if (weights && !cli_import_weights_open(path, outpath, weights, o, &wout,
+                                            &ref, &dir, d))
         return 1;
     const void *data;
     size_t len, tlen = 0;
@@ -165,19 +168,20 @@ static int cli_import_run(const char *path, const char *outpath,
     int rerr;
     char *err = NULL, *text = NULL;
     if (!base_map_file(path, &data, &len, &mapped, &rerr)) {
-        fprintf(stderr, "planwrap: error: cannot read %s: %s\n",
-                cli_display_name(path), strerror(rerr));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot read %s: %s",
+                      cli_display_name(path), strerror(rerr));
     } else {
         text = imp_import(cli_display_name(path), data, len, o, &tlen, &err);
         base_unmap_file(data, len, mapped);
     }
     if (err) {
-        fprintf(stderr, "%s\n", err);
+        base_diag_report_in(d, BASE_SEV_ERROR, cli_display_name(path), 0, 0,
+                            "%s", err);
         free(err);
     }
     int status = 1;
     if (text)
-        status = cli_import_write(outpath, text, tlen, wout) ? 0 : 1;
+        status = cli_import_write(outpath, text, tlen, wout, d) ? 0 : 1;
     else
         base_out_discard(wout);
     free(text);
@@ -194,7 +198,7 @@ static bool cli_import_bound_twice(const imp_binding *b, size_t n) {
     return false;
 }
 
-int cli_cmd_import(int argc, char **argv) {
+int cli_cmd_import(base_diag *d, int argc, char **argv) {
     enum { OPT_INPUT = 0x100, OPT_NO_INPLACE, OPT_NO_CONCAT, OPT_WEIGHTS };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
@@ -208,14 +212,10 @@ int cli_cmd_import(int argc, char **argv) {
     const char *outpath = "-", *weights = NULL;
     imp_options o;
     imp_options_init(&o);
-    imp_binding *b = calloc((size_t)argc + 1, sizeof *b);
-    if (!b) {
-        fputs("planwrap: fatal: out of memory\n", stderr);
-        abort();
-    }
+    imp_binding *b = base_xcalloc((size_t)argc + 1, sizeof *b);
     o.inputs = b;
     cli_opts g;
-    cli_opts_init(&g, "import", argc, argv, ":ho:", longopts);
+    cli_opts_init(&g, d, "import", argc, argv, ":ho:", longopts);
     int c, status = -1;
     char *err;
     while (status < 0 && (c = cli_opts_next(&g)) != -1) {
@@ -229,11 +229,12 @@ int cli_cmd_import(int argc, char **argv) {
             break;
         case OPT_INPUT:
             if (!imp_parse_binding(optarg, &b[o.n_inputs++], &err)) {
-                status = cli_usage_error("import", "%s", err);
+                status = cli_usage_error(d, "import", "%s", err);
                 free(err);
             } else if (cli_import_bound_twice(b, o.n_inputs)) {
-                status = cli_usage_error("import", "--input %s is given twice",
-                                         b[o.n_inputs - 1].name);
+                status =
+                    cli_usage_error(d, "import", "--input %s is given twice",
+                                    b[o.n_inputs - 1].name);
             }
             break;
         case OPT_NO_INPLACE:
@@ -251,7 +252,7 @@ int cli_cmd_import(int argc, char **argv) {
     }
     const char *path = status < 0 ? cli_opts_operand(&g, "MODEL") : NULL;
     if (status < 0)
-        status = path ? cli_import_run(path, outpath, weights, &o) : 2;
+        status = path ? cli_import_run(d, path, outpath, weights, &o) : 2;
     free(b);
     return status;
 }

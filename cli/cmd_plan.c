@@ -98,23 +98,20 @@ static char *cli_csv_model(const char *path) {
 }
 
 /* Dumps `root` (and releases it) as indented JSON text ending in a
- * newline into *out (malloc'ed, *outlen bytes).  False on out of
- * memory. */
-static bool cli_json_text(json_t *root, char **out, size_t *outlen) {
+ * newline into *out (malloc'ed, *outlen bytes).  Aborts on out of memory
+ * (json_dumps fails on nothing else here). */
+static void cli_json_text(json_t *root, char **out, size_t *outlen) {
     char *s = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     if (!s)
-        return false;
+        base_oom();
     size_t n = strlen(s);
-    *out = malloc(n + 2);
-    if (*out) {
-        memcpy(*out, s, n);
-        (*out)[n] = '\n';
-        (*out)[n + 1] = '\0';
-        *outlen = n + 1;
-    }
+    *out = base_xmalloc(n + 2);
+    memcpy(*out, s, n);
+    (*out)[n] = '\n';
+    (*out)[n + 1] = '\0';
+    *outlen = n + 1;
     free(s);
-    return *out != NULL;
 }
 
 /* A planned CSV instance: one pool, pool0. */
@@ -147,9 +144,8 @@ static void cli_csv_summary(const cli_csv_plan *c, const plan_options *o,
     fclose(f);
 }
 
-/* `plan --csv --emit plan-json`: the pool and its buffers.  False on out
- * of memory. */
-static bool cli_csv_json(const cli_csv_plan *c, const plan_options *o,
+/* `plan --csv --emit plan-json`: the pool and its buffers. */
+static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
                          char **out, size_t *outlen) {
     const plan_problem *pb = c->pb;
     json_t *root = json_object();
@@ -183,23 +179,24 @@ static bool cli_csv_json(const cli_csv_plan *c, const plan_options *o,
         json_array_append_new(bufs, b);
     }
     json_object_set_new(root, "buffers", bufs);
-    return cli_json_text(root, out, outlen);
+    cli_json_text(root, out, outlen);
 }
 
 /* `plan --csv` options that need an IR program: a usage error (exit 2),
  * else 0. */
-static int cli_csv_usage(const plan_options *o, cli_emit emit) {
+static int cli_csv_usage(base_diag *d, const plan_options *o, cli_emit emit) {
     if (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON) {
         static const char *const nm[] = {"",     "",    "lines",
                                          "view", "svg", "html"};
-        return cli_usage_error("plan",
+        return cli_usage_error(d, "plan",
                                "--emit %s needs an IR program, not a CSV "
                                "instance",
                                nm[emit]);
     }
     if (o->order != PLAN_ORDER_KEEP)
-        return cli_usage_error("plan", "--order needs an IR program, not a CSV "
-                                       "instance");
+        return cli_usage_error(d, "plan",
+                               "--order needs an IR program, not a CSV "
+                               "instance");
     return 0;
 }
 
@@ -223,10 +220,8 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
     c->pb = pb;
     c->off = off;
     if (plan_run(pb, o, 0, off, &c->size, &st) ||
-        plan_naive(pb, noff, &c->naive)) {
-        fprintf(stderr, "planwrap: error: out of memory\n");
-        return false;
-    }
+        plan_naive(pb, noff, &c->naive))
+        base_oom();
     c->time_hit = st.time_limit_hit;
     if (o->algo == PLAN_SEARCH)
         plan_search_describe(note, notelen, c->size, &o->search, &st);
@@ -239,10 +234,8 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
 #endif
     char err[512];
     if (verify && !plan_verify_problem(pb, off, c->size, err, sizeof err)) {
-        fprintf(stderr,
-                "planwrap: error: internal error: the plan does not "
-                "verify: %s\n",
-                err);
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "internal error: the plan does not verify: %s", err);
         return false;
     }
     c->lb = plan_lower_bound(pb);
@@ -262,17 +255,16 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
 }
 
 /* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
-static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
-                        char **out, size_t *outlen) {
-    int usage = cli_csv_usage(o, emit);
+static int cli_plan_csv(base_diag *d, const char *path, const plan_options *o,
+                        cli_emit emit, char **out, size_t *outlen) {
+    int usage = cli_csv_usage(d, o, emit);
     if (usage)
         return usage;
     char *text = NULL;
     size_t len = 0;
-    if (!ir_read_file(path, &text, &len, stderr))
+    if (!ir_read_file(path, &text, &len, d))
         return 1;
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
     plan_problem pb;
     char note[512] = "";
     char *model = cli_csv_model(path);
@@ -286,10 +278,9 @@ static int cli_plan_csv(const char *path, const plan_options *o, cli_emit emit,
     if (ok && emit == CLI_EMIT_SUMMARY)
         cli_csv_summary(&c, o, out, outlen);
     else if (ok)
-        ok = cli_csv_json(&c, o, out, outlen);
+        cli_csv_json(&c, o, out, outlen);
     free(model);
     free(text);
-    base_diag_free(d);
     base_arena_free(a);
     return ok ? 0 : 1;
 }
@@ -567,27 +558,26 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
         json_decref(marker);
         return false; /* the view reported its error, once */
     }
-    bool ok = !x->compare || cg_compare_json(root, pl);
+    bool ok = !x->compare || cg_compare_json(root, pl, d);
     FILE *f = ok ? open_memstream(out, outlen) : NULL;
     if (f) {
         ok = view ? cg_view_write(view, f) : cg_json_write(f, root, &lz, 1);
         fputc('\n', f);
         ok = fclose(f) == 0 && ok;
     }
-    if (ok && !f)
+    /* a memory stream fails on nothing but out of memory */
+    if ((ok && !f) || (!ok && f))
         base_oom();
-    if (!ok && f)
-        fprintf(stderr, "planwrap: error: out of memory\n");
     cg_view_free(view);
     json_decref(root);
     json_decref(marker);
     return ok;
 }
 
-static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
-                       const cli_plan_extra *x, char **out, size_t *outlen) {
+static int cli_plan_ir(base_diag *d, const char *path, const plan_options *o,
+                       cli_emit emit, const cli_plan_extra *x, char **out,
+                       size_t *outlen) {
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
     int status = 1;
     ir_program *p = cli_plan_order(a, ir_load(a, path, d), o, d);
     if (!p)
@@ -602,11 +592,11 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
     } else if (emit == CLI_EMIT_SUMMARY || emit == CLI_EMIT_LINES) {
         FILE *f = open_memstream(out, outlen);
         if (!f)
-            goto done;
+            base_oom();
         bool ok = true;
         if (emit == CLI_EMIT_SUMMARY) {
             cli_emit_summary(f, pl);
-            ok = !x->compare || cg_compare_summary(f, pl);
+            ok = !x->compare || cg_compare_summary(f, pl, d);
         } else {
             cli_emit_lines(f, a, pl);
         }
@@ -618,12 +608,11 @@ static int cli_plan_ir(const char *path, const plan_options *o, cli_emit emit,
     }
     status = 0;
 done:
-    base_diag_free(d);
     base_arena_free(a);
     return status;
 }
 
-int cli_cmd_plan(int argc, char **argv) {
+int cli_cmd_plan(base_diag *d, int argc, char **argv) {
     static const struct option longopts[] = {
         {"emit", required_argument, NULL, 'e'},
         {"csv", no_argument, NULL, 'c'},
@@ -642,13 +631,13 @@ int cli_cmd_plan(int argc, char **argv) {
     cli_plan_extra x = {false, NULL};
     const char *outpath = "-";
     cli_opts o;
-    cli_opts_init(&o, "plan", argc, argv, ":o:h", longopts);
+    cli_opts_init(&o, d, "plan", argc, argv, ":o:h", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'e':
             if (!cli_parse_emit(optarg, &emit))
-                return cli_usage_error("plan",
+                return cli_usage_error(d, "plan",
                                        "invalid value '%s' for --emit: "
                                        "expected summary, plan-json, lines, "
                                        "view, svg or html",
@@ -662,7 +651,7 @@ int cli_cmd_plan(int argc, char **argv) {
             break;
         case 'A':
             if (!cg_picture_algos_ok(optarg))
-                return cli_usage_error("plan",
+                return cli_usage_error(d, "plan",
                                        "invalid value '%s' for "
                                        "--compare-algos: expected 1 to 16 of "
                                        "naive, reuse, tree, bestfit, search, "
@@ -677,28 +666,32 @@ int cli_cmd_plan(int argc, char **argv) {
             cli_plan_usage(stdout);
             return 0;
         case CLI_PLAN_OPT_VAL:
-            if (cli_plan_option(&po, longopts[o.longindex].name, optarg) != 0)
-                return cli_usage_hint("plan");
+            if (cli_plan_option(&po, longopts[o.longindex].name, optarg, d) !=
+                0)
+                return cli_usage_hint(d, "plan");
             break;
         default: /* CLI_OPT_FAIL: reported */
             return 2;
         }
     }
     const char *path = cli_opts_operand(&o, "FILE");
-    if (!path || !cli_usage_not_input("plan", outpath, path))
+    if (!path || !cli_usage_not_input(d, "plan", outpath, path))
         return 2;
     if (x.compare &&
         (csv || (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON)))
-        return cli_usage_error("plan", "--compare needs an IR program and "
-                                       "--emit summary or plan-json");
+        return cli_usage_error(d, "plan",
+                               "--compare needs an IR program and "
+                               "--emit summary or plan-json");
     if (x.algos && emit != CLI_EMIT_SVG && emit != CLI_EMIT_HTML)
-        return cli_usage_error("plan", "--compare-algos needs --emit svg or "
-                                       "html");
+        return cli_usage_error(d, "plan",
+                               "--compare-algos needs --emit svg or "
+                               "html");
     char *out = NULL;
     size_t outlen = 0;
-    int status = csv ? cli_plan_csv(path, &po, emit, &out, &outlen)
-                     : cli_plan_ir(path, &po, emit, &x, &out, &outlen);
-    if (status == 0 && !cli_write_file_atomic(outpath, out ? out : "", outlen))
+    int status = csv ? cli_plan_csv(d, path, &po, emit, &out, &outlen)
+                     : cli_plan_ir(d, path, &po, emit, &x, &out, &outlen);
+    if (status == 0 &&
+        !cli_write_file_atomic(outpath, out ? out : "", outlen, d))
         status = 1;
     free(out);
     return status;

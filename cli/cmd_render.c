@@ -42,7 +42,7 @@ static void render_usage(FILE *out) {
 
 /* "no built-in template 'NAME'", with the closest built-in name when one
  * is close, else the list of them. */
-static void cli_no_builtin(const char *name) {
+static void cli_no_builtin(base_diag *d, const char *name) {
     const char *names[64] = {NULL};
     size_t n = 0;
     while (n < 64 && mst_builtin_name(n)) {
@@ -50,30 +50,33 @@ static void cli_no_builtin(const char *name) {
         n++;
     }
     size_t k = base_closest(name, strlen(name), names, n);
-    fprintf(stderr, "planwrap: error: no built-in template '%s'", name);
     if (k != SIZE_MAX) {
-        fprintf(stderr, "; did you mean 'builtin:%s'?\n", names[k]);
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "no built-in template '%s'; did you mean 'builtin:%s'?",
+                      name, names[k]);
         return;
     }
-    fputs(" (built-ins:", stderr);
+    base_sb list = {0};
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, " %s", names[i]);
-    fputs(")\n", stderr);
+        base_sb_printf(&list, " %s", names[i]);
+    base_diag_msg(d, BASE_SEV_ERROR, "no built-in template '%s' (built-ins:%s)",
+                  name, base_sb_str(&list));
+    base_sb_free(&list);
 }
 
 /* --show builtin:NAME: the built-in's source on stdout (exit 0), or an
  * error (exit 1). */
-static int cli_show_builtin(const char *arg) {
+static int cli_show_builtin(base_diag *d, const char *arg) {
     const char *name = strncmp(arg, "builtin:", 8) == 0 ? arg + 8 : arg;
     size_t len = 0;
     const char *text = mst_builtin(name, &len);
     if (!text) {
-        cli_no_builtin(name);
+        cli_no_builtin(d, name);
         return 1;
     }
     if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        fprintf(stderr, "planwrap: error: cannot write standard output: %s\n",
-                strerror(errno));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write standard output: %s",
+                      strerror(errno));
         return 1;
     }
     return 0;
@@ -87,7 +90,8 @@ typedef struct cli_render_args {
 
 /* Parses the options into r.  Returns -1 to go on, else the exit status
  * (--help, --list, --show, usage errors). */
-static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
+static int cli_render_parse(base_diag *d, int argc, char **argv,
+                            cli_render_args *r) {
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},
         {"partials", required_argument, NULL, 'p'},
@@ -101,7 +105,7 @@ static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
         {NULL, 0, NULL, 0},
     };
     cli_opts o;
-    cli_opts_init(&o, "render", argc, argv, ":d:p:snD:o:h", longopts);
+    cli_opts_init(&o, d, "render", argc, argv, ":d:p:snD:o:h", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
@@ -127,7 +131,7 @@ static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
             if (errno || *end || end == optarg || v == 0 || v > MST_MAX_DEPTH ||
                 optarg[0] == '-')
                 return cli_usage_error(
-                    "render",
+                    d, "render",
                     "invalid value '%s' for --max-depth: expected 1 to %u "
                     "(deeper nesting could overflow the stack)",
                     optarg, MST_MAX_DEPTH);
@@ -135,7 +139,7 @@ static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
             break;
         }
         case 'S':
-            return cli_show_builtin(optarg);
+            return cli_show_builtin(d, optarg);
         case 'l':
             for (size_t i = 0; mst_builtin_name(i); i++)
                 printf("%s\n", mst_builtin_name(i));
@@ -153,32 +157,33 @@ static int cli_render_parse(int argc, char **argv, cli_render_args *r) {
 
 /* The operands and options that cannot go together: the exit status of
  * a usage error, or -1. */
-static int cli_render_check(const cli_render_args *r) {
+static int cli_render_check(base_diag *d, const cli_render_args *r) {
     if (!r->data_path)
-        return cli_usage_error("render", "render needs --data DATA.json");
+        return cli_usage_error(d, "render", "render needs --data DATA.json");
     if (strcmp(r->tpath, "-") == 0 && strcmp(r->data_path, "-") == 0)
-        return cli_usage_error("render", "TEMPLATE and --data cannot both be "
-                                         "'-' (standard input)");
-    if (r->dir && !cli_usage_dir("render", "--partials", r->dir))
+        return cli_usage_error(d, "render",
+                               "TEMPLATE and --data cannot both be "
+                               "'-' (standard input)");
+    if (r->dir && !cli_usage_dir(d, "render", "--partials", r->dir))
         return 2;
-    if (!cli_usage_not_input("render", r->out_path, r->tpath) ||
-        !cli_usage_not_input("render", r->out_path, r->data_path))
+    if (!cli_usage_not_input(d, "render", r->out_path, r->tpath) ||
+        !cli_usage_not_input(d, "render", r->out_path, r->data_path))
         return 2;
     return -1;
 }
 
 /* The template's text: a built-in's, or read into *owned.  NULL after
  * an error (reported). */
-static const char *cli_render_template(const char *tpath, char **owned,
-                                       size_t *tlen) {
+static const char *cli_render_template(base_diag *d, const char *tpath,
+                                       char **owned, size_t *tlen) {
     *owned = NULL;
     if (strncmp(tpath, "builtin:", 8) == 0) {
         const char *text = mst_builtin(tpath + 8, tlen);
         if (!text)
-            cli_no_builtin(tpath + 8);
+            cli_no_builtin(d, tpath + 8);
         return text;
     }
-    if (!ir_read_file(tpath, owned, tlen, stderr))
+    if (!ir_read_file(tpath, owned, tlen, d))
         return NULL;
     return *owned;
 }
@@ -186,55 +191,55 @@ static const char *cli_render_template(const char *tpath, char **owned,
 /* The data, read like every input file (so that a read error says
  * "cannot read PATH: REASON" and stdin is "<stdin>").  NULL after an
  * error (reported). */
-static json_t *cli_render_data(const char *data_path) {
+static json_t *cli_render_data(base_diag *d, const char *data_path) {
     char *dtext = NULL;
     size_t dlen = 0;
-    if (!ir_read_file(data_path, &dtext, &dlen, stderr))
+    if (!ir_read_file(data_path, &dtext, &dlen, d))
         return NULL;
     json_error_t jerr;
     json_t *data = json_loadb(dtext, dlen, JSON_DECODE_ANY, &jerr);
     free(dtext);
     if (!data)
-        fprintf(stderr, "%s:%d:%d: error: %s\n", cli_display_name(data_path),
-                jerr.line > 0 ? jerr.line : 1,
-                jerr.column > 0 ? jerr.column : 1, jerr.text);
+        base_diag_report_in(d, BASE_SEV_ERROR, cli_display_name(data_path),
+                            jerr.line > 0 ? (uint32_t)jerr.line : 1,
+                            jerr.column > 0 ? (uint32_t)jerr.column : 1, "%s",
+                            jerr.text);
     return data;
 }
 
-int cli_cmd_render(int argc, char **argv) {
+int cli_cmd_render(base_diag *d, int argc, char **argv) {
     cli_render_args r = {.out_path = "-"};
-    int rc = cli_render_parse(argc, argv, &r);
+    int rc = cli_render_parse(d, argc, argv, &r);
     if (rc < 0)
-        rc = cli_render_check(&r);
+        rc = cli_render_check(d, &r);
     if (rc >= 0)
         return rc;
     size_t tlen = 0;
     char *owned = NULL; /* the text read from a file or stdin */
-    const char *text = cli_render_template(r.tpath, &owned, &tlen);
+    const char *text = cli_render_template(d, r.tpath, &owned, &tlen);
     if (!text)
         return 1;
-    json_t *data = cli_render_data(r.data_path);
+    json_t *data = cli_render_data(d, r.data_path);
     if (!data) {
         free(owned);
         return 1;
     }
     mst_error err;
-    char msg[1024];
     int status = 1;
     mst_template *t = mst_compile(cli_display_name(r.tpath), text, tlen, &err);
     free(owned);
     if (!t) {
-        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        cg_report_mst(d, &err);
         json_decref(data);
         return 1;
     }
     mst_loader loader = mst_dir_loader(r.dir, true);
-    cg_warn_blocks(t, cli_display_name(r.tpath), &loader);
+    cg_warn_blocks(t, cli_display_name(r.tpath), &loader, d);
     char *out = NULL;
     size_t outlen = 0;
     if (mst_render(t, data, &loader, &r.opts, &out, &outlen, &err) != 0)
-        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
-    else if (cli_write_file_atomic(r.out_path, out, outlen))
+        cg_report_mst(d, &err);
+    else if (cli_write_file_atomic(r.out_path, out, outlen, d))
         status = 0;
     free(out);
     mst_template_free(t);

@@ -70,26 +70,24 @@ static void cli_schedule_summary(FILE *f, plan_order alg,
             st->segments, st->exact_segments, st->steps);
 }
 
-static int cli_schedule_run(const char *path, plan_order alg,
+static int cli_schedule_run(base_diag *d, const char *path, plan_order alg,
                             const plan_sched_opts *so, bool quiet,
                             const char *outpath) {
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
     int status = 1;
     plan_sched_stats st;
     ir_program *p = ir_load(a, path, d);
     ir_program *np = p ? plan_sched_program(a, p, alg, so, d, &st) : NULL;
     if (np) {
-        status = cli_write_program(outpath, np) ? 0 : 1;
+        status = cli_write_program(outpath, np, d) ? 0 : 1;
         if (status == 0 && !quiet)
             cli_schedule_summary(stderr, alg, &st);
     }
-    base_diag_free(d);
     base_arena_free(a);
     return status;
 }
 
-int cli_cmd_schedule(int argc, char **argv) {
+int cli_cmd_schedule(base_diag *d, int argc, char **argv) {
     static const struct option longopts[] = {
         {"order", required_argument, NULL, 'O'},
         {"budget", required_argument, NULL, 'b'},
@@ -103,13 +101,13 @@ int cli_cmd_schedule(int argc, char **argv) {
     bool quiet = false;
     const char *outpath = "-";
     cli_opts o;
-    cli_opts_init(&o, "schedule", argc, argv, ":o:qh", longopts);
+    cli_opts_init(&o, d, "schedule", argc, argv, ":o:qh", longopts);
     int c;
     while ((c = cli_opts_next(&o)) != -1) {
         switch (c) {
         case 'O':
             if (!plan_order_parse(optarg, &alg))
-                return cli_usage_error("schedule",
+                return cli_usage_error(d, "schedule",
                                        "invalid value '%s' for --order: "
                                        "expected keep, lpmf, bfs, dfs, list, "
                                        "best or partitions",
@@ -119,7 +117,7 @@ int cli_cmd_schedule(int argc, char **argv) {
             char *end = NULL;
             unsigned long long v = strtoull(optarg, &end, 10);
             if (!*optarg || *end || optarg[0] == '-' || v == 0 || v > INT64_MAX)
-                return cli_usage_error("schedule",
+                return cli_usage_error(d, "schedule",
                                        "invalid value '%s' for --budget: "
                                        "expected a positive integer",
                                        optarg);
@@ -142,5 +140,5 @@ int cli_cmd_schedule(int argc, char **argv) {
     const char *path = cli_opts_operand(&o, "FILE.pw");
     if (!path)
         return 2;
-    return cli_schedule_run(path, alg, &so, quiet, outpath);
+    return cli_schedule_run(d, path, alg, &so, quiet, outpath);
 }

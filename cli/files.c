@@ -12,32 +12,33 @@
 #include <string.h>
 #include <sys/stat.h>
 
-bool cli_write_file_atomic(const char *path, const char *data, size_t len) {
-    return base_write_file_atomic(path, data, len);
+bool cli_write_file_atomic(const char *path, const char *data, size_t len,
+                           base_diag *d) {
+    return base_write_file_atomic(path, data, len, d);
 }
 
 /* Writes every file and commits them with the n_pre files already
  * opened (renamed first). */
 static bool cli_write_files_atomic(size_t n, char *const *paths,
                                    char *const *contents, const size_t *lens,
-                                   base_out **pre, size_t n_pre) {
+                                   base_out **pre, size_t n_pre, base_diag *d) {
     base_out **outs = base_xcalloc(n + n_pre + 1, sizeof *outs);
     for (size_t i = 0; i < n_pre; i++)
         outs[i] = pre[i];
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        base_out *o = base_out_open(paths[i]);
+        base_out *o = base_out_open(paths[i], d);
         outs[n_pre + i] = o;
         ok = o != NULL;
         if (ok && lens[i] &&
             fwrite(contents[i], 1, lens[i], base_out_stream(o)) != lens[i]) {
-            fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],
-                    strerror(errno));
+            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", paths[i],
+                          strerror(errno));
             ok = false;
         }
     }
     if (ok)
-        ok = base_out_commit_all(outs, n + n_pre);
+        ok = base_out_commit_all(outs, n + n_pre, d);
     else
         for (size_t i = 0; i < n + n_pre; i++)
             base_out_discard(outs[i]);
@@ -73,15 +74,16 @@ static bool cli_mkdirs(const char *dir) {
 }
 
 bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
-                     const char *input) {
-    return cli_write_files_with(outdir, files, n, input, NULL, 0);
+                     const char *input, base_diag *d) {
+    return cli_write_files_with(outdir, files, n, input, NULL, 0, d);
 }
 
 bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
-                          const char *input, base_out **pre, size_t n_pre) {
+                          const char *input, base_out **pre, size_t n_pre,
+                          base_diag *d) {
     if (!cli_mkdirs(outdir)) {
-        fprintf(stderr, "planwrap: error: cannot create directory %s: %s\n",
-                outdir, strerror(errno));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot create directory %s: %s",
+                      outdir, strerror(errno));
         return false;
     }
     /* Refuse before writing anything when a destination is a directory. */
@@ -92,17 +94,17 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
         base_sb_printf(&p, "%s/%s", outdir, files[i].name);
         paths[i] = base_sb_take(&p, NULL);
         if (input && cli_same_file(paths[i], input)) {
-            fprintf(stderr,
-                    "planwrap: error: output %s is the input %s: it would "
-                    "be overwritten (write the output elsewhere)\n",
-                    paths[i], input);
+            base_diag_msg(d, BASE_SEV_ERROR,
+                          "output %s is the input %s: it would be "
+                          "overwritten (write the output elsewhere)",
+                          paths[i], input);
             ok = false;
             break;
         }
         struct stat st;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "planwrap: error: cannot write %s: %s\n", paths[i],
-                    strerror(EISDIR));
+            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", paths[i],
+                          strerror(EISDIR));
             ok = false;
         }
     }
@@ -113,7 +115,7 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
             data[i] = (char *)files[i].data;
             lens[i] = files[i].len;
         }
-        ok = cli_write_files_atomic(n, paths, data, lens, pre, n_pre);
+        ok = cli_write_files_atomic(n, paths, data, lens, pre, n_pre, d);
         n_pre = 0; /* committed or discarded */
         free(data);
         free(lens);
@@ -126,7 +128,7 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
     return ok;
 }
 
-bool cli_write_program(const char *path, const ir_program *p) {
+bool cli_write_program(const char *path, const ir_program *p, base_diag *d) {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
@@ -135,7 +137,7 @@ bool cli_write_program(const char *path, const ir_program *p) {
     ir_print(mem, p);
     if (fclose(mem) != 0)
         base_oom();
-    bool ok = cli_write_file_atomic(path, buf, len);
+    bool ok = cli_write_file_atomic(path, buf, len, d);
     free(buf);
     return ok;
 }

@@ -86,14 +86,15 @@ static bool cli_parse_bytes(const char *s, uint64_t *out) {
     return false;
 }
 
-static int cli_bad_value(const char *name, const char *value,
+static int cli_bad_value(base_diag *d, const char *name, const char *value,
                          const char *expected) {
-    fprintf(stderr, "planwrap: error: invalid value '%s' for --%s: %s\n",
-            value ? value : "", name, expected);
+    base_diag_msg(d, BASE_SEV_ERROR, "invalid value '%s' for --%s: %s",
+                  value ? value : "", name, expected);
     return -1;
 }
 
-int cli_plan_option(plan_options *o, const char *name, const char *value) {
+int cli_plan_option(plan_options *o, const char *name, const char *value,
+                    base_diag *d) {
     if (strcmp(name, "verify") == 0) {
         o->verify = true;
         return 0;
@@ -103,10 +104,10 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         return 0;
     }
     if (!value)
-        return cli_bad_value(name, value, "a value is required");
+        return cli_bad_value(d, name, value, "a value is required");
     if (strcmp(name, "algo") == 0) {
         if (!plan_algo_parse(value, &o->algo))
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected naive, reuse, tree, bestfit, "
                                  "search or auto");
         return 0;
@@ -115,7 +116,7 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         uint64_t v;
         if (!cli_parse_u63(value, &v) || v == 0 || (v & (v - 1)) != 0 ||
             v > (UINT64_C(1) << 32))
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected a power of two between 1 and "
                                  "4294967296");
         o->align = v;
@@ -123,7 +124,7 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     }
     if (strcmp(name, "memory-pool") == 0) {
         if (!plan_memory_pool_parse(value, &o->memory_pool))
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected none, intermediates, outputs or "
                                  "combined");
         return 0;
@@ -136,14 +137,14 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         else if (strcmp(value, "share") == 0)
             o->streams = PLAN_STREAMS_SHARE;
         else
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected auto, isolate or share");
         return 0;
     }
     if (strcmp(name, "capacity") == 0) {
         uint64_t v;
         if (!cli_parse_bytes(value, &v) || v == 0)
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected a positive number of bytes "
                                  "(suffixes k/KiB, M/MiB, G/GiB: 64KiB)");
         o->search.capacity = v;
@@ -152,14 +153,14 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
     if (strcmp(name, "search-budget") == 0) {
         uint64_t v;
         if (!cli_parse_u63(value, &v) || v == 0)
-            return cli_bad_value(name, value, "expected a positive integer");
+            return cli_bad_value(d, name, value, "expected a positive integer");
         o->search.budget = v;
         return 0;
     }
     if (strcmp(name, "guard-bytes") == 0) {
         uint64_t v;
         if (!cli_parse_u63(value, &v) || v > 65536)
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected a number of bytes from 0 to 65536");
         o->guard_bytes = v;
         return 0;
@@ -170,19 +171,19 @@ int cli_plan_option(plan_options *o, const char *name, const char *value) {
         double v = strtod(value, &end);
         if (errno != 0 || end == value || *end != '\0' || !(v >= 0.0) ||
             v > 1e9)
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected a non-negative number of seconds");
         o->search.time_limit = v;
         return 0;
     }
     if (strcmp(name, "order") == 0) {
         if (!plan_order_parse(value, &o->order))
-            return cli_bad_value(name, value,
+            return cli_bad_value(d, name, value,
                                  "expected keep, lpmf, bfs, dfs, list, best "
                                  "or partitions");
         return 0;
     }
-    fprintf(stderr, "planwrap: error: unknown planning option --%s\n", name);
+    base_diag_msg(d, BASE_SEV_ERROR, "unknown planning option --%s", name);
     return -1;
 }
 

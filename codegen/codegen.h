@@ -71,14 +71,12 @@ void cg_keyset_free(cg_keyset *s);
  * a kernel called with different arities) and cg_check_target for
  * `target`.  NULL when `pl` is NULL, when an integer argument cannot be
  * passed exactly as a double, or when the CUDA graph partitions fail
- * (both reported to `d`).  `o` may be NULL (the
+ * (both reported to `d`, which must not be NULL).  `o` may be NULL (the
  * complete view).
  * The caller owns the result (json_decref).  Deterministic: IR order
  * only, never hash order. */
 json_t *cg_build_view_opts(const plan *pl, cg_target target,
                            const cg_view_options *o, base_diag *d);
-/* cg_build_view_opts(pl, target, NULL, NULL). */
-json_t *cg_build_view(const plan *pl, cg_target target);
 
 /* The streaming view (codegen/view.c): what `gen` renders.  The root and
  * its small sections are built at once; the statements, buffers and
@@ -126,27 +124,30 @@ typedef struct cg_file {
 /* Renders every built-in template of `target` against `view`, templates
  * in `tdir` (may be NULL) overriding built-ins of the same name, strict
  * and without escaping.  On success returns the *nfiles files (free with
- * cg_files_free).  On error prints "TEMPLATE:LINE:COL: error: ..." to
- * stderr and returns NULL with nothing to free. */
+ * cg_files_free).  On error reports "TEMPLATE:LINE:COL: error: ..." to d
+ * and returns NULL with nothing to free. */
 cg_file *cg_render_target(const cg_view *view, cg_target target,
-                          const char *tdir, size_t *nfiles);
+                          const char *tdir, size_t *nfiles, base_diag *d);
+/* Reports a template error to d: "SOURCE:LINE:COL: error: TEXT" (the
+ * form of mst_error_format), "planwrap: error: TEXT" without a source. */
+void cg_report_mst(base_diag *d, const mst_error *e);
 /* Frees files[0..nfiles) and the array.  NULL is a no-op. */
 void cg_files_free(cg_file *files, size_t nfiles);
 
-/* --templates TDIR: warns on stderr when TDIR has no TARGET/ folder, and
+/* --templates TDIR: warns (to d) when TDIR has no TARGET/ folder, and
  * for each TDIR/TARGET/NAME.mustache that matches no built-in template of
  * the target but is close to one (a typo such as model.C.mustache
  * overrides nothing; other names are taken for partials), listing the
  * valid names; in name order (codegen/gen.c). */
-void cg_warn_overrides(const char *tdir, const char *target);
+void cg_warn_overrides(const char *tdir, const char *target, base_diag *d);
 
-/* Warns on stderr, as "SOURCE:LINE:COL: warning: block 'B' is not a
+/* Warns (to d), as "SOURCE:LINE:COL: warning: block 'B' is not a
  * block of P, so it overrides nothing; did you mean 'C'? (P has the blocks
  * ...)", for each {{$B}} inside a {{<P}} of template t (compiled from
  * the user's file SOURCE) that P (loaded through l) does not declare.
  * In source order (codegen/gen_blocks.c). */
 void cg_warn_blocks(const mst_template *t, const char *source,
-                    const mst_loader *l);
+                    const mst_loader *l, base_diag *d);
 
 /* gen needs the model's outputs: a program without 'output' is an error
  * (false; `check` only warns). */
@@ -157,9 +158,10 @@ bool cg_gen_outputs_ok(const ir_program *p, base_diag *d);
 bool cg_has_weights(const ir_program *p);
 /* Writes MODEL_weights.c to `out`: the data= bytes of every const as
  * aligned static arrays, streamed from their files, and the default
- * consts instance, using the names of `view`.  False after printing
- * "planwrap: error: ..." (a data file that cannot be read). */
-bool cg_write_weights(const plan *pl, const json_t *view, FILE *out);
+ * consts instance, using the names of `view`.  False after reporting the
+ * error to d (a data file that cannot be read). */
+bool cg_write_weights(const plan *pl, const json_t *view, FILE *out,
+                      base_diag *d);
 
 /* Shared pools across models (codegen/shared.c, docs/firmware.md): one
  * static pool per pool name (device, space, ...) of the models, sized and
@@ -169,7 +171,8 @@ bool cg_write_weights(const plan *pl, const json_t *view, FILE *out);
  * them (c/shared.h, c/shared.c) like cg_render_target. */
 #define CG_SHARED_NAME "planwrap_shared"
 json_t *cg_shared_view(json_t *const *views, size_t n);
-cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles);
+cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles,
+                          base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Pictures and comparisons (codegen/compare_out.c, codegen/picture*.c;
@@ -177,10 +180,10 @@ cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles);
 
 /* `plan --compare`: what other allocators need, per pool, as summary
  * lines or as a "compare" object added to each pool of a plan-json root.
- * False after printing an error (out of memory, or an internal error: a
- * simulated plan that does not verify). */
-bool cg_compare_summary(FILE *f, const plan *pl);
-bool cg_compare_json(json_t *root, const plan *pl);
+ * False after reporting an error to d (out of memory while comparing, or
+ * an internal error: a simulated plan that does not verify). */
+bool cg_compare_summary(FILE *f, const plan *pl, base_diag *d);
+bool cg_compare_json(json_t *root, const plan *pl, base_diag *d);
 
 /* The inspection texts of plan events (codegen/event_text.c), shared by
  * the comments of generated code and `plan --emit lines`; allocated in

@@ -10,20 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Runs the comparison of every pool; NULL after printing an error. */
-static plan_compare *cg_compare_all(const plan *pl) {
-    plan_compare *c = calloc((size_t)pl->npools + 1, sizeof *c);
-    if (!c) {
-        fprintf(stderr, "planwrap: error: out of memory\n");
-        return NULL;
-    }
+/* Runs the comparison of every pool; NULL after reporting an error. */
+static plan_compare *cg_compare_all(const plan *pl, base_diag *d) {
+    plan_compare *c = base_xcalloc((size_t)pl->npools + 1, sizeof *c);
     for (uint32_t i = 0; i < pl->npools; i++) {
         char err[512] = "";
         int rc = plan_compare_pool(pl, i, &c[i], err, sizeof err);
         if (rc != 0) {
-            fprintf(stderr, "planwrap: error: %s%s\n",
-                    rc == -2 ? "internal error: " : "",
-                    rc == -2 ? err : "out of memory while comparing");
+            base_diag_msg(d, BASE_SEV_ERROR, "%s%s",
+                          rc == -2 ? "internal error: " : "",
+                          rc == -2 ? err : "out of memory while comparing");
             free(c);
             return NULL;
         }
@@ -61,8 +57,8 @@ static void cg_compare_pool_text(FILE *f, const char *name,
                                                   : "same");
 }
 
-bool cg_compare_summary(FILE *f, const plan *pl) {
-    plan_compare *c = cg_compare_all(pl);
+bool cg_compare_summary(FILE *f, const plan *pl, base_diag *d) {
+    plan_compare *c = cg_compare_all(pl, d);
     if (!c)
         return false;
     for (uint32_t i = 0; i < pl->npools; i++)
@@ -104,9 +100,9 @@ static json_t *cg_compare_pool_json(const plan_compare *c) {
     return o;
 }
 
-bool cg_compare_json(json_t *root, const plan *pl) {
+bool cg_compare_json(json_t *root, const plan *pl, base_diag *d) {
     json_t *pools = json_object_get(root, "pools");
-    plan_compare *c = cg_compare_all(pl);
+    plan_compare *c = cg_compare_all(pl, d);
     if (!c)
         return false;
     for (uint32_t i = 0; i < pl->npools; i++)

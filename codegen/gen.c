@@ -87,11 +87,19 @@ typedef struct cg_data {
     size_t nlazy;
 } cg_data;
 
+void cg_report_mst(base_diag *d, const mst_error *e) {
+    if (e->source[0])
+        base_diag_report_in(d, BASE_SEV_ERROR, e->source, e->line, e->col, "%s",
+                            e->text);
+    else
+        base_diag_msg(d, BASE_SEV_ERROR, "%s", e->text);
+}
+
 /* Loads and compiles template `tf` and renders it against `view` into
- * *out (named after `model`).  False after printing the error. */
+ * *out (named after `model`).  False after reporting the error to d. */
 static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
                           const char *model, const char *tdir,
-                          mst_loader *loader, cg_file *out) {
+                          mst_loader *loader, cg_file *out, base_diag *d) {
     size_t tlen = 0;
     char *text = loader->load(loader->ctx, tf->template_name, &tlen);
     if (!text) {
@@ -100,14 +108,13 @@ static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
         char why[1024];
         if (errno != 0 && tdir &&
             mst_dir_unreadable(tdir, tf->template_name, why, sizeof why))
-            fprintf(stderr, "planwrap: error: %s\n", why);
+            base_diag_msg(d, BASE_SEV_ERROR, "%s", why);
         else
-            fprintf(stderr, "planwrap: error: template '%s' not found\n",
-                    tf->template_name);
+            base_diag_msg(d, BASE_SEV_ERROR, "template '%s' not found",
+                          tf->template_name);
         return false;
     }
     mst_error err;
-    char msg[1024];
     /* a user's file is named by its path in messages, not by the name of
      * the built-in it replaces */
     char *src = mst_dir_source(tdir, tf->template_name);
@@ -116,11 +123,11 @@ static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
     free(text);
     if (!t) {
         free(src);
-        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        cg_report_mst(d, &err);
         return false;
     }
     if (src)
-        cg_warn_blocks(t, src, loader);
+        cg_warn_blocks(t, src, loader, d);
     free(src);
     mst_options opts = {.no_escape = true,
                         .strict = true,
@@ -131,7 +138,7 @@ static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
     bool ok = mst_render(t, view->root, loader, &opts, &data, &len, &err) == 0;
     mst_template_free(t);
     if (!ok) {
-        fprintf(stderr, "%s\n", mst_error_format(&err, msg, sizeof msg));
+        cg_report_mst(d, &err);
         return false;
     }
     base_sb name = {0};
@@ -144,7 +151,7 @@ static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
 }
 
 cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
-                          size_t *nfiles) {
+                          size_t *nfiles, base_diag *d) {
     const cg_tfile *files;
     size_t n;
     switch (target) {
@@ -168,7 +175,8 @@ cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
     cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
     for (size_t i = 0; i < n; i++)
-        if (!cg_render_one(&view, &files[i], model, tdir, &loader, &out[i])) {
+        if (!cg_render_one(&view, &files[i], model, tdir, &loader, &out[i],
+                           d)) {
             cg_files_free(out, n);
             return NULL;
         }
@@ -200,16 +208,16 @@ static void cg_builtin_list(const char *target, char *buf, size_t size) {
     }
 }
 
-void cg_warn_overrides(const char *tdir, const char *target) {
+void cg_warn_overrides(const char *tdir, const char *target, base_diag *d) {
     char list[256], path[4096];
     cg_builtin_list(target, list, sizeof list);
     snprintf(path, sizeof path, "%s/%s", tdir, target);
     DIR *dir = opendir(path);
     if (!dir) {
-        fprintf(stderr,
-                "planwrap: warning: --templates %s has no %s/ folder: no "
-                "built-in template is overridden (the %s templates are %s)\n",
-                tdir, target, target, list);
+        base_diag_msg(d, BASE_SEV_WARNING,
+                      "--templates %s has no %s/ folder: no built-in template "
+                      "is overridden (the %s templates are %s)",
+                      tdir, target, target, list);
         return;
     }
     char **names = NULL;
@@ -245,11 +253,11 @@ void cg_warn_overrides(const char *tdir, const char *target) {
                        ? SIZE_MAX
                        : base_closest(bname, strlen(bname), bnames, nb);
         if (k != SIZE_MAX)
-            fprintf(stderr,
-                    "planwrap: warning: %s/%s matches no built-in template, "
-                    "so it overrides nothing; did you mean %s.mustache? (the "
-                    "%s templates are %s)\n",
-                    path, names[i], bnames[k], target, list);
+            base_diag_msg(d, BASE_SEV_WARNING,
+                          "%s/%s matches no built-in template, so it "
+                          "overrides nothing; did you mean %s.mustache? (the "
+                          "%s templates are %s)",
+                          path, names[i], bnames[k], target, list);
         free(names[i]);
     }
     free(names);
@@ -260,14 +268,15 @@ static const cg_tfile cg_shared_files[] = {
     {"c/shared.c", ".c"},
 };
 
-cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles) {
+cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles,
+                          base_diag *d) {
     size_t n = sizeof cg_shared_files / sizeof cg_shared_files[0];
     cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
     cg_data data = {view, NULL, 0};
     for (size_t i = 0; i < n; i++)
         if (!cg_render_one(&data, &cg_shared_files[i], CG_SHARED_NAME, tdir,
-                           &loader, &out[i])) {
+                           &loader, &out[i], d)) {
             cg_files_free(out, n);
             return NULL;
         }

@@ -36,22 +36,15 @@ static void gb_add(void *ctx, const char *name, size_t len, const char *parent,
     l->b[l->n++] = (gb_block){name, parent, len, plen, line, col};
 }
 
-static char *gb_strndup(const char *s, size_t n) {
-    char *p = base_xcalloc(n + 1, 1);
-    memcpy(p, s, n);
-    return p;
-}
-
 static int gb_cmp(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The block names of template `parent` (every {{$NAME}} in it), sorted
- * and distinct, as NUL-terminated strings in *names (the caller frees each
- * and the array); false when it cannot be loaded or compiled (rendering
- * reports that). */
+ * and distinct, as NUL-terminated strings in *names (all in arena `a`);
+ * false when it cannot be loaded or compiled (rendering reports that). */
 static bool gb_parent_blocks(const mst_loader *l, const char *parent,
-                             char ***names, size_t *n) {
+                             base_arena *a, char ***names, size_t *n) {
     size_t len = 0;
     char *text = l->load(l->ctx, parent, &len);
     if (!text)
@@ -63,18 +56,15 @@ static bool gb_parent_blocks(const mst_loader *l, const char *parent,
         return false;
     gb_list bl = {0};
     mst_template_blocks(t, gb_add, &bl);
-    char **v = base_xcalloc(bl.n + 1, sizeof *v);
+    char **v = base_arena_array(a, bl.n + 1, sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < bl.n; i++)
-        v[k++] = gb_strndup(bl.b[i].name, bl.b[i].len);
+        v[k++] = base_arena_strndup(a, bl.b[i].name, bl.b[i].len);
     qsort(v, k, sizeof *v, gb_cmp);
     size_t m = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (m && strcmp(v[m - 1], v[i]) == 0)
-            free(v[i]);
-        else
+    for (size_t i = 0; i < k; i++)
+        if (!m || strcmp(v[m - 1], v[i]) != 0)
             v[m++] = v[i];
-    }
     free(bl.b);
     mst_template_free(t);
     *names = v;
@@ -82,46 +72,44 @@ static bool gb_parent_blocks(const mst_loader *l, const char *parent,
     return true;
 }
 
-/* Warns about the overrides of t (compiled from `source`) inside parent
- * `parent` (the blocks b[0..nb) that name it). */
+/* Warns (to d) about the overrides of t (compiled from `source`) inside
+ * parent `parent` (the blocks of bl that name it); strings in arena a. */
 static void gb_check_parent(const mst_loader *l, const char *source,
-                            const char *parent, const gb_block *b, size_t nb) {
+                            const char *parent, const gb_list *bl,
+                            base_arena *a, base_diag *d) {
     char **names = NULL;
     size_t n = 0;
-    if (!gb_parent_blocks(l, parent, &names, &n))
+    if (!gb_parent_blocks(l, parent, a, &names, &n))
         return;
     base_sb list = {0};
     for (size_t i = 0; i < n; i++)
         base_sb_printf(&list, "%s%s", i ? ", " : "", names[i]);
-    for (size_t i = 0; i < nb; i++) {
-        if (b[i].plen != strlen(parent) ||
-            memcmp(b[i].parent, parent, b[i].plen) != 0)
+    for (size_t i = 0; i < bl->n; i++) {
+        const gb_block *b = &bl->b[i];
+        if (b->plen != strlen(parent) || memcmp(b->parent, parent, b->plen))
             continue;
-        char *name = gb_strndup(b[i].name, b[i].len);
+        char *name = base_arena_strndup(a, b->name, b->len);
         const char *const *cands = (const char *const *)names;
         bool known = bsearch(&name, names, n, sizeof *names, gb_cmp) != NULL;
-        size_t k = known ? SIZE_MAX : base_closest(name, b[i].len, cands, n);
+        size_t k = known ? SIZE_MAX : base_closest(name, b->len, cands, n);
         if (!known)
-            fprintf(stderr,
-                    "%s:%u:%u: warning: block '%s' is not a block of %s, so "
-                    "it overrides nothing%s%s%s (%s%s%s)\n",
-                    source, (unsigned)b[i].line, (unsigned)b[i].col, name,
-                    parent, k != SIZE_MAX ? "; did you mean '" : "",
-                    k != SIZE_MAX ? names[k] : "", k != SIZE_MAX ? "'?" : "",
-                    parent, n ? " has the blocks " : " has no blocks",
-                    base_sb_str(&list));
-        free(name);
+            base_diag_report_in(
+                d, BASE_SEV_WARNING, source, b->line, b->col,
+                "block '%s' is not a block of %s, so it overrides "
+                "nothing%s%s%s (%s%s%s)",
+                name, parent, k != SIZE_MAX ? "; did you mean '" : "",
+                k != SIZE_MAX ? names[k] : "", k != SIZE_MAX ? "'?" : "",
+                parent, n ? " has the blocks " : " has no blocks",
+                base_sb_str(&list));
     }
     base_sb_free(&list);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
 }
 
 void cg_warn_blocks(const mst_template *t, const char *source,
-                    const mst_loader *l) {
+                    const mst_loader *l, base_diag *d) {
     gb_list bl = {0};
     mst_template_blocks(t, gb_add, &bl);
+    base_arena *a = base_arena_new();
     for (size_t i = 0; i < bl.n; i++) {
         if (!bl.b[i].parent)
             continue;
@@ -129,11 +117,11 @@ void cg_warn_blocks(const mst_template *t, const char *source,
         for (size_t j = 0; j < i && !seen; j++)
             seen = bl.b[j].parent && bl.b[j].plen == bl.b[i].plen &&
                    memcmp(bl.b[j].parent, bl.b[i].parent, bl.b[i].plen) == 0;
-        if (seen)
-            continue;
-        char *parent = gb_strndup(bl.b[i].parent, bl.b[i].plen);
-        gb_check_parent(l, source, parent, bl.b, bl.n);
-        free(parent);
+        if (!seen)
+            gb_check_parent(l, source,
+                            base_arena_strndup(a, bl.b[i].parent, bl.b[i].plen),
+                            &bl, a, d);
     }
+    base_arena_free(a);
     free(bl.b);
 }

@@ -24,9 +24,7 @@ static void pic_add_kernel(pic_kernels *k, const char *name) {
 
 /* The kernels that touch each storage, from the calls in IR order. */
 static pic_kernels *pic_find_kernels(const plan *pl) {
-    pic_kernels *k = calloc((size_t)pl->nstorages + 1, sizeof *k);
-    if (!k)
-        return NULL;
+    pic_kernels *k = base_xcalloc((size_t)pl->nstorages + 1, sizeof *k);
     const ir_program *p = pl->prog;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
@@ -192,12 +190,9 @@ bool cg_picture_emit(base_arena *a, const plan *pl, const char *algos,
             return false;
     }
     pic_kernels *kern = pic_find_kernels(pl);
-    FILE *f = kern ? open_memstream(out, outlen) : NULL;
-    if (!f) {
-        free(kern);
-        fprintf(stderr, "planwrap: error: out of memory\n");
-        return false;
-    }
+    FILE *f = open_memstream(out, outlen);
+    if (!f)
+        base_oom();
     pic_set ps = {plans, labels, n, kern};
     if (html)
         pic_html(f, &ps);

@@ -263,7 +263,3 @@ json_t *cg_build_view_opts(const plan *pl, cg_target target,
     cg_view_free(cv);
     return root;
 }
-
-json_t *cg_build_view(const plan *pl, cg_target target) {
-    return cg_build_view_opts(pl, target, NULL, NULL);
-}

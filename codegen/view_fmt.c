@@ -20,15 +20,7 @@ void cg_verror(vw *v, ir_loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     v->errors++;
-    if (v->d) {
-        base_diag_vreport(v->d, BASE_SEV_ERROR, loc.line, loc.col, fmt, ap);
-    } else {
-        fprintf(stderr, "%s:%" PRIu32 ":%" PRIu32 ": error: ",
-                v->prog->filename ? v->prog->filename : "<input>", loc.line,
-                loc.col);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-    }
+    base_diag_vreport(v->d, BASE_SEV_ERROR, loc.line, loc.col, fmt, ap);
     va_end(ap);
 }
 

@@ -34,11 +34,11 @@ static const char *cg_jstr(const json_t *o, const char *key) {
 
 /* Streams `n` bytes at `at` of `path` as C initialisers. */
 static bool cg_stream_bytes(FILE *out, const char *path, uint64_t at,
-                            uint64_t n, const char *shown) {
+                            uint64_t n, const char *shown, base_diag *d) {
     FILE *in = fopen(path, "rb");
     if (!in) {
-        fprintf(stderr, "planwrap: error: cannot read data file %s: %s\n",
-                shown, strerror(errno));
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot read data file %s: %s", shown,
+                      strerror(errno));
         return false;
     }
     bool ok = fseeko(in, (off_t)at, SEEK_SET) == 0;
@@ -52,10 +52,10 @@ static bool cg_stream_bytes(FILE *out, const char *path, uint64_t at,
         ok = got == want;
     }
     if (!ok)
-        fprintf(stderr,
-                "planwrap: error: data file %s has fewer bytes than the IR "
-                "said (it changed after the check?)\n",
-                shown);
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "data file %s has fewer bytes than the IR said (it "
+                      "changed after the check?)",
+                      shown);
     fclose(in);
     return ok;
 }
@@ -101,8 +101,9 @@ static void cg_weights_head(FILE *out, const char *M, const char *header) {
         header, M, M, M, M);
 }
 
-/* Writes the file to `out`; false after an error message. */
-static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view) {
+/* Writes the file to `out`; false after reporting an error to d. */
+static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view,
+                            base_diag *d) {
     const ir_program *p = pl->prog;
     const char *M = cg_jstr(view, "model");
     const json_t *names = json_object_get(view, "names");
@@ -126,7 +127,7 @@ static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view) {
         if (v->bytes == 0)
             fputs("0", out);
         else if (!cg_stream_bytes(out, v->data_path, v->data_at, v->bytes,
-                                  st->fw->data))
+                                  st->fw->data, d))
             return false;
         fputs("\n};\n", out);
     }
@@ -148,6 +149,7 @@ static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view) {
     return true;
 }
 
-bool cg_write_weights(const plan *pl, const json_t *view, FILE *out) {
-    return cg_weights_body(out, pl, view);
+bool cg_write_weights(const plan *pl, const json_t *view, FILE *out,
+                      base_diag *d) {
+    return cg_weights_body(out, pl, view, d);
 }

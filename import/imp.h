@@ -128,11 +128,13 @@ typedef struct imp_ctx {
 /* --- arena and errors (import.c) --- */
 void *imp_alloc(imp_ctx *c, size_t n); /* zeroed; never NULL */
 char *imp_strdup(imp_ctx *c, const char *s);
-/* Ends the import: "FILE: error: node 'N' (Op): MSG" while a node is
- * being processed (c->cur >= 0), else "FILE: error: MSG". */
+/* Ends the import with the message "node 'N' (Op): MSG" while a node is
+ * being processed (c->cur >= 0), else "MSG" (the CLI prints it after
+ * "FILE: error: "). */
 _Noreturn void imp_fail(imp_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* An importer bug: prints FILE:LINE and the message, then aborts. */
+/* An importer bug: prints FILE:LINE and the message, then aborts
+ * (base_vbug). */
 #define IMP_BUG(...) imp_bug(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void imp_bug(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -72,11 +72,7 @@ const char *imp_printable(imp_ctx *c, const char *s) {
 void imp_bug(const char *file, int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "planwrap: internal error at %s:%d: ", file, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    abort();
+    base_vbug(file, line, fmt, ap);
 }
 
 void imp_fail(imp_ctx *c, const char *fmt, ...) {
@@ -85,7 +81,6 @@ void imp_fail(imp_ctx *c, const char *fmt, ...) {
     char *msg = imp_vasprintf(fmt, ap);
     va_end(ap);
     imp_buf b = {0};
-    imp_printf(&b, "%s: error: ", c->file);
     if (c->cur >= 0) {
         const imp_node *n = &c->nodes[c->cur];
         imp_printf(&b, "node '%s' (%s): ", imp_printable(c, n->name),

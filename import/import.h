@@ -59,8 +59,10 @@ bool imp_parse_binding(char *arg, imp_binding *b, char **err);
  * messages; its basename, sanitised, is the IR model name).  On success
  * returns the IR text (malloc'd, NUL-terminated, length in *out_len) and
  * sets *err to NULL.  On any error returns NULL and sets *err to a
- * malloc'd message "FILE: error: ..." (no trailing newline); every error
- * path frees what it allocated.  Reads no other file, except the external
+ * malloc'd message, one line without a trailing newline ("node 'N' (Op):
+ * ..." while a node is being imported), that the caller reports as
+ * "FILE: error: MESSAGE" (base_diag_report_in); every error path frees
+ * what it allocated.  Reads no other file, except the external
  * data of initializers when o->weights is set. */
 char *imp_import(const char *file, const uint8_t *data, size_t len,
                  const imp_options *o, size_t *out_len, char **err);

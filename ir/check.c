@@ -483,7 +483,7 @@ ir_program *ir_load(base_arena *a, const char *path, base_diag *d) {
     char *copy = ir_read_into_arena(a, path, &len);
     if (!copy) {
         char *text;
-        if (!ir_read_file(path, &text, &len, stderr))
+        if (!ir_read_file(path, &text, &len, d))
             return NULL;
         copy = base_arena_alloc(a, len + 1);
         memcpy(copy, text, len);

@@ -20,9 +20,9 @@
 #include <stdio.h>
 
 /* Reads a whole file ("-" = standard input) into a malloc'ed buffer with a
- * NUL appended (not counted in *len).  On failure prints
- * "planwrap: error: cannot read PATH: REASON" to `err` and returns false. */
-bool ir_read_file(const char *path, char **text, size_t *len, FILE *err);
+ * NUL appended (not counted in *len).  On failure reports "cannot read
+ * PATH: REASON" to d (base_diag_msg) and returns false. */
+bool ir_read_file(const char *path, char **text, size_t *len, base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Data model. */

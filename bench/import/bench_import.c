@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
         char *text = imp_import(argv[1], data, (size_t)n, &o, &len, &err);
         double t = now() - t0;
         if (!text) {
-            fprintf(stderr, "%s\n", err);
+            fprintf(stderr, "%s: error: %s\n", argv[1], err);
             return 1;
         }
         best = t < best ? t : best;

@@ -32,15 +32,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: bench_ir FILE\n");
         return 2;
     }
+    base_diag *d = base_diag_new(stderr, 0);
     double t0 = now();
     char *text;
     size_t len;
-    if (!ir_read_file(argv[1], &text, &len, stderr))
+    if (!ir_read_file(argv[1], &text, &len, d))
         return 1;
     double t1 = now();
     double c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     base_arena *a = base_arena_new();
-    base_diag *d = base_diag_new(stderr, 0);
     base_diag_set_source(d, argv[1], text, len);
     ir_program *p = ir_parse(a, argv[1], text, len, d);
     double t2 = now();

@@ -44,10 +44,12 @@ static int run_csv(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         char *text;
         size_t len;
-        if (!ir_read_file(argv[i], &text, &len, stderr))
-            return 1;
-        base_arena *a = base_arena_new();
         base_diag *d = base_diag_new(stderr, 0);
+        if (!ir_read_file(argv[i], &text, &len, d)) {
+            base_diag_free(d);
+            return 1;
+        }
+        base_arena *a = base_arena_new();
         plan_problem pb;
         if (!plan_read_csv(a, argv[i], text, len, &pb, d)) {
             free(text);

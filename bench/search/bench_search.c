@@ -60,10 +60,12 @@ static int one_k(const char *path, run_kind k, int reps,
                  plan_search_stats *st) {
     size_t len = 0;
     char *text;
-    if (!ir_read_file(path, &text, &len, stderr))
-        return 1;
-    base_arena *a = base_arena_new();
     base_diag *d = base_diag_new(stderr, 10);
+    if (!ir_read_file(path, &text, &len, d)) {
+        base_diag_free(d);
+        return 1;
+    }
+    base_arena *a = base_arena_new();
     plan_problem pb;
     int rc = 1;
     if (plan_read_csv(a, path, text, len, &pb, d)) {

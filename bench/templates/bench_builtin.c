@@ -77,7 +77,8 @@ int main(int argc, char **argv) {
         for (int r = 0; r < runs && status == 0; r++) {
             size_t nfiles = 0;
             double t0 = now(), w0 = wall();
-            cg_file *files = cg_render_target(view, CG_TARGET_C, NULL, &nfiles);
+            cg_file *files =
+                cg_render_target(view, CG_TARGET_C, NULL, &nfiles, d);
             if (!files) {
                 status = 1;
                 break;

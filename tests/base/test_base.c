@@ -122,6 +122,71 @@ static void diag_limit(void **state) {
     free(buf);
 }
 
+/* The reports with no place in the source (base_diag_msg), in another
+ * file (base_diag_report_in) and the hint line: exact text, counted with
+ * the located reports, under the same limit. */
+static void diag_msg(void **state) {
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    assert_non_null(mem);
+    base_diag *d = base_diag_new(mem, 3);
+    base_diag_set_source(d, "f.pw", "abc\n", 4);
+    base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", "o.c", "EIO");
+    base_diag_hint(d, "Run 'planwrap %s --help' for usage.", "fmt");
+    base_diag_msg(d, BASE_SEV_WARNING, "w%d", 1);
+    base_diag_report_in(d, BASE_SEV_ERROR, "t.mustache", 3, 7, "bad tag");
+    base_diag_report_in(d, BASE_SEV_NOTE, "t.mustache", 0, 0, "see %s", "x");
+    base_diag_report(d, BASE_SEV_ERROR, 1, 2, "located");
+    base_diag_msg(d, BASE_SEV_ERROR, "fourth"); /* over the limit */
+    base_diag_hint(d, "hint of the fourth");    /* not printed either */
+    base_diag_report_in(d, BASE_SEV_ERROR, "t", 1, 1, "fifth");
+    base_diag_msg(d, BASE_SEV_WARNING, "late"); /* after the limit */
+    assert_int_equal(base_diag_errors(d), 5);
+    assert_int_equal(base_diag_warnings(d), 2);
+    base_diag_free(d);
+    fclose(mem);
+    assert_string_equal(buf, "planwrap: error: cannot write o.c: EIO\n"
+                             "Run 'planwrap fmt --help' for usage.\n"
+                             "planwrap: warning: w1\n"
+                             "t.mustache:3:7: error: bad tag\n"
+                             "t.mustache: note: see x\n"
+                             "f.pw:1:2: error: located\n"
+                             "abc\n"
+                             " ^\n"
+                             "planwrap: error: too many errors (limit 3), "
+                             "stopping\n");
+    free(buf);
+}
+
+/* A sink without a stream counts and prints nothing; the limit can be
+ * changed after the sink is made (check --max-errors). */
+static void diag_quiet_and_limit(void **state) {
+    (void)state;
+    base_diag *q = base_diag_new(NULL, 1);
+    base_diag_msg(q, BASE_SEV_ERROR, "a");
+    base_diag_msg(q, BASE_SEV_ERROR, "b");
+    base_diag_hint(q, "c");
+    assert_int_equal(base_diag_errors(q), 2);
+    base_diag_free(q);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    assert_non_null(mem);
+    base_diag *d = base_diag_new(mem, 0);
+    base_diag_set_max_errors(d, 1);
+    base_diag_msg(d, BASE_SEV_ERROR, "one");
+    base_diag_msg(d, BASE_SEV_ERROR, "two");
+    base_diag_set_max_errors(d, 0); /* the default */
+    base_diag_free(d);
+    fclose(mem);
+    assert_string_equal(buf, "planwrap: error: one\n"
+                             "planwrap: error: too many errors (limit 1), "
+                             "stopping\n");
+    free(buf);
+}
+
 static void fprint_ratio(void **state) {
     (void)state;
     char *buf = NULL;
@@ -167,9 +232,14 @@ static void out_atomic(void **state) {
     assert_non_null(mkdtemp(dir));
     snprintf(a, sizeof a, "%s/a", dir);
     snprintf(b, sizeof b, "%s/b", dir);
-    assert_true(base_write_file_atomic(a, "old", 3));
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *mem = open_memstream(&msgs, &mlen);
+    assert_non_null(mem);
+    base_diag *d = base_diag_new(mem, 0);
+    assert_true(base_write_file_atomic(a, "old", 3, d));
     /* written, not committed: the old content stays, beside a temp */
-    base_out *o[2] = {base_out_open(a), base_out_open(b)};
+    base_out *o[2] = {base_out_open(a, d), base_out_open(b, d)};
     assert_non_null(o[0]);
     assert_non_null(o[1]);
     fputs("new a", base_out_stream(o[0]));
@@ -178,7 +248,7 @@ static void out_atomic(void **state) {
     assert_string_equal(t, "old");
     free(t);
     assert_int_equal(count_files(dir), 3);
-    assert_true(base_out_commit_all(o, 2));
+    assert_true(base_out_commit_all(o, 2, d));
     t = slurp(dir, "a");
     assert_string_equal(t, "new a");
     free(t);
@@ -186,19 +256,29 @@ static void out_atomic(void **state) {
     assert_string_equal(t, "new b");
     free(t);
     /* discarded: nothing changes, no temporary file left */
-    o[0] = base_out_open(a);
+    o[0] = base_out_open(a, d);
     fputs("lost", base_out_stream(o[0]));
     base_out_discard(o[0]);
     t = slurp(dir, "a");
     assert_string_equal(t, "new a");
     free(t);
     assert_int_equal(count_files(dir), 2);
-    /* a directory and a missing folder are refused at open */
-    FILE *devnull = freopen("/dev/null", "w", stderr);
-    assert_non_null(devnull);
-    assert_null(base_out_open(dir));
+    /* a directory and a missing folder are refused at open, each with
+     * one report */
+    assert_int_equal(base_diag_errors(d), 0);
+    assert_null(base_out_open(dir, d));
     snprintf(a, sizeof a, "%s/none/x", dir);
-    assert_null(base_out_open(a));
+    assert_null(base_out_open(a, d));
+    assert_int_equal(base_diag_errors(d), 2);
+    base_diag_free(d);
+    fclose(mem);
+    char want[1400];
+    snprintf(want, sizeof want,
+             "planwrap: error: cannot write %s: Is a directory\n"
+             "planwrap: error: cannot write %s: No such file or directory\n",
+             dir, a);
+    assert_string_equal(msgs, want);
+    free(msgs);
     snprintf(a, sizeof a, "%s/a", dir);
     unlink(a);
     snprintf(b, sizeof b, "%s/b", dir);
@@ -213,6 +293,8 @@ int main(void) {
         cmocka_unit_test(read_file_errors),
         cmocka_unit_test(search_and_compare),
         cmocka_unit_test(diag_limit),
+        cmocka_unit_test(diag_msg),
+        cmocka_unit_test(diag_quiet_and_limit),
         cmocka_unit_test(fprint_ratio),
         cmocka_unit_test(out_atomic),
     };

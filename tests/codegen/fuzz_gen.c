@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!view)
                 abort(); /* a checked program has a view */
             size_t n = 0;
-            cg_file *files = cg_render_target(view, target, NULL, &n);
+            cg_file *files = cg_render_target(view, target, NULL, &n, d);
             if (!files)
                 abort(); /* a valid view must render */
             cg_files_free(files, n);

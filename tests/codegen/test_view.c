@@ -579,8 +579,8 @@ static void test_keep(void **state) {
             size_t nf = 0, np = 0;
             cg_view *vf = cg_view_new(pl, target, &all, d);
             cg_view *vp = cg_view_new(pl, target, &some, d);
-            cg_file *ff = cg_render_target(vf, target, NULL, &nf);
-            cg_file *fp = cg_render_target(vp, target, NULL, &np);
+            cg_file *ff = cg_render_target(vf, target, NULL, &nf, d);
+            cg_file *fp = cg_render_target(vp, target, NULL, &np, d);
             expect_written(vf, full);
             expect_written(vp, part);
             cg_view_free(vf);

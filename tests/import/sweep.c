@@ -160,7 +160,8 @@ static int one_model(const char *dir, bool verbose) {
             if (strstr(err, refusals[i]))
                 r = 1;
         if (r == 2 || verbose)
-            fprintf(stderr, "%s%s\n", r == 2 ? "UNEXPECTED: " : "", err);
+            fprintf(stderr, "%s%s: error: %s\n", r == 2 ? "UNEXPECTED: " : "",
+                    path, err);
     } else if (verify(dir, text, tlen)) {
         r = 2;
     }

@@ -1163,8 +1163,11 @@ static void test_read_file_errors(void **state) {
     char *out = NULL, *text = NULL;
     size_t len = 0, tlen = 0;
     FILE *mem = open_memstream(&out, &len);
-    assert_false(ir_read_file("/nonexistent/x.pw", &text, &tlen, mem));
-    assert_false(ir_read_file("/", &text, &tlen, mem));
+    base_diag *d = base_diag_new(mem, 0);
+    assert_false(ir_read_file("/nonexistent/x.pw", &text, &tlen, d));
+    assert_false(ir_read_file("/", &text, &tlen, d));
+    assert_int_equal(base_diag_errors(d), 2);
+    base_diag_free(d);
     fclose(mem);
     assert_string_equal(out, "planwrap: error: cannot read /nonexistent/x.pw: "
                              "No such file or directory\n"

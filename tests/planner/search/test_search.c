@@ -390,8 +390,8 @@ static void read_instance(base_arena *a, const char *name, plan_problem *pb) {
              name);
     char *text;
     size_t len;
-    assert_true(ir_read_file(path, &text, &len, stderr));
     base_diag *d = base_diag_new(stderr, 10);
+    assert_true(ir_read_file(path, &text, &len, d));
     assert_true(plan_read_csv(a, path, text, len, pb, d));
     base_diag_free(d);
     free(text);
