@@ -1,8 +1,9 @@
 /*
  * cli/cmd_check.c - `planwrap check [--max-errors N] [--target T
- * [--cuda-graphs]] FILE`: parse and check an IR file (and, with --target,
- * the target's limits; with --cuda-graphs, those of CUDA graph capture),
- * print its diagnostics to stderr.  Exit 0 when there is
+ * [--cuda-graphs] [--shared-pools]] FILE`: parse and check an IR file
+ * (and, with --target, the target's limits; with --cuda-graphs, those of
+ * CUDA graph capture; with --shared-pools, those of pools shared between
+ * models), print its diagnostics to stderr.  Exit 0 when there is
  * no error (warnings allowed), 1 on invalid input, 2 on bad usage.
  */
 #include "cli/cli.h"
@@ -26,6 +27,8 @@ static void cli_check_usage(FILE *out) {
             "                  cuda), as `gen --target T` does\n"
             "  --cuda-graphs   with --target cuda: also check what\n"
             "                  `gen --cuda-graphs` needs (one stream)\n"
+            "  --shared-pools  also check what `gen --shared-pools` needs\n"
+            "                  (target c, no state)\n"
             "  -h, --help      show this help\n",
             BASE_DIAG_DEFAULT_MAX_ERRORS);
 }
@@ -54,11 +57,12 @@ int cli_cmd_check(base_diag *d, int argc, char **argv) {
         {"max-errors", required_argument, NULL, 'm'},
         {"target", required_argument, NULL, 't'},
         {"cuda-graphs", no_argument, NULL, 'G'},
+        {"shared-pools", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     unsigned max_errors = BASE_DIAG_DEFAULT_MAX_ERRORS;
     const char *target_name = NULL;
-    bool cuda_graphs = false;
+    cg_check_opts co = {false, false};
     cli_opts o;
     cli_opts_init(&o, d, "check", argc, argv, ":ht:", longopts);
     int c;
@@ -79,7 +83,10 @@ int cli_cmd_check(base_diag *d, int argc, char **argv) {
             target_name = optarg;
             break;
         case 'G':
-            cuda_graphs = true;
+            co.cuda_graphs = true;
+            break;
+        case 'S':
+            co.shared_pools = true;
             break;
         default: /* CLI_OPT_FAIL: reported */
             return 2;
@@ -94,12 +101,15 @@ int cli_cmd_check(base_diag *d, int argc, char **argv) {
                                "invalid value '%s' for --target: expected c "
                                "or cuda",
                                target_name);
-    if (cuda_graphs && (!target_name || target != CG_TARGET_CUDA))
+    if (co.cuda_graphs && (!target_name || target != CG_TARGET_CUDA))
         return cli_usage_error(d, "check", "--cuda-graphs needs --target cuda");
+    if (co.shared_pools && target != CG_TARGET_C)
+        return cli_usage_error(d, "check", "--shared-pools needs --target c");
     base_arena *a = base_arena_new();
     base_diag_set_max_errors(d, max_errors);
     ir_program *p = ir_load(a, path, d);
-    if (p && target_name && !cg_check_target(p, target, cuda_graphs, d))
+    bool target_check = target_name || co.shared_pools; /* gen's default c */
+    if (p && target_check && !cg_check_target(p, target, &co, d))
         p = NULL;
     int status = p ? 0 : 1;
     if (p && p->output_stmt < 0)

@@ -120,7 +120,8 @@ static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
     for (size_t i = 0; i < r->npaths; i++) {
         ir_program *prog =
             cli_plan_order(a, ir_load(a, r->paths[i], d), r->po, d);
-        if (!prog || !cg_check_target(prog, r->target, r->vo->cuda_graphs, d))
+        cg_check_opts co = {r->vo->cuda_graphs, r->shared};
+        if (!prog || !cg_check_target(prog, r->target, &co, d))
             return false;
         for (size_t j = 0; j < i; j++)
             if (strcmp(plans[j]->prog->model, prog->model) == 0) {
@@ -137,15 +138,6 @@ static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
         plans[i] = plan_program(a, prog, r->po, d);
         if (!plans[i])
             return false;
-        for (uint32_t v = 0; r->shared && v < prog->nvalues; v++)
-            if (prog->values[v].kind == IR_VAL_STATE) {
-                const ir_stmt *st = &prog->stmts[prog->values[v].def];
-                base_diag_report(d, BASE_SEV_ERROR, st->loc.line, st->loc.col,
-                                 "--shared-pools cannot keep state '%s' across "
-                                 "runs (the other models reuse its bytes)",
-                                 prog->values[v].name);
-                return false;
-            }
         cli_clock_lap(r->clk, "plan");
         views[i] = cg_view_new(plans[i], r->target, r->vo, d);
         if (!views[i])

@@ -35,12 +35,18 @@ const char *cg_target_name(cg_target t);
 /* The limits of a target that the IR does not have (CUDA: at most
  * PLAN_MAX_STREAMS distinct stream= numbers). */
 ir_target_limits cg_target_limits(cg_target t);
+/* What a run of gen asks of the target beyond its limits. */
+typedef struct cg_check_opts {
+    bool cuda_graphs;  /* --cuda-graphs: one stream */
+    bool shared_pools; /* --shared-pools: no state */
+} cg_check_opts;
 /* Checks a checked program against what target t can generate
- * (ir_check_target with cg_target_limits; with `cuda_graphs` also what
- * `--cuda-graphs` needs), reporting to `d`: `planwrap check --target T
- * [--cuda-graphs]` and `gen` run it before planning, and the view assumes
- * it passed. */
-bool cg_check_target(const ir_program *p, cg_target t, bool cuda_graphs,
+ * (ir_check_target with cg_target_limits; with o->cuda_graphs also what
+ * `--cuda-graphs` needs, with o->shared_pools what `--shared-pools`
+ * needs; o may be NULL), reporting to `d`: `planwrap check --target T
+ * [--cuda-graphs] [--shared-pools]` and `gen` run it before planning,
+ * and the view assumes it passed. */
+bool cg_check_target(const ir_program *p, cg_target t, const cg_check_opts *o,
                      base_diag *d);
 
 /* ------------------------------------------------------------------ */

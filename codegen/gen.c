@@ -54,7 +54,7 @@ const char *cg_target_name(cg_target t) {
 }
 
 ir_target_limits cg_target_limits(cg_target t) {
-    ir_target_limits lim = {cg_target_name(t), 0, false, false, false};
+    ir_target_limits lim = {.target = cg_target_name(t)};
     if (t == CG_TARGET_CUDA) {
         lim.max_streams = PLAN_MAX_STREAMS;
         lim.cuda = true;
@@ -63,10 +63,11 @@ ir_target_limits cg_target_limits(cg_target t) {
     return lim;
 }
 
-bool cg_check_target(const ir_program *p, cg_target t, bool cuda_graphs,
+bool cg_check_target(const ir_program *p, cg_target t, const cg_check_opts *o,
                      base_diag *d) {
     ir_target_limits lim = cg_target_limits(t);
-    lim.cuda_graphs = cuda_graphs;
+    lim.cuda_graphs = o && o->cuda_graphs;
+    lim.shared_pools = o && o->shared_pools;
     return ir_check_target(p, &lim, d);
 }
 

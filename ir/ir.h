@@ -379,6 +379,9 @@ typedef struct ir_target_limits {
     /* The calls are captured into CUDA graphs (`--cuda-graphs`), which
      * need them on one stream: no call may carry stream=. */
     bool cuda_graphs;
+    /* The static pools are shared with other models (`--shared-pools`),
+     * which reuse their bytes between runs: no `state`. */
+    bool shared_pools;
 } ir_target_limits;
 
 /* The distinct stream= numbers of the calls, ascending, into ids (room
@@ -387,10 +390,10 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
 
 /* Checks a checked program against a target's limits, reporting each
  * violation with its location to `d` (`planwrap check --target T` and
- * `gen` run it): the streams (one with cuda_graphs), the devices and
- * state swaps.  True when it fits.  O(n log n).  (An integer a double
- * parameter cannot hold is ir_check's: no target has such parameters
- * otherwise.) */
+ * `gen` run it): the streams (one with cuda_graphs), the devices,
+ * state swaps, and no state with shared_pools.  True when it fits.  O(n log n).
+ * (An integer a double parameter cannot hold is ir_check's: no target has such
+ * parameters otherwise.) */
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      base_diag *d);
 

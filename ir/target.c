@@ -2,7 +2,7 @@
  * ir/target.c - the limits of a code generation target that the IR does
  * not have (ir_check_target; codegen's cg_target_limits gives them per
  * target, `planwrap check --target T` and `gen` run it): streams (one
- * stream for CUDA graphs), devices, state swaps.
+ * stream for CUDA graphs), devices, state swaps, state with shared pools.
  */
 #include "ir/ir.h"
 
@@ -127,9 +127,25 @@ static bool ir_state_next_ok(const ir_program *p, const ir_target_limits *lim,
     return true;
 }
 
+/* Shared pools: the first state is reported (at its statement). */
+static bool ir_shared_state_ok(const ir_program *p, const ir_target_limits *lim,
+                               base_diag *d) {
+    for (uint32_t v = 0; lim->shared_pools && v < p->nvalues; v++)
+        if (p->values[v].kind == IR_VAL_STATE) {
+            const ir_stmt *st = &p->stmts[p->values[v].def];
+            base_diag_report(d, BASE_SEV_ERROR, st->loc.line, st->loc.col,
+                             "--shared-pools cannot keep state '%s' across "
+                             "runs (the other models reuse its bytes)",
+                             p->values[v].name);
+            return false;
+        }
+    return true;
+}
+
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      base_diag *d) {
-    bool ok = ir_graph_streams_ok(p, lim, d);
+    bool ok = ir_shared_state_ok(p, lim, d);
+    ok = ir_graph_streams_ok(p, lim, d) && ok;
     ok = ir_streams_ok(p, lim, d) && ok;
     ok = ir_devices_ok(p, lim, d) && ok;
     return ir_state_next_ok(p, lim, d) && ok;

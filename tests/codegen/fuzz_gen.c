@@ -66,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int t = 0; pl && t < 2; t++) {
             cg_target target = t ? CG_TARGET_CUDA : CG_TARGET_C;
             bool graphs = t && (size & 8) && !(size & 4);
-            if (!cg_check_target(p, target, graphs, d))
+            cg_check_opts co = {.cuda_graphs = graphs};
+            if (!cg_check_target(p, target, &co, d))
                 continue; /* a reported error (too many streams) */
             cg_view_options vo = {.kernel_status = (size & 4) != 0,
                                   .cuda_graphs = graphs};

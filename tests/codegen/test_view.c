@@ -333,7 +333,7 @@ static unsigned rejected(const char *text, cg_target t) {
     ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
     assert_non_null(p);
     if (ir_check(p, d))
-        cg_check_target(p, t, false, d);
+        cg_check_target(p, t, NULL, d);
     unsigned n = base_diag_errors(d);
     base_diag_free(d);
     fclose(sink);
