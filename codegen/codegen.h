@@ -155,10 +155,6 @@ void cg_warn_overrides(const char *tdir, const char *target, base_diag *d);
 void cg_warn_blocks(const mst_template *t, const char *source,
                     const mst_loader *l, base_diag *d);
 
-/* gen needs the model's outputs: a program without 'output' is an error
- * (false; `check` only warns). */
-bool cg_gen_outputs_ok(const ir_program *p, base_diag *d);
-
 /* Embedded weights (codegen/weights.c, docs/firmware.md).  Whether some
  * const of the program has data=. */
 bool cg_has_weights(const ir_program *p);

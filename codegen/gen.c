@@ -54,7 +54,7 @@ const char *cg_target_name(cg_target t) {
 }
 
 ir_target_limits cg_target_limits(cg_target t) {
-    ir_target_limits lim = {.target = cg_target_name(t)};
+    ir_target_limits lim = {.target = cg_target_name(t), .needs_outputs = true};
     if (t == CG_TARGET_CUDA) {
         lim.max_streams = PLAN_MAX_STREAMS;
         lim.cuda = true;
@@ -183,15 +183,6 @@ cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
         }
     *nfiles = n;
     return out;
-}
-
-bool cg_gen_outputs_ok(const ir_program *p, base_diag *d) {
-    if (p->output_stmt >= 0)
-        return true;
-    base_diag_report(d, BASE_SEV_ERROR, 0, 0,
-                     "no 'output' statement: gen needs the model's outputs "
-                     "(add 'output NAME ...')");
-    return false;
 }
 
 static int cg_cmp_str(const void *a, const void *b) {

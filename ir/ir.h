@@ -382,6 +382,9 @@ typedef struct ir_target_limits {
     /* The static pools are shared with other models (`--shared-pools`),
      * which reuse their bytes between runs: no `state`. */
     bool shared_pools;
+    /* Generated code returns the outputs: a program without `output` is
+     * an error (`check` without a target only warns). */
+    bool needs_outputs;
 } ir_target_limits;
 
 /* The distinct stream= numbers of the calls, ascending, into ids (room
@@ -391,9 +394,9 @@ uint32_t ir_stream_ids(const ir_program *p, uint64_t *ids);
 /* Checks a checked program against a target's limits, reporting each
  * violation with its location to `d` (`planwrap check --target T` and
  * `gen` run it): the streams (one with cuda_graphs), the devices,
- * state swaps, and no state with shared_pools.  True when it fits.  O(n log n).
- * (An integer a double parameter cannot hold is ir_check's: no target has such
- * parameters otherwise.) */
+ * state swaps, no state with shared_pools, and an `output` statement.  True
+ * when it fits.  O(n log n). (An integer a double parameter cannot hold is
+ * ir_check's: no target has such parameters otherwise.) */
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      base_diag *d);
 

@@ -2,7 +2,8 @@
  * ir/target.c - the limits of a code generation target that the IR does
  * not have (ir_check_target; codegen's cg_target_limits gives them per
  * target, `planwrap check --target T` and `gen` run it): streams (one
- * stream for CUDA graphs), devices, state swaps, state with shared pools.
+ * stream for CUDA graphs), devices, state swaps, state with shared pools,
+ * the outputs that generated code returns.
  */
 #include "ir/ir.h"
 
@@ -142,11 +143,22 @@ static bool ir_shared_state_ok(const ir_program *p, const ir_target_limits *lim,
     return true;
 }
 
+static bool ir_outputs_ok(const ir_program *p, const ir_target_limits *lim,
+                          base_diag *d) {
+    if (!lim->needs_outputs || p->output_stmt >= 0)
+        return true;
+    base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                     "no 'output' statement: gen needs the model's outputs "
+                     "(add 'output NAME ...')");
+    return false;
+}
+
 bool ir_check_target(const ir_program *p, const ir_target_limits *lim,
                      base_diag *d) {
     bool ok = ir_shared_state_ok(p, lim, d);
     ok = ir_graph_streams_ok(p, lim, d) && ok;
     ok = ir_streams_ok(p, lim, d) && ok;
     ok = ir_devices_ok(p, lim, d) && ok;
-    return ir_state_next_ok(p, lim, d) && ok;
+    ok = ir_state_next_ok(p, lim, d) && ok;
+    return ir_outputs_ok(p, lim, d) && ok;
 }
