@@ -1,5 +1,5 @@
 #!/bin/sh
-# oom.sh PLANWRAP - running out of memory is an error like any other: a
+# oom.sh PLANWRAP - running out of memory is an error like any other: one
 # message on stderr and exit status 1, never a signal (abort's 134).  Each
 # command runs on a 300,000-buffer model under several `ulimit -v` limits,
 # so that allocation fails in different phases.  Skipped (77) in a
@@ -25,7 +25,8 @@ for limit in 20000 40000 60000 100000 160000; do
         rc=$?
         [ $rc -eq 0 ] && continue
         n=$((n + 1))
-        if [ $rc -ne 1 ] || ! grep -q 'out of memory' "$tmp/err"; then
+        if [ $rc -ne 1 ] || ! grep -q 'out of memory' "$tmp/err" ||
+            [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
             echo "FAIL: ulimit -v $limit: planwrap $cmd: exit $rc:"
             head -3 "$tmp/err"
             fail=1
@@ -36,5 +37,5 @@ if [ $n -eq 0 ]; then
     echo "oom: no run ran out of memory: the test proves nothing"
     exit 1
 fi
-[ $fail -eq 0 ] && echo "oom: $n runs out of memory, each exit 1 with a message"
+[ $fail -eq 0 ] && echo "oom: $n runs out of memory, each exit 1 with one message"
 exit $fail
