@@ -46,43 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum tr_kind { TR_ALLOC, TR_EMPTY, TR_TS, TR_SS } tr_kind;
-
 typedef struct tr_range {
     uint64_t begin, end; /* half-open */
 } tr_range;
-
-/* An entry of a TemporalSplit's interval index: a range of child kid.
- * A TemporalSplit's index holds the ranges of every child, sorted, each
- * with its child (the children are disjoint in time), so the children a
- * block overlaps are found in O(log k).  A node's own live ranges are the
- * entries of its parent's index that name it (or, for a pool's root, all
- * of its index), so no node keeps a copy.  A node's dead interval
- * [dlo, dhi) is a time interval in which every block fails in its
- * subtree (empty when dlo >= dhi; see tr_dead_hit). */
-typedef struct tr_kr {
-    uint64_t begin, end;
-    uint32_t kid;
-} tr_kr;
-
-typedef struct tr_node {
-    /* the fields a descent reads first (one cache line) */
-    uint8_t kind;         /* tr_kind */
-    uint32_t nkr;         /* TR_TS: entries of kr */
-    tr_kr *kr;            /* TR_TS: the interval index (above) */
-    uint64_t hint, sym;   /* size hint and symbolic (final) size */
-    uint64_t dlo, dhi;    /* the dead interval (tr_dead_*) */
-    uint32_t left, right; /* TR_SS */
-    /* the rest */
-    uint32_t capkr;
-    uint32_t buf;   /* TR_ALLOC */
-    uint64_t size;  /* TR_ALLOC, TR_EMPTY */
-    tr_range live;  /* TR_ALLOC: [start, end + 1) */
-    uint32_t *kids; /* TR_TS */
-    uint32_t nkids, capkids;
-    uint32_t fwd; /* the SS that replaced this child (tr_pad) */
-    uint32_t lvl; /* chain level + 1 of a chain TS or SS (tr_chain), or 0 */
-} tr_node;
 
 /* A frame of the explicit stack of tr_allocate: node id, entered with
  * is_last; phase 0 on entry, then 1 (and 2 for an SS's right side) when
@@ -115,8 +81,12 @@ typedef struct tr_pool {
 typedef struct tr_ctx {
     const plan_problem *pb;
     uint64_t align;
-    tr_node *nodes;
+    tr_node *nodes; /* TemporalSplits and SpatialSplits (tree_ix.h) */
+    tr_cold *cold;  /* their other fields */
     uint32_t nnodes, capnodes;
+    tr_arena kra;   /* spilled interval indexes (tr_kre) */
+    tr_arena kda;   /* lists of children (uint32_t) */
+    uint32_t *lfwd; /* tr_cold.fwd of the leaves */
     tr_frame *stk;
     uint32_t capstk;
     bool oom;
@@ -157,25 +127,133 @@ static bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need,
     return true;
 }
 
-static uint32_t tr_new(tr_ctx *c, tr_kind kind) {
-    void *p = c->nodes;
-    if (c->nnodes == UINT32_MAX ||
-        !tr_grow(c, &p, &c->capnodes, c->nnodes + 1, sizeof *c->nodes))
+/* ---- node access (a leaf is its buffer) ---- */
+
+static bool tr_is_ss(const tr_ctx *c, uint32_t id) {
+    return !(id & TR_LEAF) && (c->nodes[id].w & TR_F_SS);
+}
+
+static const plan_buf *tr_leaf_buf(const tr_ctx *c, uint32_t r) {
+    return &c->pb->bufs[r & ~TR_LEAF];
+}
+
+static uint64_t tr_hint(const tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->nodes[r].hint;
+}
+
+static uint64_t tr_sym(const tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->cold[r].sym;
+}
+
+/* The dead interval [*lo, *hi] of node r (a leaf: its live range). */
+static void tr_dead_of(const tr_ctx *c, uint32_t r, uint32_t *lo,
+                       uint32_t *hi) {
+    if (r & TR_LEAF) {
+        *lo = tr_leaf_buf(c, r)->start;
+        *hi = tr_leaf_buf(c, r)->end;
+    } else {
+        *lo = c->nodes[r].dlo;
+        *hi = c->nodes[r].dhi;
+    }
+}
+
+/* The live range of leaf r: [start, end + 1). */
+static tr_range tr_live(const tr_ctx *c, uint32_t r) {
+    const plan_buf *b = tr_leaf_buf(c, r);
+    return (tr_range){b->start, (uint64_t)b->end + 1};
+}
+
+static uint32_t tr_nkr(const tr_node *n) {
+    return n->w & TR_NKR;
+}
+
+/* The interval index of TemporalSplit id (valid until the arena grows). */
+static tr_kre *tr_kr(tr_ctx *c, uint32_t id) {
+    tr_node *n = &c->nodes[id];
+    return n->w & TR_F_SPILL ? (tr_kre *)(void *)c->kra.base + n->u.sp.off
+                             : &n->u.in;
+}
+
+static const tr_kre *tr_ckr(const tr_ctx *c, uint32_t id) {
+    const tr_node *n = &c->nodes[id];
+    return n->w & TR_F_SPILL
+               ? (const tr_kre *)(const void *)c->kra.base + n->u.sp.off
+               : &n->u.in;
+}
+
+/* The children of TemporalSplit id (valid until the arena grows). */
+static uint32_t *tr_kids(tr_ctx *c, uint32_t id) {
+    tr_cold *k = &c->cold[id];
+    return k->capkids ? (uint32_t *)(void *)c->kda.base + k->koff : &k->koff;
+}
+
+static uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? &c->lfwd[r & ~TR_LEAF] : &c->cold[r].fwd;
+}
+
+/* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
+ * (an Empty of hint 0) and no dead interval. */
+static uint32_t tr_new(tr_ctx *c, bool ss) {
+    if (c->nnodes >= TR_LEAF - 1) {
+        c->oom = true;
         return UINT32_MAX;
-    c->nodes = p;
+    }
+    if (c->nnodes == c->capnodes) {
+        uint32_t cap = c->capnodes;
+        void *p = c->nodes, *q = c->cold;
+        if (!tr_grow(c, &p, &cap, c->nnodes + 1, sizeof *c->nodes))
+            return UINT32_MAX;
+        c->nodes = p;
+        cap = c->capnodes;
+        if (!tr_grow(c, &q, &cap, c->nnodes + 1, sizeof *c->cold))
+            return UINT32_MAX;
+        c->cold = q;
+        c->capnodes = cap;
+    }
     tr_node *n = &c->nodes[c->nnodes];
     memset(n, 0, sizeof *n);
-    n->kind = (uint8_t)kind;
+    memset(&c->cold[c->nnodes], 0, sizeof *c->cold);
+    n->w = ss ? TR_F_SS : 0;
+    n->dlo = 1; /* none */
     return c->nnodes++;
 }
 
+/* Moves block off (2^k elements of a) to a block of 2^(k + 1), copying
+ * len elements; the new offset, or UINT32_MAX (oom flagged). */
+static uint32_t tr_arena_grow(tr_ctx *c, tr_arena *a, const void *src,
+                              uint32_t len, uint32_t off, unsigned k,
+                              bool put) {
+    uint32_t no = tr_arena_get(a, k + 1);
+    if (no == UINT32_MAX) {
+        c->oom = true;
+        return no;
+    }
+    if (!src)
+        src = a->base + (size_t)off * a->esz;
+    memmove(a->base + (size_t)no * a->esz, src, (size_t)len * a->esz);
+    if (put)
+        tr_arena_put(a, off, k);
+    return no;
+}
+
 static bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
-    tr_node *n = &c->nodes[ts];
-    void *p = n->kids;
-    if (!tr_grow(c, &p, &n->capkids, n->nkids + 1, sizeof *n->kids))
-        return false;
-    n->kids = p;
-    n->kids[n->nkids++] = kid;
+    tr_cold *k = &c->cold[ts];
+    if (k->nkids == 0 && k->capkids == 0) {
+        k->koff = kid;
+        k->nkids = 1;
+        return true;
+    }
+    if (k->nkids == (k->capkids ? k->capkids : 1)) {
+        uint32_t one = k->koff, cap = k->capkids;
+        uint32_t no = tr_arena_grow(c, &c->kda, cap ? NULL : &one, k->nkids,
+                                    k->koff, cap ? tr_log2(cap) : 0, cap);
+        if (no == UINT32_MAX)
+            return false;
+        k = &c->cold[ts];
+        k->koff = no;
+        k->capkids = cap ? 2 * cap : 2;
+    }
+    tr_kids(c, ts)[k->nkids++] = kid;
     return true;
 }
 
@@ -183,55 +261,66 @@ static bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
  * (O(1), or O(children) for a TemporalSplit). */
 static void tr_refresh(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    switch ((tr_kind)n->kind) {
-    case TR_ALLOC:
-        n->hint = n->sym = n->size;
-        break;
-    case TR_EMPTY:
-        n->hint = n->size;
-        n->sym = 0;
-        break;
-    case TR_TS:
-        n->hint = n->sym = 0;
-        for (uint32_t i = 0; i < n->nkids; i++) {
-            const tr_node *ch = &c->nodes[n->kids[i]];
-            if (ch->hint > n->hint)
-                n->hint = ch->hint;
-            if (ch->sym > n->sym)
-                n->sym = ch->sym;
-        }
-        break;
-    case TR_SS: {
-        const tr_node *l = &c->nodes[n->left], *rt = &c->nodes[n->right];
-        n->hint = tr_add(tr_align(l->hint, c->align), rt->hint);
-        n->sym = tr_add(tr_align(l->sym, c->align), rt->sym);
-        break;
+    tr_cold *k = &c->cold[id];
+    if (n->w & TR_F_SS) {
+        uint32_t l = n->u.ss.left, r = n->u.ss.right;
+        n->hint = tr_add(tr_align(tr_hint(c, l), c->align), tr_hint(c, r));
+        k->sym = tr_add(tr_align(tr_sym(c, l), c->align), tr_sym(c, r));
+        return;
     }
+    const uint32_t *kids = tr_kids(c, id);
+    n->hint = k->sym = 0;
+    for (uint32_t i = 0; i < k->nkids; i++) {
+        uint64_t h = tr_hint(c, kids[i]), s = tr_sym(c, kids[i]);
+        if (h > n->hint)
+            n->hint = h;
+        if (s > k->sym)
+            k->sym = s;
     }
 }
 
 /* A TemporalSplit after child kid grew (or was added): its values only
  * ever grow, so the maximum is updated in O(1). */
 static void tr_ts_grew(tr_ctx *c, uint32_t id, uint32_t kid) {
-    tr_node *n = &c->nodes[id];
-    const tr_node *ch = &c->nodes[kid];
-    if (ch->hint > n->hint)
-        n->hint = ch->hint;
-    if (ch->sym > n->sym)
-        n->sym = ch->sym;
+    uint64_t h = tr_hint(c, kid), s = tr_sym(c, kid);
+    if (h > c->nodes[id].hint)
+        c->nodes[id].hint = h;
+    if (s > c->cold[id].sym)
+        c->cold[id].sym = s;
 }
 
-/* The first index entry of TemporalSplit n that ends after t. */
-static uint32_t tr_kr_after(const tr_node *n, uint64_t t) {
-    uint32_t lo = 0, hi = n->nkr;
+/* The first index entry of TemporalSplit id that ends after t. */
+static uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
+    const tr_kre *kr = tr_ckr(c, id);
+    uint32_t lo = 0, hi = tr_nkr(&c->nodes[id]);
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (n->kr[mid].end <= t)
+        if ((uint64_t)kr[mid].hi < t)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* Room for need entries in the index of TemporalSplit id; false when out
+ * of memory. */
+static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
+    tr_node *n = &c->nodes[id];
+    bool sp = n->w & TR_F_SPILL;
+    uint32_t cap = sp ? n->u.sp.cap : 1;
+    if (need <= cap)
+        return true;
+    tr_kre one = n->u.in;
+    uint32_t no = tr_arena_grow(c, &c->kra, sp ? NULL : &one, tr_nkr(n),
+                                sp ? n->u.sp.off : 0, tr_log2(cap), sp);
+    if (no == UINT32_MAX)
+        return false;
+    n = &c->nodes[id];
+    n->w |= TR_F_SPILL;
+    n->u.sp.off = no;
+    n->u.sp.cap = 2 * cap;
+    return true;
 }
 
 /* Adds range r of child kid to the index of TemporalSplit id, merged with
@@ -241,40 +330,39 @@ static uint32_t tr_kr_after(const tr_node *n, uint64_t t) {
  * when r is new. */
 static bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
                          uint32_t i) {
-    tr_node *n = &c->nodes[id];
-    if (i < n->nkr && n->kr[i].kid == kid && n->kr[i].begin <= r.begin &&
-        n->kr[i].end >= r.end)
+    uint32_t nkr = tr_nkr(&c->nodes[id]);
+    tr_kre *kr = tr_kr(c, id);
+    if (i < nkr && kr[i].kid == kid && kr[i].lo <= r.begin &&
+        (uint64_t)kr[i].hi + 1 >= r.end)
         return false;
-    if (i > 0 && n->kr[i - 1].end == r.begin && n->kr[i - 1].kid == kid)
+    if (i > 0 && (uint64_t)kr[i - 1].hi + 1 == r.begin && kr[i - 1].kid == kid)
         i--;
     uint32_t j = i;
-    while (j < n->nkr && n->kr[j].begin <= r.end &&
-           (n->kr[j].kid == kid || n->kr[j].begin < r.end)) {
-        if (n->kr[j].begin < r.begin)
-            r.begin = n->kr[j].begin;
-        if (n->kr[j].end > r.end)
-            r.end = n->kr[j].end;
+    while (j < nkr && kr[j].lo <= r.end &&
+           (kr[j].kid == kid || kr[j].lo < r.end)) {
+        if (kr[j].lo < r.begin)
+            r.begin = kr[j].lo;
+        if ((uint64_t)kr[j].hi + 1 > r.end)
+            r.end = (uint64_t)kr[j].hi + 1;
         j++;
     }
     if (j == i) {
-        void *p = n->kr;
-        if (!tr_grow(c, &p, &n->capkr, n->nkr + 1, sizeof *n->kr))
+        if (!tr_kr_reserve(c, id, nkr + 1))
             return true;
-        n->kr = p;
-        memmove(n->kr + i + 1, n->kr + i, (n->nkr - i) * sizeof *n->kr);
-        n->nkr++;
+        kr = tr_kr(c, id);
+        memmove(kr + i + 1, kr + i, (nkr - i) * sizeof *kr);
+        nkr++;
     } else if (j > i + 1) {
-        memmove(n->kr + i + 1, n->kr + j, (n->nkr - j) * sizeof *n->kr);
-        n->nkr -= j - i - 1;
+        memmove(kr + i + 1, kr + j, (nkr - j) * sizeof *kr);
+        nkr -= j - i - 1;
     }
-    n->kr[i].begin = r.begin;
-    n->kr[i].end = r.end;
-    n->kr[i].kid = kid;
+    kr[i] = (tr_kre){(uint32_t)r.begin, (uint32_t)(r.end - 1), kid};
+    c->nodes[id].w = (c->nodes[id].w & ~(uint32_t)TR_NKR) | nkr;
     return true;
 }
 
 static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
-    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(&c->nodes[id], r.begin));
+    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(c, id, r.begin));
 }
 
 /* The children of TemporalSplit id that overlap b: their number (0, 1,
@@ -282,14 +370,14 @@ static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
  * that ends after b.begin. */
 static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
                                uint32_t *ov, uint32_t *pos) {
-    const tr_node *n = &c->nodes[id];
-    uint32_t nov = 0;
-    *pos = tr_kr_after(n, b.begin);
-    for (uint32_t i = *pos; i < n->nkr && n->kr[i].begin < b.end; i++) {
+    const tr_kre *kr = tr_ckr(c, id);
+    uint32_t nov = 0, nkr = tr_nkr(&c->nodes[id]);
+    *pos = tr_kr_after(c, id, b.begin);
+    for (uint32_t i = *pos; i < nkr && kr[i].lo < b.end; i++) {
         if (nov == 0) {
-            *ov = n->kr[i].kid;
+            *ov = kr[i].kid;
             nov = 1;
-        } else if (n->kr[i].kid != *ov) {
+        } else if (kr[i].kid != *ov) {
             return 2;
         }
     }
@@ -310,44 +398,51 @@ static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
  * offsets are unchanged, and a block that cannot go anywhere in a deep
  * tree (every buffer live at once) fails at the root in O(1). */
 
-static uint64_t tr_dlen(const tr_node *n) {
-    return n->dhi > n->dlo ? n->dhi - n->dlo : 0;
+static uint64_t tr_dlen(uint32_t lo, uint32_t hi) {
+    return lo <= hi ? (uint64_t)hi - lo + 1 : 0;
 }
 
 static bool tr_dead_hit(const tr_node *n, tr_range r) {
-    return n->dlo < n->dhi && r.begin < n->dhi && n->dlo < r.end;
+    return n->dlo <= n->dhi && r.begin <= n->dhi && n->dlo < r.end;
 }
 
 static void tr_dead_ss(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    const tr_node *l = &c->nodes[n->left], *r = &c->nodes[n->right];
-    n->dlo = l->dlo > r->dlo ? l->dlo : r->dlo;
-    n->dhi = l->dhi < r->dhi ? l->dhi : r->dhi;
+    uint32_t llo, lhi, rlo, rhi;
+    tr_dead_of(c, n->u.ss.left, &llo, &lhi);
+    tr_dead_of(c, n->u.ss.right, &rlo, &rhi);
+    n->dlo = llo > rlo ? llo : rlo;
+    n->dhi = lhi < rhi ? lhi : rhi;
 }
 
 /* TemporalSplit id after child kid changed; full: recompute over every
  * child (after padding). */
 static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
     tr_node *n = &c->nodes[id];
+    uint32_t lo, hi;
     if (full) {
-        n->dlo = n->dhi = 0;
-        for (uint32_t i = 0; i < n->nkids; i++)
-            if (tr_dlen(&c->nodes[n->kids[i]]) > tr_dlen(n)) {
-                n->dlo = c->nodes[n->kids[i]].dlo;
-                n->dhi = c->nodes[n->kids[i]].dhi;
+        n->dlo = 1;
+        n->dhi = 0;
+        const uint32_t *kids = tr_kids(c, id);
+        for (uint32_t i = 0; i < c->cold[id].nkids; i++) {
+            tr_dead_of(c, kids[i], &lo, &hi);
+            if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
+                n->dlo = lo;
+                n->dhi = hi;
             }
+        }
         return;
     }
-    const tr_node *ch = &c->nodes[kid];
-    if (tr_dlen(ch) > tr_dlen(n)) {
-        n->dlo = ch->dlo;
-        n->dhi = ch->dhi;
+    tr_dead_of(c, kid, &lo, &hi);
+    if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
+        n->dlo = lo;
+        n->dhi = hi;
     }
 }
 
 /* A new TemporalSplit of one child (its index is filled by the caller). */
 static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
-    uint32_t t = tr_new(c, TR_TS);
+    uint32_t t = tr_new(c, false);
     if (t == UINT32_MAX || !tr_push(c, t, kid))
         return UINT32_MAX;
     tr_refresh(c, t);
@@ -359,17 +454,15 @@ static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
  * left TS's index is filled by the caller.  Returns the SS. */
 static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
     uint32_t l = tr_ts1(c, kid);
-    uint32_t e = tr_new(c, TR_EMPTY);
-    if (l == UINT32_MAX || e == UINT32_MAX)
+    uint32_t r = tr_new(c, false);
+    if (l == UINT32_MAX || r == UINT32_MAX)
         return UINT32_MAX;
-    c->nodes[e].size = extra;
-    tr_refresh(c, e);
-    uint32_t r = tr_ts1(c, e);
-    uint32_t s = tr_new(c, TR_SS);
-    if (r == UINT32_MAX || s == UINT32_MAX)
+    c->nodes[r].hint = extra; /* the Empty's; its symbolic size is 0 */
+    uint32_t s = tr_new(c, true);
+    if (s == UINT32_MAX)
         return UINT32_MAX;
-    c->nodes[s].left = l;
-    c->nodes[s].right = r;
+    c->nodes[s].u.ss.left = l;
+    c->nodes[s].u.ss.right = r;
     tr_refresh(c, s);
     tr_dead_ss(c, s);
     return s;
@@ -380,20 +473,21 @@ static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
  * TemporalSplits (a child's ranges are its entries) and then name the new
  * SpatialSplits.  O(children + entries). */
 static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
-    uint32_t nk = c->nodes[id].nkids;
+    uint32_t nk = c->cold[id].nkids;
     for (uint32_t i = 0; i < nk; i++) {
-        uint32_t old = c->nodes[id].kids[i];
+        uint32_t old = tr_kids(c, id)[i];
         uint32_t s = tr_ss_create(c, old, extra);
         if (s == UINT32_MAX)
             return; /* oom flagged */
-        c->nodes[id].kids[i] = s;
-        c->nodes[old].fwd = s;
+        tr_kids(c, id)[i] = s;
+        *tr_fwd(c, old) = s;
     }
-    for (uint32_t i = 0; i < c->nodes[id].nkr && !c->oom; i++) {
-        tr_kr e = c->nodes[id].kr[i];
-        uint32_t s = c->nodes[e.kid].fwd;
-        tr_kr_add(c, c->nodes[s].left, (tr_range){e.begin, e.end}, e.kid);
-        c->nodes[id].kr[i].kid = s;
+    for (uint32_t i = 0; i < tr_nkr(&c->nodes[id]) && !c->oom; i++) {
+        tr_kre e = tr_kr(c, id)[i];
+        uint32_t s = *tr_fwd(c, e.kid);
+        tr_kr_add(c, c->nodes[s].u.ss.left,
+                  (tr_range){e.lo, (uint64_t)e.hi + 1}, e.kid);
+        tr_kr(c, id)[i].kid = s;
     }
 }
 
@@ -425,11 +519,26 @@ static void tr_ix_span(const tr_ctx *c, tr_range r, uint32_t *l, uint32_t *h) {
     *h = tr_axis_pos(&c->axis, r.end - 1);
 }
 
+static void tr_ix_kre(const tr_ctx *c, const tr_kre *e, uint32_t *l,
+                      uint32_t *h) {
+    *l = tr_axis_pos(&c->axis, e->lo);
+    *h = tr_axis_pos(&c->axis, e->hi);
+}
+
+/* Marks node id as level lvl (0: none) of a chain. */
+static void tr_set_lvl(tr_ctx *c, uint32_t id, uint32_t lvl) {
+    c->cold[id].lvl = lvl;
+    if (lvl)
+        c->nodes[id].w |= TR_F_CHAIN;
+    else
+        c->nodes[id].w &= ~(uint32_t)TR_F_CHAIN;
+}
+
 static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
     for (uint32_t l = 0; l < ch->nlv; l++) {
-        c->nodes[ch->lv[l].ts].lvl = 0;
+        tr_set_lvl(c, ch->lv[l].ts, 0);
         if (l > 0)
-            c->nodes[ch->lv[l].ss].lvl = 0;
+            tr_set_lvl(c, ch->lv[l].ss, 0);
     }
     free(ch->lv);
     tr_seg_free(&ch->own);
@@ -441,8 +550,8 @@ static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
  * through its child kid: the indexes learn br. */
 static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
     tr_chain *ch = &c->cur->ch;
-    uint32_t lv = c->nodes[id].lvl - 1, l, h;
-    bool ss = c->nodes[id].kind == TR_SS;
+    uint32_t lv = c->cold[id].lvl - 1, l, h;
+    bool ss = tr_is_ss(c, id);
     if (ss ? c->low_done : lv > 0 && kid == ch->lv[lv].ss)
         return;
     tr_ix_span(c, br, &l, &h);
@@ -468,11 +577,11 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
     ch->lv = a;
     ch->lv[0].ts = root;
     ch->nlv = 1;
-    c->nodes[root].lvl = 1;
-    const tr_node *r = &c->nodes[root];
-    for (uint32_t i = 0; i < r->nkr; i++) {
+    tr_set_lvl(c, root, 1);
+    const tr_kre *kr = tr_ckr(c, root);
+    for (uint32_t i = 0; i < tr_nkr(&c->nodes[root]); i++) {
         uint32_t l, h;
-        tr_ix_span(c, (tr_range){r->kr[i].begin, r->kr[i].end}, &l, &h);
+        tr_ix_kre(c, &kr[i], &l, &h);
         tr_seg_chmax(&ch->own, l, h, 1);
     }
     return true;
@@ -483,7 +592,7 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
 static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
                           tr_range br) {
     tr_chain *ch = &p->ch;
-    if (ch->nlv == 0 && !tr_chain_start(c, p, c->nodes[s].left)) {
+    if (ch->nlv == 0 && !tr_chain_start(c, p, c->nodes[s].u.ss.left)) {
         c->oom = true;
         return;
     }
@@ -492,27 +601,29 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
         return;
     ch->lv = a;
     uint32_t k = ch->nlv - 1, l, h;
-    const tr_node *old = &c->nodes[ch->lv[k].ts];
-    for (uint32_t i = 0; i < old->nkr; i++) /* SS_{k+1} holds these now */
-        if (k == 0 || old->kr[i].kid != ch->lv[k].ss) {
-            tr_ix_span(c, (tr_range){old->kr[i].begin, old->kr[i].end}, &l, &h);
+    const tr_kre *old = tr_ckr(c, ch->lv[k].ts);
+    uint32_t nold = tr_nkr(&c->nodes[ch->lv[k].ts]);
+    for (uint32_t i = 0; i < nold; i++) /* SS_{k+1} holds these now */
+        if (k == 0 || old[i].kid != ch->lv[k].ss) {
+            tr_ix_kre(c, &old[i], &l, &h);
             tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
         }
     tr_ix_span(c, br, &l, &h);
     tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
     ch->lv[k + 1] = (tr_lv){t, s};
     ch->nlv++;
-    c->nodes[t].lvl = c->nodes[s].lvl = k + 2;
+    tr_set_lvl(c, t, k + 2);
+    tr_set_lvl(c, s, k + 2);
 }
 
 /* The first level below j (passed into SS_j) that block does not pass. */
 static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
     const tr_chain *ch = &c->cur->ch;
-    uint64_t b = c->nodes[block].hint;
+    uint64_t b = tr_hint(c, block);
     if (c->nodes[ch->lv[j - 1].ts].hint < b)
         return j - 1;
     uint32_t l, h, lo = 0, hi = j - 1;
-    tr_ix_span(c, c->nodes[block].live, &l, &h);
+    tr_ix_span(c, tr_live(c, block), &l, &h);
     uint32_t low = tr_seg_max(&ch->low, l, h);
     uint32_t own = tr_seg_max(&ch->own, l, h);
     if (low == 0)
@@ -538,18 +649,13 @@ static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
  * other children were padded (the dead intervals of the path shrink). */
 static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
                       uint64_t b) {
-    tr_node *n = &c->nodes[id];
-    bool full = false, padded = false;
-    if (n->nkids == 1 && c->nodes[n->kids[0]].kind == TR_EMPTY) {
-        n->nkids = 0;
-        full = true;
-    }
-    tr_range br = c->nodes[block].live;
+    bool full = c->cold[id].nkids == 0, padded = false; /* full: an Empty */
+    tr_range br = tr_live(c, block);
     uint32_t kid = block;
     if (slot > b) {
         kid = tr_ss_create(c, block, slot - b);
         if (kid != UINT32_MAX)
-            tr_kr_add(c, c->nodes[kid].left, br, block);
+            tr_kr_add(c, c->nodes[kid].u.ss.left, br, block);
     } else if (slot < b) {
         tr_pad(c, id, b - slot);
         full = padded = true;
@@ -557,9 +663,10 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
     if (kid == UINT32_MAX || !tr_push(c, id, kid))
         return padded;
     tr_kr_add(c, id, br, kid);
-    if (c->nodes[id].lvl && padded)
+    bool chain = c->nodes[id].w & TR_F_CHAIN;
+    if (chain && padded)
         tr_chain_drop(c, &c->cur->ch);
-    else if (c->nodes[id].lvl)
+    else if (chain)
         tr_chain_note(c, id, kid, br);
     if (full) {
         tr_refresh(c, id);
@@ -584,13 +691,13 @@ static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
  * placed here (2 when it padded its children), 3 descend into f->ov. */
 static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
     const tr_node *n = &c->nodes[f->id];
-    uint64_t slot = n->hint, b = c->nodes[block].hint;
-    tr_range br = c->nodes[block].live;
+    uint64_t slot = n->hint, b = tr_hint(c, block);
+    tr_range br = tr_live(c, block);
     if ((!f->is_last && b > slot) || tr_dead_hit(n, br))
         return 0;
     uint32_t ov = 0, nov = tr_kr_overlaps(c, f->id, br, &ov, &f->pos);
-    if (nov > 1)
-        return 0;
+    if (nov > 1 || (nov == 1 && (ov & TR_LEAF)))
+        return 0; /* a leaf takes nothing */
     if (nov == 1) {
         f->ov = ov;
         return 3;
@@ -600,16 +707,18 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
 
 /* The values of a node that its parent reads. */
 typedef struct tr_vals {
-    uint64_t hint, sym, dlo, dhi;
+    uint64_t hint, sym;
+    uint32_t dlo, dhi;
 } tr_vals;
 
-static tr_vals tr_vals_of(const tr_node *n) {
-    return (tr_vals){n->hint, n->sym, n->dlo, n->dhi};
+static tr_vals tr_vals_of(const tr_ctx *c, uint32_t id) {
+    const tr_node *n = &c->nodes[id];
+    return (tr_vals){n->hint, c->cold[id].sym, n->dlo, n->dhi};
 }
 
-static bool tr_vals_eq(tr_vals a, const tr_node *n) {
-    return a.hint == n->hint && a.sym == n->sym && a.dlo == n->dlo &&
-           a.dhi == n->dhi;
+static bool tr_vals_eq(tr_vals a, tr_vals b) {
+    return a.hint == b.hint && a.sym == b.sym && a.dlo == b.dlo &&
+           a.dhi == b.dhi;
 }
 
 /* Updates SpatialSplit or TemporalSplit frame f after a placement in the
@@ -618,19 +727,18 @@ static bool tr_vals_eq(tr_vals a, const tr_node *n) {
  * changed (its values or its live ranges); when a TemporalSplit did
  * not, no ancestor changes either. */
 static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
-    tr_node *n = &c->nodes[f->id];
-    if (n->lvl)
+    if (c->nodes[f->id].w & TR_F_CHAIN)
         tr_chain_note(c, f->id, f->ov, br);
-    if (n->kind == TR_SS) {
+    if (tr_is_ss(c, f->id)) {
         tr_refresh(c, f->id);
         tr_dead_ss(c, f->id);
         return true; /* its live ranges are its sides': they may grow */
     }
-    tr_vals old = tr_vals_of(n);
+    tr_vals old = tr_vals_of(c, f->id);
     tr_ts_grew(c, f->id, f->ov);
     bool grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
     tr_dead_ts(c, f->id, f->ov, rebuilt);
-    return rebuilt || grew || !tr_vals_eq(old, &c->nodes[f->id]);
+    return rebuilt || grew || !tr_vals_eq(old, tr_vals_of(c, f->id));
 }
 
 /* TemporalSplit frame f of a chain, about to pass into its chain child:
@@ -639,11 +747,12 @@ static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
  * returns true; false to descend as usual. */
 static bool tr_jump_start(tr_ctx *c, uint32_t *sp, const tr_frame *f,
                           uint32_t block) {
-    const tr_node *n = &c->nodes[f->id];
-    if (!n->lvl || n->kind != TR_TS || n->lvl == 1 ||
-        f->ov != c->cur->ch.lv[n->lvl - 1].ss)
+    if (!(c->nodes[f->id].w & TR_F_CHAIN) || tr_is_ss(c, f->id))
         return false;
-    uint32_t j = n->lvl - 1, s = tr_chain_stop(c, j, block);
+    uint32_t lvl = c->cold[f->id].lvl;
+    if (lvl == 1 || f->ov != c->cur->ch.lv[lvl - 1].ss)
+        return false;
+    uint32_t j = lvl - 1, s = tr_chain_stop(c, j, block);
     if (s + 1 >= j)
         return false;
     tr_frame jf = {j, s + 1, 0, f->is_last, 0, 1};
@@ -672,8 +781,8 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
             if (l == hi)
                 break;
             uint32_t t = ch->lv[l].ts;
-            g = (tr_frame){
-                t, ch->lv[l].ss, tr_kr_after(&c->nodes[t], br.begin), 0, 1, 0};
+            g = (tr_frame){t, ch->lv[l].ss, tr_kr_after(c, t, br.begin), 0, 1,
+                           0};
             if (!tr_update(c, &g, br, rebuilt))
                 return true;
         }
@@ -691,7 +800,7 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     f->ov = l;
     f->phase = 1;
     bool last = l == hi && f->is_last;
-    tr_enter(c, sp, c->nodes[ch->lv[l].ss].right, last);
+    tr_enter(c, sp, c->nodes[ch->lv[l].ss].u.ss.right, last);
     return false;
 }
 
@@ -708,7 +817,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
                         bool is_last) {
     uint32_t sp = 0;
     bool res = false, rebuilt = false;
-    tr_range br = c->nodes[block].live;
+    tr_range br = tr_live(c, block);
     if (!tr_enter(c, &sp, root, is_last))
         return false;
     while (sp && !c->oom) {
@@ -719,23 +828,24 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             continue;
         }
         const tr_node *n = &c->nodes[f->id];
+        bool ss = n->w & TR_F_SS;
         if (f->phase > 0 && res) { /* placed below */
             if (!tr_update(c, f, br, rebuilt))
                 break;
             sp--;
             continue;
         }
-        if (n->kind == TR_SS) {
+        if (ss) {
             if (f->phase < 2 && !(f->phase == 0 && tr_dead_hit(n, br))) {
-                uint32_t next = f->phase == 0 ? n->left : n->right;
+                uint32_t next = f->phase == 0 ? n->u.ss.left : n->u.ss.right;
                 bool last = f->phase == 0 ? false : f->is_last;
                 f->phase++;
                 tr_enter(c, &sp, next, last);
                 continue;
             }
             res = false;
-        } else if (n->kind != TR_TS || f->phase > 0) {
-            res = false; /* a leaf or an Empty takes nothing */
+        } else if (f->phase > 0) {
+            res = false; /* the child it descended into failed */
         } else {
             int r = tr_ts_enter(c, f, block);
             if (r == 3) {
@@ -756,7 +866,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
 static uint32_t tr_ts_leaf(tr_ctx *c, uint32_t blk) {
     uint32_t t = tr_ts1(c, blk);
     if (t != UINT32_MAX)
-        tr_kr_add(c, t, c->nodes[blk].live, blk);
+        tr_kr_add(c, t, tr_live(c, blk), blk);
     return t;
 }
 
@@ -764,23 +874,23 @@ static uint32_t tr_ts_leaf(tr_ctx *c, uint32_t blk) {
  * index is the old root's ranges and the block's, all naming the SS. */
 static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
     uint32_t r = tr_ts_leaf(c, block);
-    uint32_t s = tr_new(c, TR_SS);
+    uint32_t s = tr_new(c, true);
     if (r == UINT32_MAX || s == UINT32_MAX)
         return;
-    c->nodes[s].left = p->root;
-    c->nodes[s].right = r;
+    c->nodes[s].u.ss.left = p->root;
+    c->nodes[s].u.ss.right = r;
     tr_refresh(c, s);
     tr_dead_ss(c, s);
     uint32_t t = tr_ts1(c, s);
     if (t == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < c->nodes[p->root].nkr && !c->oom; i++) {
-        const tr_kr *e = &c->nodes[p->root].kr[i];
-        tr_kr_add(c, t, (tr_range){e->begin, e->end}, s);
+    for (uint32_t i = 0; i < tr_nkr(&c->nodes[p->root]) && !c->oom; i++) {
+        tr_kre e = tr_kr(c, p->root)[i];
+        tr_kr_add(c, t, (tr_range){e.lo, (uint64_t)e.hi + 1}, s);
     }
-    tr_kr_add(c, t, c->nodes[block].live, s);
+    tr_kr_add(c, t, tr_live(c, block), s);
     p->root = t;
-    tr_chain_push(c, p, s, t, c->nodes[block].live);
+    tr_chain_push(c, p, s, t, tr_live(c, block));
 }
 
 static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
@@ -797,20 +907,6 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     return false;
 }
 
-/* A new leaf for buffer i: its size and live range [start, end + 1). */
-static uint32_t tr_leaf(tr_ctx *c, uint32_t i) {
-    uint32_t blk = tr_new(c, TR_ALLOC);
-    if (blk == UINT32_MAX)
-        return blk;
-    tr_node *n = &c->nodes[blk];
-    n->buf = i;
-    n->size = c->pb->bufs[i].size;
-    n->live.begin = n->dlo = c->pb->bufs[i].start;
-    n->live.end = n->dhi = (uint64_t)c->pb->bufs[i].end + 1;
-    tr_refresh(c, blk);
-    return blk;
-}
-
 /* The offset and pool p of every leaf under node root (an explicit stack:
  * the tree can be as deep as there are blocks).  Returns 0 or -1. */
 static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p,
@@ -819,43 +915,29 @@ static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p,
         uint32_t id;
         uint64_t off;
     } tr_fin;
-    tr_fin *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
+    tr_fin *stk = malloc(((size_t)c->nnodes + c->pb->n + 1) * sizeof *stk);
     if (!stk)
         return -1;
     uint32_t sp = 0;
     stk[sp++] = (tr_fin){root, 0};
     while (sp) {
         tr_fin f = stk[--sp];
-        const tr_node *n = &c->nodes[f.id];
-        if (n->kind == TR_ALLOC) {
-            c->offsets[n->buf] = f.off;
-            subpool[n->buf] = p;
-        } else if (n->kind == TR_TS) {
-            for (uint32_t i = 0; i < n->nkids; i++)
-                stk[sp++] = (tr_fin){n->kids[i], f.off};
-        } else if (n->kind == TR_SS) {
-            uint64_t step = tr_align(c->nodes[n->left].sym, c->align);
-            stk[sp++] = (tr_fin){n->left, f.off};
-            stk[sp++] = (tr_fin){n->right, tr_add(f.off, step)};
+        if (f.id & TR_LEAF) {
+            c->offsets[f.id & ~TR_LEAF] = f.off;
+            subpool[f.id & ~TR_LEAF] = p;
+        } else if (c->nodes[f.id].w & TR_F_SS) {
+            const tr_node *n = &c->nodes[f.id];
+            uint64_t step = tr_align(tr_sym(c, n->u.ss.left), c->align);
+            stk[sp++] = (tr_fin){n->u.ss.left, f.off};
+            stk[sp++] = (tr_fin){n->u.ss.right, tr_add(f.off, step)};
+        } else {
+            const uint32_t *kids = tr_kids(c, f.id);
+            for (uint32_t i = 0; i < c->cold[f.id].nkids; i++)
+                stk[sp++] = (tr_fin){kids[i], f.off};
         }
     }
     free(stk);
     return 0;
-}
-typedef struct tr_sort_ctx {
-    const plan_buf *bufs;
-    int dir; /* -1: descending size, +1: ascending size */
-} tr_sort_ctx;
-
-static int tr_cmp(const void *ctx, uint32_t a, uint32_t b) {
-    const tr_sort_ctx *s = ctx;
-    const plan_buf *x = &s->bufs[a], *y = &s->bufs[b];
-    if (x->size != y->size)
-        return (x->size < y->size ? -1 : 1) * s->dir;
-    uint64_t lx = (uint64_t)x->end - x->start, ly = (uint64_t)y->end - y->start;
-    if (lx != ly)
-        return lx > ly ? -1 : 1; /* longer first in both sorts */
-    return 0;                    /* stable */
 }
 
 int plan_tree_pools(const plan_problem *pb, const bool *is_output,
@@ -872,12 +954,15 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     for (uint32_t i = 0; i < n; i++)
         if (pb->bufs[i].align > c.align)
             c.align = pb->bufs[i].align;
+    tr_arena_init(&c.kra, sizeof(tr_kre));
+    tr_arena_init(&c.kda, sizeof(uint32_t));
     int rc = -1;
     uint32_t *outs = malloc(((size_t)n + 1) * sizeof *outs);
     uint32_t *mids = malloc(((size_t)n + 1) * sizeof *mids);
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
+    c.lfwd = malloc(((size_t)n + 1) * sizeof *c.lfwd);
     uint32_t no = 0, nm = 0, np = 0;
-    if (!outs || !mids || !pools)
+    if (!outs || !mids || !pools || !c.lfwd || n >= TR_LEAF)
         goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
@@ -889,16 +974,12 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         else
             mids[nm++] = i;
     }
-    tr_sort_ctx so = {pb->bufs, 1}, sm = {pb->bufs, -1};
-    if (plan_sort_idx(outs, no, tr_cmp, &so) ||
-        plan_sort_idx(mids, nm, tr_cmp, &sm))
+    if (tr_order(pb->bufs, outs, no, 1) || tr_order(pb->bufs, mids, nm, -1))
         goto out;
     for (uint32_t k = 0; k < no + nm && !c.oom; k++) {
         bool out_block = k < no;
         uint32_t i = out_block ? outs[k] : mids[k - no];
-        uint32_t blk = tr_leaf(&c, i);
-        if (blk == UINT32_MAX)
-            break;
+        uint32_t blk = TR_LEAF | i;
         bool placed = false;
         if (out_block) {
             if (np && (mode == PLAN_MP_OUTPUTS || mode == PLAN_MP_COMBINED)) {
@@ -924,7 +1005,7 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         goto out;
     /* finalize: which pool holds each leaf, and its offset */
     for (uint32_t p = 0; p < np; p++) {
-        subpool_size[p] = c.nodes[pools[p].root].sym;
+        subpool_size[p] = c.cold[pools[p].root].sym;
         if (tr_finalize(&c, pools[p].root, p, subpool) != 0)
             goto out;
     }
@@ -934,11 +1015,11 @@ out:
     for (uint32_t p = 0; p < np; p++)
         tr_chain_drop(&c, &pools[p].ch);
     tr_axis_free(&c.axis);
-    for (uint32_t i = 0; i < c.nnodes; i++) {
-        free(c.nodes[i].kids);
-        free(c.nodes[i].kr);
-    }
+    tr_arena_free(&c.kra);
+    tr_arena_free(&c.kda);
+    free(c.lfwd);
     free(c.nodes);
+    free(c.cold);
     free(c.stk);
     free(outs);
     free(mids);
