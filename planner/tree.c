@@ -65,11 +65,14 @@ typedef struct tr_lv {
     uint32_t ts, ss; /* ss of level 0 unused */
 } tr_lv;
 
+enum { TR_OWN, TR_LOW }; /* the fields of tr_chain.ix */
+
 typedef struct tr_chain {
     tr_lv *lv;
     uint32_t nlv, cap;
-    tr_seg own; /* level + 1 of the non-chain child holding a time */
-    tr_seg low; /* UINT32_MAX - the lowest chain SS holding a time */
+    tr_seg ix; /* per time, field TR_OWN: level + 1 of the non-chain child
+                  holding it; TR_LOW: UINT32_MAX - the lowest chain SS
+                  holding it */
 } tr_chain;
 
 typedef struct tr_pool {
@@ -257,36 +260,31 @@ static bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
     return true;
 }
 
-/* Recomputes the hint and symbolic size of node id from its children
- * (O(1), or O(children) for a TemporalSplit). */
+/* Recomputes the hint of node id from its children (O(1), or
+ * O(children) for a TemporalSplit).  Symbolic sizes decide nothing
+ * during the search: tr_syms computes them once at the end. */
 static void tr_refresh(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    tr_cold *k = &c->cold[id];
     if (n->w & TR_F_SS) {
         uint32_t l = n->u.ss.left, r = n->u.ss.right;
         n->hint = tr_add(tr_align(tr_hint(c, l), c->align), tr_hint(c, r));
-        k->sym = tr_add(tr_align(tr_sym(c, l), c->align), tr_sym(c, r));
         return;
     }
     const uint32_t *kids = tr_kids(c, id);
-    n->hint = k->sym = 0;
-    for (uint32_t i = 0; i < k->nkids; i++) {
-        uint64_t h = tr_hint(c, kids[i]), s = tr_sym(c, kids[i]);
+    n->hint = 0;
+    for (uint32_t i = 0; i < c->cold[id].nkids; i++) {
+        uint64_t h = tr_hint(c, kids[i]);
         if (h > n->hint)
             n->hint = h;
-        if (s > k->sym)
-            k->sym = s;
     }
 }
 
 /* A TemporalSplit after child kid grew (or was added): its values only
  * ever grow, so the maximum is updated in O(1). */
 static void tr_ts_grew(tr_ctx *c, uint32_t id, uint32_t kid) {
-    uint64_t h = tr_hint(c, kid), s = tr_sym(c, kid);
+    uint64_t h = tr_hint(c, kid);
     if (h > c->nodes[id].hint)
         c->nodes[id].hint = h;
-    if (s > c->cold[id].sym)
-        c->cold[id].sym = s;
 }
 
 /* The first index entry of TemporalSplit id that ends after t. */
@@ -541,8 +539,7 @@ static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
             tr_set_lvl(c, ch->lv[l].ss, 0);
     }
     free(ch->lv);
-    tr_seg_free(&ch->own);
-    tr_seg_free(&ch->low);
+    tr_seg_free(&ch->ix);
     memset(ch, 0, sizeof *ch);
 }
 
@@ -556,10 +553,10 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
         return;
     tr_ix_span(c, br, &l, &h);
     if (ss) { /* the way up meets the lowest chain SS first */
-        tr_seg_chmax(&ch->low, l, h, UINT32_MAX - lv);
+        tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - lv);
         c->low_done = true;
     } else {
-        tr_seg_chmax(&ch->own, l, h, lv + 1);
+        tr_seg_chmax(&ch->ix, TR_OWN, l, h, lv + 1);
     }
 }
 
@@ -569,7 +566,7 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
     tr_chain *ch = &p->ch;
     if (c->axis.n == 0 && !tr_axis_init(&c->axis, c->pb))
         return false;
-    if (!tr_seg_init(&ch->own, c->axis.n) || !tr_seg_init(&ch->low, c->axis.n))
+    if (!tr_seg_init(&ch->ix, c->axis.n))
         return false;
     void *a = NULL;
     if (!tr_grow(c, &a, &ch->cap, 16, sizeof *ch->lv))
@@ -582,7 +579,7 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
     for (uint32_t i = 0; i < tr_nkr(&c->nodes[root]); i++) {
         uint32_t l, h;
         tr_ix_kre(c, &kr[i], &l, &h);
-        tr_seg_chmax(&ch->own, l, h, 1);
+        tr_seg_chmax(&ch->ix, TR_OWN, l, h, 1);
     }
     return true;
 }
@@ -606,10 +603,10 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
     for (uint32_t i = 0; i < nold; i++) /* SS_{k+1} holds these now */
         if (k == 0 || old[i].kid != ch->lv[k].ss) {
             tr_ix_kre(c, &old[i], &l, &h);
-            tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
+            tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - (k + 1));
         }
     tr_ix_span(c, br, &l, &h);
-    tr_seg_chmax(&ch->low, l, h, UINT32_MAX - (k + 1));
+    tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - (k + 1));
     ch->lv[k + 1] = (tr_lv){t, s};
     ch->nlv++;
     tr_set_lvl(c, t, k + 2);
@@ -624,8 +621,9 @@ static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
         return j - 1;
     uint32_t l, h, lo = 0, hi = j - 1;
     tr_ix_span(c, tr_live(c, block), &l, &h);
-    uint32_t low = tr_seg_max(&ch->low, l, h);
-    uint32_t own = tr_seg_max(&ch->own, l, h);
+    uint32_t m[2];
+    tr_seg_max(&ch->ix, l, h, m);
+    uint32_t own = m[TR_OWN], low = m[TR_LOW];
     if (low == 0)
         return j - 1;
     while (lo < hi) { /* the lowest level whose hint fits b */
@@ -707,18 +705,17 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
 
 /* The values of a node that its parent reads. */
 typedef struct tr_vals {
-    uint64_t hint, sym;
+    uint64_t hint;
     uint32_t dlo, dhi;
 } tr_vals;
 
 static tr_vals tr_vals_of(const tr_ctx *c, uint32_t id) {
     const tr_node *n = &c->nodes[id];
-    return (tr_vals){n->hint, c->cold[id].sym, n->dlo, n->dhi};
+    return (tr_vals){n->hint, n->dlo, n->dhi};
 }
 
 static bool tr_vals_eq(tr_vals a, tr_vals b) {
-    return a.hint == b.hint && a.sym == b.sym && a.dlo == b.dlo &&
-           a.dhi == b.dhi;
+    return a.hint == b.hint && a.dlo == b.dlo && a.dhi == b.dhi;
 }
 
 /* Updates SpatialSplit or TemporalSplit frame f after a placement in the
@@ -907,6 +904,44 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     return false;
 }
 
+/* The symbolic size of every node under root, children first (an
+ * explicit stack: the tree can be as deep as there are blocks); stk has
+ * room for every node.  A TemporalSplit's is its children's largest (0
+ * for an Empty), a SpatialSplit's its aligned left side's plus its
+ * right side's. */
+static void tr_syms(tr_ctx *c, uint32_t root, uint32_t *stk) {
+    uint32_t sp = 0;
+    stk[sp++] = root;
+    while (sp) {
+        uint32_t id = stk[sp - 1];
+        tr_cold *k = &c->cold[id];
+        const tr_node *n = &c->nodes[id];
+        const uint32_t *kids = tr_kids(c, id);
+        if (k->fwd != UINT32_MAX) { /* first visit: the children first */
+            k->fwd = UINT32_MAX;
+            if (n->w & TR_F_SS) {
+                stk[sp++] = n->u.ss.left;
+                stk[sp++] = n->u.ss.right;
+            } else {
+                for (uint32_t i = 0; i < k->nkids; i++)
+                    if (!(kids[i] & TR_LEAF))
+                        stk[sp++] = kids[i];
+            }
+            continue;
+        }
+        sp--;
+        if (n->w & TR_F_SS) {
+            k->sym = tr_add(tr_align(tr_sym(c, n->u.ss.left), c->align),
+                            tr_sym(c, n->u.ss.right));
+            continue;
+        }
+        k->sym = 0;
+        for (uint32_t i = 0; i < k->nkids; i++)
+            if (tr_sym(c, kids[i]) > k->sym)
+                k->sym = tr_sym(c, kids[i]);
+    }
+}
+
 /* The offset and pool p of every leaf under node root (an explicit stack:
  * the tree can be as deep as there are blocks).  Returns 0 or -1. */
 static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p,
@@ -1004,6 +1039,12 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     if (c.oom)
         goto out;
     /* finalize: which pool holds each leaf, and its offset */
+    uint32_t *stk = malloc(((size_t)c.nnodes + 1) * sizeof *stk);
+    if (!stk)
+        goto out;
+    for (uint32_t p = 0; p < np; p++)
+        tr_syms(&c, pools[p].root, stk);
+    free(stk);
     for (uint32_t p = 0; p < np; p++) {
         subpool_size[p] = c.cold[pools[p].root].sym;
         if (tr_finalize(&c, pools[p].root, p, subpool) != 0)

@@ -27,37 +27,42 @@ void tr_seg_free(tr_seg *t) {
     t->node = NULL;
 }
 
-void tr_seg_chmax(tr_seg *t, uint32_t l, uint32_t r, uint32_t v) {
+void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v) {
     uint32_t a = l + t->n, b = r + t->n;
     for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
         if (i & 1) {
-            t->node[i].mx = ix_max(t->node[i].mx, v);
-            t->node[i].tg = ix_max(t->node[i].tg, v);
+            t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
+            t->node[i].tg[f] = ix_max(t->node[i].tg[f], v);
             i++;
         }
         if (j & 1) {
             j--;
-            t->node[j].mx = ix_max(t->node[j].mx, v);
-            t->node[j].tg = ix_max(t->node[j].tg, v);
+            t->node[j].mx[f] = ix_max(t->node[j].mx[f], v);
+            t->node[j].tg[f] = ix_max(t->node[j].tg[f], v);
         }
     }
     for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2) {
-        t->node[a].mx = ix_max(t->node[a].mx, v);
-        t->node[b].mx = ix_max(t->node[b].mx, v);
+        t->node[a].mx[f] = ix_max(t->node[a].mx[f], v);
+        t->node[b].mx[f] = ix_max(t->node[b].mx[f], v);
     }
 }
 
-uint32_t tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r) {
-    uint32_t a = l + t->n, b = r + t->n, m = 0;
+void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
+    uint32_t a = l + t->n, b = r + t->n;
+    m[0] = m[1] = 0;
     for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
-        if (i & 1)
-            m = ix_max(m, t->node[i++].mx);
-        if (j & 1)
-            m = ix_max(m, t->node[--j].mx);
+        for (unsigned f = 0; f < 2; f++) {
+            if (i & 1)
+                m[f] = ix_max(m[f], t->node[i].mx[f]);
+            if (j & 1)
+                m[f] = ix_max(m[f], t->node[j - 1].mx[f]);
+        }
+        i += i & 1;
+        j -= j & 1;
     }
     for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2)
-        m = ix_max(m, ix_max(t->node[a].tg, t->node[b].tg));
-    return m;
+        for (unsigned f = 0; f < 2; f++)
+            m[f] = ix_max(m[f], ix_max(t->node[a].tg[f], t->node[b].tg[f]));
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

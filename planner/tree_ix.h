@@ -2,9 +2,10 @@
  * planner/tree_ix.h - the time-axis index of `tree`'s pool chains
  * (planner/tree_ix.c; used by planner/tree.c only).
  *
- * A tr_seg is a segment tree over [0, n) positions of a time axis with
- * range chmax (raise every position to at least v) and range max; values
- * start at 0.  Tags are not pushed down: O(log n) per operation.
+ * A tr_seg is a segment tree over [0, n) positions of a time axis, of two
+ * fields queried together (one cache line per node for both), with range
+ * chmax (raise every position to at least v) and range max; values start
+ * at 0.  Tags are not pushed down: O(log n) per operation.
  *
  * A tr_axis maps times to positions: the identity when the times are
  * small (no larger than a few times the number of buffers), else the
@@ -53,11 +54,12 @@ typedef struct tr_node {
 } tr_node;
 
 typedef struct tr_cold {
-    uint64_t sym;            /* symbolic (final) size */
+    uint64_t sym;            /* symbolic (final) size, from tr_syms */
     uint32_t koff;           /* children: kda[koff ..], or the only one */
     uint32_t nkids, capkids; /* capkids 0: the child is koff itself */
     uint32_t lvl;            /* chain level + 1 (TR_F_CHAIN) */
-    uint32_t fwd;            /* the SS that replaced this child (tr_pad) */
+    uint32_t fwd; /* the SS that replaced this child (tr_pad); UINT32_MAX:
+                     visited (tr_syms) */
 } tr_cold;
 
 /* An arena of elements of size esz (at least 4 bytes, the first four a
@@ -85,8 +87,9 @@ unsigned tr_log2(uint32_t cap);
 int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir);
 
 typedef struct tr_seg_node {
-    uint32_t mx; /* the max of the node's positions, own tag included */
-    uint32_t tg; /* raised the whole node to at least this */
+    uint32_t mx[2]; /* per field: the max of the node's positions, own tag
+                       included */
+    uint32_t tg[2]; /* per field: raised the whole node to at least this */
 } tr_seg_node;
 
 typedef struct tr_seg {
@@ -96,10 +99,11 @@ typedef struct tr_seg {
 
 bool tr_seg_init(tr_seg *t, uint32_t n);
 void tr_seg_free(tr_seg *t);
-/* Raises every position of [l, r] (inclusive) to at least v. */
-void tr_seg_chmax(tr_seg *t, uint32_t l, uint32_t r, uint32_t v);
-/* The max over [l, r] (inclusive). */
-uint32_t tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r);
+/* Raises field f (0 or 1) of every position of [l, r] (inclusive) to at
+ * least v. */
+void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v);
+/* The max of each field over [l, r] (inclusive), into m[0] and m[1]. */
+void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]);
 
 typedef struct tr_axis {
     uint32_t *ax; /* NULL: the identity */
