@@ -31,8 +31,12 @@
  * 10^5 buffers); a search jumps over the levels it would only pass
  * through (see "chains").  What remains per block is the depth it
  * descends inside one level (trying the spatial slots of the region it
- * lands in, left side first: 13 to 31 nodes per block on the bench data),
- * so `tree` stays a compatibility mode, not the fast path.
+ * lands in, left side first: 10 to 21 frames per block on the bench
+ * data), each a likely cache miss at 10^5 buffers; so a node is 32 bytes
+ * (tree_ix.h: leaves and Empties have none, the fields a descent does not
+ * read live in a cold twin, a TemporalSplit's only index entry inline)
+ * and symbolic sizes are computed once at the end (tr_syms).  `tree`
+ * stays a compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
@@ -46,59 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct tr_range {
-    uint64_t begin, end; /* half-open */
-} tr_range;
-
-/* A frame of the explicit stack of tr_allocate: node id, entered with
- * is_last; phase 0 on entry, then 1 (and 2 for an SS's right side) when
- * the child it descended into returns; ov is a TS's overlapped child. */
-typedef struct tr_frame {
-    uint32_t id, ov, pos; /* pos: see tr_kr_overlaps */
-    uint8_t is_last, phase;
-    uint8_t jump; /* a jump down a chain (tr_jump_step) */
-} tr_frame;
-
-/* The chain of a pool (see "chains" below): per level its TemporalSplit
- * and that TemporalSplit's chain child; two indexes over the time axis. */
-typedef struct tr_lv {
-    uint32_t ts, ss; /* ss of level 0 unused */
-} tr_lv;
-
-enum { TR_OWN, TR_LOW }; /* the fields of tr_chain.ix */
-
-typedef struct tr_chain {
-    tr_lv *lv;
-    uint32_t nlv, cap;
-    tr_seg ix; /* per time, field TR_OWN: level + 1 of the non-chain child
-                  holding it; TR_LOW: UINT32_MAX - the lowest chain SS
-                  holding it */
-} tr_chain;
-
-typedef struct tr_pool {
-    uint32_t root;
-    bool can_expand;
-    tr_chain ch;
-} tr_pool;
-
-typedef struct tr_ctx {
-    const plan_problem *pb;
-    uint64_t align;
-    tr_node *nodes; /* TemporalSplits and SpatialSplits (tree_ix.h) */
-    tr_cold *cold;  /* their other fields */
-    uint32_t nnodes, capnodes;
-    tr_arena kra;   /* spilled interval indexes (tr_kre) */
-    tr_arena kda;   /* lists of children (uint32_t) */
-    uint32_t *lfwd; /* tr_cold.fwd of the leaves */
-    tr_frame *stk;
-    uint32_t capstk;
-    bool oom;
-    uint64_t *offsets;
-    tr_pool *cur;  /* the pool being searched */
-    bool low_done; /* the block's lowest chain SS noted (tr_chain_note) */
-    tr_axis axis;  /* of the chain indexes; n == 0 until needed */
-} tr_ctx;
-
 /* a + b, saturating at UINT64_MAX. */
 static uint64_t tr_add(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -111,153 +62,24 @@ static uint64_t tr_align(uint64_t v, uint64_t a) {
     return r < v ? UINT64_MAX : r;
 }
 
-/* Grows *p (of *cap elements of size sz) to hold at least need; false
- * (and oom flagged) when out of memory. */
-static bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need,
-                    size_t sz) {
-    if (need <= *cap)
-        return true;
-    uint32_t nc = *cap ? *cap : 2;
-    while (nc < need)
-        nc = nc > UINT32_MAX / 2 ? UINT32_MAX : nc * 2;
-    void *np = realloc(*p, (size_t)nc * sz);
-    if (!np) {
-        c->oom = true;
-        return false;
-    }
-    *p = np;
-    *cap = nc;
-    return true;
-}
-
-/* ---- node access (a leaf is its buffer) ---- */
-
-static bool tr_is_ss(const tr_ctx *c, uint32_t id) {
-    return !(id & TR_LEAF) && (c->nodes[id].w & TR_F_SS);
-}
-
-static const plan_buf *tr_leaf_buf(const tr_ctx *c, uint32_t r) {
-    return &c->pb->bufs[r & ~TR_LEAF];
-}
-
-static uint64_t tr_hint(const tr_ctx *c, uint32_t r) {
-    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->nodes[r].hint;
-}
-
-static uint64_t tr_sym(const tr_ctx *c, uint32_t r) {
-    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->cold[r].sym;
-}
-
-/* The dead interval [*lo, *hi] of node r (a leaf: its live range). */
+/* The dead interval [*lo, *hi] of node r (a leaf: its live range; a
+ * SpatialSplit: the intersection of its left side's, which it keeps, and
+ * its right side's; see "dead intervals"). */
 static void tr_dead_of(const tr_ctx *c, uint32_t r, uint32_t *lo,
                        uint32_t *hi) {
     if (r & TR_LEAF) {
         *lo = tr_leaf_buf(c, r)->start;
         *hi = tr_leaf_buf(c, r)->end;
-    } else {
-        *lo = c->nodes[r].dlo;
-        *hi = c->nodes[r].dhi;
+        return;
     }
-}
-
-/* The live range of leaf r: [start, end + 1). */
-static tr_range tr_live(const tr_ctx *c, uint32_t r) {
-    const plan_buf *b = tr_leaf_buf(c, r);
-    return (tr_range){b->start, (uint64_t)b->end + 1};
-}
-
-static uint32_t tr_nkr(const tr_node *n) {
-    return n->w & TR_NKR;
-}
-
-/* The interval index of TemporalSplit id (valid until the arena grows). */
-static tr_kre *tr_kr(tr_ctx *c, uint32_t id) {
-    tr_node *n = &c->nodes[id];
-    return n->w & TR_F_SPILL ? (tr_kre *)(void *)c->kra.base + n->u.sp.off
-                             : &n->u.in;
-}
-
-static const tr_kre *tr_ckr(const tr_ctx *c, uint32_t id) {
-    const tr_node *n = &c->nodes[id];
-    return n->w & TR_F_SPILL
-               ? (const tr_kre *)(const void *)c->kra.base + n->u.sp.off
-               : &n->u.in;
-}
-
-/* The children of TemporalSplit id (valid until the arena grows). */
-static uint32_t *tr_kids(tr_ctx *c, uint32_t id) {
-    tr_cold *k = &c->cold[id];
-    return k->capkids ? (uint32_t *)(void *)c->kda.base + k->koff : &k->koff;
-}
-
-static uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
-    return r & TR_LEAF ? &c->lfwd[r & ~TR_LEAF] : &c->cold[r].fwd;
-}
-
-/* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
- * (an Empty of hint 0) and no dead interval. */
-static uint32_t tr_new(tr_ctx *c, bool ss) {
-    if (c->nnodes >= TR_LEAF - 1) {
-        c->oom = true;
-        return UINT32_MAX;
+    const tr_node *n = &c->nodes[r];
+    *lo = n->dlo;
+    *hi = n->dhi;
+    if (n->w & TR_F_SS) {
+        const tr_node *rt = &c->nodes[n->u.ss.right];
+        *lo = rt->dlo > *lo ? rt->dlo : *lo;
+        *hi = rt->dhi < *hi ? rt->dhi : *hi;
     }
-    if (c->nnodes == c->capnodes) {
-        uint32_t cap = c->capnodes;
-        void *p = c->nodes, *q = c->cold;
-        if (!tr_grow(c, &p, &cap, c->nnodes + 1, sizeof *c->nodes))
-            return UINT32_MAX;
-        c->nodes = p;
-        cap = c->capnodes;
-        if (!tr_grow(c, &q, &cap, c->nnodes + 1, sizeof *c->cold))
-            return UINT32_MAX;
-        c->cold = q;
-        c->capnodes = cap;
-    }
-    tr_node *n = &c->nodes[c->nnodes];
-    memset(n, 0, sizeof *n);
-    memset(&c->cold[c->nnodes], 0, sizeof *c->cold);
-    n->w = ss ? TR_F_SS : 0;
-    n->dlo = 1; /* none */
-    return c->nnodes++;
-}
-
-/* Moves block off (2^k elements of a) to a block of 2^(k + 1), copying
- * len elements; the new offset, or UINT32_MAX (oom flagged). */
-static uint32_t tr_arena_grow(tr_ctx *c, tr_arena *a, const void *src,
-                              uint32_t len, uint32_t off, unsigned k,
-                              bool put) {
-    uint32_t no = tr_arena_get(a, k + 1);
-    if (no == UINT32_MAX) {
-        c->oom = true;
-        return no;
-    }
-    if (!src)
-        src = a->base + (size_t)off * a->esz;
-    memmove(a->base + (size_t)no * a->esz, src, (size_t)len * a->esz);
-    if (put)
-        tr_arena_put(a, off, k);
-    return no;
-}
-
-static bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
-    tr_cold *k = &c->cold[ts];
-    if (k->nkids == 0 && k->capkids == 0) {
-        k->koff = kid;
-        k->nkids = 1;
-        return true;
-    }
-    if (k->nkids == (k->capkids ? k->capkids : 1)) {
-        uint32_t one = k->koff, cap = k->capkids;
-        uint32_t no = tr_arena_grow(c, &c->kda, cap ? NULL : &one, k->nkids,
-                                    k->koff, cap ? tr_log2(cap) : 0, cap);
-        if (no == UINT32_MAX)
-            return false;
-        k = &c->cold[ts];
-        k->koff = no;
-        k->capkids = cap ? 2 * cap : 2;
-    }
-    tr_kids(c, ts)[k->nkids++] = kid;
-    return true;
 }
 
 /* Recomputes the hint of node id from its children (O(1), or
@@ -287,101 +109,6 @@ static void tr_ts_grew(tr_ctx *c, uint32_t id, uint32_t kid) {
         c->nodes[id].hint = h;
 }
 
-/* The first index entry of TemporalSplit id that ends after t. */
-static uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
-    const tr_kre *kr = tr_ckr(c, id);
-    uint32_t lo = 0, hi = tr_nkr(&c->nodes[id]);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((uint64_t)kr[mid].hi < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Room for need entries in the index of TemporalSplit id; false when out
- * of memory. */
-static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
-    tr_node *n = &c->nodes[id];
-    bool sp = n->w & TR_F_SPILL;
-    uint32_t cap = sp ? n->u.sp.cap : 1;
-    if (need <= cap)
-        return true;
-    tr_kre one = n->u.in;
-    uint32_t no = tr_arena_grow(c, &c->kra, sp ? NULL : &one, tr_nkr(n),
-                                sp ? n->u.sp.off : 0, tr_log2(cap), sp);
-    if (no == UINT32_MAX)
-        return false;
-    n = &c->nodes[id];
-    n->w |= TR_F_SPILL;
-    n->u.sp.off = no;
-    n->u.sp.cap = 2 * cap;
-    return true;
-}
-
-/* Adds range r of child kid to the index of TemporalSplit id, merged with
- * the entries of the same child it overlaps or touches (no other
- * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
- * entry holds r already (returns false: nothing changed), else a memmove
- * when r is new. */
-static bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
-                         uint32_t i) {
-    uint32_t nkr = tr_nkr(&c->nodes[id]);
-    tr_kre *kr = tr_kr(c, id);
-    if (i < nkr && kr[i].kid == kid && kr[i].lo <= r.begin &&
-        (uint64_t)kr[i].hi + 1 >= r.end)
-        return false;
-    if (i > 0 && (uint64_t)kr[i - 1].hi + 1 == r.begin && kr[i - 1].kid == kid)
-        i--;
-    uint32_t j = i;
-    while (j < nkr && kr[j].lo <= r.end &&
-           (kr[j].kid == kid || kr[j].lo < r.end)) {
-        if (kr[j].lo < r.begin)
-            r.begin = kr[j].lo;
-        if ((uint64_t)kr[j].hi + 1 > r.end)
-            r.end = (uint64_t)kr[j].hi + 1;
-        j++;
-    }
-    if (j == i) {
-        if (!tr_kr_reserve(c, id, nkr + 1))
-            return true;
-        kr = tr_kr(c, id);
-        memmove(kr + i + 1, kr + i, (nkr - i) * sizeof *kr);
-        nkr++;
-    } else if (j > i + 1) {
-        memmove(kr + i + 1, kr + j, (nkr - j) * sizeof *kr);
-        nkr -= j - i - 1;
-    }
-    kr[i] = (tr_kre){(uint32_t)r.begin, (uint32_t)(r.end - 1), kid};
-    c->nodes[id].w = (c->nodes[id].w & ~(uint32_t)TR_NKR) | nkr;
-    return true;
-}
-
-static void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
-    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(c, id, r.begin));
-}
-
-/* The children of TemporalSplit id that overlap b: their number (0, 1,
- * or 2 for "more than one"), the first one, and *pos, the first entry
- * that ends after b.begin. */
-static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
-                               uint32_t *ov, uint32_t *pos) {
-    const tr_kre *kr = tr_ckr(c, id);
-    uint32_t nov = 0, nkr = tr_nkr(&c->nodes[id]);
-    *pos = tr_kr_after(c, id, b.begin);
-    for (uint32_t i = *pos; i < nkr && kr[i].lo < b.end; i++) {
-        if (nov == 0) {
-            *ov = kr[i].kid;
-            nov = 1;
-        } else if (kr[i].kid != *ov) {
-            return 2;
-        }
-    }
-    return nov;
-}
-
 /* ---- dead intervals ----
  * Every node keeps one time interval inside its live ranges such that a
  * block overlapping it fails there: a leaf's own range (a block that
@@ -392,7 +119,10 @@ static uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
  * to these sets, so an interval stays valid, and an update keeps the old
  * one unless a child offers a longer one; only padding (tr_pad) turns
  * children into SpatialSplits with an Empty side, and then the path is
- * recomputed.  The check only skips descents that fail anyway: the
+ * recomputed.  A SpatialSplit keeps its left side's interval (its own is
+ * the intersection with its right side's, tr_dead_of): a block that hits
+ * it goes to the right side without loading the left.  The check only
+ * skips descents that fail anyway: the
  * offsets are unchanged, and a block that cannot go anywhere in a deep
  * tree (every buffer live at once) fails at the root in O(1). */
 
@@ -404,13 +134,12 @@ static bool tr_dead_hit(const tr_node *n, tr_range r) {
     return n->dlo <= n->dhi && r.begin <= n->dhi && n->dlo < r.end;
 }
 
+/* SpatialSplit id keeps its left side's dead interval. */
 static void tr_dead_ss(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    uint32_t llo, lhi, rlo, rhi;
-    tr_dead_of(c, n->u.ss.left, &llo, &lhi);
-    tr_dead_of(c, n->u.ss.right, &rlo, &rhi);
-    n->dlo = llo > rlo ? llo : rlo;
-    n->dhi = lhi < rhi ? lhi : rhi;
+    const tr_node *l = &c->nodes[n->u.ss.left];
+    n->dlo = l->dlo;
+    n->dhi = l->dhi;
 }
 
 /* TemporalSplit id after child kid changed; full: recompute over every
@@ -788,7 +517,8 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     }
     if (f->phase == 1)
         l++;
-    while (l <= hi && tr_dead_hit(&c->nodes[ch->lv[l].ss], br))
+    while (l <= hi &&
+           tr_dead_hit(&c->nodes[c->nodes[ch->lv[l].ss].u.ss.right], br))
         l++;
     if (l > hi) {
         (*sp)--;
@@ -833,7 +563,9 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             continue;
         }
         if (ss) {
-            if (f->phase < 2 && !(f->phase == 0 && tr_dead_hit(n, br))) {
+            if (f->phase == 0 && tr_dead_hit(n, br))
+                f->phase = 1; /* the left side fails: skip it */
+            if (f->phase < 2) {
                 uint32_t next = f->phase == 0 ? n->u.ss.left : n->u.ss.right;
                 bool last = f->phase == 0 ? false : f->is_last;
                 f->phase++;

@@ -187,3 +187,184 @@ int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
     free(v);
     return rc;
 }
+
+/* ---- the node store and the interval indexes ---- */
+
+/* Grows *p (of *cap elements of size sz) to hold at least need; false
+ * (and oom flagged) when out of memory. */
+bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz) {
+    if (need <= *cap)
+        return true;
+    uint32_t nc = *cap ? *cap : 2;
+    while (nc < need)
+        nc = nc > UINT32_MAX / 2 ? UINT32_MAX : nc * 2;
+    void *np = realloc(*p, (size_t)nc * sz);
+    if (!np) {
+        c->oom = true;
+        return false;
+    }
+    *p = np;
+    *cap = nc;
+    return true;
+}
+
+/* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
+ * (an Empty of hint 0) and no dead interval. */
+uint32_t tr_new(tr_ctx *c, bool ss) {
+    if (c->nnodes >= TR_LEAF - 1) {
+        c->oom = true;
+        return UINT32_MAX;
+    }
+    if (c->nnodes == c->capnodes) {
+        uint32_t cap = c->capnodes;
+        void *p = c->nodes, *q = c->cold;
+        if (!tr_grow(c, &p, &cap, c->nnodes + 1, sizeof *c->nodes))
+            return UINT32_MAX;
+        c->nodes = p;
+        cap = c->capnodes;
+        if (!tr_grow(c, &q, &cap, c->nnodes + 1, sizeof *c->cold))
+            return UINT32_MAX;
+        c->cold = q;
+        c->capnodes = cap;
+    }
+    tr_node *n = &c->nodes[c->nnodes];
+    memset(n, 0, sizeof *n);
+    memset(&c->cold[c->nnodes], 0, sizeof *c->cold);
+    n->w = ss ? TR_F_SS : 0;
+    n->dlo = 1; /* none */
+    return c->nnodes++;
+}
+
+/* Moves block off (2^k elements of a) to a block of 2^(k + 1), copying
+ * len elements; the new offset, or UINT32_MAX (oom flagged). */
+static uint32_t tr_arena_grow(tr_ctx *c, tr_arena *a, const void *src,
+                              uint32_t len, uint32_t off, unsigned k,
+                              bool put) {
+    uint32_t no = tr_arena_get(a, k + 1);
+    if (no == UINT32_MAX) {
+        c->oom = true;
+        return no;
+    }
+    if (!src)
+        src = a->base + (size_t)off * a->esz;
+    memmove(a->base + (size_t)no * a->esz, src, (size_t)len * a->esz);
+    if (put)
+        tr_arena_put(a, off, k);
+    return no;
+}
+
+bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
+    tr_cold *k = &c->cold[ts];
+    if (k->nkids == 0 && k->capkids == 0) {
+        k->koff = kid;
+        k->nkids = 1;
+        return true;
+    }
+    if (k->nkids == (k->capkids ? k->capkids : 1)) {
+        uint32_t one = k->koff, cap = k->capkids;
+        uint32_t no = tr_arena_grow(c, &c->kda, cap ? NULL : &one, k->nkids,
+                                    k->koff, cap ? tr_log2(cap) : 0, cap);
+        if (no == UINT32_MAX)
+            return false;
+        k = &c->cold[ts];
+        k->koff = no;
+        k->capkids = cap ? 2 * cap : 2;
+    }
+    tr_kids(c, ts)[k->nkids++] = kid;
+    return true;
+}
+
+/* The first index entry of TemporalSplit id that ends after t. */
+uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
+    const tr_kre *kr = tr_ckr(c, id);
+    uint32_t lo = 0, hi = tr_nkr(&c->nodes[id]);
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)kr[mid].hi < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Room for need entries in the index of TemporalSplit id; false when out
+ * of memory. */
+static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
+    tr_node *n = &c->nodes[id];
+    bool sp = n->w & TR_F_SPILL;
+    uint32_t cap = sp ? n->u.sp.cap : 1;
+    if (need <= cap)
+        return true;
+    tr_kre one = n->u.in;
+    uint32_t no = tr_arena_grow(c, &c->kra, sp ? NULL : &one, tr_nkr(n),
+                                sp ? n->u.sp.off : 0, tr_log2(cap), sp);
+    if (no == UINT32_MAX)
+        return false;
+    n = &c->nodes[id];
+    n->w |= TR_F_SPILL;
+    n->u.sp.off = no;
+    n->u.sp.cap = 2 * cap;
+    return true;
+}
+
+/* Adds range r of child kid to the index of TemporalSplit id, merged with
+ * the entries of the same child it overlaps or touches (no other
+ * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
+ * entry holds r already (returns false: nothing changed), else a memmove
+ * when r is new. */
+bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
+                  uint32_t i) {
+    uint32_t nkr = tr_nkr(&c->nodes[id]);
+    tr_kre *kr = tr_kr(c, id);
+    if (i < nkr && kr[i].kid == kid && kr[i].lo <= r.begin &&
+        (uint64_t)kr[i].hi + 1 >= r.end)
+        return false;
+    if (i > 0 && (uint64_t)kr[i - 1].hi + 1 == r.begin && kr[i - 1].kid == kid)
+        i--;
+    uint32_t j = i;
+    while (j < nkr && kr[j].lo <= r.end &&
+           (kr[j].kid == kid || kr[j].lo < r.end)) {
+        if (kr[j].lo < r.begin)
+            r.begin = kr[j].lo;
+        if ((uint64_t)kr[j].hi + 1 > r.end)
+            r.end = (uint64_t)kr[j].hi + 1;
+        j++;
+    }
+    if (j == i) {
+        if (!tr_kr_reserve(c, id, nkr + 1))
+            return true;
+        kr = tr_kr(c, id);
+        memmove(kr + i + 1, kr + i, (nkr - i) * sizeof *kr);
+        nkr++;
+    } else if (j > i + 1) {
+        memmove(kr + i + 1, kr + j, (nkr - j) * sizeof *kr);
+        nkr -= j - i - 1;
+    }
+    kr[i] = (tr_kre){(uint32_t)r.begin, (uint32_t)(r.end - 1), kid};
+    c->nodes[id].w = (c->nodes[id].w & ~(uint32_t)TR_NKR) | nkr;
+    return true;
+}
+
+void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
+    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(c, id, r.begin));
+}
+
+/* The children of TemporalSplit id that overlap b: their number (0, 1,
+ * or 2 for "more than one"), the first one, and *pos, the first entry
+ * that ends after b.begin. */
+uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
+                        uint32_t *pos) {
+    const tr_kre *kr = tr_ckr(c, id);
+    uint32_t nov = 0, nkr = tr_nkr(&c->nodes[id]);
+    *pos = tr_kr_after(c, id, b.begin);
+    for (uint32_t i = *pos; i < nkr && kr[i].lo < b.end; i++) {
+        if (nov == 0) {
+            *ov = kr[i].kid;
+            nov = 1;
+        } else if (kr[i].kid != *ov) {
+            return 2;
+        }
+    }
+    return nov;
+}

@@ -1,6 +1,7 @@
 /*
- * planner/tree_ix.h - the time-axis index of `tree`'s pool chains
- * (planner/tree_ix.c; used by planner/tree.c only).
+ * planner/tree_ix.h - the data structures of `tree` (planner/tree.c):
+ * its nodes, their interval indexes and the time-axis index of its pool
+ * chains (planner/tree_ix.c; used by planner/tree.c only).
  *
  * A tr_seg is a segment tree over [0, n) positions of a time axis, of two
  * fields queried together (one cache line per node for both), with range
@@ -16,6 +17,36 @@
 #define PW_PLANNER_TREE_IX_H
 
 #include "plan_internal.h"
+
+typedef struct tr_seg_node {
+    uint32_t mx[2]; /* per field: the max of the node's positions, own tag
+                       included */
+    uint32_t tg[2]; /* per field: raised the whole node to at least this */
+} tr_seg_node;
+
+typedef struct tr_seg {
+    uint32_t n; /* leaves: a power of two */
+    tr_seg_node *node;
+} tr_seg;
+
+bool tr_seg_init(tr_seg *t, uint32_t n);
+void tr_seg_free(tr_seg *t);
+/* Raises field f (0 or 1) of every position of [l, r] (inclusive) to at
+ * least v. */
+void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v);
+/* The max of each field over [l, r] (inclusive), into m[0] and m[1]. */
+void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]);
+
+typedef struct tr_axis {
+    uint32_t *ax; /* NULL: the identity */
+    uint32_t n;   /* positions */
+} tr_axis;
+
+/* The axis of problem pb; false when out of memory. */
+bool tr_axis_init(tr_axis *a, const plan_problem *pb);
+void tr_axis_free(tr_axis *a);
+/* The position of time t, which must be a start or an end of pb. */
+uint32_t tr_axis_pos(const tr_axis *a, uint64_t t);
 
 /* ---- the nodes ----
  * A node reference is a uint32_t: a TemporalSplit or SpatialSplit by its
@@ -40,7 +71,8 @@ typedef struct tr_kre {
 
 typedef struct tr_node {
     uint64_t hint;     /* size hint */
-    uint32_t dlo, dhi; /* the dead interval, inclusive; none if dlo > dhi */
+    uint32_t dlo, dhi; /* the dead interval (a SpatialSplit: its left side's),
+                          inclusive; none if dlo > dhi */
     uint32_t w;        /* TR_F_*; a TemporalSplit's index entries */
     union {
         tr_kre in; /* a TemporalSplit's only entry (not spilled) */
@@ -82,38 +114,147 @@ void tr_arena_put(tr_arena *a, uint32_t off, unsigned k);
 /* k with 2^k == cap (a power of two). */
 unsigned tr_log2(uint32_t cap);
 
+/* ---- the search state (planner/tree.c) ---- */
+
+typedef struct tr_range {
+    uint64_t begin, end; /* half-open */
+} tr_range;
+
+/* A frame of the explicit stack of tr_allocate: node id, entered with
+ * is_last; phase 0 on entry, then 1 (and 2 for an SS's right side) when
+ * the child it descended into returns; ov is a TS's overlapped child. */
+typedef struct tr_frame {
+    uint32_t id, ov, pos; /* pos: see tr_kr_overlaps */
+    uint8_t is_last, phase;
+    uint8_t jump; /* a jump down a chain (tr_jump_step) */
+} tr_frame;
+
+/* The chain of a pool (see "chains" below): per level its TemporalSplit
+ * and that TemporalSplit's chain child; two indexes over the time axis. */
+typedef struct tr_lv {
+    uint32_t ts, ss; /* ss of level 0 unused */
+} tr_lv;
+
+enum { TR_OWN, TR_LOW }; /* the fields of tr_chain.ix */
+
+typedef struct tr_chain {
+    tr_lv *lv;
+    uint32_t nlv, cap;
+    tr_seg ix; /* per time, field TR_OWN: level + 1 of the non-chain child
+                  holding it; TR_LOW: UINT32_MAX - the lowest chain SS
+                  holding it */
+} tr_chain;
+
+typedef struct tr_pool {
+    uint32_t root;
+    bool can_expand;
+    tr_chain ch;
+} tr_pool;
+
+typedef struct tr_ctx {
+    const plan_problem *pb;
+    uint64_t align;
+    tr_node *nodes; /* TemporalSplits and SpatialSplits (tree_ix.h) */
+    tr_cold *cold;  /* their other fields */
+    uint32_t nnodes, capnodes;
+    tr_arena kra;   /* spilled interval indexes (tr_kre) */
+    tr_arena kda;   /* lists of children (uint32_t) */
+    uint32_t *lfwd; /* tr_cold.fwd of the leaves */
+    tr_frame *stk;
+    uint32_t capstk;
+    bool oom;
+    uint64_t *offsets;
+    tr_pool *cur;  /* the pool being searched */
+    bool low_done; /* the block's lowest chain SS noted (tr_chain_note) */
+    tr_axis axis;  /* of the chain indexes; n == 0 until needed */
+} tr_ctx;
+
+/* ---- node access (a leaf is its buffer) ---- */
+
+static inline bool tr_is_ss(const tr_ctx *c, uint32_t id) {
+    return !(id & TR_LEAF) && (c->nodes[id].w & TR_F_SS);
+}
+
+static inline const plan_buf *tr_leaf_buf(const tr_ctx *c, uint32_t r) {
+    return &c->pb->bufs[r & ~TR_LEAF];
+}
+
+static inline uint64_t tr_hint(const tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->nodes[r].hint;
+}
+
+static inline uint64_t tr_sym(const tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->cold[r].sym;
+}
+
+/* The live range of leaf r: [start, end + 1). */
+static inline tr_range tr_live(const tr_ctx *c, uint32_t r) {
+    const plan_buf *b = tr_leaf_buf(c, r);
+    return (tr_range){b->start, (uint64_t)b->end + 1};
+}
+
+static inline uint32_t tr_nkr(const tr_node *n) {
+    return n->w & TR_NKR;
+}
+
+/* The interval index of TemporalSplit id (valid until the arena grows). */
+static inline tr_kre *tr_kr(tr_ctx *c, uint32_t id) {
+    tr_node *n = &c->nodes[id];
+    return n->w & TR_F_SPILL ? (tr_kre *)(void *)c->kra.base + n->u.sp.off
+                             : &n->u.in;
+}
+
+static inline const tr_kre *tr_ckr(const tr_ctx *c, uint32_t id) {
+    const tr_node *n = &c->nodes[id];
+    return n->w & TR_F_SPILL
+               ? (const tr_kre *)(const void *)c->kra.base + n->u.sp.off
+               : &n->u.in;
+}
+
+/* The children of TemporalSplit id (valid until the arena grows). */
+static inline uint32_t *tr_kids(tr_ctx *c, uint32_t id) {
+    tr_cold *k = &c->cold[id];
+    return k->capkids ? (uint32_t *)(void *)c->kda.base + k->koff : &k->koff;
+}
+
+static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
+    return r & TR_LEAF ? &c->lfwd[r & ~TR_LEAF] : &c->cold[r].fwd;
+}
+
+/* ---- the node store and the interval indexes (planner/tree_ix.c) ---- */
+
+/* Grows *p (of *cap elements of size sz) to hold at least need; false
+ * (and oom flagged) when out of memory. */
+bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz);
+
+/* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
+ * (an Empty of hint 0) and no dead interval. */
+uint32_t tr_new(tr_ctx *c, bool ss);
+
+/* Appends child kid to TemporalSplit ts; false when out of memory. */
+bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid);
+
+/* The first index entry of TemporalSplit id that ends after t. */
+uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t);
+
+/* Adds range r of child kid to the index of TemporalSplit id, merged with
+ * the entries of the same child it overlaps or touches (no other
+ * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
+ * entry holds r already (returns false: nothing changed), else a memmove
+ * when r is new. */
+bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid, uint32_t i);
+
+/* tr_kr_add_at at the entry tr_kr_after(r.begin). */
+void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid);
+
+/* The children of TemporalSplit id that overlap b: their number (0, 1,
+ * or 2 for "more than one"), the first one, and *pos, the first entry
+ * that ends after b.begin. */
+uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
+                        uint32_t *pos);
+
 /* The placement order of the nm buffers of idx (descending size when dir
  * < 0, ascending when dir > 0; longer first on ties; stable).  0 or -1. */
 int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir);
-
-typedef struct tr_seg_node {
-    uint32_t mx[2]; /* per field: the max of the node's positions, own tag
-                       included */
-    uint32_t tg[2]; /* per field: raised the whole node to at least this */
-} tr_seg_node;
-
-typedef struct tr_seg {
-    uint32_t n; /* leaves: a power of two */
-    tr_seg_node *node;
-} tr_seg;
-
-bool tr_seg_init(tr_seg *t, uint32_t n);
-void tr_seg_free(tr_seg *t);
-/* Raises field f (0 or 1) of every position of [l, r] (inclusive) to at
- * least v. */
-void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v);
-/* The max of each field over [l, r] (inclusive), into m[0] and m[1]. */
-void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]);
-
-typedef struct tr_axis {
-    uint32_t *ax; /* NULL: the identity */
-    uint32_t n;   /* positions */
-} tr_axis;
-
-/* The axis of problem pb; false when out of memory. */
-bool tr_axis_init(tr_axis *a, const plan_problem *pb);
-void tr_axis_free(tr_axis *a);
-/* The position of time t, which must be a start or an end of pb. */
-uint32_t tr_axis_pos(const tr_axis *a, uint64_t t);
 
 #endif
