@@ -129,8 +129,9 @@ typedef struct tr_frame {
     uint8_t jump; /* a jump down a chain (tr_jump_step) */
 } tr_frame;
 
-/* The chain of a pool (see "chains" below): per level its TemporalSplit
- * and that TemporalSplit's chain child; two indexes over the time axis. */
+/* The chain of a pool (see "chains" in tree.c): per level its
+ * TemporalSplit and that TemporalSplit's chain child; an index over the
+ * time axis. */
 typedef struct tr_lv {
     uint32_t ts, ss; /* ss of level 0 unused */
 } tr_lv;

@@ -19,14 +19,16 @@
 
 /* ---- the reference ---- */
 
+enum { MAXN = 256 }; /* buffers per random instance, at most */
+
 enum { RF_ALLOC, RF_EMPTY, RF_TS, RF_SS };
 
 typedef struct rf_node {
     int kind;
-    uint32_t buf;             /* RF_ALLOC */
-    uint64_t size;            /* RF_ALLOC, RF_EMPTY */
-    uint32_t kids[80], nkids; /* RF_TS (at most MAXN + 1 children) */
-    uint32_t left, right;     /* RF_SS */
+    uint32_t buf;                    /* RF_ALLOC */
+    uint64_t size;                   /* RF_ALLOC, RF_EMPTY */
+    uint32_t kids[MAXN + 16], nkids; /* RF_TS (at most MAXN + 1) */
+    uint32_t left, right;            /* RF_SS */
 } rf_node;
 
 typedef struct rf {
@@ -162,7 +164,7 @@ static bool rf_allocate(rf *r, uint32_t id, uint32_t block, bool is_last) {
         }
     }
     n = &r->nodes[id];
-    assert_true(n->nkids < 80);
+    assert_true(n->nkids < MAXN + 16);
     n->kids[n->nkids++] = kid;
     return true;
 }
@@ -283,8 +285,6 @@ static void rf_plan(const plan_problem *pb, const bool *is_output,
 
 /* ---- random instances ---- */
 
-enum { MAXN = 64 };
-
 typedef struct inst {
     plan_buf b[MAXN];
     bool out[MAXN];
@@ -296,23 +296,28 @@ typedef struct inst {
 /* Shapes: uniform lifetimes over a short horizon (many overlaps, touching
  * ranges), nested intervals, all live at once, and a staircase that
  * makes the tree deep (a level per pool growth). */
-static void gen(inst *in, uint64_t seed) {
+static void gen(inst *in, uint64_t seed, uint32_t maxn) {
     uint64_t s = seed;
     static const uint64_t sizes[] = {64, 100, 128, 192, 256, 512, 1000, 1024};
     static const plan_memory_pool modes[] = {
         PLAN_MP_NONE, PLAN_MP_INTERMEDIATES, PLAN_MP_OUTPUTS, PLAN_MP_COMBINED};
     static const uint64_t aligns[] = {1, 64, 64, 128};
-    in->n = 1 + (uint32_t)pt_below(&s, MAXN);
+    in->n = 1 + (uint32_t)pt_below(&s, maxn);
     in->mode = modes[pt_below(&s, 4)];
     in->align = aligns[pt_below(&s, 4)];
     int shape = (int)pt_below(&s, 4);
     uint32_t horizon = 2 + (uint32_t)pt_below(&s, 3 * in->n);
     uint32_t pout = (uint32_t)pt_below(&s, 4); /* outputs: 0..3 in 10 */
+    /* larger instances: sometimes sizes past 32 bits (the placement order
+     * is then not the radix sort's) */
+    bool big = maxn > 64 && pt_below(&s, 8) == 0;
     for (uint32_t i = 0; i < in->n; i++) {
         plan_buf x = ib(0, 0, 1);
         x.size = pt_below(&s, 16) == 0  ? 0
                  : pt_below(&s, 3) == 0 ? 1 + pt_below(&s, 3000)
                                         : sizes[pt_below(&s, 8)];
+        if (big && x.size && pt_below(&s, 4) == 0)
+            x.size += (uint64_t)1 << 32;
         x.align = pt_below(&s, 20) == 0 ? 256 : 1;
         uint32_t a = (uint32_t)pt_below(&s, horizon);
         uint32_t len = (uint32_t)pt_below(&s, 1 + horizon / 2);
@@ -334,15 +339,16 @@ static void gen(inst *in, uint64_t seed) {
     }
 }
 
-/* Seeds 1..nseeds against the reference; times multiplied by scale
- * (a spread-out time axis: `tree`'s chain index then compresses it). */
-static void check_random(uint64_t nseeds, uint32_t scale) {
+/* Seeds 1..nseeds against the reference, instances of up to maxn
+ * buffers; times multiplied by scale (a spread-out time axis: `tree`'s
+ * chain index then compresses it). */
+static void check_random(uint64_t nseeds, uint32_t scale, uint32_t maxn) {
     static inst in;
     uint64_t off[MAXN], roff[MAXN], ssz[MAXN], rssz[MAXN];
     uint32_t sub[MAXN], rsub[MAXN], ns = 0, rns = 0;
     uint32_t pools = 0;
     for (uint64_t seed = 1; seed <= nseeds; seed++) {
-        gen(&in, seed);
+        gen(&in, seed, maxn);
         for (uint32_t i = 0; i < in.n; i++) {
             in.b[i].start *= scale;
             in.b[i].end *= scale;
@@ -376,12 +382,20 @@ static void check_random(uint64_t nseeds, uint32_t scale) {
 
 static void test_random_instances(void **st) {
     (void)st;
-    check_random(4000, 1);
+    check_random(4000, 1, 64);
+}
+
+/* Up to 256 buffers: TemporalSplits with many children and index
+ * entries (the arenas' larger blocks and free lists), the radix-sorted
+ * placement order with its ties. */
+static void test_random_large(void **st) {
+    (void)st;
+    check_random(300, 1, MAXN);
 }
 
 static void test_random_spread(void **st) {
     (void)st;
-    check_random(1000, 1000003);
+    check_random(1000, 1000003, 64);
 }
 
 /* 50,000 buffers live at once: every one goes at the end of the pool (a
@@ -436,6 +450,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_instances),
         cmocka_unit_test(test_random_spread),
+        cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_all_live_50000),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
