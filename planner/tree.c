@@ -729,7 +729,9 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
     c.lfwd = malloc(((size_t)n + 1) * sizeof *c.lfwd);
     uint32_t no = 0, nm = 0, np = 0;
-    if (!outs || !mids || !pools || !c.lfwd || n >= TR_LEAF)
+    /* an index counts its entries in 29 bits: 2^29 buffers and more (tens
+     * of GB for this planner) fail as out of memory */
+    if (!outs || !mids || !pools || !c.lfwd || n > TR_NKR)
         goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;

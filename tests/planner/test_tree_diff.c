@@ -341,17 +341,25 @@ static void gen(inst *in, uint64_t seed, uint32_t maxn) {
 
 /* Seeds 1..nseeds against the reference, instances of up to maxn
  * buffers; times multiplied by scale (a spread-out time axis: `tree`'s
- * chain index then compresses it). */
-static void check_random(uint64_t nseeds, uint32_t scale, uint32_t maxn) {
+ * chain index then compresses it), then, with top, shifted to end at
+ * UINT32_MAX (where an exclusive end would not fit 32 bits). */
+static void check_random(uint64_t nseeds, uint32_t scale, uint32_t maxn,
+                         bool top) {
     static inst in;
     uint64_t off[MAXN], roff[MAXN], ssz[MAXN], rssz[MAXN];
     uint32_t sub[MAXN], rsub[MAXN], ns = 0, rns = 0;
     uint32_t pools = 0;
     for (uint64_t seed = 1; seed <= nseeds; seed++) {
         gen(&in, seed, maxn);
+        uint32_t last = 0;
         for (uint32_t i = 0; i < in.n; i++) {
             in.b[i].start *= scale;
             in.b[i].end *= scale;
+            last = in.b[i].end > last ? in.b[i].end : last;
+        }
+        for (uint32_t i = 0; i < in.n && top; i++) {
+            in.b[i].start += UINT32_MAX - last;
+            in.b[i].end += UINT32_MAX - last;
         }
         plan_problem pb = {in.n, in.b, in.align, NULL};
         bool use_out = seed % 3 != 0;
@@ -382,7 +390,7 @@ static void check_random(uint64_t nseeds, uint32_t scale, uint32_t maxn) {
 
 static void test_random_instances(void **st) {
     (void)st;
-    check_random(4000, 1, 64);
+    check_random(4000, 1, 64, false);
 }
 
 /* Up to 256 buffers: TemporalSplits with many children and index
@@ -390,12 +398,19 @@ static void test_random_instances(void **st) {
  * placement order with its ties. */
 static void test_random_large(void **st) {
     (void)st;
-    check_random(300, 1, MAXN);
+    check_random(300, 1, MAXN, false);
 }
 
 static void test_random_spread(void **st) {
     (void)st;
-    check_random(1000, 1000003, 64);
+    check_random(1000, 1000003, 64, false);
+}
+
+/* Times ending at UINT32_MAX, close together and spread out. */
+static void test_random_top(void **st) {
+    (void)st;
+    check_random(500, 1, 64, true);
+    check_random(500, 1000003, 64, true);
 }
 
 /* 50,000 buffers live at once: every one goes at the end of the pool (a
@@ -451,6 +466,7 @@ int main(void) {
         cmocka_unit_test(test_random_instances),
         cmocka_unit_test(test_random_spread),
         cmocka_unit_test(test_random_large),
+        cmocka_unit_test(test_random_top),
         cmocka_unit_test(test_all_live_50000),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
