@@ -6,6 +6,9 @@
  *   bench_planner scale              bestfit on synthetic instances of
  *                                    10^3..10^6 buffers; fitted exponent
  *   bench_planner models FILE.pw...  bestfit vs the lower bound per pool
+ *   bench_planner gen SHAPE N SEED   a synthetic instance as CSV
+ *   bench_planner ratio FILE.csv [ALGO [REPS]]
+ *                                    ALGO's time against naive's, one run
  *
  * Figures are measured in this run; targets are printed next to them.
  */
@@ -409,6 +412,46 @@ static int run_gen(int argc, char **argv) {
     return 0;
 }
 
+/* naive and ALGO (default bestfit) on one CSV file, as `plan --csv`
+ * times them (read, lower bound, plan): best of REPS runs each,
+ * alternating, and the ratio. */
+static int run_ratio(int argc, char **argv) {
+    if (argc < 1 || argc > 3) {
+        fprintf(stderr, "usage: bench_planner ratio FILE.csv [ALGO [REPS]]\n");
+        return 2;
+    }
+    const char *algo = argc >= 2 ? argv[1] : "bestfit";
+    int reps = argc >= 3 ? atoi(argv[2]) : 5;
+    char *text;
+    size_t len;
+    base_diag *d = base_diag_new(stderr, 0);
+    bool read = ir_read_file(argv[0], &text, &len, d);
+    base_diag_free(d);
+    if (!read)
+        return 1;
+    run_out nv = {1e30, 0, 0, true}, al = {1e30, 0, 0, true};
+    for (int i = 0; i < reps && nv.ok && al.ok; i++) {
+        run_out a = run_one(text, len, "naive", 0);
+        run_out b = run_one(text, len, algo, 0);
+        nv.ok = a.ok;
+        al.ok = b.ok;
+        nv.secs = a.secs < nv.secs ? a.secs : nv.secs;
+        al.secs = b.secs < al.secs ? b.secs : al.secs;
+        al.size = b.size;
+        al.lb = b.lb;
+    }
+    free(text);
+    if (!nv.ok || !al.ok) {
+        printf("%s: INVALID PLAN or error\n", argv[0]);
+        return 1;
+    }
+    printf("%s: naive %.3f s, %s %.3f s = %.2fx naive; size %llu = %.4fx "
+           "the lower bound\n",
+           argv[0], nv.secs, algo, al.secs, al.secs / nv.secs,
+           (unsigned long long)al.size, (double)al.size / (double)al.lb);
+    return 0;
+}
+
 static int run_scale(void) {
     int bad = run_csv_speed();
     printf("\n");
@@ -478,6 +521,9 @@ int main(int argc, char **argv) {
         return run_models(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "gen") == 0)
         return run_gen(argc - 2, argv + 2);
-    fprintf(stderr, "usage: bench_planner csv FILE...|scale|models FILE...\n");
+    if (argc >= 2 && strcmp(argv[1], "ratio") == 0)
+        return run_ratio(argc - 2, argv + 2);
+    fprintf(stderr, "usage: bench_planner csv FILE...|scale|models FILE...|"
+                    "gen SHAPE N SEED|ratio FILE.csv [ALGO [REPS]]\n");
     return 2;
 }
