@@ -27,7 +27,15 @@
  *    every buffer overlaps every other, only the start-order pass runs
  *    and bestfit stays O(n log n).  Up to 2048 buffers, the placed
  *    buffers are scanned by offset instead (stopping at the first gap),
- *    with the same visit budget.
+ *    with the same visit budget.  Above 2048, the order of such a pass is
+ *    first rearranged to sweep time (plan_bf_sweep_order,
+ *    planner/bestfit_blocks.c) without changing any offset, so that the
+ *    pass reads one stretch of the instance at a time.
+ *  - Above 131072 buffers, the size pass walks offset-sorted lists of
+ *    time blocks instead (plan_bf_block_pass, same offsets, no sort of
+ *    the conflicts), and its sweep may bend the size order where more
+ *    than 16384 buffers would wait (the plan stays valid; at 10^6 the
+ *    pools measured are the same size).
  *
  * Passes (ties broken by start, then buffer order): size descending;
  * contention (the highest live bytes during the buffer's life)
@@ -38,9 +46,11 @@
  * scaled by a seeded factor in [3/4, 5/4] (a deterministic hash of the
  * buffer and the pass), which on the minimalloc instances takes the
  * geometric mean from 1.289x to 1.275x of the lower bound.  Above 131072
- * buffers only two passes run (size; start two-sided).  The smallest pool
- * wins (the first pass on ties), so the result is deterministic; the
- * naive plan is kept when it is smaller (alignment padding).
+ * buffers only two passes run (size; start two-sided), the second only
+ * when the first is more than 1% above the lower bound (it could gain at
+ * most that).  The smallest pool wins (the first pass on ties), so the
+ * result is deterministic; the naive plan is kept when it is smaller
+ * (alignment padding).
  */
 #include "plan_internal.h"
 
@@ -81,7 +91,7 @@ typedef struct bf_placed {
 
 /* The candidates a scanning pass may visit before it gives up: enough
  * for about 100 conflicts per buffer. */
-#define BF_VISITS(m) ((uint64_t)(m)*256 + 65536)
+#define BF_VISITS(m) PLAN_BF_VISITS(m)
 
 typedef struct bf_ctx {
     const plan_problem *pb;
@@ -157,7 +167,7 @@ static int bf_conflicts(bf_ctx *c, const bf_q *q, const uint32_t *p0) {
 /* What the passes return for a layout that passes PLAN_MAX_POOL_SIZE,
  * and for a scanning pass that ran out of visits. */
 #define BF_OVER PLAN_BF_OVER
-#define BF_GAVE_UP (UINT64_MAX - 2)
+#define BF_GAVE_UP PLAN_BF_GAVE_UP
 
 /* The lowest aligned offset of a buffer of `size` above the (sorted,
  * disjoint or not) intervals c->iv. */
@@ -556,6 +566,9 @@ static int bf_order(const bf_ctx *c, int o, bf_key *keys, uint32_t *order) {
     for (uint32_t q = 0; rc == 0 && q < c->m; q++)
         order[q] = c->ids[(uint32_t)v[q]];
     free(v);
+    if (rc == 0 && o != 4 && c->m > BF_SMALL)
+        rc = plan_bf_sweep_order(c->pb, c->byst, c->sst, c->m, order,
+                                 c->m <= BF_LARGE);
     return rc;
 }
 
@@ -638,6 +651,28 @@ static const int bf_full[][2] = {{0, 0},  {3, 0},  {4, 1}, {5, 0},
                                  {10, 0}, {11, 0}, {12, 0}};
 static const int bf_large[][2] = {{0, 0}, {4, 1}};
 
+/* Above BF_LARGE buffers, the start-order pass runs only when the size
+ * pass is more than 1/BF_CLOSE above the lower bound. */
+#define BF_CLOSE 100
+
+/* One pass of ordering o (see bf_passes): the start-order pass, the block
+ * pass above BF_LARGE buffers (the scanning pass when its lists would be
+ * too long), or the scanning pass. */
+static uint64_t bf_run_pass(bf_ctx *c, int o, uint64_t cap,
+                            const uint32_t *order, uint64_t *off) {
+    if (o == 4)
+        return plan_bf_start_pass(c->pb, order, c->m, c->maxlive, cap, off);
+    if (c->m > BF_LARGE) {
+        uint64_t top =
+            plan_bf_block_pass(c->pb, c->byst, c->sst, c->m, order, off);
+        if (top != PLAN_BF_NO_LAYOUT)
+            return top;
+    }
+    if (!c->slot && bf_setup_buckets(c) != 0)
+        return UINT64_MAX;
+    return bf_pass(c, order, off);
+}
+
 /* Runs every pass; the smallest pool into offsets and *best (UINT64_MAX
  * when every pass passed PLAN_MAX_POOL_SIZE).  Returns 0 or -1. */
 static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
@@ -655,12 +690,11 @@ static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
         if (o != 4 && gave_up)
             continue; /* too dense to scan (known before, or a pass gave
                          up): only the start-order pass runs */
+        if (c->m > BF_LARGE && *best <= lb + lb / BF_CLOSE)
+            continue; /* close enough: the other pass can gain little */
         if (bf_order(c, o, keys, order) != 0)
             goto out;
-        uint64_t top = o == 4
-                           ? plan_bf_start_pass(c->pb, order, c->m, c->maxlive,
-                                                passes[pass][1] ? lb : 0, off)
-                           : bf_pass(c, order, off);
+        uint64_t top = bf_run_pass(c, o, passes[pass][1] ? lb : 0, order, off);
         if (top == UINT64_MAX)
             goto out;
         gave_up = gave_up || top == BF_GAVE_UP;
@@ -706,7 +740,7 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
     uint64_t best;
     int dense = -1;
     if (bf_setup_order(&c) != 0 || (dense = bf_too_dense(&c)) < 0 ||
-        (!dense && bf_setup_buckets(&c) != 0) ||
+        (!dense && c.m <= BF_LARGE && bf_setup_buckets(&c) != 0) ||
         bf_passes(&c, c.lb, dense, offsets, &best) != 0)
         goto out;
     *size = plan_align_up(best, pb->align ? pb->align : 1);

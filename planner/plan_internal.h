@@ -100,6 +100,33 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
                             uint32_t m, uint32_t maxlive, uint64_t cap,
                             uint64_t *off);
 
+/* What a bestfit pass in any order returns when it has visited more than
+ * PLAN_BF_VISITS(m) candidates (about 100 conflicts per buffer): it gives
+ * up, and the start-order pass decides. */
+#define PLAN_BF_GAVE_UP (UINT64_MAX - 2)
+#define PLAN_BF_VISITS(m) ((uint64_t)(m)*256 + 65536)
+/* What plan_bf_block_pass returns when its lists would be too long. */
+#define PLAN_BF_NO_LAYOUT (UINT64_MAX - 3)
+
+/* bestfit's greedy pass in `order` over time blocks
+ * (planner/bestfit_blocks.c): the m nonzero buffers, byst in start order
+ * (ties in buffer order) with their starts sst, each placed in the lowest
+ * aligned gap among its placed conflicts; offsets into off[buffer].
+ * Returns the pool top, PLAN_BF_OVER, PLAN_BF_GAVE_UP, PLAN_BF_NO_LAYOUT,
+ * or UINT64_MAX when out of memory. */
+uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
+                            const uint32_t *sst, uint32_t m,
+                            const uint32_t *order, uint64_t *off);
+
+/* Reorders `order` (m nonzero buffers; byst and sst as above) to sweep
+ * time (planner/bestfit_blocks.c).  `exact`: every buffer stays after
+ * each buffer that overlaps it and precedes it in `order`, so a greedy
+ * pass gives the same offsets (or `order` is left as it is); otherwise
+ * close to that.  Returns 0 or -1 (out of memory; `order` unchanged). */
+int plan_bf_sweep_order(const plan_problem *pb, const uint32_t *byst,
+                        const uint32_t *sst, uint32_t m, uint32_t *order,
+                        bool exact);
+
 /* Large-neighbourhood search (planner/lns.c) on a plan of one colour
  * class (colours are not looked at): `offsets` and `*size` hold a valid
  * plan and are replaced by a smaller one when one is found, never by a

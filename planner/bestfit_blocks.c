@@ -1,0 +1,318 @@
+/*
+ * planner/bestfit_blocks.c - what makes bestfit's passes in size (or any
+ * other) order fast on large instances (see bestfit.c): a sweep order, and
+ * a pass over time blocks.
+ *
+ * The sweep order.  A pass in size order jumps all over the instance for
+ * every buffer.  plan_bf_sweep_order reorders it to sweep time, chunk
+ * after chunk of SW_CHUNK buffers in start order.  At each chunk, with T
+ * the first start of the next one, the buffers not yet emitted are taken
+ * in priority order, and one is held back to the next chunk when it may
+ * overlap a later buffer (its end >= T) or overlaps one held back before
+ * it.  Every buffer then still comes after each one that overlaps it and
+ * precedes it in the given order, so a greedy pass places it where the
+ * given order would: its placed conflicts are the same.  The held ones
+ * all reach T, so they are connected and b overlaps one of them iff b's
+ * end is at least the lowest start held back.  When more than SW_HELD
+ * are held back at once (many buffers live at once, or long chains of
+ * overlaps), an exact sweep leaves the order as it is; otherwise the extra
+ * ones are emitted where they are, which can change offsets (the plan is
+ * as valid as in any other order).  O(n).
+ *
+ * The block pass (above PLAN_BF_LARGE buffers).  Time is cut into blocks of
+ * BK_STARTS starts each.  Every block keeps the placed buffers that overlap it
+ * in a list sorted by offset (a buffer is in each block it overlaps; the lists
+ * are laid out once, from the counts, and never grow).  A buffer's lowest gap
+ * is found by walking the lists of the blocks its life spans from the bottom
+ * up, together: a candidate offset c rises past every placed buffer that
+ * overlaps it in time and meets [c, c + size); an entry walked past is never
+ * looked at again for this buffer (it was harmless, or c rose above it).  The
+ * walk cycles over the blocks until a whole round moves nothing.  It stops at
+ * the first gap that fits, without collecting and sorting every conflict,
+ * and reads the few lists of one stretch of time, which the sweep order
+ * keeps in cache.  The offsets are those of the
+ * scanning pass (the lowest aligned gap among the same conflicts).
+ *
+ * Cost: per buffer, the entries below its gap in the lists it spans plus
+ * the inserts.  The pass gives up (PLAN_BF_GAVE_UP) when the lists would
+ * hold more than BK_ENTRIES(m) entries (long lives against the block
+ * length: PLAN_BF_NO_LAYOUT, the caller scans instead) or when it has
+ * walked more than PLAN_BF_VISITS(m) entries (PLAN_BF_GAVE_UP: many
+ * buffers live at once).
+ */
+#include "plan_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Starts per block. */
+#define BK_STARTS 64
+
+/* The most list entries (buffer, block) allowed: a buffer spans about
+ * (its life / the block length) + 2 blocks. */
+#define BK_ENTRIES(m) ((uint64_t)(m)*4 + 65536)
+
+/* A placed buffer in a block's list: bytes [lo, hi), life [s, e]. */
+typedef struct bk_ent {
+    uint64_t lo, hi;
+    uint32_t s, e;
+} bk_ent;
+
+/* A buffer of the pass, gathered in pass order. */
+typedef struct bk_q {
+    uint32_t s, e, k0, k1; /* life; the blocks it spans */
+    uint64_t size, a;
+} bk_q;
+
+typedef struct bk_ctx {
+    uint32_t nblk;
+    uint32_t *t0;   /* per block: its first time; t0[nblk] = UINT32_MAX */
+    uint64_t *base; /* per block: where its list begins in ent */
+    uint32_t *fill; /* per block: its list's length */
+    uint32_t *ptr;  /* per block: the walk's position (one query) */
+    bk_ent *ent;
+} bk_ctx;
+
+/* The last block whose first time is <= t, from block k on. */
+static uint32_t bk_block(const bk_ctx *b, uint32_t k, uint32_t t) {
+    while (k + 1 < b->nblk && b->t0[k + 1] <= t)
+        k++;
+    return k;
+}
+
+/* The blocks: their first times from the sorted starts sst, the blocks
+ * every buffer spans (into q, by position in start order), and the lists'
+ * layout.  Returns 0, 1 (more than BK_ENTRIES(m) entries) or -1. */
+static int bk_layout(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
+                     uint32_t m, uint32_t *k01) {
+    b->nblk = (m + BK_STARTS - 1) / BK_STARTS;
+    b->t0 = malloc(((size_t)b->nblk + 1) * sizeof *b->t0);
+    b->base = calloc((size_t)b->nblk + 1, sizeof *b->base);
+    b->fill = calloc((size_t)b->nblk + 1, sizeof *b->fill);
+    b->ptr = malloc(((size_t)b->nblk + 1) * sizeof *b->ptr);
+    if (!b->t0 || !b->base || !b->fill || !b->ptr)
+        return -1;
+    for (uint32_t k = 0; k < b->nblk; k++)
+        b->t0[k] = sst[(size_t)k * BK_STARTS];
+    b->t0[b->nblk] = UINT32_MAX;
+    uint64_t total = 0, limit = BK_ENTRIES(m);
+    for (uint32_t q = 0, k = 0; q < m; q++) {
+        k = bk_block(b, k, sst[q]); /* starts ascending: k too */
+        uint32_t k1 = bk_block(b, k, ends[q]);
+        k01[2 * q] = k;
+        k01[2 * q + 1] = k1;
+        total += k1 - k + 1;
+        if (total > limit)
+            return 1;
+        for (uint32_t j = k; j <= k1; j++)
+            b->base[j + 1]++;
+    }
+    for (uint32_t k = 0; k < b->nblk; k++)
+        b->base[k + 1] += b->base[k];
+    b->ent = malloc((total + 1) * sizeof *b->ent);
+    return b->ent ? 0 : -1;
+}
+
+/* The lowest aligned offset for q (see the top of the file); *walked
+ * counts the entries read. */
+static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
+    uint32_t nspan = q->k1 - q->k0 + 1, quiet = 0, k = q->k0;
+    uint64_t cand = 0, n = 0;
+    for (uint32_t j = q->k0; j <= q->k1; j++)
+        b->ptr[j] = 0;
+    while (quiet < nspan) {
+        const bk_ent *l = b->ent + b->base[k];
+        uint32_t j = b->ptr[k], f = b->fill[k];
+        bool moved = false;
+        for (; j < f && l[j].lo < cand + q->size; j++) {
+            /* branch-free: whether an entry is in the way is unpredictable */
+            bool hit = (l[j].hi > cand) & (l[j].s <= q->e) & (l[j].e >= q->s);
+            uint64_t up = (l[j].hi + q->a - 1) & ~(q->a - 1);
+            cand = hit ? up : cand;
+            moved |= hit;
+        }
+        n += j - b->ptr[k] + 1;
+        b->ptr[k] = j;
+        quiet = moved ? 1 : quiet + 1;
+        k = k == q->k1 ? q->k0 : k + 1;
+    }
+    *walked += n;
+    return cand;
+}
+
+/* Inserts q at offset off into the lists of the blocks it spans. */
+static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
+    for (uint32_t k = q->k0; k <= q->k1; k++) {
+        bk_ent *l = b->ent + b->base[k];
+        uint32_t lo = 0, hi = b->fill[k];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (l[mid].lo <= off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(l + lo + 1, l + lo, (b->fill[k] - lo) * sizeof *l);
+        l[lo].lo = off;
+        l[lo].hi = off + q->size;
+        l[lo].s = q->s;
+        l[lo].e = q->e;
+        b->fill[k]++;
+    }
+}
+
+/* Places the queries in order; the pool top, PLAN_BF_OVER or
+ * PLAN_BF_GAVE_UP. */
+static uint64_t bk_run(bk_ctx *b, bk_q *qs, uint32_t m, uint64_t *off) {
+    uint64_t top = 0, walked = 0, limit = PLAN_BF_VISITS(m);
+    for (uint32_t k = 0; k < m; k++) {
+        const bk_q *q = &qs[k];
+        uint64_t cand = bk_lowest(b, q, &walked);
+        if (walked > limit)
+            return PLAN_BF_GAVE_UP;
+        /* placed ends are <= PLAN_MAX_POOL_SIZE < 2^63: no wrap */
+        if (cand > PLAN_MAX_POOL_SIZE || q->size > PLAN_MAX_POOL_SIZE - cand)
+            return PLAN_BF_OVER;
+        off[k] = cand;
+        if (cand + q->size > top)
+            top = cand + q->size;
+        bk_insert(b, q, cand);
+    }
+    return top;
+}
+
+uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
+                            const uint32_t *sst, uint32_t m,
+                            const uint32_t *order, uint64_t *off) {
+    bk_ctx b;
+    memset(&b, 0, sizeof b);
+    uint64_t top = UINT64_MAX, pa = pb->align ? pb->align : 1;
+    uint32_t *ends = calloc((size_t)m + 1, sizeof *ends);
+    uint32_t *k01 = malloc(2 * ((size_t)m + 1) * sizeof *k01);
+    uint32_t *at = malloc(((size_t)pb->n + 1) * sizeof *at);
+    bk_q *qs = malloc(((size_t)m + 1) * sizeof *qs);
+    uint64_t *qo = malloc(((size_t)m + 1) * sizeof *qo);
+    if (!ends || !k01 || !at || !qs || !qo)
+        goto out;
+    for (uint32_t q = 0; q < m; q++) {
+        ends[q] = pb->bufs[byst[q]].end;
+        at[byst[q]] = q;
+    }
+    int rc = bk_layout(&b, sst, ends, m, k01);
+    if (rc != 0) {
+        top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
+        goto out;
+    }
+    for (uint32_t k = 0; k < m; k++) { /* gathered: read in order */
+        const plan_buf *bb = &pb->bufs[order[k]];
+        uint32_t p = at[order[k]];
+        qs[k].s = bb->start;
+        qs[k].e = bb->end;
+        qs[k].k0 = k01[2 * p];
+        qs[k].k1 = k01[2 * p + 1];
+        qs[k].size = bb->size;
+        qs[k].a = bb->align > pa ? bb->align : pa;
+    }
+    top = bk_run(&b, qs, m, qo);
+    for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
+        off[order[k]] = qo[k];
+out:
+    free(ends);
+    free(k01);
+    free(at);
+    free(qs);
+    free(qo);
+    free(b.t0);
+    free(b.base);
+    free(b.fill);
+    free(b.ptr);
+    free(b.ent);
+    return top;
+}
+
+/* ---- the sweep order ---- */
+
+/* Buffers per chunk of the sweep order, and the most held back. */
+#define SW_CHUNK 4096
+#define SW_HELD (4 * SW_CHUNK)
+
+/* A buffer of the sweep: its rank in the priority order, its life. */
+typedef struct sw_buf {
+    uint32_t q, s, e;
+} sw_buf;
+
+/* The sweep of the priority ranks grouped by chunk in byc (chunk k ends
+ * at end[k]; ranks ascending inside each), their lives in life[rank],
+ * into byc; sst: the starts in start order.  Returns 1 when more than
+ * SW_HELD buffers were held back at once (exact: byc is then unusable),
+ * 0 otherwise. */
+static int sw_run(const uint32_t *sst, uint32_t m, const sw_buf *life,
+                  uint32_t *byc, const uint32_t *end, sw_buf *held,
+                  bool exact) {
+    uint32_t nch = (m + SW_CHUNK - 1) / SW_CHUNK, nc = 0, w = 0;
+    sw_buf *carry = held, *nxt = held + SW_HELD;
+    for (uint32_t k = 0; k < nch; k++) {
+        uint32_t i = k ? end[k - 1] : 0, j = 0, nn = 0;
+        uint64_t t = k + 1 < nch ? sst[(size_t)(k + 1) * SW_CHUNK] : UINT64_MAX;
+        uint64_t bmin = UINT64_MAX; /* the lowest start held back */
+        while (i < end[k] || j < nc) {
+            sw_buf b = j == nc || (i < end[k] && byc[i] < carry[j].q)
+                           ? life[byc[i++]]
+                           : carry[j++];
+            bool hold = b.e >= t || b.e >= bmin;
+            if (hold && nn == SW_HELD && exact)
+                return 1;
+            if (hold && nn < SW_HELD) {
+                nxt[nn++] = b;
+                bmin = b.s < bmin ? b.s : bmin;
+            } else {
+                byc[w++] = b.q; /* behind everything read from byc */
+            }
+        }
+        sw_buf *tmp = carry;
+        carry = nxt;
+        nxt = tmp;
+        nc = nn;
+    }
+    return 0;
+}
+
+int plan_bf_sweep_order(const plan_problem *pb, const uint32_t *byst,
+                        const uint32_t *sst, uint32_t m, uint32_t *order,
+                        bool exact) {
+    uint32_t nch = (m + SW_CHUNK - 1) / SW_CHUNK;
+    uint32_t *chunk = malloc(((size_t)pb->n + 1) * sizeof *chunk);
+    sw_buf *life = malloc(((size_t)m + 1) * sizeof *life);
+    uint32_t *byc = malloc(((size_t)m + 1) * sizeof *byc);
+    uint32_t *end = calloc((size_t)nch + 1, sizeof *end);
+    sw_buf *held = malloc(2 * (size_t)SW_HELD * sizeof *held);
+    int rc = -1;
+    if (!chunk || !life || !byc || !end || !held)
+        goto out;
+    for (uint32_t q = 0; q < m; q++)
+        chunk[byst[q]] = q / SW_CHUNK;
+    for (uint32_t q = 0; q < m; q++) {
+        const plan_buf *b = &pb->bufs[order[q]];
+        life[q].q = q;
+        life[q].s = b->start;
+        life[q].e = b->end;
+        end[chunk[order[q]] + 1]++;
+    }
+    for (uint32_t k = 0; k < nch; k++)
+        end[k + 1] += end[k];
+    for (uint32_t q = 0; q < m; q++) /* end[k]: from start to end of k */
+        byc[end[chunk[order[q]]]++] = q;
+    if (sw_run(sst, m, life, byc, end, held, exact) == 0) {
+        for (uint32_t q = 0; q < m; q++)
+            byc[q] = order[byc[q]];
+        memcpy(order, byc, (size_t)m * sizeof *order);
+    }
+    rc = 0;
+out:
+    free(chunk);
+    free(life);
+    free(byc);
+    free(end);
+    free(held);
+    return rc;
+}
