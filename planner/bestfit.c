@@ -527,16 +527,22 @@ static void bf_key_of(const bf_ctx *c, int o, uint32_t p, bf_key *k) {
  * descending, the key of position p being k[p].k1 (hi) or .k2: two radix
  * passes of 32 bits, each skipped when every key has the same half. */
 static int bf_sort_desc(uint64_t *v, uint32_t m, const bf_key *k, bool hi) {
+    uint64_t any = 0, all = UINT64_MAX; /* the halves that vary: read the
+                                           keys in order, not v's */
+    for (uint32_t p = 0; p < m; p++) {
+        uint64_t key = hi ? k[p].k1 : k[p].k2;
+        any |= key;
+        all &= key;
+    }
     for (unsigned half = 0; half < 64; half += 32) {
-        uint64_t any = 0, all = UINT64_MAX;
+        if ((any >> half & 0xffffffffu) == (all >> half & 0xffffffffu))
+            continue; /* one value everywhere: nothing moves */
         for (uint32_t q = 0; q < m; q++) {
             uint32_t p = (uint32_t)v[q];
             uint64_t key = ~(hi ? k[p].k1 : k[p].k2) >> half & 0xffffffffu;
             v[q] = key << 32 | p;
-            any |= key;
-            all &= key;
         }
-        if (any != all && plan_radix_sort_hi(v, m) != 0)
+        if (plan_radix_sort_hi(v, m) != 0)
             return -1;
     }
     return 0;
