@@ -97,23 +97,6 @@ static char *cli_csv_model(const char *path) {
     return m;
 }
 
-/* Dumps `root` (and releases it) as indented JSON text ending in a
- * newline into *out (malloc'ed, *outlen bytes).  Aborts on out of memory
- * (json_dumps fails on nothing else here). */
-static void cli_json_text(json_t *root, char **out, size_t *outlen) {
-    char *s = json_dumps(root, JSON_INDENT(2));
-    json_decref(root);
-    if (!s)
-        base_oom();
-    size_t n = strlen(s);
-    *out = base_xmalloc(n + 2);
-    memcpy(*out, s, n);
-    (*out)[n] = '\n';
-    (*out)[n + 1] = '\0';
-    *outlen = n + 1;
-    free(s);
-}
-
 /* A planned CSV instance: one pool, pool0. */
 typedef struct cli_csv_plan {
     const char *model;
@@ -144,11 +127,33 @@ static void cli_csv_summary(const cli_csv_plan *c, const plan_options *o,
     fclose(f);
 }
 
-/* `plan --csv --emit plan-json`: the pool and its buffers. */
+/* plan-json "buffers" of a CSV instance: element i, built while the
+ * text is written (cg_json_write), so that no document of n buffers
+ * exists whole. */
+static size_t cli_csv_count(void *ctx) {
+    return ((const cli_csv_plan *)ctx)->pb->n;
+}
+
+static json_t *cli_csv_buffer(void *ctx, size_t i) {
+    const cli_csv_plan *c = ctx;
+    const plan_problem *pb = c->pb;
+    json_t *b = json_object();
+    json_object_set_new(b, "name", json_string(pb->names[i]));
+    json_object_set_new(b, "pool", json_string("pool0"));
+    json_object_set_new(b, "offset", json_integer((json_int_t)c->off[i]));
+    json_object_set_new(b, "size", json_integer((json_int_t)pb->bufs[i].size));
+    json_object_set_new(b, "start",
+                        json_integer((json_int_t)pb->bufs[i].start));
+    json_object_set_new(b, "end", json_integer((json_int_t)pb->bufs[i].end));
+    return b;
+}
+
+/* `plan --csv --emit plan-json`: the pool and its buffers, the buffers
+ * written one at a time.  Aborts on out of memory (nothing else fails). */
 static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
                          char **out, size_t *outlen) {
     const plan_problem *pb = c->pb;
-    json_t *root = json_object();
+    json_t *root = json_object(), *marker = json_array();
     json_object_set_new(root, "model", json_string(c->model));
     json_object_set_new(root, "algorithm",
                         json_string(plan_algo_name(o->algo)));
@@ -164,22 +169,19 @@ static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
     json_object_set_new(pool, "naive_size", json_integer((json_int_t)c->naive));
     json_array_append_new(pools, pool);
     json_object_set_new(root, "pools", pools);
-    json_t *bufs = json_array();
-    for (uint32_t i = 0; i < pb->n; i++) {
-        json_t *b = json_object();
-        json_object_set_new(b, "name", json_string(pb->names[i]));
-        json_object_set_new(b, "pool", json_string("pool0"));
-        json_object_set_new(b, "offset", json_integer((json_int_t)c->off[i]));
-        json_object_set_new(b, "size",
-                            json_integer((json_int_t)pb->bufs[i].size));
-        json_object_set_new(b, "start",
-                            json_integer((json_int_t)pb->bufs[i].start));
-        json_object_set_new(b, "end",
-                            json_integer((json_int_t)pb->bufs[i].end));
-        json_array_append_new(bufs, b);
+    json_object_set_new(root, "buffers", json_incref(marker));
+    mst_lazy_list lz = {marker, cli_csv_count, cli_csv_buffer, (void *)c};
+    FILE *f = open_memstream(out, outlen);
+    bool ok = f && cg_json_write(f, root, &lz, 1);
+    if (f) {
+        fputc('\n', f);
+        ok = fclose(f) == 0 && ok;
     }
-    json_object_set_new(root, "buffers", bufs);
-    cli_json_text(root, out, outlen);
+    /* a memory stream fails on nothing but out of memory */
+    if (!ok)
+        base_oom();
+    json_decref(root);
+    json_decref(marker);
 }
 
 /* `plan --csv` options that need an IR program: a usage error (exit 2),
