@@ -17,19 +17,46 @@ static const char *et_take(base_arena *a, base_sb *b) {
     return s;
 }
 
+/* The texts are built with puts and u64 appends, not printf: gen
+ * formats several per kernel call. */
+
 /* "POOL[lo,hi)" */
 static void et_range(base_sb *b, const plan *pl, const plan_storage *st,
                      uint64_t lo, uint64_t hi) {
-    base_sb_printf(b, "%s[%" PRIu64 ",%" PRIu64 ")", pl->pools[st->pool].name,
-                   lo, hi);
+    base_sb_puts(b, pl->pools[st->pool].name);
+    base_sb_putc(b, '[');
+    base_sb_u64(b, lo);
+    base_sb_putc(b, ',');
+    base_sb_u64(b, hi);
+    base_sb_putc(b, ')');
+}
+
+/* "[lo,hi)" */
+static void et_bytes(base_sb *b, uint64_t lo, uint64_t hi) {
+    base_sb_putc(b, '[');
+    base_sb_u64(b, lo);
+    base_sb_putc(b, ',');
+    base_sb_u64(b, hi);
+    base_sb_putc(b, ')');
+}
+
+/* The u64 list "x,y,z". */
+static void et_list(base_sb *b, const uint64_t *x, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            base_sb_putc(b, ',');
+        base_sb_u64(b, x[i]);
+    }
 }
 
 const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
     base_sb b = {0};
-    base_sb_printf(&b, "alloc: %s, %" PRIu64 " byte%s",
-                   pl->prog->values[st->value].name, st->size,
-                   st->size == 1 ? "" : "s");
+    base_sb_puts(&b, "alloc: ");
+    base_sb_puts(&b, pl->prog->values[st->value].name);
+    base_sb_puts(&b, ", ");
+    base_sb_u64(&b, st->size);
+    base_sb_puts(&b, st->size == 1 ? " byte" : " bytes");
     if (st->pool >= 0 && st->size) {
         base_sb_puts(&b, " at ");
         et_range(&b, pl, st, st->offset, st->offset + st->size);
@@ -42,13 +69,15 @@ const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
     if (st->ndonors == 0)
         return NULL;
     base_sb b = {0};
-    base_sb_printf(&b, "reuse: %s takes", pl->prog->values[st->value].name);
+    base_sb_puts(&b, "reuse: ");
+    base_sb_puts(&b, pl->prog->values[st->value].name);
+    base_sb_puts(&b, " takes");
     for (uint32_t i = 0; i < st->ndonors; i++) {
         const plan_donor *d = &pl->donors[st->donor_begin + i];
         base_sb_puts(&b, i ? ", " : " ");
         et_range(&b, pl, st, d->lo, d->hi);
-        base_sb_printf(&b, " from %s",
-                       pl->prog->values[pl->storages[d->storage].value].name);
+        base_sb_puts(&b, " from ");
+        base_sb_puts(&b, pl->prog->values[pl->storages[d->storage].value].name);
     }
     return et_take(a, &b);
 }
@@ -57,20 +86,25 @@ const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
     const ir_value *v = &p->values[s->value];
     base_sb b = {0};
-    base_sb_printf(&b, "alias: %s = %s %s[", s->name.name, s->old.name,
-                   ir_dtype_name(v->dtype));
-    for (uint32_t i = 0; i < v->ndim; i++)
-        base_sb_printf(&b, "%s%" PRIu64, i ? "," : "", v->dims[i]);
-    base_sb_printf(&b, "] offset=%" PRIu64, s->has_offset ? s->offset : 0);
+    base_sb_puts(&b, "alias: ");
+    base_sb_puts(&b, s->name.name);
+    base_sb_puts(&b, " = ");
+    base_sb_puts(&b, s->old.name);
+    base_sb_putc(&b, ' ');
+    base_sb_puts(&b, ir_dtype_name(v->dtype));
+    base_sb_putc(&b, '[');
+    et_list(&b, v->dims, v->ndim);
+    base_sb_puts(&b, "] offset=");
+    base_sb_u64(&b, s->has_offset ? s->offset : 0);
     if (v->nstrides) {
         base_sb_puts(&b, " stride=[");
-        for (uint32_t i = 0; i < v->nstrides; i++)
-            base_sb_printf(&b, "%s%" PRIu64, i ? "," : "", v->strides[i]);
+        et_list(&b, v->strides, v->nstrides);
         base_sb_putc(&b, ']');
     }
-    base_sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ") of %s",
-                   v->byte_offset, v->byte_offset + v->bytes,
-                   p->values[v->root].name);
+    base_sb_puts(&b, ", bytes ");
+    et_bytes(&b, v->byte_offset, v->byte_offset + v->bytes);
+    base_sb_puts(&b, " of ");
+    base_sb_puts(&b, p->values[v->root].name);
     return et_take(a, &b);
 }
 
@@ -80,8 +114,12 @@ const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
     const char *name = s->names[k].name;
     int32_t v = s->name_values ? s->name_values[k] : -1;
     const ir_value *r = v >= 0 ? &p->values[p->values[v].root] : NULL;
-    if (!r || r->storage_end == (int32_t)s->index)
-        return base_arena_printf(a, "del %s", name);
+    if (!r || r->storage_end == (int32_t)s->index) {
+        base_sb b = {0};
+        base_sb_puts(&b, "del ");
+        base_sb_puts(&b, name);
+        return et_take(a, &b);
+    }
     if (r->storage_end < 0)
         return base_arena_printf(
             a, "del %s: a name only, storage %s lives to the end", name,
@@ -107,7 +145,9 @@ const char *cg_text_death(base_arena *a, const plan *pl, int32_t root) {
         return base_arena_printf(a, "storage %s dies", name);
     const plan_storage *st = &pl->storages[sid];
     base_sb b = {0};
-    base_sb_printf(&b, "storage %s dies: ", name);
+    base_sb_puts(&b, "storage ");
+    base_sb_puts(&b, name);
+    base_sb_puts(&b, " dies: ");
     et_range(&b, pl, st, st->offset, st->offset + st->size);
     base_sb_puts(&b, " is free");
     return et_take(a, &b);

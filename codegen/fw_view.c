@@ -110,6 +110,26 @@ static int32_t cg_fw_value(vw *v, uint32_t sid) {
     return keep_key(v, "name", 4) ? v->pl->storages[sid].value : -1;
 }
 
+/* The "offset_expr" of buffer b: its offset macro, or for either
+ * buffer of a state pair the phase-dependent choice (NULL when b has no
+ * offset macro and is not in a pair, as the key set decides). */
+static const char *cg_fw_offset_expr(vw *v, const char *name, const char *macro,
+                                     char *buf, size_t size) {
+    const char *r = macro;
+    for (uint32_t i = 0; name && i < v->npairs; i++) {
+        const cg_pair *q = &v->pairs[i];
+        bool is_h = strcmp(name, q->hn) == 0;
+        if (!is_h && strcmp(name, q->yn) != 0)
+            continue;
+        snprintf(buf, size, "((pools)->phase ? %s : %s)", is_h ? q->yo : q->ho,
+                 is_h ? q->ho : q->yo);
+        r = buf;
+    }
+    return r;
+}
+
+/* Runs once per buffer: the keys go through the key set (set, sets) and
+ * nothing is formatted unless the buffer is an input, state or output. */
 void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
     const plan *pl = v->pl;
     const ir_program *p = pl->prog;
@@ -118,35 +138,32 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
     unsigned kind = cg_fw_kind(pl, val);
     bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
     char buf[600];
-    snprintf(buf, sizeof buf, "%s_%s_%s", v->M,
-             in    ? "input"
-             : out ? "output"
-                   : "state",
-             name ? name : "");
-    json_object_set(b, "offset_expr", json_object_get(b, "offset_macro"));
-    json_object_set_new(b, "is_planned_input", json_boolean(in));
-    json_object_set_new(b, "is_state", json_boolean(st));
-    json_object_set_new(
-        b, "zero_at_init",
+    const char *macro =
+        keep_key(v, "offset_macro", 12) ? v->off_macro[sid] : NULL;
+    const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
+    if (oe)
+        sets(v, b, "offset_expr", oe);
+    set(v, b, "is_planned_input", json_boolean(in));
+    set(v, b, "is_state", json_boolean(st));
+    set(v, b, "zero_at_init",
         json_boolean(st || (val >= 0 && p->values[val].next_of >= 0)));
-    json_object_set_new(b, "is_planned_output", json_boolean(out));
-    json_object_set_new(b, "accessor", json_string(in || st || out ? buf : ""));
+    set(v, b, "is_planned_output", json_boolean(out));
+    if (in || st || out) {
+        snprintf(buf, sizeof buf, "%s_%s_%s", v->M,
+                 in    ? "input"
+                 : out ? "output"
+                       : "state",
+                 name ? name : "");
+        sets(v, b, "accessor", buf);
+    } else {
+        sets(v, b, "accessor", "");
+    }
     int32_t s = val >= 0 ? pl->storage_of_value[val] : -1;
     int32_t pi = s >= 0 ? pl->storages[s].pool : -1;
-    json_t *pool = json_object_get(b, "pool");
-    json_object_set_new(b, "pool_field",
-                        pi >= 0 ? json_string(pl->pools[pi].name)
-                        : pool  ? json_incref(pool)
-                                : json_string(""));
-    for (uint32_t i = 0; name && i < v->npairs; i++) {
-        const cg_pair *q = &v->pairs[i];
-        bool is_h = strcmp(name, q->hn) == 0;
-        if (!is_h && strcmp(name, q->yn) != 0)
-            continue;
-        snprintf(buf, sizeof buf, "((pools)->phase ? %s : %s)",
-                 is_h ? q->yo : q->ho, is_h ? q->ho : q->yo);
-        json_object_set_new(b, "offset_expr", json_string(buf));
-    }
+    /* a buffer's "pool" is its view pool's name, when kept */
+    const char *pool =
+        keep_key(v, "pool", 4) ? v->pool_name[v->spool[sid]] : "";
+    sets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 
 void cg_fw_stmt(const vw *v, json_t *s) {

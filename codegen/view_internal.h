@@ -48,6 +48,9 @@ typedef struct cg_pair {
     const char *hn, *yn, *ho, *yo;
 } cg_pair;
 
+/* Slots of vw.keep_dm (a power of two). */
+#define CG_KEEP_DM 512u
+
 typedef struct vw {
     const plan *pl;
     const ir_program *prog;
@@ -110,9 +113,14 @@ typedef struct vw {
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
 
-    /* the keys to keep (NULL: all) and keep_key's answers */
+    /* the keys to keep (NULL: all) and keep_key's answers: a
+     * direct-mapped cache in front of the memo table */
     const cg_keyset *keep;
     keep_memo *keep_memo;
+    struct {
+        const char *k;
+        bool keep;
+    } keep_dm[CG_KEEP_DM];
 
     /* the element builders' data, computed once (cg_view_new) */
     int32_t *death_head, *death_next; /* deaths by statement */
@@ -200,8 +208,11 @@ static inline unsigned ptr_hash(const void *p) {
 static inline bool keep_key(vw *v, const char *k, size_t n) {
     if (!v->keep)
         return true;
-    keep_memo *m = NULL;
     unsigned h = ptr_hash(k);
+    unsigned slot = h & (CG_KEEP_DM - 1);
+    if (v->keep_dm[slot].k == k)
+        return v->keep_dm[slot].keep;
+    keep_memo *m = NULL;
     HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
     if (!m) {
         m = base_arena_alloc(v->a, sizeof *m);
@@ -209,6 +220,8 @@ static inline bool keep_key(vw *v, const char *k, size_t n) {
         m->keep = keyset_has(v->keep, k, n);
         HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
     }
+    v->keep_dm[slot].k = k;
+    v->keep_dm[slot].keep = m->keep;
     return m->keep;
 }
 

@@ -98,6 +98,17 @@ static size_t digits(uint64_t x) {
     return n;
 }
 
+/* The decimal digits of x, in buf (NUL-terminated). */
+static const char *u64_text(char buf[24], uint64_t x) {
+    char *q = buf + 23;
+    *q = '\0';
+    do {
+        *--q = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    return q;
+}
+
 /* The comment table of view pool i (its buffers, offsets, sizes and live
  * ranges, in aligned columns) and its "buffers", into o. */
 static void pool_table(vw *v, uint32_t i, json_t *o) {
@@ -137,11 +148,9 @@ static void pool_table(vw *v, uint32_t i, json_t *o) {
         char num[24];
         cg_sb_pad(&row, nm, wname, false);
         cg_sb_put(&row, " ", 1);
-        snprintf(num, sizeof num, "%" PRIu64, st->offset);
-        cg_sb_pad(&row, num, woff, true);
+        cg_sb_pad(&row, u64_text(num, st->offset), woff, true);
         cg_sb_put(&row, " ", 1);
-        snprintf(num, sizeof num, "%" PRIu64, st->size);
-        cg_sb_pad(&row, num, wsize, true);
+        cg_sb_pad(&row, u64_text(num, st->size), wsize, true);
         cg_sb_put(&row, "  ", 2);
         cg_sb_puts(&row, live);
         json_t *r = json_object();
