@@ -33,13 +33,25 @@ void cg_set_clear(cg_nameset *s) {
     HASH_CLEAR(hh, s->head);
 }
 
-/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it. */
+/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it
+ * (hashing each candidate once: the view names every value). */
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
-    const char *cand = base_arena_strdup(v->a, base);
-    for (unsigned k = 2; set_has(s, cand); k++)
+    size_t len = strlen(base);
+    const char *cand = base_arena_strndup(v->a, base, len);
+    for (unsigned k = 2;; k++) {
+        unsigned h;
+        HASH_VALUE(cand, len, h);
+        cg_name *f = NULL;
+        HASH_FIND_BYHASHVALUE(hh, s->head, cand, len, h, f);
+        if (!f) {
+            cg_name *n = base_arena_alloc(v->a, sizeof *n);
+            n->s = cand;
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, s->head, n->s, len, h, n);
+            return cand;
+        }
         cand = cg_vfmt(v, "%s_%u", base, k);
-    set_add(v, s, cand);
-    return cand;
+        len = strlen(cand);
+    }
 }
 
 /* Names that are not C11 keywords (ir_is_c_keyword) but that a struct
