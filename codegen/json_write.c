@@ -27,8 +27,11 @@ static bool cg_json_value(FILE *f, const json_t *v, int indent) {
     return true;
 }
 
-/* A lazy list as the value of a key of the root. */
-static bool cg_json_list(FILE *f, const mst_lazy_list *lz) {
+static bool cg_json_tree(FILE *f, const json_t *v, int indent,
+                         const mst_lazy_index *ix);
+
+/* A lazy list as a value at depth `indent`. */
+static bool cg_json_list(FILE *f, const mst_lazy_list *lz, int indent) {
     size_t n = lz->count(lz->ctx);
     if (n == 0) {
         fputs("[]", f);
@@ -39,46 +42,75 @@ static bool cg_json_list(FILE *f, const mst_lazy_list *lz) {
         json_t *e = lz->element(lz->ctx, i);
         if (!e)
             return false;
-        fputs("    ", f);
-        bool ok = cg_json_value(f, e, 4);
+        fprintf(f, "%*s", indent + 2, "");
+        bool ok = cg_json_value(f, e, indent + 2);
         json_decref(e);
         if (!ok)
             return false;
         fputs(i + 1 < n ? ",\n" : "\n", f);
     }
-    fputs("  ]", f);
+    fprintf(f, "%*s]", indent, "");
     return true;
+}
+
+/* An object's key, as json_dumps writes it. */
+static bool cg_json_key(FILE *f, const char *k, size_t n) {
+    json_t *key = json_stringn_nocheck(k, n);
+    if (!key)
+        return false;
+    bool ok = cg_json_value(f, key, 0);
+    json_decref(key);
+    return ok;
+}
+
+/* v at depth `indent` (its first line is already indented): a list
+ * built on demand, or an object or array that may hold one, written
+ * member by member; anything else by json_dumps. */
+static bool cg_json_tree(FILE *f, const json_t *v, int indent,
+                         const mst_lazy_index *ix) {
+    const mst_lazy_list *lz = mst_lazy_index_find(ix, v);
+    if (lz)
+        return cg_json_list(f, lz, indent);
+    if (json_is_object(v) && json_object_size(v) > 0) {
+        fputs("{\n", f);
+        bool first = true;
+        /* the document's order: json_dumps iterates the same way */
+        for (void *it = json_object_iter((json_t *)v); it;
+             it = json_object_iter_next((json_t *)v, it)) {
+            if (!first)
+                fputs(",\n", f);
+            first = false;
+            fprintf(f, "%*s", indent + 2, "");
+            if (!cg_json_key(f, json_object_iter_key(it),
+                             json_object_iter_key_len(it)))
+                return false;
+            fputs(": ", f);
+            if (!cg_json_tree(f, json_object_iter_value(it), indent + 2, ix))
+                return false;
+        }
+        fprintf(f, "\n%*s}", indent, "");
+        return true;
+    }
+    if (json_is_array(v) && json_array_size(v) > 0) {
+        fputs("[\n", f);
+        for (size_t i = 0, n = json_array_size(v); i < n; i++) {
+            fprintf(f, "%*s", indent + 2, "");
+            if (!cg_json_tree(f, json_array_get(v, i), indent + 2, ix))
+                return false;
+            fputs(i + 1 < n ? ",\n" : "\n", f);
+        }
+        fprintf(f, "%*s]", indent, "");
+        return true;
+    }
+    return cg_json_value(f, v, indent);
 }
 
 bool cg_json_write(FILE *f, const json_t *root, const mst_lazy_list *lazy,
                    size_t nlazy) {
-    if (json_object_size(root) == 0)
-        return cg_json_value(f, root, 0);
-    fputs("{\n", f);
-    bool first = true;
-    /* the document's order: json_dumps iterates the same way */
-    for (void *it = json_object_iter((json_t *)root); it;
-         it = json_object_iter_next((json_t *)root, it)) {
-        const json_t *v = json_object_iter_value(it);
-        json_t *key = json_stringn_nocheck(json_object_iter_key(it),
-                                           json_object_iter_key_len(it));
-        if (!key)
-            return false;
-        fputs(first ? "  " : ",\n  ", f);
-        first = false;
-        bool ok = cg_json_value(f, key, 2);
-        json_decref(key);
-        fputs(": ", f);
-        const mst_lazy_list *lz = NULL;
-        for (size_t i = 0; i < nlazy && !lz; i++)
-            if (lazy[i].marker == v)
-                lz = &lazy[i];
-        ok = ok && (lz ? cg_json_list(f, lz) : cg_json_value(f, v, 2));
-        if (!ok)
-            return false;
-    }
-    fputs("\n}", f);
-    return !ferror(f);
+    mst_lazy_index *ix = mst_lazy_index_new(lazy, nlazy);
+    bool ok = cg_json_tree(f, root, 0, ix);
+    mst_lazy_index_free(ix);
+    return ok && !ferror(f);
 }
 
 bool cg_view_write(const cg_view *v, FILE *f) {

@@ -112,13 +112,22 @@ static size_t count_statements(void *ctx) {
     return ((vw *)ctx)->prog->nstmts;
 }
 
-/* Element i of a lazy list: its strings in the scratch arena, emptied
- * first (the previous element's JSON holds copies). */
+json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
+                    json_t *(*element)(void *, size_t), void *ctx) {
+    if (v->nlazy == v->lazy_cap) {
+        v->lazy_cap = v->lazy_cap ? 2 * v->lazy_cap : 8;
+        v->lazy = base_xrealloc(v->lazy, v->lazy_cap * sizeof *v->lazy);
+    }
+    json_t *marker = json_array();
+    v->lazy[v->nlazy++] = (mst_lazy_list){marker, count, element, ctx};
+    return json_incref(marker);
+}
+
+/* Element i of a root list, built by build. */
 static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i) {
-    base_arena_reset(v->scratch);
-    v->str = v->scratch;
+    cg_element_begin(v);
     json_t *e = build(v, (uint32_t)i);
-    v->str = v->a;
+    cg_element_end(v);
     return e;
 }
 
@@ -159,19 +168,17 @@ static void plan_view(vw *v) {
 /* The root, with a placeholder for each lazy list. */
 static json_t *root_json(cg_view *cv, cg_target target) {
     vw *v = &cv->v;
-    static size_t (*const count[CG_NLAZY])(void *) = {
-        count_statements, count_buffers, count_kernels};
-    static json_t *(*const element[CG_NLAZY])(void *, size_t) = {
-        statement_at, buffer_at, kernel_at};
-    json_t *marker[CG_NLAZY];
-    for (size_t i = 0; i < CG_NLAZY; i++) {
-        marker[i] = json_array();
-        cv->lazy[i] = (mst_lazy_list){marker[i], count[i], element[i], v};
-    }
+    json_t *marker[3] = {
+        cg_lazy_add(v, count_statements, statement_at, v),
+        cg_lazy_add(v, count_buffers, buffer_at, v),
+        cg_lazy_add(v, count_kernels, kernel_at, v),
+    };
     json_t *root = json_object();
     root_fields(v, root, target);
     set(v, root, "names", names_json(v));
     root_sections(v, root, marker);
+    for (size_t i = 0; i < 3; i++)
+        json_decref(marker[i]);
     cg_fw_root(v, root, false); /* codegen/fw_view.c */
     if (v->cuda)
         cg_graphs_root(v, root);
@@ -219,36 +226,59 @@ void cg_view_share_pools(cg_view *cv) {
     cg_fw_root(&cv->v, cv->root, true);
 }
 
-json_t *cg_view_json(cg_view *cv) {
-    for (size_t i = 0; i < CG_NLAZY; i++) {
-        const mst_lazy_list *lz = &cv->lazy[i];
-        json_t *arr = json_array();
-        for (size_t k = 0, n = lz->count(lz->ctx); k < n; k++)
-            json_array_append_new(arr, lz->element(lz->ctx, k));
-        /* in place: the key keeps its position in the document */
-        const char *key = i == 0   ? "statements"
-                          : i == 1 ? "buffers"
-                                   : "kernels";
-        if (json_object_get(cv->root, key) == lz->marker)
-            json_object_set_new(cv->root, key, arr);
-        else
-            json_decref(arr); /* left out by the key set */
+/* The whole list lz. */
+static json_t *lazy_whole(const mst_lazy_list *lz) {
+    json_t *arr = json_array();
+    for (size_t k = 0, n = lz->count(lz->ctx); k < n; k++)
+        json_array_append_new(arr, lz->element(lz->ctx, k));
+    return arr;
+}
+
+/* Replaces every placeholder under o (an object or array) by its whole
+ * list, in place: a key keeps its position in the document. */
+static void fill_lists(const mst_lazy_index *ix, json_t *o) {
+    if (json_is_object(o)) {
+        for (void *it = json_object_iter(o); it;
+             it = json_object_iter_next(o, it)) {
+            json_t *x = json_object_iter_value(it);
+            const mst_lazy_list *lz = mst_lazy_index_find(ix, x);
+            if (lz)
+                json_object_iter_set_new(o, it, lazy_whole(lz));
+            else
+                fill_lists(ix, x);
+        }
+    } else if (json_is_array(o)) {
+        for (size_t i = 0; i < json_array_size(o); i++) {
+            json_t *x = json_array_get(o, i);
+            const mst_lazy_list *lz = mst_lazy_index_find(ix, x);
+            if (lz)
+                json_array_set_new(o, i, lazy_whole(lz));
+            else
+                fill_lists(ix, x);
+        }
     }
+}
+
+json_t *cg_view_json(cg_view *cv) {
+    mst_lazy_index *ix = mst_lazy_index_new(cv->v.lazy, cv->v.nlazy);
+    fill_lists(ix, cv->root);
+    mst_lazy_index_free(ix);
     return json_incref(cv->root);
 }
 
 void cg_view_lists(const cg_view *cv, const mst_lazy_list **lazy,
                    size_t *nlazy) {
-    *lazy = cv->lazy;
-    *nlazy = CG_NLAZY;
+    *lazy = cv->v.lazy;
+    *nlazy = cv->v.nlazy;
 }
 
 void cg_view_free(cg_view *cv) {
     if (!cv)
         return;
     json_decref(cv->root);
-    for (size_t i = 0; i < CG_NLAZY; i++)
-        json_decref((json_t *)cv->lazy[i].marker);
+    for (size_t i = 0; i < cv->v.nlazy; i++)
+        json_decref((json_t *)cv->v.lazy[i].marker);
+    free(cv->v.lazy);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);

@@ -134,16 +134,42 @@ typedef struct vw {
     unsigned fw_kinds;
     cg_pair *pairs;
     uint32_t npairs, pairs_cap;
+    /* the pooled storages of view pool i, in storage order:
+     * pool_buf[pool_buf_begin[i], pool_buf_begin[i + 1]); and the widths
+     * of the columns of its comment table (name, offset, size) */
+    uint32_t *pool_buf, *pool_buf_begin;
+    uint32_t (*pool_w)[3];
+    /* the lists built on demand (cg_lazy_add), malloc'ed: the root's
+     * statements, buffers and kernels, then each pool's table and
+     * buffers */
+    mst_lazy_list *lazy;
+    size_t nlazy, lazy_cap;
 } vw;
 
-/* The streaming view (codegen.h): the builder's state, the root with a
- * placeholder for each list built on demand, and those lists. */
-#define CG_NLAZY 3
+/* The streaming view (codegen.h): the builder's state and the root with
+ * a placeholder for each list built on demand (v.lazy). */
 struct cg_view {
     vw v;
     json_t *root;
-    mst_lazy_list lazy[CG_NLAZY]; /* statements, buffers, kernels */
 };
+
+/* A list built on demand: returns its placeholder, to put where the
+ * list belongs (a new reference; the view holds its own until
+ * cg_view_free).  element(ctx, i) builds element i between
+ * cg_element_begin and cg_element_end. */
+json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
+                    json_t *(*element)(void *, size_t), void *ctx);
+
+/* An element's strings go to the scratch arena, emptied first (the
+ * previous element's JSON holds copies). */
+static inline void cg_element_begin(vw *v) {
+    base_arena_reset(v->scratch);
+    v->str = v->scratch;
+}
+
+static inline void cg_element_end(vw *v) {
+    v->str = v->a;
+}
 
 /* For a value memoized across elements: its strings go to the builder's
  * own arena until cg_str_restore. */

@@ -109,63 +109,81 @@ static const char *u64_text(char buf[24], uint64_t x) {
     return q;
 }
 
+/* A pool's list built on demand: its table rows or its buffers. */
+typedef struct pool_list {
+    vw *v;
+    uint32_t pool;
+} pool_list;
+
+static size_t pool_list_count(void *ctx) {
+    const pool_list *l = ctx;
+    return l->v->pool_buf_begin[l->pool + 1] - l->v->pool_buf_begin[l->pool];
+}
+
+/* Row k of the comment table of pool l: {row}. */
+static json_t *pool_row_at(void *ctx, size_t k) {
+    const pool_list *l = ctx;
+    vw *v = l->v;
+    const uint32_t *w = v->pool_w[l->pool];
+    uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
+    const plan_storage *st = &v->pl->storages[s];
+    cg_element_begin(v);
+    sbuf row;
+    char num[24];
+    cg_sb_init(&row);
+    cg_sb_pad(&row, v->prog->values[st->value].name, w[0], false);
+    cg_sb_put(&row, " ", 1);
+    cg_sb_pad(&row, u64_text(num, st->offset), w[1], true);
+    cg_sb_put(&row, " ", 1);
+    cg_sb_pad(&row, u64_text(num, st->size), w[2], true);
+    cg_sb_put(&row, "  ", 2);
+    cg_sb_puts(&row, live_text(v, st->start, st->end));
+    json_t *r = json_object();
+    sets(v, r, "row", cg_sb_done(v, &row));
+    cg_element_end(v);
+    return r;
+}
+
+/* Buffer k of pool l: {name, offset, size, live}. */
+static json_t *pool_buffer_at(void *ctx, size_t k) {
+    const pool_list *l = ctx;
+    vw *v = l->v;
+    uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
+    const plan_storage *st = &v->pl->storages[s];
+    cg_element_begin(v);
+    json_t *b = json_object();
+    sets(v, b, "name", v->prog->values[st->value].name);
+    set(v, b, "offset", ju64(st->offset));
+    set(v, b, "size", ju64(st->size));
+    sets(v, b, "live", live_text(v, st->start, st->end));
+    cg_element_end(v);
+    return b;
+}
+
 /* The comment table of view pool i (its buffers, offsets, sizes and live
- * ranges, in aligned columns) and its "buffers", into o. */
+ * ranges, in aligned columns: widths from cg_plan_buffers) and its
+ * "buffers", into o: both lists built on demand. */
 static void pool_table(vw *v, uint32_t i, json_t *o) {
-    const plan *pl = v->pl;
-    const ir_program *p = v->prog;
-    size_t wname = strlen("buffer"), woff = strlen("offset"),
-           wsize = strlen("size");
-    uint32_t cnt = 0;
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
-        if (v->spool[s] != (int32_t)i)
-            continue;
-        const plan_storage *st = &pl->storages[s];
-        size_t n = strlen(p->values[st->value].name);
-        size_t lo = digits(st->offset), ls = digits(st->size);
-        wname = n > wname ? n : wname;
-        woff = lo > woff ? lo : woff;
-        wsize = ls > wsize ? ls : wsize;
-        cnt++;
-    }
+    const uint32_t *w = v->pool_w[i];
     sbuf row;
     cg_sb_init(&row);
-    cg_sb_pad(&row, "buffer", wname, false);
+    cg_sb_pad(&row, "buffer", w[0], false);
     cg_sb_put(&row, " ", 1);
-    cg_sb_pad(&row, "offset", woff, true);
+    cg_sb_pad(&row, "offset", w[1], true);
     cg_sb_put(&row, " ", 1);
-    cg_sb_pad(&row, "size", wsize, true);
+    cg_sb_pad(&row, "size", w[2], true);
     cg_sb_puts(&row, "  live (IR lines)");
     sets(v, o, "table_header", cg_sb_done(v, &row));
-    json_t *rows = json_array();
-    json_t *bufs = json_array();
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
-        if (v->spool[s] != (int32_t)i)
-            continue;
-        const plan_storage *st = &pl->storages[s];
-        const char *nm = p->values[st->value].name;
-        const char *live = live_text(v, st->start, st->end);
-        char num[24];
-        cg_sb_pad(&row, nm, wname, false);
-        cg_sb_put(&row, " ", 1);
-        cg_sb_pad(&row, u64_text(num, st->offset), woff, true);
-        cg_sb_put(&row, " ", 1);
-        cg_sb_pad(&row, u64_text(num, st->size), wsize, true);
-        cg_sb_put(&row, "  ", 2);
-        cg_sb_puts(&row, live);
-        json_t *r = json_object();
-        sets(v, r, "row", cg_sb_done(v, &row));
-        json_array_append_new(rows, r);
-        json_t *b = json_object();
-        sets(v, b, "name", nm);
-        set(v, b, "offset", ju64(st->offset));
-        set(v, b, "size", ju64(st->size));
-        sets(v, b, "live", live);
-        json_array_append_new(bufs, b);
-    }
-    set(v, o, "table", rows);
-    set(v, o, "buffers", bufs);
-    set(v, o, "nbuffers", json_integer(cnt));
+    pool_list *l = base_arena_alloc(v->a, sizeof *l);
+    l->v = v;
+    l->pool = i;
+    if (keep_key(v, "table", 5))
+        set(v, o, "table", cg_lazy_add(v, pool_list_count, pool_row_at, l));
+    if (keep_key(v, "buffers", 7))
+        set(v, o, "buffers",
+            cg_lazy_add(v, pool_list_count, pool_buffer_at, l));
+    set(v, o, "nbuffers",
+        json_integer(v->pool_buf_begin[i + 1] - v->pool_buf_begin[i]));
 }
 
 json_t *cg_pools_json(vw *v) {
@@ -222,6 +240,41 @@ json_t *cg_pools_json(vw *v) {
     return arr;
 }
 
+/* The storages of each view pool, in storage order, and the widths of
+ * the columns of its comment table. */
+static void plan_pool_tables(vw *v) {
+    const plan *pl = v->pl;
+    uint32_t np = v->npools;
+    v->pool_buf_begin = base_arena_array(v->a, np + 2, sizeof(uint32_t));
+    v->pool_buf = base_arena_array(v->a, v->nbuffers + 1, sizeof(uint32_t));
+    v->pool_w = base_arena_array(v->a, np + 1, sizeof *v->pool_w);
+    for (uint32_t i = 0; i < np; i++) {
+        v->pool_w[i][0] = (uint32_t)strlen("buffer");
+        v->pool_w[i][1] = (uint32_t)strlen("offset");
+        v->pool_w[i][2] = (uint32_t)strlen("size");
+    }
+    for (uint32_t k = 0; k < v->nbuffers; k++) {
+        uint32_t s = v->buffer_storage[k];
+        const plan_storage *st = &pl->storages[s];
+        uint32_t *w = v->pool_w[v->spool[s]];
+        uint32_t n = (uint32_t)strlen(v->prog->values[st->value].name);
+        uint32_t lo = (uint32_t)digits(st->offset);
+        uint32_t ls = (uint32_t)digits(st->size);
+        w[0] = n > w[0] ? n : w[0];
+        w[1] = lo > w[1] ? lo : w[1];
+        w[2] = ls > w[2] ? ls : w[2];
+        v->pool_buf_begin[v->spool[s] + 1]++;
+    }
+    for (uint32_t i = 0; i < np; i++)
+        v->pool_buf_begin[i + 1] += v->pool_buf_begin[i];
+    uint32_t *at = base_arena_array(v->a, np + 1, sizeof(uint32_t));
+    memcpy(at, v->pool_buf_begin, np * sizeof(uint32_t));
+    for (uint32_t k = 0; k < v->nbuffers; k++) {
+        uint32_t s = v->buffer_storage[k];
+        v->pool_buf[at[v->spool[s]]++] = s;
+    }
+}
+
 void cg_plan_buffers(vw *v) {
     const plan *pl = v->pl;
     v->psize = base_arena_array(v->a, v->npools + 1, sizeof *v->psize);
@@ -232,6 +285,7 @@ void cg_plan_buffers(vw *v) {
             v->buffer_storage[v->nbuffers++] = s;
     for (uint32_t i = 0; i < v->npools; i++)
         v->psize[i] = cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, v->pool_upper[i]);
+    plan_pool_tables(v);
 }
 
 json_t *cg_buffer_json(vw *v, uint32_t k) {

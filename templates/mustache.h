@@ -60,6 +60,15 @@ typedef struct mst_lazy_list {
     void *ctx;
 } mst_lazy_list;
 
+/* The lists of lazy[0, n) by marker, to find the list of a value among
+ * many (a view has two per pool): lazy must outlive it.  find returns
+ * NULL when v is no list's marker. */
+typedef struct mst_lazy_index mst_lazy_index;
+mst_lazy_index *mst_lazy_index_new(const mst_lazy_list *lazy, size_t n);
+const mst_lazy_list *mst_lazy_index_find(const mst_lazy_index *ix,
+                                         const json_t *v);
+void mst_lazy_index_free(mst_lazy_index *ix);
+
 typedef struct mst_options {
     bool no_escape;     /* {{x}} is not HTML-escaped (code generation) */
     bool strict;        /* unknown name or missing partial is an error */

@@ -248,6 +248,7 @@ typedef struct rctx {
     /* lists built on demand (mst_options.lazy) */
     const mst_lazy_list *lazy;
     size_t nlazy;
+    mst_lazy_index *lazy_ix; /* when nlazy > 4 */
     /* bumped whenever a lazy element is released: entries of dc from an
      * older generation are stale (a new element may reuse the address) */
     uint32_t gen;

@@ -330,12 +330,62 @@ static void prefetch_next(const json_t *arr, size_t i, size_t sz) {
 #endif
 }
 
+/* ------------------------------------------------------------------ */
+/* Lazy lists by marker: their addresses sorted, searched by bisection. */
+
+struct mst_lazy_index {
+    size_t n;
+    const mst_lazy_list *by_marker[]; /* ascending marker addresses */
+};
+
+static int cmp_marker(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)(*(const mst_lazy_list *const *)a)->marker;
+    uintptr_t y = (uintptr_t)(*(const mst_lazy_list *const *)b)->marker;
+    return x < y ? -1 : x > y;
+}
+
+mst_lazy_index *mst_lazy_index_new(const mst_lazy_list *lazy, size_t n) {
+    mst_lazy_index *ix =
+        base_xmalloc(sizeof *ix + (n ? n : 1) * sizeof ix->by_marker[0]);
+    ix->n = n;
+    for (size_t i = 0; i < n; i++)
+        ix->by_marker[i] = &lazy[i];
+    qsort(ix->by_marker, n, sizeof ix->by_marker[0], cmp_marker);
+    return ix;
+}
+
+const mst_lazy_list *mst_lazy_index_find(const mst_lazy_index *ix,
+                                         const json_t *v) {
+    if (!ix || !v)
+        return NULL;
+    uintptr_t key = (uintptr_t)v;
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uintptr_t m = (uintptr_t)ix->by_marker[mid]->marker;
+        if (m == key)
+            return ix->by_marker[mid];
+        if (m < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void mst_lazy_index_free(mst_lazy_index *ix) {
+    free(ix);
+}
+
 /* The lazy list whose placeholder is v, or NULL. */
 static const mst_lazy_list *lazy_of(const rctx *r, const json_t *v) {
-    for (size_t i = 0; v && i < r->nlazy; i++)
-        if (r->lazy[i].marker == v)
-            return &r->lazy[i];
-    return NULL;
+    if (r->nlazy <= 4) {
+        for (size_t i = 0; v && i < r->nlazy; i++)
+            if (r->lazy[i].marker == v)
+                return &r->lazy[i];
+        return NULL;
+    }
+    return mst_lazy_index_find(r->lazy_ix, v);
 }
 
 /* The body of section n once per element of lazy list lz (count of
@@ -456,6 +506,8 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
         r.max_steps = (uint64_t)1 << 30;
     r.lazy = opts ? opts->lazy : NULL;
     r.nlazy = opts && opts->lazy ? opts->nlazy : 0;
+    if (r.nlazy > 4)
+        r.lazy_ix = mst_lazy_index_new(r.lazy, r.nlazy);
     r.need_indent = true;
     push_ctx(&r, data ? data : json_null());
     int rc = out_reserve(&r, t, NULL, 0);
@@ -473,6 +525,7 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
     free(r.stack);
     free(r.ind);
     free(r.ov);
+    mst_lazy_index_free(r.lazy_ix);
     if (rc) {
         free(r.out);
         if (out)

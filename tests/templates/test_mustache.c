@@ -337,6 +337,54 @@ static void test_lazy_reused_element(void **state) {
         json_decref(f.old[i]);
 }
 
+/* Many lazy lists (found through mst_lazy_index), one inside each
+ * element of an ordinary array, as the view has two per pool: each
+ * section iterates its own list, and a marker that is no list's value
+ * renders as the placeholder it is. */
+static size_t many_count(void *ctx) {
+    return (size_t)(*(const int *)ctx % 3); /* 0, 1 or 2 elements */
+}
+
+static json_t *many_element(void *ctx, size_t i) {
+    return json_integer(*(const int *)ctx * 100 + (json_int_t)i);
+}
+
+static void test_lazy_many_lists(void **state) {
+    (void)state;
+    enum { N = 9 };
+    int n[N];
+    mst_lazy_list lz[N];
+    json_t *pools = json_array();
+    for (int k = 0; k < N; k++) {
+        n[k] = k;
+        json_t *marker = json_array();
+        lz[k] = (mst_lazy_list){marker, many_count, many_element, &n[k]};
+        json_array_append_new(pools,
+                              json_pack("{s:i, s:o}", "k", k, "items", marker));
+    }
+    mst_lazy_index *ix = mst_lazy_index_new(lz, N);
+    for (int k = 0; k < N; k++)
+        assert_ptr_equal(mst_lazy_index_find(ix, lz[k].marker), &lz[k]);
+    assert_null(mst_lazy_index_find(ix, pools));
+    assert_null(mst_lazy_index_find(ix, NULL));
+    mst_lazy_index_free(ix);
+    json_t *d = json_pack("{s:o}", "pools", pools);
+    const char *tpl = "{{#pools}}{{k}}[{{#items}}{{.}},{{/items}}"
+                      "{{^items}}-{{/items}}]{{/pools}}";
+    mst_options o = {.strict = true, .lazy = lz, .nlazy = N};
+    mst_error err;
+    mst_template *t = mst_compile("t", tpl, strlen(tpl), &err);
+    assert_non_null(t);
+    char *out = NULL;
+    size_t len;
+    assert_int_equal(mst_render(t, d, NULL, &o, &out, &len, &err), 0);
+    assert_string_equal(out, "0[-]1[100,]2[200,201,]3[-]4[400,]"
+                             "5[500,501,]6[-]7[700,]8[800,801,]");
+    free(out);
+    mst_template_free(t);
+    json_decref(d);
+}
+
 static char *nested(size_t depth, const char *open, const char *mid,
                     const char *close) {
     size_t ol = strlen(open), ml = strlen(mid), cl = strlen(close);
@@ -612,6 +660,7 @@ int main(void) {
         cmocka_unit_test(test_big_template),
         cmocka_unit_test(test_lazy_lists),
         cmocka_unit_test(test_lazy_reused_element),
+        cmocka_unit_test(test_lazy_many_lists),
         cmocka_unit_test(test_deep_sections),
         cmocka_unit_test(test_partial_recursion),
         cmocka_unit_test(test_limits),
