@@ -15,18 +15,40 @@
 /* ------------------------------------------------------------------ */
 /* Identifier sets. */
 
-static bool set_has(const cg_nameset *s, const char *name) {
+/* The hash of a name in a set: FNV-1a over 64 bits, then the high half
+ * of a Fibonacci multiplication.  uthash picks a bucket by the low bits,
+ * and the low bits of 32-bit FNV-1a barely differ between names that
+ * differ in their last digits (b_t1, b_t2, ...): chains grew past
+ * uthash's limit and it stopped expanding, so that naming 10^5 values
+ * walked chains of hundreds. */
+static unsigned name_hash(const char *s, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* The entry of name (n bytes, hash h) in s, or NULL. */
+static cg_name *set_find(const cg_nameset *s, const char *name, size_t n,
+                         unsigned h) {
     cg_name *f = NULL;
-    HASH_FIND_STR(s->head, name, f);
-    return f != NULL;
+    HASH_FIND_BYHASHVALUE(hh, s->head, name, n, h, f);
+    return f;
+}
+
+/* Adds name (n bytes, hash h), which is not in s. */
+static void set_insert(vw *v, cg_nameset *s, const char *name, size_t n,
+                       unsigned h) {
+    cg_name *e = base_arena_alloc(v->a, sizeof *e);
+    e->s = name;
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, s->head, e->s, n, h, e);
 }
 
 static void set_add(vw *v, cg_nameset *s, const char *name) {
-    if (set_has(s, name))
-        return;
-    cg_name *n = base_arena_alloc(v->a, sizeof *n);
-    n->s = name;
-    HASH_ADD_KEYPTR(hh, s->head, n->s, strlen(n->s), n);
+    size_t n = strlen(name);
+    unsigned h = name_hash(name, n);
+    if (!set_find(s, name, n, h))
+        set_insert(v, s, name, n, h);
 }
 
 void cg_set_clear(cg_nameset *s) {
@@ -39,14 +61,9 @@ const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
     size_t len = strlen(base);
     const char *cand = base_arena_strndup(v->a, base, len);
     for (unsigned k = 2;; k++) {
-        unsigned h;
-        HASH_VALUE(cand, len, h);
-        cg_name *f = NULL;
-        HASH_FIND_BYHASHVALUE(hh, s->head, cand, len, h, f);
-        if (!f) {
-            cg_name *n = base_arena_alloc(v->a, sizeof *n);
-            n->s = cand;
-            HASH_ADD_KEYPTR_BYHASHVALUE(hh, s->head, n->s, len, h, n);
+        unsigned h = name_hash(cand, len);
+        if (!set_find(s, cand, len, h)) {
+            set_insert(v, s, cand, len, h);
             return cand;
         }
         cand = cg_vfmt(v, "%s_%u", base, k);
