@@ -110,6 +110,9 @@ typedef struct vw {
     /* per input or const value: struct field (io_json) */
     const char **io_field;
 
+    /* per statement: its one-line text (cg_input_hash), NULL before */
+    const char **stmt_text;
+
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
 

@@ -13,14 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool emits_text(const ir_stmt *s) {
+    return s->kind != IR_MODEL && s->kind != IR_DEVICE && s->kind != IR_SPACE &&
+           s->kind != IR_KERNEL;
+}
+
 /* The one-line text of statement s (NULL for statements that emit no
- * comment: model, device, space, kernel), in v->str: not kept (the input
- * hash and the statement's element each compute it, so that no text of
- * every statement is held). */
+ * comment: model, device, space, kernel): the one cg_input_hash kept, or
+ * made now in v->str. */
 const char *cg_stmt_text(vw *v, const ir_stmt *s) {
-    if (s->kind == IR_MODEL || s->kind == IR_DEVICE || s->kind == IR_SPACE ||
-        s->kind == IR_KERNEL)
+    if (!emits_text(s))
         return NULL;
+    if (v->stmt_text)
+        return v->stmt_text[s->index];
     base_sb b = {0};
     ir_stmt_text(&b, s, IR_TEXT_SHORT, cg_comment_escape);
     const char *r = base_arena_strndup(v->str, base_sb_str(&b), b.len);
@@ -29,22 +34,30 @@ const char *cg_stmt_text(vw *v, const ir_stmt *s) {
 }
 
 /* FNV-1a over the short text of every statement, each followed by a
- * newline; each line is hashed and forgotten. */
+ * newline.  The texts of the statements that emit one are kept in the
+ * view's arena (v->stmt_text, about 30 bytes a statement) for their
+ * comments: printing each twice cost more than holding them. */
 const char *cg_input_hash(vw *v) {
     uint64_t h = 0xcbf29ce484222325u;
     base_sb b = {0};
+    const char **text =
+        base_arena_array(v->a, v->prog->nstmts + 1, sizeof *text);
     for (uint32_t i = 0; i < v->prog->nstmts; i++) {
+        const ir_stmt *s = &v->prog->stmts[i];
         base_sb_clear(&b);
-        ir_stmt_text(&b, &v->prog->stmts[i], IR_TEXT_SHORT, cg_comment_escape);
-        for (const unsigned char *p = (const unsigned char *)base_sb_str(&b);
-             *p; p++) {
-            h ^= *p;
+        ir_stmt_text(&b, s, IR_TEXT_SHORT, cg_comment_escape);
+        const char *p = base_sb_str(&b);
+        for (size_t k = 0; k < b.len; k++) {
+            h ^= (unsigned char)p[k];
             h *= 0x100000001b3u;
         }
         h ^= '\n';
         h *= 0x100000001b3u;
+        if (emits_text(s))
+            text[i] = base_arena_strndup(v->a, p, b.len);
     }
     base_sb_free(&b);
+    v->stmt_text = text;
     return cg_vfmt(v, "%016" PRIx64, h);
 }
 
