@@ -170,7 +170,7 @@ static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
     json_array_append_new(pools, pool);
     json_object_set_new(root, "pools", pools);
     json_object_set_new(root, "buffers", json_incref(marker));
-    mst_lazy_list lz = {marker, cli_csv_count, cli_csv_buffer, (void *)c};
+    mst_lazy_list lz = {marker, cli_csv_count, cli_csv_buffer, (void *)c, NULL};
     FILE *f = open_memstream(out, outlen);
     bool ok = f && cg_json_write(f, root, &lz, 1);
     if (f) {
@@ -553,7 +553,8 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
                           size_t *outlen) {
     cg_view *view = NULL;
     json_t *marker = json_array(), *root = NULL;
-    mst_lazy_list lz = {marker, cli_count_buffers, cli_buffer_json, (void *)pl};
+    mst_lazy_list lz = {marker, cli_count_buffers, cli_buffer_json, (void *)pl,
+                        NULL};
     if (emit == CLI_EMIT_JSON) {
         root = cli_emit_json(pl, marker);
     } else if ((view = cg_view_new(pl, CG_TARGET_C, NULL, d)) == NULL) {

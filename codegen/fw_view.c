@@ -139,7 +139,7 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
     bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
     char buf[600];
     const char *macro =
-        keep_key(v, "offset_macro", 12) ? v->off_macro[sid] : NULL;
+        keep_key(v, "offset_expr", 11) ? v->off_macro[sid] : NULL;
     const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
     if (oe)
         sets(v, b, "offset_expr", oe);
@@ -160,9 +160,10 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
     }
     int32_t s = val >= 0 ? pl->storage_of_value[val] : -1;
     int32_t pi = s >= 0 ? pl->storages[s].pool : -1;
-    /* a buffer's "pool" is its view pool's name, when kept */
+    /* a buffer's "pool" is its view pool's name, when the key set keeps
+     * it (whatever the section looks up) */
     const char *pool =
-        keep_key(v, "pool", 4) ? v->pool_name[v->spool[sid]] : "";
+        cg_keep_global(v, "pool", 4) ? v->pool_name[v->spool[sid]] : "";
     sets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 

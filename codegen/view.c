@@ -113,26 +113,35 @@ static size_t count_statements(void *ctx) {
 }
 
 json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
-                    json_t *(*element)(void *, size_t), void *ctx) {
+                    json_t *(*element)(void *, size_t), void *ctx,
+                    json_t *(*element_in)(void *, size_t, const mst_names *)) {
     if (v->nlazy == v->lazy_cap) {
         v->lazy_cap = v->lazy_cap ? 2 * v->lazy_cap : 8;
         v->lazy = base_xrealloc(v->lazy, v->lazy_cap * sizeof *v->lazy);
     }
     json_t *marker = json_array();
-    v->lazy[v->nlazy++] = (mst_lazy_list){marker, count, element, ctx};
+    v->lazy[v->nlazy++] =
+        (mst_lazy_list){marker, count, element, ctx, element_in};
     return json_incref(marker);
 }
 
-/* Element i of a root list, built by build. */
-static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i) {
+/* Element i of a root list, built by build, for a section whose body
+ * looks up `names` (NULL: the whole element). */
+static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
+                          const mst_names *names) {
     cg_element_begin(v);
+    v->section = names;
     json_t *e = build(v, (uint32_t)i);
     cg_element_end(v);
     return e;
 }
 
 static json_t *statement_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_statement_json, i);
+    return element_of(ctx, cg_statement_json, i, NULL);
+}
+
+static json_t *statement_in(void *ctx, size_t i, const mst_names *names) {
+    return element_of(ctx, cg_statement_json, i, names);
 }
 
 static size_t count_buffers(void *ctx) {
@@ -140,7 +149,11 @@ static size_t count_buffers(void *ctx) {
 }
 
 static json_t *buffer_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_buffer_json, i);
+    return element_of(ctx, cg_buffer_json, i, NULL);
+}
+
+static json_t *buffer_in(void *ctx, size_t i, const mst_names *names) {
+    return element_of(ctx, cg_buffer_json, i, names);
 }
 
 static size_t count_kernels(void *ctx) {
@@ -148,7 +161,11 @@ static size_t count_kernels(void *ctx) {
 }
 
 static json_t *kernel_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_kernel_json, i);
+    return element_of(ctx, cg_kernel_json, i, NULL);
+}
+
+static json_t *kernel_in(void *ctx, size_t i, const mst_names *names) {
+    return element_of(ctx, cg_kernel_json, i, names);
 }
 
 /* The phases before any JSON: names, then layout and types. */
@@ -169,9 +186,9 @@ static void plan_view(vw *v) {
 static json_t *root_json(cg_view *cv, cg_target target) {
     vw *v = &cv->v;
     json_t *marker[3] = {
-        cg_lazy_add(v, count_statements, statement_at, v),
-        cg_lazy_add(v, count_buffers, buffer_at, v),
-        cg_lazy_add(v, count_kernels, kernel_at, v),
+        cg_lazy_add(v, count_statements, statement_at, v, statement_in),
+        cg_lazy_add(v, count_buffers, buffer_at, v, buffer_in),
+        cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in),
     };
     json_t *root = json_object();
     root_fields(v, root, target);
@@ -223,6 +240,7 @@ json_t *cg_view_root(const cg_view *cv) {
 }
 
 void cg_view_share_pools(cg_view *cv) {
+    cv->v.section = NULL; /* the whole view's key set */
     cg_fw_root(&cv->v, cv->root, true);
 }
 

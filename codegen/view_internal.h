@@ -39,6 +39,7 @@ typedef struct cg_nameset {
 typedef struct keep_memo {
     const char *k;
     bool keep;
+    bool internal; /* read back by the view itself: kept in any section */
     UT_hash_handle hh;
 } keep_memo;
 
@@ -124,6 +125,11 @@ typedef struct vw {
         const char *k;
         bool keep;
     } keep_dm[CG_KEEP_DM];
+    /* while an element is built for a section (mst_lazy_list.element_in,
+     * with a key set only): the names its body can look up, which
+     * narrow the key set (NULL: no narrowing); keep_dm holds the answers
+     * for dm_section */
+    const mst_names *section, *dm_section;
 
     /* the element builders' data, computed once (cg_view_new) */
     int32_t *death_head, *death_next; /* deaths by statement */
@@ -161,7 +167,8 @@ struct cg_view {
  * cg_view_free).  element(ctx, i) builds element i between
  * cg_element_begin and cg_element_end. */
 json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
-                    json_t *(*element)(void *, size_t), void *ctx);
+                    json_t *(*element)(void *, size_t), void *ctx,
+                    json_t *(*element_in)(void *, size_t, const mst_names *));
 
 /* An element's strings go to the scratch arena, emptied first (the
  * previous element's JSON holds copies). */
@@ -230,6 +237,10 @@ static inline unsigned ptr_hash(const void *p) {
     return (unsigned)((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull >> 32);
 }
 
+/* Whether key k (n bytes) is one the view reads back from an element
+ * or gen from the root (view_keys.c): never left out by a section. */
+bool cg_key_internal(const char *k, size_t n);
+
 /* set and sets take a string literal as the key (its length is known
  * at compile time: no strlen per key in a view of a million values).
  * Whether a key is kept is remembered per literal address in
@@ -237,6 +248,10 @@ static inline unsigned ptr_hash(const void *p) {
 static inline bool keep_key(vw *v, const char *k, size_t n) {
     if (!v->keep)
         return true;
+    if (v->section != v->dm_section) {
+        memset(v->keep_dm, 0, sizeof v->keep_dm);
+        v->dm_section = v->section;
+    }
     unsigned h = ptr_hash(k);
     unsigned slot = h & (CG_KEEP_DM - 1);
     if (v->keep_dm[slot].k == k)
@@ -247,11 +262,24 @@ static inline bool keep_key(vw *v, const char *k, size_t n) {
         m = base_arena_alloc(v->a, sizeof *m);
         m->k = k;
         m->keep = keyset_has(v->keep, k, n);
+        m->internal = cg_key_internal(k, n);
         HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
     }
+    bool keep = m->keep &&
+                (m->internal || !v->section || mst_names_has(v->section, k, n));
     v->keep_dm[slot].k = k;
-    v->keep_dm[slot].keep = m->keep;
-    return m->keep;
+    v->keep_dm[slot].keep = keep;
+    return keep;
+}
+
+/* Whether the key set keeps key k, whatever the section looks up (a
+ * value derived from another key). */
+static inline bool cg_keep_global(vw *v, const char *k, size_t n) {
+    if (!v->keep || !v->section)
+        return keep_key(v, k, n);
+    keep_memo *m = NULL;
+    HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, ptr_hash(k), m);
+    return m ? m->keep : keyset_has(v->keep, k, n);
 }
 
 static inline void set_n(vw *v, json_t *o, const char *k, size_t kn,

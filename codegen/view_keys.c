@@ -47,6 +47,23 @@ static const char *const cg_keep_internal[] = {
     "call",  "del",  "death", "output", "wait",
 };
 
+/* Keys of an element the view reads back while building it (the
+ * firmware and CUDA-graph keys of a statement: cg_fw_stmt, cg_graphs_stmt)
+ * or decides by (cg_fw_value): kept whatever a section looks up. */
+static const char *const cg_read_back[] = {"events", "name"};
+
+bool cg_key_internal(const char *k, size_t n) {
+    for (size_t i = 0; i < sizeof cg_keep_internal / sizeof *cg_keep_internal;
+         i++)
+        if (strlen(cg_keep_internal[i]) == n &&
+            memcmp(cg_keep_internal[i], k, n) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof cg_read_back / sizeof *cg_read_back; i++)
+        if (strlen(cg_read_back[i]) == n && memcmp(cg_read_back[i], k, n) == 0)
+            return true;
+    return false;
+}
+
 cg_keyset *cg_builtin_keys(void) {
     cg_keyset *s = calloc(1, sizeof *s);
     if (!s)

@@ -128,6 +128,7 @@ static json_t *pool_row_at(void *ctx, size_t k) {
     uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
+    v->section = NULL;
     sbuf row;
     char num[24];
     cg_sb_init(&row);
@@ -151,6 +152,7 @@ static json_t *pool_buffer_at(void *ctx, size_t k) {
     uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
+    v->section = NULL;
     json_t *b = json_object();
     sets(v, b, "name", v->prog->values[st->value].name);
     set(v, b, "offset", ju64(st->offset));
@@ -178,10 +180,11 @@ static void pool_table(vw *v, uint32_t i, json_t *o) {
     l->v = v;
     l->pool = i;
     if (keep_key(v, "table", 5))
-        set(v, o, "table", cg_lazy_add(v, pool_list_count, pool_row_at, l));
+        set(v, o, "table",
+            cg_lazy_add(v, pool_list_count, pool_row_at, l, NULL));
     if (keep_key(v, "buffers", 7))
         set(v, o, "buffers",
-            cg_lazy_add(v, pool_list_count, pool_buffer_at, l));
+            cg_lazy_add(v, pool_list_count, pool_buffer_at, l, NULL));
     set(v, o, "nbuffers",
         json_integer(v->pool_buf_begin[i + 1] - v->pool_buf_begin[i]));
 }

@@ -53,12 +53,25 @@ typedef struct mst_loader {
  * never exists at once.  The section is truthy when count is not 0.
  * element returns a new reference, or NULL to stop rendering with an
  * error.  Any other use of the marker sees the placeholder itself. */
+typedef struct mst_names mst_names;
+
 typedef struct mst_lazy_list {
     const json_t *marker;
     size_t (*count)(void *ctx);
     json_t *(*element)(void *ctx, size_t i);
     void *ctx;
+    /* Optional: used instead of element when rendering, with the names
+     * the section's body can look up (NULL: any name), so that the
+     * element may leave out every key that is not among them
+     * (mst_names_has).  NULL when the body holds a partial or parent, or
+     * while a parent's blocks are overridden. */
+    json_t *(*element_in)(void *ctx, size_t i, const mst_names *names);
 } mst_lazy_list;
+
+/* Whether `name` (len bytes) is among names: a tag in the section's body
+ * looks it up (as a name or as any part of a dotted name).  True for any
+ * name when names is NULL.  Valid during the element_in call only. */
+bool mst_names_has(const mst_names *names, const char *name, size_t len);
 
 /* The lists of lazy[0, n) by marker, to find the list of a value among
  * many (a view has two per pool): lazy must outlive it.  find returns

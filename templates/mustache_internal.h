@@ -249,6 +249,12 @@ typedef struct rctx {
     const mst_lazy_list *lazy;
     size_t nlazy;
     mst_lazy_index *lazy_ix; /* when nlazy > 4 */
+    /* the names of the lazy sections rendered so far (NULL: open) */
+    struct sec_names {
+        const mst_node *n;
+        mst_names *names;
+    } * secs;
+    size_t nsecs, secs_cap;
     /* bumped whenever a lazy element is released: entries of dc from an
      * older generation are stale (a new element may reuse the address) */
     uint32_t gen;
@@ -301,6 +307,13 @@ typedef struct frame {
     bool transient;
     uint8_t slot[MST_INDEX_SLOTS];
 } frame;
+
+/* mustache_tree.c: the names the body of section n can look up
+ * (mst_names_has); open when the body holds a partial or parent, whose
+ * names are not followed. */
+mst_names *mst_section_names(const mst_node *n);
+bool mst_names_open(const mst_names *s);
+void mst_names_free(mst_names *s);
 
 /* Fills r->err at node n (NULL: no location); returns -1. */
 int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,

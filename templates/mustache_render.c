@@ -388,13 +388,34 @@ static const mst_lazy_list *lazy_of(const rctx *r, const json_t *v) {
     return mst_lazy_index_find(r->lazy_ix, v);
 }
 
+/* The names the body of lazy section n can look up, NULL for any: a
+ * body with a partial or parent, or overridden blocks, may look up
+ * anything.  Computed once per section node and render. */
+static const mst_names *section_names(rctx *r, const mst_node *n) {
+    if (r->nov > 0)
+        return NULL;
+    for (size_t i = 0; i < r->nsecs; i++)
+        if (r->secs[i].n == n)
+            return r->secs[i].names;
+    mst_names *s = mst_section_names(n);
+    if (mst_names_open(s)) {
+        mst_names_free(s);
+        s = NULL;
+    }
+    grow((void **)&r->secs, &r->secs_cap, r->nsecs + 1, sizeof *r->secs);
+    r->secs[r->nsecs++] = (struct sec_names){n, s};
+    return s;
+}
+
 /* The body of section n once per element of lazy list lz (count of
  * them), each built before and released after it renders. */
 static int lazy_section(rctx *r, const mst_template *t, const mst_node *n,
                         const mst_lazy_list *lz, size_t count) {
     int rc = 0;
+    const mst_names *names = lz->element_in ? section_names(r, n) : NULL;
     for (size_t i = 0; i < count && rc == 0; i++) {
-        json_t *e = lz->element(lz->ctx, i);
+        json_t *e = lz->element_in ? lz->element_in(lz->ctx, i, names)
+                                   : lz->element(lz->ctx, i);
         if (!e)
             return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'", i,
                              (int)n->n, n->s);
@@ -526,6 +547,9 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
     free(r.ind);
     free(r.ov);
     mst_lazy_index_free(r.lazy_ix);
+    for (size_t i = 0; i < r.nsecs; i++)
+        mst_names_free(r.secs[i].names);
+    free(r.secs);
     if (rc) {
         free(r.out);
         if (out)

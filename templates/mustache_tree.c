@@ -366,7 +366,8 @@ void mst_template_free(mst_template *t) {
 typedef void (*mst_visit_fn)(void *ctx, const mst_node *n,
                              const mst_node *parent);
 
-static void mst_walk(const mst_template *t, mst_visit_fn visit, void *ctx) {
+static void mst_walk_nodes(const mst_node *ns, size_t count, mst_visit_fn visit,
+                           void *ctx) {
     typedef struct walk {
         const mst_node *ns, *parent;
         size_t count, i;
@@ -374,7 +375,7 @@ static void mst_walk(const mst_template *t, mst_visit_fn visit, void *ctx) {
     size_t sp = 0, cap = 0;
     walk *st = NULL;
     grow((void **)&st, &cap, 1, sizeof *st);
-    st[sp++] = (walk){t->nodes, NULL, t->nnodes, 0};
+    st[sp++] = (walk){ns, NULL, count, 0};
     while (sp) {
         walk *w = &st[sp - 1];
         if (w->i == w->count) {
@@ -390,6 +391,10 @@ static void mst_walk(const mst_template *t, mst_visit_fn visit, void *ctx) {
         }
     }
     free(st);
+}
+
+static void mst_walk(const mst_template *t, mst_visit_fn visit, void *ctx) {
+    mst_walk_nodes(t->nodes, t->nnodes, visit, ctx);
 }
 
 typedef struct {
@@ -436,4 +441,84 @@ void mst_template_blocks(const mst_template *t, mst_block_fn fn, void *ctx) {
         return;
     mst_blocks_ctx c = {fn, ctx};
     mst_walk(t, mst_visit_blocks, &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* The names a section's body can look up (mst_lazy_list.element_in). */
+
+struct mst_names {
+    size_t mask;           /* slots - 1 */
+    const mst_part **slot; /* open addressing by mx; NULL = empty */
+    size_t n;
+    bool open; /* a partial or parent inside: any name */
+};
+
+typedef struct {
+    mst_names *s;
+} mst_names_build;
+
+static void names_put(mst_names *s, const mst_part *p) {
+    if (2 * (s->n + 1) > s->mask + 1) {
+        size_t slots = (s->mask + 1) * 2;
+        const mst_part **old = s->slot;
+        size_t oldn = s->mask + 1;
+        s->slot = base_xcalloc(slots, sizeof *s->slot);
+        s->mask = slots - 1;
+        for (size_t i = 0; i < oldn; i++)
+            if (old[i]) {
+                size_t at = old[i]->mx & s->mask;
+                while (s->slot[at])
+                    at = (at + 1) & s->mask;
+                s->slot[at] = old[i];
+            }
+        free(old);
+    }
+    size_t at = p->mx & s->mask;
+    for (; s->slot[at]; at = (at + 1) & s->mask)
+        if (s->slot[at]->n == p->n && memcmp(s->slot[at]->s, p->s, p->n) == 0)
+            return;
+    s->slot[at] = p;
+    s->n++;
+}
+
+static void mst_visit_section_names(void *ctx, const mst_node *n,
+                                    const mst_node *parent) {
+    (void)parent;
+    mst_names *s = ((mst_names_build *)ctx)->s;
+    if (n->kind == N_PARTIAL || n->kind == N_PARENT)
+        s->open = true;
+    else if (n->kind == N_VAR || n->kind == N_RAW || n->kind == N_SECTION ||
+             n->kind == N_INVERTED)
+        for (uint32_t k = 0; k < n->nparts; k++)
+            names_put(s, &n->parts[k]);
+}
+
+mst_names *mst_section_names(const mst_node *n) {
+    mst_names *s = base_xcalloc(1, sizeof *s);
+    s->mask = 15;
+    s->slot = base_xcalloc(s->mask + 1, sizeof *s->slot);
+    mst_names_build b = {s};
+    mst_walk_nodes(n->kids, n->nkids, mst_visit_section_names, &b);
+    return s;
+}
+
+bool mst_names_open(const mst_names *s) {
+    return s->open;
+}
+
+void mst_names_free(mst_names *s) {
+    if (!s)
+        return;
+    free(s->slot);
+    free(s);
+}
+
+bool mst_names_has(const mst_names *s, const char *name, size_t len) {
+    if (!s || s->open)
+        return true;
+    uint32_t mx = key_mix(key_hash(name, len), len);
+    for (size_t at = mx & s->mask; s->slot[at]; at = (at + 1) & s->mask)
+        if (s->slot[at]->n == len && memcmp(s->slot[at]->s, name, len) == 0)
+            return true;
+    return false;
 }
