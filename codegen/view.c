@@ -128,20 +128,22 @@ json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
 /* Element i of a root list, built by build, for a section whose body
  * looks up `names` (NULL: the whole element). */
 static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
-                          const mst_names *names) {
+                          bool in, const mst_names *names) {
     cg_element_begin(v);
     v->section = names;
+    /* built to render (with element_in): its objects may be recycled */
+    cg_recycle_begin(v, in);
     json_t *e = build(v, (uint32_t)i);
     cg_element_end(v);
     return e;
 }
 
 static json_t *statement_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_statement_json, i, NULL);
+    return element_of(ctx, cg_statement_json, i, false, NULL);
 }
 
 static json_t *statement_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_statement_json, i, names);
+    return element_of(ctx, cg_statement_json, i, true, names);
 }
 
 static size_t count_buffers(void *ctx) {
@@ -149,11 +151,11 @@ static size_t count_buffers(void *ctx) {
 }
 
 static json_t *buffer_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_buffer_json, i, NULL);
+    return element_of(ctx, cg_buffer_json, i, false, NULL);
 }
 
 static json_t *buffer_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_buffer_json, i, names);
+    return element_of(ctx, cg_buffer_json, i, true, names);
 }
 
 static size_t count_kernels(void *ctx) {
@@ -161,11 +163,11 @@ static size_t count_kernels(void *ctx) {
 }
 
 static json_t *kernel_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_kernel_json, i, NULL);
+    return element_of(ctx, cg_kernel_json, i, false, NULL);
 }
 
 static json_t *kernel_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_kernel_json, i, names);
+    return element_of(ctx, cg_kernel_json, i, true, names);
 }
 
 /* The phases before any JSON: names, then layout and types. */
@@ -297,6 +299,7 @@ void cg_view_free(cg_view *cv) {
     for (size_t i = 0; i < cv->v.nlazy; i++)
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
+    cg_recycle_free(&cv->v);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);

@@ -49,6 +49,9 @@ typedef struct cg_pair {
     const char *hn, *yn, *ho, *yo;
 } cg_pair;
 
+/* The number of kinds of event (cg_event_kinds). */
+#define CG_NEVENT_KINDS 10
+
 /* Slots of vw.keep_dm (a power of two). */
 #define CG_KEEP_DM 512u
 
@@ -148,6 +151,20 @@ typedef struct vw {
      * of the columns of its comment table (name, offset, size) */
     uint32_t *pool_buf, *pool_buf_begin;
     uint32_t (*pool_w)[3];
+    /* Recycling (while `recycle`: elements built for rendering, whose
+     * key order nobody sees): the objects of the last element, kept
+     * (one reference each) and refilled in place by the next one when
+     * the engine has released them, so that an element costs no object,
+     * bucket or key allocation and no teardown.  Per event kind its
+     * events and bodies; the statement with its events array; the
+     * buffer.  Dropped when the section changes (rec_section). */
+    bool recycle;
+    const mst_names *rec_section;
+    struct cg_rec_pool {
+        json_t **e, **body;
+        size_t n, cap, used;
+    } rec[CG_NEVENT_KINDS];
+    json_t *rec_stmt, *rec_events, *rec_buffer;
     /* the lists built on demand (cg_lazy_add), malloc'ed: the root's
      * statements, buffers and kernels, then each pool's table and
      * buffers */
@@ -365,6 +382,13 @@ json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
 json_t *cg_event(vw *v, const char *kind, json_t **body);
+/* An object of the last element to refill (a new reference), or NULL
+ * to build a new one: *slot holds it while the engine does not. */
+json_t *cg_reuse(vw *v, json_t **slot);
+/* Starts recycling for an element (cg_reuse), or stops when `on` is
+ * false; frees what is kept when the section changed. */
+void cg_recycle_begin(vw *v, bool on);
+void cg_recycle_free(vw *v);
 void cg_plan_statements(vw *v);
 json_t *cg_statement_json(vw *v, uint32_t i);
 
@@ -385,7 +409,6 @@ void cg_fw_root(const vw *v, json_t *root, bool shared_pools);
 void cg_fw_buffer(vw *v, json_t *b, uint32_t sid);
 void cg_fw_stmt(const vw *v, json_t *s);
 /* The kinds of event (docs/view.md, "Statements and events"). */
-#define CG_NEVENT_KINDS 10
 extern const char *const cg_event_kinds[CG_NEVENT_KINDS];
 extern const size_t cg_nevent_kinds;
 

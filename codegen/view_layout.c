@@ -129,6 +129,7 @@ static json_t *pool_row_at(void *ctx, size_t k) {
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
     v->section = NULL;
+    cg_recycle_begin(v, false);
     sbuf row;
     char num[24];
     cg_sb_init(&row);
@@ -153,6 +154,7 @@ static json_t *pool_buffer_at(void *ctx, size_t k) {
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
     v->section = NULL;
+    cg_recycle_begin(v, false);
     json_t *b = json_object();
     sets(v, b, "name", v->prog->values[st->value].name);
     set(v, b, "offset", ju64(st->offset));
@@ -298,7 +300,13 @@ json_t *cg_buffer_json(vw *v, uint32_t k) {
     const plan_storage *st = &pl->storages[s];
     const ir_value *iv = &p->values[st->value];
     int32_t pi = v->spool[s];
-    json_t *o = json_object();
+    json_t *o = cg_reuse(v, &v->rec_buffer);
+    if (!o && v->recycle) {
+        o = json_object();
+        v->rec_buffer = json_incref(o);
+    } else if (!o) {
+        o = json_object();
+    }
     sets(v, o, "name", iv->name);
     sets(v, o, "local", v->local[st->value]);
     sets(v, o, "dtype", ir_dtype_name(iv->dtype));

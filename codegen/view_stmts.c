@@ -22,15 +22,97 @@ _Static_assert(sizeof cg_event_kinds / sizeof cg_event_kinds[0] ==
                "the event kinds of docs/view.md");
 const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 
+void cg_recycle_free(vw *v) {
+    for (size_t k = 0; k < CG_NEVENT_KINDS; k++) {
+        struct cg_rec_pool *p = &v->rec[k];
+        for (size_t i = 0; i < p->n; i++) {
+            json_decref(p->e[i]);
+            json_decref(p->body[i]);
+        }
+        free(p->e);
+        free(p->body);
+        memset(p, 0, sizeof *p);
+    }
+    json_decref(v->rec_stmt);
+    json_decref(v->rec_events);
+    json_decref(v->rec_buffer);
+    v->rec_stmt = v->rec_events = v->rec_buffer = NULL;
+}
+
+void cg_recycle_begin(vw *v, bool on) {
+    v->recycle = on;
+    if (on && v->rec_section != v->section) {
+        cg_recycle_free(v); /* built with other keys */
+        v->rec_section = v->section;
+    }
+    for (size_t k = 0; k < CG_NEVENT_KINDS; k++)
+        v->rec[k].used = 0;
+}
+
+json_t *cg_reuse(vw *v, json_t **slot) {
+    if (!v->recycle)
+        return NULL;
+    if (*slot && (*slot)->refcount == 1)
+        return json_incref(*slot);
+    json_decref(*slot); /* still held elsewhere: let it go */
+    *slot = NULL;
+    return NULL;
+}
+
+/* o, new, kept in *slot while recycling. */
+static json_t *keep_for_reuse(const vw *v, json_t **slot, json_t *o) {
+    if (v->recycle) {
+        json_decref(*slot);
+        *slot = json_incref(o);
+    }
+    return o;
+}
+
+/* The index of event kind `kind` in cg_event_kinds. */
+static size_t event_kind_index(const char *kind) {
+    size_t k = 0;
+    while (k + 1 < CG_NEVENT_KINDS && strcmp(cg_event_kinds[k], kind) != 0)
+        k++;
+    return k;
+}
+
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
- * inside any event (the lookup falls through to the root). */
+ * inside any event (the lookup falls through to the root).  While
+ * recycling, the next of the last element's events of this kind whose
+ * body is free is refilled. */
 json_t *cg_event(vw *v, const char *kind, json_t **body) {
+    struct cg_rec_pool *p = v->recycle ? &v->rec[event_kind_index(kind)] : NULL;
+    if (p && p->used < p->n) {
+        size_t i = p->used;
+        /* free: held by the pool only (the body also by its event) */
+        if (p->e[i]->refcount == 1 && p->body[i]->refcount == 2) {
+            p->used++;
+            *body = p->body[i];
+            return json_incref(p->e[i]);
+        }
+        for (size_t j = i; j < p->n; j++) { /* still held: let them go */
+            json_decref(p->e[j]);
+            json_decref(p->body[j]);
+        }
+        p->n = i;
+    }
     json_t *e = json_object();
     sets(v, e, "kind", kind);
     /* e holds the body (event kinds are always kept: cg_keep_internal) */
     *body = json_object();
     set_n(v, e, kind, strlen(kind), *body);
+    if (p && p->used == p->n) {
+        if (p->n == p->cap) {
+            p->cap = p->cap ? 2 * p->cap : 4;
+            p->e = base_xrealloc(p->e, p->cap * sizeof *p->e);
+            p->body = base_xrealloc(p->body, p->cap * sizeof *p->body);
+        }
+        p->e[p->n] = json_incref(e);
+        p->body[p->n] = json_incref(*body);
+        p->n++;
+        p->used++;
+    }
     return e;
 }
 
@@ -379,8 +461,18 @@ void cg_plan_statements(vw *v) {
 
 json_t *cg_statement_json(vw *v, uint32_t i) {
     const ir_stmt *s = &v->prog->stmts[i];
-    json_t *o = json_object();
-    json_t *events = json_array();
+    json_t *o = cg_reuse(v, &v->rec_stmt);
+    /* the events array: held by the statement and the pool */
+    json_t *events = o && v->rec_events && v->rec_events->refcount == 2
+                         ? json_incref(v->rec_events)
+                         : NULL;
+    if (events) {
+        json_array_clear(events); /* frees its events for cg_event */
+    } else {
+        json_decref(o);
+        o = keep_for_reuse(v, &v->rec_stmt, json_object());
+        events = keep_for_reuse(v, &v->rec_events, json_array());
+    }
     set(v, o, "index", json_integer(i));
     set(v, o, "line", json_integer(s->loc.line));
     const char *txt = cg_stmt_text(v, s);

@@ -56,4 +56,31 @@ check planned_state "$g/c_planned_state/input.pw"
 check state_next "$g/c_state_next/input.pw"
 check weights "$g/c_weights/input.pw"
 check mnasnet "$root/tests/data/models/mnasnet0_5.pw" --algo bestfit
+# A user's template that nests the lists built on demand in themselves:
+# the outer element is still in use while the inner ones are built (no
+# object of it may be refilled), and the result must still equal
+# render --data of the whole document.
+mkdir -p "$tmp/t/c"
+cat >"$tmp/t/c/model.c.mustache" <<'EOT'
+{{#statements}}{{line}}:{{#events}}{{kind}}{{#alloc}}[{{name}} {{comment}}]{{/alloc}}{{/events}}<{{#statements}}{{#events}}{{#death}}{{name}},{{/death}}{{/events}}{{/statements}}>
+{{/statements}}{{#buffers}}{{name}}({{#buffers}}{{size}},{{/buffers}})
+{{/buffers}}{{#pools}}{{#table}}{{row}}|{{#buffers}}{{name}}{{/buffers}}
+{{/table}}{{/pools}}
+EOT
+for name in c_donors c_views c_planned_state; do
+    model=$g/$name/input.pw
+    m=$(sed -n 's/^model  *\([A-Za-z_0-9]*\).*/\1/p' "$model" | head -1)
+    rm -rf "$tmp/gen"
+    if ! "$pw" gen "$model" --templates "$tmp/t" -o "$tmp/gen" 2>"$tmp/err" ||
+        ! "$pw" plan --emit view "$model" -o "$tmp/view.json" ||
+        ! "$pw" render --strict --no-escape --data "$tmp/view.json" \
+            -o "$tmp/nested.c" "$tmp/t/c/model.c.mustache"; then
+        echo "FAIL: nested $name: $(cat "$tmp/err")"
+        fail=1
+    elif ! cmp -s "$tmp/gen/$m.c" "$tmp/nested.c"; then
+        echo "FAIL: nested $name: gen differs from render --data"
+        diff "$tmp/gen/$m.c" "$tmp/nested.c" | head -10
+        fail=1
+    fi
+done
 exit $fail
