@@ -131,15 +131,26 @@ static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
     pr_fw_attrs(out, st->fw, canon, esc);
 }
 
+/* " NAME": the statements' names without printf (gen prints every
+ * statement once for its comment). */
+static void pr_word(base_sb *out, const char *name) {
+    base_sb_putc(out, ' ');
+    base_sb_puts(out, name);
+}
+
 /* Short and lines: " NEW = OLD [TYPE] [offset=N] [stride=[...]]". */
 static void pr_alias_short(base_sb *out, const ir_stmt *st) {
-    base_sb_printf(out, " %s = %s", st->name.name, st->old.name);
+    pr_word(out, st->name.name);
+    base_sb_puts(out, " =");
+    pr_word(out, st->old.name);
     if (st->has_type) {
         base_sb_putc(out, ' ');
         pr_type(out, &st->type);
     }
-    if (st->has_offset)
-        base_sb_printf(out, " offset=%" PRIu64, st->offset);
+    if (st->has_offset) {
+        base_sb_puts(out, " offset=");
+        base_sb_u64(out, st->offset);
+    }
     if (st->has_stride)
         pr_strides(out, st);
 }
@@ -212,7 +223,7 @@ void ir_stmt_text(base_sb *out, const ir_stmt *st, ir_text_mode mode,
     bool canon = mode == IR_TEXT_CANONICAL;
     pr_keyword(out, st, mode);
     if (pr_name_only(st, mode)) {
-        base_sb_printf(out, " %s", st->name.name);
+        pr_word(out, st->name.name);
         return;
     }
     switch (st->kind) {
@@ -242,7 +253,8 @@ void ir_stmt_text(base_sb *out, const ir_stmt *st, ir_text_mode mode,
     case IR_CONST:
     case IR_ALLOC:
     case IR_STATE:
-        base_sb_printf(out, " %s ", st->name.name);
+        pr_word(out, st->name.name);
+        base_sb_putc(out, ' ');
         pr_type(out, &st->type);
         pr_attrs(out, st, canon, esc);
         return;
@@ -259,13 +271,13 @@ void ir_stmt_text(base_sb *out, const ir_stmt *st, ir_text_mode mode,
         pr_attrs(out, st, true, esc);
         return;
     case IR_CALL:
-        base_sb_printf(out, " %s", st->name.name);
+        pr_word(out, st->name.name);
         pr_args(out, st, mode, esc);
         return;
     case IR_FREE:
     case IR_OUTPUT:
         for (uint32_t i = 0; i < st->nnames; i++)
-            base_sb_printf(out, " %s", st->names[i].name);
+            pr_word(out, st->names[i].name);
         return;
     }
 }
