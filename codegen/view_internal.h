@@ -26,13 +26,12 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct cg_name {
-    const char *s;
-    UT_hash_handle hh;
-} cg_name;
-
+/* A set of names (view_names.c): open addressing with linear probing,
+ * at most half full; slot i holds hash[i] (0 = empty) and name[i]. */
 typedef struct cg_nameset {
-    cg_name *head;
+    uint32_t *hash;
+    const char **name;
+    size_t cap, n;
 } cg_nameset;
 
 /* Whether a key (a string literal, by address) is in the key set. */

@@ -335,7 +335,7 @@ json_t *cg_buffer_json(vw *v, uint32_t k) {
 json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
     const ir_program *p = v->prog;
     json_t *arr = json_array();
-    cg_nameset fields = {NULL}, stems = {NULL};
+    cg_nameset fields = {0}, stems = {0};
     if (kind == IR_OUTPUT) {
         if (p->output_stmt >= 0) {
             const ir_stmt *os = &p->stmts[p->output_stmt];

@@ -15,60 +15,87 @@
 /* ------------------------------------------------------------------ */
 /* Identifier sets. */
 
-/* The hash of a name in a set: FNV-1a over 64 bits, then the high half
- * of a Fibonacci multiplication.  uthash picks a bucket by the low bits,
- * and the low bits of 32-bit FNV-1a barely differ between names that
- * differ in their last digits (b_t1, b_t2, ...): chains grew past
- * uthash's limit and it stopped expanding, so that naming 10^5 values
- * walked chains of hundreds. */
-static unsigned name_hash(const char *s, size_t n) {
+/* The hash of a name in a set: FNV-1a over 64 bits, folded by a
+ * Fibonacci multiplication (never 0: 0 marks an empty slot).  The view
+ * names every value, so the set is probed 10^5 times and more: open
+ * addressing keeps each probe to one cache line or two. */
+static uint32_t name_hash(const char *s, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 32);
+    uint32_t r = (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 32);
+    return r ? r : 1;
 }
 
-/* The entry of name (n bytes, hash h) in s, or NULL. */
-static cg_name *set_find(const cg_nameset *s, const char *name, size_t n,
-                         unsigned h) {
-    cg_name *f = NULL;
-    HASH_FIND_BYHASHVALUE(hh, s->head, name, n, h, f);
-    return f;
+/* The slot of name (n bytes, hash h) in s: where it is, or the empty
+ * slot where it belongs.  s->cap > 0. */
+static size_t set_slot(const cg_nameset *s, const char *name, size_t n,
+                       uint32_t h) {
+    size_t mask = s->cap - 1;
+    size_t at = h & mask;
+    while (s->hash[at] &&
+           (s->hash[at] != h || strncmp(s->name[at], name, n) != 0 ||
+            s->name[at][n] != '\0'))
+        at = (at + 1) & mask;
+    return at;
 }
 
-/* Adds name (n bytes, hash h), which is not in s. */
-static void set_insert(vw *v, cg_nameset *s, const char *name, size_t n,
-                       unsigned h) {
-    cg_name *e = base_arena_alloc(v->a, sizeof *e);
-    e->s = name;
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, s->head, e->s, n, h, e);
+/* Doubles the slots of s (or makes its first 64). */
+static void set_grow(cg_nameset *s) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    uint32_t *hash = base_xcalloc(cap, sizeof *hash);
+    const char **name = base_xcalloc(cap, sizeof *name);
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->hash[i])
+            continue;
+        size_t at = s->hash[i] & (cap - 1);
+        while (hash[at])
+            at = (at + 1) & (cap - 1);
+        hash[at] = s->hash[i];
+        name[at] = s->name[i];
+    }
+    free(s->hash);
+    free(s->name);
+    s->hash = hash;
+    s->name = name;
+    s->cap = cap;
+}
+
+/* Adds name (n bytes) unless it is in s; true when it was added. */
+static bool set_put(cg_nameset *s, const char *name, size_t n) {
+    if (2 * (s->n + 1) > s->cap)
+        set_grow(s);
+    uint32_t h = name_hash(name, n);
+    size_t at = set_slot(s, name, n, h);
+    if (s->hash[at])
+        return false;
+    s->hash[at] = h;
+    s->name[at] = name;
+    s->n++;
+    return true;
 }
 
 static void set_add(vw *v, cg_nameset *s, const char *name) {
-    size_t n = strlen(name);
-    unsigned h = name_hash(name, n);
-    if (!set_find(s, name, n, h))
-        set_insert(v, s, name, n, h);
+    (void)v; /* the name outlives the set (the view's arena or static) */
+    set_put(s, name, strlen(name));
 }
 
 void cg_set_clear(cg_nameset *s) {
-    HASH_CLEAR(hh, s->head);
+    free(s->hash);
+    free(s->name);
+    memset(s, 0, sizeof *s);
 }
 
 /* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it
- * (hashing each candidate once: the view names every value). */
+ * (in the view's arena). */
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
     size_t len = strlen(base);
     const char *cand = base_arena_strndup(v->a, base, len);
-    for (unsigned k = 2;; k++) {
-        unsigned h = name_hash(cand, len);
-        if (!set_find(s, cand, len, h)) {
-            set_insert(v, s, cand, len, h);
-            return cand;
-        }
+    for (unsigned k = 2; !set_put(s, cand, len); k++) {
         cand = cg_vfmt(v, "%s_%u", base, k);
         len = strlen(cand);
     }
+    return cand;
 }
 
 /* Names that are not C11 keywords (ir_is_c_keyword) but that a struct

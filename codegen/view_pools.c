@@ -34,7 +34,7 @@ void cg_plan_pools(vw *v) {
     v->pool_align = base_arena_array(v->a, np + 1, sizeof(uint64_t));
     v->pool_plan = base_arena_array(v->a, np + 1, sizeof(int32_t));
     v->pool_storage = base_arena_array(v->a, np + 1, sizeof(int32_t));
-    cg_nameset fields = {NULL}, stems = {NULL};
+    cg_nameset fields = {0}, stems = {0};
     for (uint32_t i = 0; i < pl->npools; i++) {
         const plan_pool *pp = &pl->pools[i];
         v->pool_name[i] = cg_set_unique(v, &fields, cg_field_base(v, pp->name));
@@ -68,7 +68,7 @@ void cg_plan_pools(vw *v) {
     v->off_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
     v->size_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
     v->align_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    cg_nameset bufs = {NULL};
+    cg_nameset bufs = {0};
     for (uint32_t s = 0; s < ns; s++) {
         if (v->spool[s] < 0)
             continue;
