@@ -300,6 +300,8 @@ void cg_view_free(cg_view *cv) {
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
     cg_recycle_free(&cv->v);
+    for (size_t i = 0; i < CG_JCACHE; i++)
+        json_decref(cv->v.jcache[i].j);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);

@@ -51,6 +51,9 @@ typedef struct cg_pair {
 /* The number of kinds of event (cg_event_kinds). */
 #define CG_NEVENT_KINDS 10
 
+/* Slots of vw.jcache (a power of two). */
+#define CG_JCACHE 1024u
+
 /* Slots of vw.keep_dm (a power of two). */
 #define CG_KEEP_DM 512u
 
@@ -112,6 +115,16 @@ typedef struct vw {
     const char **out_field, **out_size_macro;
     /* per input or const value: struct field (io_json) */
     const char **io_field;
+
+    /* json strings of the strings that live as long as the view (IR
+     * names, the view's names and macros, static texts), by address:
+     * an element shares them instead of copying (setk) */
+    struct cg_jcache {
+        const char *s;
+        json_t *j;
+    } jcache[CG_JCACHE];
+    /* cg_ptr_type by [const][dtype]: one string each */
+    const char *ptr_of[2][IR_DTYPE_COUNT + 1];
 
     /* per statement: its one-line text (cg_input_hash), NULL before */
     const char **stmt_text;
@@ -316,6 +329,29 @@ static inline void sets_n(vw *v, json_t *o, const char *k, size_t kn,
 }
 
 #define sets(v, o, k, s) sets_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+/* The json string of s, a string that lives as long as the view and
+ * never changes (a new reference): shared through v->jcache. */
+static inline json_t *jstr_kept(vw *v, const char *s) {
+    if (!s)
+        return jstr(s);
+    struct cg_jcache *c = &v->jcache[ptr_hash(s) & (CG_JCACHE - 1)];
+    if (c->s != s) {
+        json_decref(c->j);
+        c->j = jstr(s);
+        c->s = s;
+    }
+    return json_incref(c->j);
+}
+
+static inline void setk_n(vw *v, json_t *o, const char *k, size_t kn,
+                          const char *s) {
+    if (o && keep_key(v, k, kn))
+        json_object_setn_new_nocheck(o, k, kn, jstr_kept(v, s));
+}
+
+/* sets for a string that lives as long as the view (jstr_kept) */
+#define setk(v, o, k, s) setk_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result

@@ -14,13 +14,20 @@
 /* ------------------------------------------------------------------ */
 /* Values: locals and their declarations. */
 
+/* One string per const-ness and dtype (shared through v->jcache). */
 const char *cg_ptr_type(const vw *v, int32_t val) {
     if (!v->ptr_memo[val]) {
         const ir_value *iv = &v->prog->values[val];
-        base_arena *s = cg_str_persist(v);
-        v->ptr_memo[val] = cg_cat(v, 3, v->is_const[val] ? "const " : "",
-                                  cg_ctype_of(iv->dtype), " *");
-        cg_str_restore(v, s);
+        int d = iv->dtype >= 0 && iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype
+                                                             : IR_DTYPE_COUNT;
+        const char **p = (const char **)&v->ptr_of[v->is_const[val]][d];
+        if (!*p) {
+            base_arena *s = cg_str_persist(v);
+            *p = cg_cat(v, 3, v->is_const[val] ? "const " : "",
+                        cg_ctype_of(iv->dtype), " *");
+            cg_str_restore(v, s);
+        }
+        v->ptr_memo[val] = *p;
     }
     return v->ptr_memo[val];
 }
@@ -199,9 +206,9 @@ json_t *cg_pools_json(vw *v) {
         json_t *o = json_object();
         int32_t pi = v->pool_plan[i];
         const plan_pool *pp = pi >= 0 ? &pl->pools[pi] : NULL;
-        sets(v, o, "name", v->pool_name[i]);
-        sets(v, o, "field", v->pool_name[i]);
-        sets(v, o, "local", v->pool_local[i]);
+        setk(v, o, "name", v->pool_name[i]);
+        setk(v, o, "field", v->pool_name[i]);
+        setk(v, o, "local", v->pool_local[i]);
         const char *U = v->pool_upper[i];
         sets(v, o, "size_macro", cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
         sets(v, o, "align_macro", cg_vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
@@ -307,19 +314,19 @@ json_t *cg_buffer_json(vw *v, uint32_t k) {
     } else if (!o) {
         o = json_object();
     }
-    sets(v, o, "name", iv->name);
-    sets(v, o, "local", v->local[st->value]);
-    sets(v, o, "dtype", ir_dtype_name(iv->dtype));
-    sets(v, o, "ctype", cg_ctype_of(iv->dtype));
-    sets(v, o, "pool", v->pool_name[pi]);
-    sets(v, o, "pool_local", v->pool_local[pi]);
-    sets(v, o, "pool_size_macro", v->psize[pi]);
+    setk(v, o, "name", iv->name);
+    setk(v, o, "local", v->local[st->value]);
+    setk(v, o, "dtype", ir_dtype_name(iv->dtype));
+    setk(v, o, "ctype", cg_ctype_of(iv->dtype));
+    setk(v, o, "pool", v->pool_name[pi]);
+    setk(v, o, "pool_local", v->pool_local[pi]);
+    setk(v, o, "pool_size_macro", v->psize[pi]);
     set(v, o, "offset", ju64(st->offset));
     set(v, o, "size", ju64(st->size));
     set(v, o, "align", ju64(v->salign[s]));
-    sets(v, o, "offset_macro", v->off_macro[s]);
-    sets(v, o, "size_macro", v->size_macro[s]);
-    sets(v, o, "align_macro", v->align_macro[s]);
+    setk(v, o, "offset_macro", v->off_macro[s]);
+    setk(v, o, "size_macro", v->size_macro[s]);
+    setk(v, o, "align_macro", v->align_macro[s]);
     sets(v, o, "assert_id", cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
     set(v, o, "start", json_integer(st->start));
     set(v, o, "end", json_integer(st->end));
@@ -345,15 +352,15 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 if (plan_planned_output(v->pl, val))
                     continue; /* read in the pools */
                 json_t *o = json_object();
-                sets(v, o, "name", iv->name);
+                setk(v, o, "name", iv->name);
                 v->out_field[i] =
                     cg_set_unique(v, &fields, cg_field_base(v, iv->name));
                 v->out_size_macro[i] =
                     cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
                             cg_set_unique(v, &stems, cg_upper(v, iv->name)));
                 sets(v, o, "field", v->out_field[i]);
-                sets(v, o, "ctype", cg_ctype_of(iv->dtype));
-                sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+                setk(v, o, "ctype", cg_ctype_of(iv->dtype));
+                setk(v, o, "dtype", ir_dtype_name(iv->dtype));
                 sets(v, o, "size_macro", v->out_size_macro[i]);
                 set(v, o, "bytes", ju64(iv->bytes));
                 set(v, o, "copied", json_boolean(v->out_copy[i]));
@@ -371,12 +378,12 @@ json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
                 continue;
             const ir_value *iv = &p->values[s->value];
             json_t *o = json_object();
-            sets(v, o, "name", iv->name);
+            setk(v, o, "name", iv->name);
             v->io_field[s->value] =
                 cg_set_unique(v, &fields, cg_field_base(v, iv->name));
             sets(v, o, "field", v->io_field[s->value]);
-            sets(v, o, "ctype", cg_ctype_of(iv->dtype));
-            sets(v, o, "dtype", ir_dtype_name(iv->dtype));
+            setk(v, o, "ctype", cg_ctype_of(iv->dtype));
+            setk(v, o, "dtype", ir_dtype_name(iv->dtype));
             sets(v, o, "size_macro",
                  cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
                          cg_set_unique(v, &stems, cg_upper(v, iv->name))));

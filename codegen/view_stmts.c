@@ -98,7 +98,7 @@ json_t *cg_event(vw *v, const char *kind, json_t **body) {
         p->n = i;
     }
     json_t *e = json_object();
-    sets(v, e, "kind", kind);
+    setk(v, e, "kind", kind);
     /* e holds the body (event kinds are always kept: cg_keep_internal) */
     *body = json_object();
     set_n(v, e, kind, strlen(kind), *body);
@@ -155,8 +155,8 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         if (ok && v->is_const[val] && !v->kconst[k][j])
             ex = cg_vfmt(v, "(%s)%s", ptype, ex);
         sets(v, q, "kind", "buffer");
-        sets(v, q, "buffer", iv->name);
-        sets(v, q, "dtype", ir_dtype_name(iv->dtype));
+        setk(v, q, "buffer", iv->name);
+        setk(v, q, "dtype", ir_dtype_name(iv->dtype));
         set(v, q, "bytes", ju64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
@@ -199,8 +199,8 @@ static json_t *guards_json(vw *v, const ir_stmt *s, int32_t k) {
         json_t *o = json_object();
         sets(v, o, "name_str", cg_c_string(v, nm, false));
         sets(v, o, "pool_local", v->pool_local[v->spool[sid]]);
-        sets(v, o, "offset_macro", v->off_macro[sid]);
-        sets(v, o, "size_macro", v->size_macro[sid]);
+        setk(v, o, "offset_macro", v->off_macro[sid]);
+        setk(v, o, "size_macro", v->size_macro[sid]);
         sets(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
         set(v, o, "line", json_integer(s->loc.line));
         json_array_append_new(arr, o);
@@ -212,7 +212,7 @@ static json_t *call_event(vw *v, const ir_stmt *s, json_t *events) {
     int32_t k = v->kernel_of_stmt[s->index];
     json_t *b;
     json_t *e = cg_event(v, "call", &b);
-    sets(v, b, "kernel", s->name.name);
+    setk(v, b, "kernel", s->name.name);
     sets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     set(v, b, "status", json_boolean(v->kernel_status));
     set(v, b, "has_stream", json_boolean(s->has_stream));
@@ -254,11 +254,11 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     json_t *b;
     json_t *e = cg_event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
-    sets(v, b, "name", nm);
+    setk(v, b, "name", nm);
     sets(v, b, "name_str", cg_c_string(v, nm, false));
-    sets(v, b, "pool_local", v->pool_local[pi]);
-    sets(v, b, "offset_macro", v->off_macro[s]);
-    sets(v, b, "size_macro", v->size_macro[s]);
+    setk(v, b, "pool_local", v->pool_local[pi]);
+    setk(v, b, "offset_macro", v->off_macro[s]);
+    setk(v, b, "size_macro", v->size_macro[s]);
     sets(v, b, "comment",
          cg_cat(v, 3, "/* ", cg_text_death(v->str, v->pl, st->value), " */"));
     json_array_append_new(events, e);
@@ -271,14 +271,14 @@ static void bind_event(vw *v, const ir_stmt *s, json_t *events) {
         return;
     json_t *b;
     json_t *e = cg_event(v, "bind", &b);
-    sets(v, b, "name", p->values[s->value].name);
-    sets(v, b, "local", v->local[s->value]);
-    sets(v, b, "decl", cg_decl_of(v, s->value));
+    setk(v, b, "name", p->values[s->value].name);
+    setk(v, b, "local", v->local[s->value]);
+    setk(v, b, "decl", cg_decl_of(v, s->value));
     const char *field = v->io_field[s->value];
     sets(v, b, "expr",
          cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
     set(v, b, "unused", json_boolean(!v->used[s->value]));
-    sets(v, b, "field", field);
+    setk(v, b, "field", field);
     json_array_append_new(events, e);
 }
 
@@ -290,13 +290,13 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     json_t *b;
     json_t *e = cg_event(v, "alloc_output", &b);
     int32_t hv = v->pl->storages[sid].owner;
-    sets(v, b, "name", p->values[val].name);
-    sets(v, b, "output", p->values[hv].name);
-    sets(v, b, "local", v->local[val]);
-    sets(v, b, "decl", cg_decl_of(v, val));
-    sets(v, b, "ptr_type", cg_ptr_type(v, val));
+    setk(v, b, "name", p->values[val].name);
+    setk(v, b, "output", p->values[hv].name);
+    setk(v, b, "local", v->local[val]);
+    setk(v, b, "decl", cg_decl_of(v, val));
+    setk(v, b, "ptr_type", cg_ptr_type(v, val));
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
-    sets(v, b, "field", field);
+    setk(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
     sets(v, b, "size_text",
          cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
@@ -320,9 +320,9 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
         const plan_storage *old = &v->pl->storages[st->reuse_of];
         json_t *b;
         json_t *e = cg_event(v, "reuse", &b);
-        sets(v, b, "new", p->values[val].name);
-        sets(v, b, "old", p->values[old->value].name);
-        sets(v, b, "pool", v->pool_name[pi]);
+        setk(v, b, "new", p->values[val].name);
+        setk(v, b, "old", p->values[old->value].name);
+        setk(v, b, "pool", v->pool_name[pi]);
         set(v, b, "offset", ju64(st->offset));
         json_t *from = json_array();
         for (uint32_t i = 0; i < st->ndonors; i++) {
@@ -341,15 +341,15 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
     }
     json_t *b;
     json_t *e = cg_event(v, "alloc", &b);
-    sets(v, b, "name", p->values[val].name);
+    setk(v, b, "name", p->values[val].name);
     sets(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
-    sets(v, b, "local", v->local[val]);
-    sets(v, b, "decl", cg_decl_of(v, val));
-    sets(v, b, "ptr_type", cg_ptr_type(v, val));
-    sets(v, b, "pool", v->pool_name[pi]);
-    sets(v, b, "pool_local", v->pool_local[pi]);
-    sets(v, b, "offset_macro", v->off_macro[sid]);
-    sets(v, b, "size_macro", v->size_macro[sid]);
+    setk(v, b, "local", v->local[val]);
+    setk(v, b, "decl", cg_decl_of(v, val));
+    setk(v, b, "ptr_type", cg_ptr_type(v, val));
+    setk(v, b, "pool", v->pool_name[pi]);
+    setk(v, b, "pool_local", v->pool_local[pi]);
+    setk(v, b, "offset_macro", v->off_macro[sid]);
+    setk(v, b, "size_macro", v->size_macro[sid]);
     set(v, b, "offset", ju64(st->offset));
     set(v, b, "size", ju64(st->size));
     sets(v, b, "comment",
@@ -365,12 +365,12 @@ static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
         return;
     json_t *b;
     json_t *e = cg_event(v, "alias", &b);
-    sets(v, b, "new", s->name.name);
-    sets(v, b, "old", s->old.name);
+    setk(v, b, "new", s->name.name);
+    setk(v, b, "old", s->old.name);
     sets(v, b, "comment",
          cg_cat(v, 3, "/* ", cg_text_alias(v->str, v->pl, s), " */"));
-    sets(v, b, "local", v->local[val]);
-    sets(v, b, "decl", cg_decl_of(v, val));
+    setk(v, b, "local", v->local[val]);
+    setk(v, b, "decl", cg_decl_of(v, val));
     sets(v, b, "expr", cg_alias_expr(v, val));
     set(v, b, "unused", json_boolean(!v->used[val]));
     json_array_append_new(events, e);
@@ -383,7 +383,7 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
         json_t *b;
         if (s->kind == IR_FREE) {
             json_t *e = cg_event(v, "del", &b);
-            sets(v, b, "name", s->names[j].name);
+            setk(v, b, "name", s->names[j].name);
             sets(v, b, "comment",
                  cg_cat(v, 3, "/* ", cg_text_del(v->str, v->pl, s, j), " */"));
             json_array_append_new(events, e);
@@ -393,11 +393,11 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
         if (plan_planned_output(v->pl, val))
             continue; /* the caller reads it in the pools */
         json_t *e = cg_event(v, "output", &b);
-        sets(v, b, "name", s->names[j].name);
-        sets(v, b, "src", v->local[val]);
+        setk(v, b, "name", s->names[j].name);
+        setk(v, b, "src", v->local[val]);
         set(v, b, "copied", json_boolean(v->out_copy[j]));
         sets(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
-        sets(v, b, "size_macro", v->out_size_macro[j]);
+        setk(v, b, "size_macro", v->out_size_macro[j]);
         json_array_append_new(events, e);
     }
 }
