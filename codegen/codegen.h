@@ -205,6 +205,13 @@ const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s);
 const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k);
 const char *cg_text_death(base_arena *a, const plan *pl, int32_t root);
+/* The same texts appended to b (the view writes them into its comments
+ * without a copy). */
+void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid);
+void cg_text_reuse_to(base_sb *b, const plan *pl, int32_t sid);
+void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s);
+void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k);
+void cg_text_death_to(base_sb *b, const plan *pl, int32_t root);
 
 /* `plan --emit svg|html`: the picture of `pl`, or with `algos`
  * ("naive,reuse,...", may be NULL) the plans of those algorithms side by

@@ -49,81 +49,71 @@ static void et_list(base_sb *b, const uint64_t *x, uint32_t n) {
     }
 }
 
-const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
+void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
-    base_sb b = {0};
-    base_sb_puts(&b, "alloc: ");
-    base_sb_puts(&b, pl->prog->values[st->value].name);
-    base_sb_puts(&b, ", ");
-    base_sb_u64(&b, st->size);
-    base_sb_puts(&b, st->size == 1 ? " byte" : " bytes");
+    base_sb_puts(b, "alloc: ");
+    base_sb_puts(b, pl->prog->values[st->value].name);
+    base_sb_puts(b, ", ");
+    base_sb_u64(b, st->size);
+    base_sb_puts(b, st->size == 1 ? " byte" : " bytes");
     if (st->pool >= 0 && st->size) {
-        base_sb_puts(&b, " at ");
-        et_range(&b, pl, st, st->offset, st->offset + st->size);
+        base_sb_puts(b, " at ");
+        et_range(b, pl, st, st->offset, st->offset + st->size);
     }
-    return et_take(a, &b);
 }
 
-const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
+void cg_text_reuse_to(base_sb *b, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
-    if (st->ndonors == 0)
-        return NULL;
-    base_sb b = {0};
-    base_sb_puts(&b, "reuse: ");
-    base_sb_puts(&b, pl->prog->values[st->value].name);
-    base_sb_puts(&b, " takes");
+    base_sb_puts(b, "reuse: ");
+    base_sb_puts(b, pl->prog->values[st->value].name);
+    base_sb_puts(b, " takes");
     for (uint32_t i = 0; i < st->ndonors; i++) {
         const plan_donor *d = &pl->donors[st->donor_begin + i];
-        base_sb_puts(&b, i ? ", " : " ");
-        et_range(&b, pl, st, d->lo, d->hi);
-        base_sb_puts(&b, " from ");
-        base_sb_puts(&b, pl->prog->values[pl->storages[d->storage].value].name);
+        base_sb_puts(b, i ? ", " : " ");
+        et_range(b, pl, st, d->lo, d->hi);
+        base_sb_puts(b, " from ");
+        base_sb_puts(b, pl->prog->values[pl->storages[d->storage].value].name);
     }
-    return et_take(a, &b);
 }
 
-const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
+void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
     const ir_value *v = &p->values[s->value];
-    base_sb b = {0};
-    base_sb_puts(&b, "alias: ");
-    base_sb_puts(&b, s->name.name);
-    base_sb_puts(&b, " = ");
-    base_sb_puts(&b, s->old.name);
-    base_sb_putc(&b, ' ');
-    base_sb_puts(&b, ir_dtype_name(v->dtype));
-    base_sb_putc(&b, '[');
-    et_list(&b, v->dims, v->ndim);
-    base_sb_puts(&b, "] offset=");
-    base_sb_u64(&b, s->has_offset ? s->offset : 0);
+    base_sb_puts(b, "alias: ");
+    base_sb_puts(b, s->name.name);
+    base_sb_puts(b, " = ");
+    base_sb_puts(b, s->old.name);
+    base_sb_putc(b, ' ');
+    base_sb_puts(b, ir_dtype_name(v->dtype));
+    base_sb_putc(b, '[');
+    et_list(b, v->dims, v->ndim);
+    base_sb_puts(b, "] offset=");
+    base_sb_u64(b, s->has_offset ? s->offset : 0);
     if (v->nstrides) {
-        base_sb_puts(&b, " stride=[");
-        et_list(&b, v->strides, v->nstrides);
-        base_sb_putc(&b, ']');
+        base_sb_puts(b, " stride=[");
+        et_list(b, v->strides, v->nstrides);
+        base_sb_putc(b, ']');
     }
-    base_sb_puts(&b, ", bytes ");
-    et_bytes(&b, v->byte_offset, v->byte_offset + v->bytes);
-    base_sb_puts(&b, " of ");
-    base_sb_puts(&b, p->values[v->root].name);
-    return et_take(a, &b);
+    base_sb_puts(b, ", bytes ");
+    et_bytes(b, v->byte_offset, v->byte_offset + v->bytes);
+    base_sb_puts(b, " of ");
+    base_sb_puts(b, p->values[v->root].name);
 }
 
-const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
-                        uint32_t k) {
+void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
     const ir_program *p = pl->prog;
     const char *name = s->names[k].name;
     int32_t v = s->name_values ? s->name_values[k] : -1;
     const ir_value *r = v >= 0 ? &p->values[p->values[v].root] : NULL;
-    if (!r || r->storage_end == (int32_t)s->index) {
-        base_sb b = {0};
-        base_sb_puts(&b, "del ");
-        base_sb_puts(&b, name);
-        return et_take(a, &b);
+    base_sb_puts(b, "del ");
+    base_sb_puts(b, name);
+    if (!r || r->storage_end == (int32_t)s->index)
+        return;
+    if (r->storage_end < 0) {
+        base_sb_printf(b, ": a name only, storage %s lives to the end",
+                       r->name);
+        return;
     }
-    if (r->storage_end < 0)
-        return base_arena_printf(
-            a, "del %s: a name only, storage %s lives to the end", name,
-            r->name);
     /* the name whose free ends the storage */
     const ir_stmt *e = &p->stmts[r->storage_end];
     const char *last = NULL;
@@ -131,24 +121,54 @@ const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
         if (e->name_values && e->name_values[j] >= 0 &&
             &p->values[p->values[e->name_values[j]].root] == r)
             last = e->names[j].name;
-    return base_arena_printf(
-        a,
-        "del %s: a name only, storage %s lives until free %s (line %" PRIu32
-        ")",
-        name, r->name, last ? last : "?", e->loc.line);
+    base_sb_printf(b,
+                   ": a name only, storage %s lives until free %s (line "
+                   "%" PRIu32 ")",
+                   r->name, last ? last : "?", e->loc.line);
+}
+
+void cg_text_death_to(base_sb *b, const plan *pl, int32_t root) {
+    int32_t sid = pl->storage_of_value[root];
+    base_sb_puts(b, "storage ");
+    base_sb_puts(b, pl->prog->values[root].name);
+    base_sb_puts(b, " dies");
+    if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)
+        return;
+    const plan_storage *st = &pl->storages[sid];
+    base_sb_puts(b, ": ");
+    et_range(b, pl, st, st->offset, st->offset + st->size);
+    base_sb_puts(b, " is free");
+}
+
+const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
+    base_sb b = {0};
+    cg_text_alloc_to(&b, pl, sid);
+    return et_take(a, &b);
+}
+
+const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
+    if (pl->storages[sid].ndonors == 0)
+        return NULL;
+    base_sb b = {0};
+    cg_text_reuse_to(&b, pl, sid);
+    return et_take(a, &b);
+}
+
+const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
+    base_sb b = {0};
+    cg_text_alias_to(&b, pl, s);
+    return et_take(a, &b);
+}
+
+const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
+                        uint32_t k) {
+    base_sb b = {0};
+    cg_text_del_to(&b, pl, s, k);
+    return et_take(a, &b);
 }
 
 const char *cg_text_death(base_arena *a, const plan *pl, int32_t root) {
-    int32_t sid = pl->storage_of_value[root];
-    const char *name = pl->prog->values[root].name;
-    if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)
-        return base_arena_printf(a, "storage %s dies", name);
-    const plan_storage *st = &pl->storages[sid];
     base_sb b = {0};
-    base_sb_puts(&b, "storage ");
-    base_sb_puts(&b, name);
-    base_sb_puts(&b, " dies: ");
-    et_range(&b, pl, st, st->offset, st->offset + st->size);
-    base_sb_puts(&b, " is free");
+    cg_text_death_to(&b, pl, root);
     return et_take(a, &b);
 }

@@ -300,6 +300,7 @@ void cg_view_free(cg_view *cv) {
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
     cg_recycle_free(&cv->v);
+    base_sb_free(&cv->v.csb);
     for (size_t i = 0; i < CG_JCACHE; i++)
         json_decref(cv->v.jcache[i].j);
     cg_set_clear(&cv->v.ids);

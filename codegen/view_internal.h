@@ -126,6 +126,9 @@ typedef struct vw {
     /* cg_ptr_type by [const][dtype]: one string each */
     const char *ptr_of[2][IR_DTYPE_COUNT + 1];
 
+    /* where an event's comment is written (view_stmts.c) */
+    base_sb csb;
+
     /* per statement: its one-line text (cg_input_hash), NULL before */
     const char **stmt_text;
 

@@ -116,6 +116,24 @@ json_t *cg_event(vw *v, const char *kind, json_t **body) {
     return e;
 }
 
+/* An event's "comment", TEXT between comment delimiters, written
+ * straight into v->csb
+ * and from there into its json string: comment_begin starts it (false
+ * when the key set leaves "comment" out: nothing to write), the caller
+ * appends TEXT, comment_end sets it on o. */
+static bool comment_begin(vw *v) {
+    if (!keep_key(v, "comment", 7))
+        return false;
+    base_sb_clear(&v->csb);
+    base_sb_puts(&v->csb, "/* ");
+    return true;
+}
+
+static void comment_end(vw *v, json_t *o) {
+    base_sb_puts(&v->csb, " */");
+    set(v, o, "comment", json_stringn_nocheck(v->csb.p, v->csb.len));
+}
+
 /* The "wait" events of call s on stream expression `to` (the plan's
  * waits: one per stream, in stream order; a wait's index is its CUDA
  * event). */
@@ -259,8 +277,10 @@ static void death_event(vw *v, json_t *events, int32_t s) {
     setk(v, b, "pool_local", v->pool_local[pi]);
     setk(v, b, "offset_macro", v->off_macro[s]);
     setk(v, b, "size_macro", v->size_macro[s]);
-    sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_death(v->str, v->pl, st->value), " */"));
+    if (comment_begin(v)) {
+        cg_text_death_to(&v->csb, v->pl, st->value);
+        comment_end(v, b);
+    }
     json_array_append_new(events, e);
 }
 
@@ -335,8 +355,10 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
             json_array_append_new(from, o);
         }
         set(v, b, "from", from);
-        sets(v, b, "comment",
-             cg_cat(v, 3, "/* ", cg_text_reuse(v->str, v->pl, sid), " */"));
+        if (comment_begin(v)) {
+            cg_text_reuse_to(&v->csb, v->pl, sid);
+            comment_end(v, b);
+        }
         json_array_append_new(events, e);
     }
     json_t *b;
@@ -352,8 +374,10 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
     setk(v, b, "size_macro", v->size_macro[sid]);
     set(v, b, "offset", ju64(st->offset));
     set(v, b, "size", ju64(st->size));
-    sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_alloc(v->str, v->pl, sid), " */"));
+    if (comment_begin(v)) {
+        cg_text_alloc_to(&v->csb, v->pl, sid);
+        comment_end(v, b);
+    }
     set(v, b, "unused", json_boolean(!v->used[val]));
     json_array_append_new(events, e);
 }
@@ -367,8 +391,10 @@ static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
     json_t *e = cg_event(v, "alias", &b);
     setk(v, b, "new", s->name.name);
     setk(v, b, "old", s->old.name);
-    sets(v, b, "comment",
-         cg_cat(v, 3, "/* ", cg_text_alias(v->str, v->pl, s), " */"));
+    if (comment_begin(v)) {
+        cg_text_alias_to(&v->csb, v->pl, s);
+        comment_end(v, b);
+    }
     setk(v, b, "local", v->local[val]);
     setk(v, b, "decl", cg_decl_of(v, val));
     sets(v, b, "expr", cg_alias_expr(v, val));
@@ -384,8 +410,10 @@ static void names_events(vw *v, const ir_stmt *s, json_t *events) {
         if (s->kind == IR_FREE) {
             json_t *e = cg_event(v, "del", &b);
             setk(v, b, "name", s->names[j].name);
-            sets(v, b, "comment",
-                 cg_cat(v, 3, "/* ", cg_text_del(v->str, v->pl, s, j), " */"));
+            if (comment_begin(v)) {
+                cg_text_del_to(&v->csb, v->pl, s, j);
+                comment_end(v, b);
+            }
             json_array_append_new(events, e);
             continue;
         }
@@ -478,8 +506,15 @@ json_t *cg_statement_json(vw *v, uint32_t i) {
     const char *txt = cg_stmt_text(v, s);
     set(v, o, "emit", json_boolean(txt != NULL));
     sets(v, o, "ir", txt ? txt : "");
-    sets(v, o, "comment",
-         txt ? cg_vfmt(v, "/* line %" PRIu32 ": %s */", s->loc.line, txt) : "");
+    if (!txt) {
+        setk(v, o, "comment", "");
+    } else if (comment_begin(v)) {
+        base_sb_puts(&v->csb, "line ");
+        base_sb_u64(&v->csb, s->loc.line);
+        base_sb_puts(&v->csb, ": ");
+        base_sb_puts(&v->csb, txt);
+        comment_end(v, o);
+    }
     stmt_events(v, s, events);
     for (int32_t d = v->death_head[i]; d >= 0; d = v->death_next[d])
         death_event(v, events, d);
