@@ -327,7 +327,9 @@ json_t *cg_buffer_json(vw *v, uint32_t k) {
     setk(v, o, "offset_macro", v->off_macro[s]);
     setk(v, o, "size_macro", v->size_macro[s]);
     setk(v, o, "align_macro", v->align_macro[s]);
-    sets(v, o, "assert_id", cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+    if (keep_key(v, "assert_id", 9)) /* formatted only when looked up */
+        sets(v, o, "assert_id",
+             cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
     set(v, o, "start", json_integer(st->start));
     set(v, o, "end", json_integer(st->end));
     if (keep_key(v, "live", 4)) /* not formatted in vain: 6 passes in gen */
