@@ -154,6 +154,7 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
         f->n = 0;
         f->mask = 0;
         f->slot[0] = 0;
+        f->bloom = 0;
         if (!json_is_object(f->v))
             return NULL;
         size_t size = json_object_size(f->v);
@@ -168,6 +169,7 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
                 k->kl = json_object_iter_key_len(it);
                 k->h = key_hash(k->k, k->kl);
                 k->v = json_object_iter_value(it);
+                f->bloom |= 1ull << (key_mix(k->h, k->kl) & 63);
                 if (f->n == size)
                     break;
             }
@@ -187,6 +189,8 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
             }
         }
     }
+    if (f->n <= MST_INDEX_MAX_KEYS && !((f->bloom >> (p->mx & 63)) & 1))
+        return NULL; /* not among the keys: most lookups pass a frame */
     if (f->n <= MST_SCAN_MAX_KEYS) {
         for (uint32_t i = 0; i < f->n; i++)
             if (key_eq(&f->buf[i], p))
