@@ -66,13 +66,16 @@ static void cli_plan_usage(FILE *out) {
             cli_plan_options_help);
 }
 
+static const char *const cli_emit_names[] = {"summary", "plan-json", "lines",
+                                             "view",    "svg",       "html"};
+_Static_assert(sizeof cli_emit_names / sizeof cli_emit_names[0] ==
+                   CLI_EMIT_HTML + 1,
+               "a name per cli_emit");
+
 static bool cli_parse_emit(const char *s, cli_emit *e) {
-    static const char *const names[] = {"summary", "plan-json", "lines",
-                                        "view",    "svg",       "html"};
-    _Static_assert(sizeof names / sizeof names[0] == CLI_EMIT_HTML + 1,
-                   "a name per cli_emit");
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0) {
+    for (unsigned i = 0; i < sizeof cli_emit_names / sizeof cli_emit_names[0];
+         i++)
+        if (strcmp(s, cli_emit_names[i]) == 0) {
             *e = (cli_emit)i;
             return true;
         }
@@ -188,12 +191,10 @@ static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
  * else 0. */
 static int cli_csv_usage(base_diag *d, const plan_options *o, cli_emit emit) {
     if (emit != CLI_EMIT_SUMMARY && emit != CLI_EMIT_JSON) {
-        static const char *const nm[] = {"",     "",    "lines",
-                                         "view", "svg", "html"};
         return cli_usage_error(d, "plan",
                                "--emit %s needs an IR program, not a CSV "
                                "instance",
-                               nm[emit]);
+                               cli_emit_names[emit]);
     }
     if (o->order != PLAN_ORDER_KEEP)
         return cli_usage_error(d, "plan",

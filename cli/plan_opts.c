@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The help below gives the default alignments in words. */
+_Static_assert(PLAN_DEFAULT_ALIGN_CPU == 64 && PLAN_DEFAULT_ALIGN_CUDA == 256,
+               "--align's help names the default alignments");
+
 const char cli_plan_options_help[] =
     "  --algo A             naive, reuse, tree, bestfit, search or auto "
     "(default:\n"

@@ -66,9 +66,12 @@ static json_t *cg_fw_report(const plan *pl) {
     plan_space_report *r;
     uint32_t n = plan_space_reports(pl, a, &r);
     cg_fw_cells *c = base_arena_array(a, (size_t)n + 1, sizeof *c);
-    static const char *const head[CG_FW_COLS] = {
-        "space", "size", "capacity", "headroom", "spilled", "accessed"};
-    int w[CG_FW_COLS] = {12, 12, 12, 12, 14, 8};
+    static const char *const head[] = {"space",    "size",    "capacity",
+                                       "headroom", "spilled", "accessed"};
+    int w[] = {12, 12, 12, 12, 14, 8};
+    _Static_assert(sizeof head / sizeof head[0] == CG_FW_COLS &&
+                       sizeof w / sizeof w[0] == CG_FW_COLS,
+                   "a heading and a width per column");
     for (int j = 0; j < CG_FW_COLS; j++)
         snprintf(c[0].cell[j], sizeof c[0].cell[j], "%s", head[j]);
     for (uint32_t i = 0; i < n; i++)

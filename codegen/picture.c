@@ -66,20 +66,23 @@ void pic_commas(FILE *f, uint64_t v) {
     }
 }
 
+/* The binary units of byte counts (2^64 is 16 EiB). */
+static const char *const pic_units[] = {"B",   "KiB", "MiB", "GiB",
+                                        "TiB", "PiB", "EiB"};
+#define PIC_NUNITS (unsigned)(sizeof pic_units / sizeof pic_units[0])
+
 /* "512 B", "1.5 KiB", "24 MiB": for axis labels. */
 static void pic_human(FILE *f, uint64_t v) {
-    static const char *const unit[] = {"B",   "KiB", "MiB", "GiB",
-                                       "TiB", "PiB", "EiB"};
     double x = (double)v;
-    int u = 0;
-    while (x >= 1024.0 && u < 6) {
+    unsigned u = 0;
+    while (x >= 1024.0 && u < PIC_NUNITS - 1) {
         x /= 1024.0;
         u++;
     }
     if (u == 0 || x >= 100.0 || x == (double)(uint64_t)x)
-        fprintf(f, "%.0f %s", x, unit[u]);
+        fprintf(f, "%.0f %s", x, pic_units[u]);
     else
-        fprintf(f, "%.1f %s", x, unit[u]);
+        fprintf(f, "%.1f %s", x, pic_units[u]);
 }
 
 void pic_kernel_list(FILE *f, const pic_kernels *k) {
@@ -113,7 +116,7 @@ static uint64_t pic_nice(uint64_t raw) {
 static uint64_t pic_ystep(uint64_t ymax, unsigned *unit) {
     double u = 1;
     *unit = 0;
-    while (*unit < 6 && (double)ymax >= u * 1024) {
+    while (*unit < PIC_NUNITS - 1 && (double)ymax >= u * 1024) {
         u *= 1024;
         (*unit)++;
     }
@@ -128,8 +131,6 @@ static uint64_t pic_ystep(uint64_t ymax, unsigned *unit) {
 }
 
 static void pic_ylabel(FILE *f, uint64_t b, unsigned unit) {
-    static const char *const name[] = {"B",   "KiB", "MiB", "GiB",
-                                       "TiB", "PiB", "EiB"};
     double x = (double)b;
     for (unsigned i = 0; i < unit; i++)
         x /= 1024;
@@ -143,7 +144,7 @@ static void pic_ylabel(FILE *f, uint64_t b, unsigned unit) {
     if (b == 0)
         fputs("0", f);
     else
-        fprintf(f, "%s %s", buf, name[unit]);
+        fprintf(f, "%s %s", buf, pic_units[unit]);
 }
 
 /* The geometry of one panel. */

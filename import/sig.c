@@ -21,10 +21,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The buffer arguments a kernel may have (one slot more, to see that
+ * there were too many). */
+enum { IMP_MAX_BUF_ARGS = 63 };
+
 typedef struct imp_call {
     imp_ctx *c;
-    imp_buf *args, *modes;     /* the context's: freed on every path */
-    const imp_value *bufs[64]; /* buffers of the base kernel, for dims */
+    imp_buf *args, *modes; /* the context's: freed on every path */
+    const imp_value *bufs[IMP_MAX_BUF_ARGS + 1]; /* base kernel's, dims */
     int nbufs;
 } imp_call;
 
@@ -327,16 +331,16 @@ static bool imp_same_shapes(const imp_call *k) {
 static void imp_collect(imp_ctx *c, const imp_node *n, imp_call *k) {
     for (int i = 0; i < n->nin; i++) {
         imp_value *v = imp_in(c, n, i);
-        if (v && !imp_is_param_in(n, i) && k->nbufs < 64)
+        if (v && !imp_is_param_in(n, i) && k->nbufs <= IMP_MAX_BUF_ARGS)
             k->bufs[k->nbufs++] = v;
     }
     for (int i = 0; i < n->nout; i++) {
         imp_value *v = imp_out(c, n, i);
-        if (v && k->nbufs < 64)
+        if (v && k->nbufs <= IMP_MAX_BUF_ARGS)
             k->bufs[k->nbufs++] = v;
     }
-    if (k->nbufs >= 64)
-        imp_fail(c, "more than 63 buffer arguments");
+    if (k->nbufs > IMP_MAX_BUF_ARGS)
+        imp_fail(c, "more than %d buffer arguments", IMP_MAX_BUF_ARGS);
 }
 
 /* The dtypes in a kernel name: the first buffer's, except where a buffer

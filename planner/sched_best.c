@@ -26,8 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const plan_order_names[PLAN_ORDER_COUNT] = {
+static const char *const plan_order_names[] = {
     "keep", "lpmf", "bfs", "dfs", "list", "best", "partitions"};
+_Static_assert(sizeof plan_order_names / sizeof plan_order_names[0] ==
+                   PLAN_ORDER_COUNT,
+               "a name per plan_order");
 
 const char *plan_order_name(plan_order o) {
     return (unsigned)o < PLAN_ORDER_COUNT ? plan_order_names[o] : "?";
