@@ -172,6 +172,9 @@ void base_fprint_ratio(FILE *f, uint64_t num, uint64_t den);
 int base_cmp_u64(const void *a, const void *b);
 /* The same for uint32_t values. */
 int base_cmp_u32(const void *a, const void *b);
+/* qsort and bsearch comparator of strings (`const char *` elements),
+ * strcmp's byte order. */
+int base_cmp_str(const void *a, const void *b);
 
 /* The first index i in sorted a[0..n) with a[i] >= v (n when none). */
 static inline uint32_t base_lower_bound_u64(const uint64_t *a, uint32_t n,

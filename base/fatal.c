@@ -1,11 +1,12 @@
 /*
  * base/fatal.c - the out-of-memory abort, allocation that cannot fail,
- * PW_ASSERT's report, and the uint64_t comparator.
+ * PW_ASSERT's report, and the qsort comparators (u64, u32, strings).
  */
 #include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Out of memory is an error like any other for the user: a message and
  * exit status 1 (not abort's 134).  It is printed here, not through a
@@ -58,4 +59,8 @@ int base_cmp_u64(const void *a, const void *b) {
 int base_cmp_u32(const void *a, const void *b) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
+}
+
+int base_cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }

@@ -185,10 +185,6 @@ cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
     return out;
 }
 
-static int cg_cmp_str(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The built-in names of `target` ("c/model.c", ...) joined by ", ". */
 static void cg_builtin_list(const char *target, char *buf, size_t size) {
     size_t n = 0, tl = strlen(target);
@@ -230,7 +226,7 @@ void cg_warn_overrides(const char *tdir, const char *target, base_diag *d) {
             n++;
     }
     closedir(dir);
-    qsort(names, n, sizeof *names, cg_cmp_str); /* never in readdir order */
+    qsort(names, n, sizeof *names, base_cmp_str); /* never in readdir order */
     const char *bnames[64] = {NULL};
     size_t nb = 0;
     for (size_t i = 0; mst_builtin_name(i) && nb < 64; i++)

@@ -98,6 +98,13 @@ static void search_and_compare(void **state) {
     b[3] = 8;
     assert_int_equal(base_lower_bound_u32(b, 4, 4), 1);
     assert_int_equal(base_lower_bound_u32(b, 4, 9), 4);
+    const char *s[] = {"b", "ab", "", "a"};
+    qsort(s, 4, sizeof s[0], base_cmp_str);
+    assert_string_equal(s[0], "");
+    assert_string_equal(s[1], "a");
+    assert_string_equal(s[3], "b");
+    const char *key = "ab";
+    assert_ptr_equal(bsearch(&key, s, 4, sizeof s[0], base_cmp_str), &s[2]);
 }
 
 static void diag_limit(void **state) {
