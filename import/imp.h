@@ -1,7 +1,8 @@
 /*
  * import/imp.h - internals of the ONNX importer shared by its files:
  * the graph model (values, nodes), the context with its arena and error
- * exit, and the passes (read.c -> shape.c/fold.c -> mem.c -> emit.c).
+ * exit, and the passes (read.c -> ops.c, shape_nn.c, shape_tensor.c,
+ * fold.c -> mem.c -> sig.c -> emit.c).
  */
 #ifndef PLANWRAP_IMP_H
 #define PLANWRAP_IMP_H
@@ -167,7 +168,7 @@ int imp_attr_ints(const imp_node *n, const char *name, const int64_t **v);
 /* Sets a tensor's dtype, dims and small data from a TensorProto. */
 void imp_tensor_value(imp_ctx *c, imp_value *v, const Onnx__TensorProto *t);
 
-/* --- shape inference and folding (shape.c, fold.c, ops.c) --- */
+/* --- shape inference and folding (ops.c, shape_*.c, fold.c) --- */
 typedef struct imp_op {
     const char *name;
     void (*infer)(imp_ctx *c, imp_node *n);

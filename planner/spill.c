@@ -1,6 +1,7 @@
 /*
  * planner/spill.c - which storages of a memory space with a capacity stay
- * in it, and which spill to the next space (docs/firmware.md, "Spill").
+ * in it, and which spill to the next space (docs/firmware.md,
+ * "Memory spaces with spill").
  *
  * The cost model: a storage's worth is its accessed bytes (the bytes of
  * every call argument naming it, summed over the calls); the planner
