@@ -33,6 +33,9 @@ static void cli_check_usage(FILE *out) {
             BASE_DIAG_DEFAULT_MAX_ERRORS);
 }
 
+/* The largest --max-errors. */
+#define CLI_MAX_ERRORS_LIMIT 1000000u
+
 /* Parses a positive count for --max-errors; false when invalid. */
 static bool cli_parse_count(const char *s, unsigned *out) {
     if (!*s)
@@ -42,7 +45,7 @@ static bool cli_parse_count(const char *s, unsigned *out) {
         if (*c < '0' || *c > '9')
             return false;
         v = v * 10 + (unsigned long)(*c - '0');
-        if (v > 1000000)
+        if (v > CLI_MAX_ERRORS_LIMIT)
             return false;
     }
     if (v == 0)
@@ -76,8 +79,8 @@ int cli_cmd_check(base_diag *d, int argc, char **argv) {
                 return cli_usage_error(d, "check",
                                        "invalid value '%s' for --max-errors: "
                                        "expected a positive integer up to "
-                                       "1000000",
-                                       optarg);
+                                       "%u",
+                                       optarg, CLI_MAX_ERRORS_LIMIT);
             break;
         case 't':
             target_name = optarg;

@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The help below gives the default budget in words. */
+_Static_assert(PLAN_SCHED_BUDGET_BASE == 4000000 &&
+                   PLAN_SCHED_BUDGET_PER_NODE == 2000,
+               "--budget's help names the default budget");
+
 static void cli_schedule_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap schedule [options] FILE.pw\n"

@@ -90,6 +90,9 @@ static bool cli_parse_bytes(const char *s, uint64_t *out) {
     return false;
 }
 
+/* The largest --guard-bytes. */
+#define CLI_MAX_GUARD_BYTES 65536u
+
 static int cli_bad_value(base_diag *d, const char *name, const char *value,
                          const char *expected) {
     base_diag_msg(d, BASE_SEV_ERROR, "invalid value '%s' for --%s: %s",
@@ -163,7 +166,8 @@ int cli_plan_option(plan_options *o, const char *name, const char *value,
     }
     if (strcmp(name, "guard-bytes") == 0) {
         uint64_t v;
-        if (!cli_parse_u63(value, &v) || v > 65536)
+        _Static_assert(CLI_MAX_GUARD_BYTES == 65536, "the message says");
+        if (!cli_parse_u63(value, &v) || v > CLI_MAX_GUARD_BYTES)
             return cli_bad_value(d, name, value,
                                  "expected a number of bytes from 0 to 65536");
         o->guard_bytes = v;

@@ -407,8 +407,10 @@ int plan_sched_order(const plan_sched_graph *g, plan_order alg,
             st->won_by = plan_order_name(a);
         }
     }
-    uint64_t budget =
-        o && o->budget ? o->budget : 4000000 + 2000 * (uint64_t)g->n;
+    uint64_t budget = o && o->budget
+                          ? o->budget
+                          : PLAN_SCHED_BUDGET_BASE +
+                                PLAN_SCHED_BUDGET_PER_NODE * (uint64_t)g->n;
     if (!rc) {
         memcpy(tmp, order, (size_t)g->n * sizeof *tmp);
         rc = sched_best_run(g, tmp, budget, order, st);

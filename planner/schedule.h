@@ -102,9 +102,14 @@ uint64_t plan_sched_peak(const plan_sched_graph *g, const uint32_t *order);
 bool plan_sched_verify(const plan_sched_graph *g, const uint32_t *order,
                        char *err, size_t errlen);
 
+/* The default budget of `best`: PLAN_SCHED_BUDGET_BASE steps plus
+ * PLAN_SCHED_BUDGET_PER_NODE per node (call). */
+#define PLAN_SCHED_BUDGET_BASE 4000000u
+#define PLAN_SCHED_BUDGET_PER_NODE 2000u
+
 typedef struct plan_sched_opts {
     /* `best`: search steps (state expansions and move evaluations);
-     * 0 = the default, 4,000,000 + 2,000 per node. */
+     * 0 = the default (PLAN_SCHED_BUDGET_BASE + _PER_NODE per node). */
     uint64_t budget;
 } plan_sched_opts;
 
