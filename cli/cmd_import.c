@@ -17,6 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The help below gives the alignment of the weights file in words. */
+_Static_assert(IMP_WEIGHTS_ALIGN == 64, "--weights' help names the alignment");
+
 static void cli_import_usage(FILE *out) {
     fprintf(out,
             "usage: planwrap import [options] MODEL.onnx\n"
