@@ -16,9 +16,11 @@ angle-bracket path) and keeps the architecture table true:
   * no `#include <...>` names a module folder, no include path has `..`;
   * the "may include" column of the table in docs/architecture.md names
     exactly DEPS for each module (a change to one must change the other);
-  * no CMakeLists.txt finds C sources or headers with file(GLOB): a
-    module's sources are an explicit list (data such as templates and
-    golden cases may be globbed).
+  * no CMake file in a module folder uses file(GLOB), and none anywhere
+    globs C sources or headers: a module's sources are an explicit list
+    (test data such as golden cases may be globbed); every
+    templates/**/*.mustache is in templates/CMakeLists.txt's list (the
+    built-in templates are embedded from it).
 
 Prints FILE:LINE: ... per violation and exits 1 when there is one;
 --self-test checks the checker on a made-up tree.
@@ -143,12 +145,32 @@ def check_cmake(root, bad):
             rel = os.path.relpath(full, root)
             with open(full, encoding="utf-8") as fh:
                 text = fh.read()
+            in_module = rel.split(os.sep)[0] in DEPS
             for m in glob.finditer(text):
-                if re.search(r"\*\.[ch]\b|\*\.[ch]\s|\*\.[ch]$|\*\s",
-                             m.group(2) + " "):
+                if in_module or re.search(r"\*\.[ch]\s|\*\s",
+                                          m.group(2) + " "):
                     no = text.count("\n", 0, m.start()) + 1
-                    bad.append(f"{rel}:{no}: file(GLOB) of sources: list "
-                               f"them explicitly")
+                    bad.append(f"{rel}:{no}: file(GLOB): list the files "
+                               f"explicitly")
+
+
+def check_templates(root, bad):
+    """Every built-in template is in the embedded list."""
+    rel = "templates/CMakeLists.txt"
+    path = os.path.join(root, rel)
+    if not os.path.isfile(path):
+        return
+    with open(path, encoding="utf-8") as fh:
+        listed = set(re.findall(r"[\w/.-]+\.mustache", fh.read()))
+    top = os.path.join(root, "templates")
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        for f in sorted(filenames):
+            if f.endswith(".mustache"):
+                t = os.path.relpath(os.path.join(dirpath, f), top)
+                if t.replace(os.sep, "/") not in listed:
+                    bad.append(f"{rel}:1: templates/{t} is not in "
+                               f"PW_MUSTACHE_FILES (it would not be embedded)")
 
 
 def main(argv):
@@ -161,6 +183,7 @@ def main(argv):
         check_file(root, rel, bad)
     check_doc(root, bad)
     check_cmake(root, bad)
+    check_templates(root, bad)
     for b in bad:
         print(b)
     return 1 if bad else 0
@@ -189,9 +212,13 @@ def self_test():
         put("codegen/c.c", "#include \"planner/plan_internal.h\"\n"
                            "  #  include \"planner/planner.h\"\n")
         put("import/d.c", "#include \"onnx.pb-c.h\"\n")
-        put("planner/CMakeLists.txt",
-            "file(GLOB_RECURSE A CONFIGURE_DEPENDS *.mustache)\n"
+        put("planner/CMakeLists.txt", "add_library(x a.c)\n"
+            "file(GLOB_RECURSE A CONFIGURE_DEPENDS *.mustache)\n")
+        put("tests/CMakeLists.txt", "file(GLOB A CONFIGURE_DEPENDS */cmd)\n"
             "file(GLOB B\n     ${CMAKE_CURRENT_SOURCE_DIR}/*.c)\n")
+        put("templates/CMakeLists.txt", "set(F\n  c/a.mustache)\n")
+        put("templates/c/a.mustache", "")
+        put("templates/c/b.mustache", "")
         out = []
         real_print = print
 
@@ -216,8 +243,12 @@ def self_test():
             'private header',
             "docs/architecture.md:3: import/ may include base here, but "
             "tools/check_includes.py says base, ir",
-            "planner/CMakeLists.txt:2: file(GLOB) of sources: list them "
+            "planner/CMakeLists.txt:2: file(GLOB): list the files "
             "explicitly",
+            "tests/CMakeLists.txt:2: file(GLOB): list the files "
+            "explicitly",
+            "templates/CMakeLists.txt:1: templates/c/b.mustache is not in "
+            "PW_MUSTACHE_FILES (it would not be embedded)",
         ]
         if rc != 1 or out != want:
             print("self-test failed: rc %d, got:" % rc)

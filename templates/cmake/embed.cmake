@@ -3,7 +3,7 @@
 #   cmake -DSRC_DIR=templates -DMANIFEST=list.txt -DOUT=builtin_table.c -P embed.cmake
 #
 # MANIFEST holds the template paths relative to SRC_DIR, one per line (the
-# configure step writes it from a CONFIGURE_DEPENDS glob).  Every file
+# configure step writes it from the list in templates/CMakeLists.txt).  Every file
 # becomes a byte array; the table is sorted by name (bytewise, as strcmp)
 # so that mst_builtin can binary-search it.  OUT is only rewritten when
 # its content changes.
