@@ -14,6 +14,7 @@ angle-bracket path) and keeps the architecture table true:
     HEADER is one of MODULE's public headers and MODULE is the file's own
     module or one it may include (DEPS);
   * no `#include <...>` names a module folder, no include path has `..`;
+  * benchmarks (bench/) include public headers only;
   * the "may include" column of the table in docs/architecture.md names
     exactly DEPS for each module (a change to one must change the other);
   * no CMake file in a module folder uses file(GLOB), and none anywhere
@@ -103,6 +104,28 @@ def check_file(root, rel, bad):
                        + (f' (write "{header}")' if other == mod else ""))
 
 
+def check_bench(root, bad):
+    """Benchmarks use public headers only (any module's)."""
+    top = os.path.join(root, "bench")
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        for f in sorted(filenames):
+            if not f.endswith((".c", ".h")):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), root)
+            with open(os.path.join(root, rel), encoding="utf-8") as fh:
+                for no, line in enumerate(fh, 1):
+                    m = INCLUDE.match(line)
+                    if not m or m.group(1) != '"':
+                        continue
+                    parts = m.group(2).split("/")
+                    if ".." in parts or (len(parts) == 2 and
+                                         parts[0] in PUBLIC and
+                                         parts[1] not in PUBLIC[parts[0]]):
+                        bad.append(f'{rel}:{no}: #include "{m.group(2)}": '
+                                   f"benchmarks use public headers only")
+
+
 def check_doc(root, bad):
     """The "may include" column of docs/architecture.md's table."""
     rel = "docs/architecture.md"
@@ -181,6 +204,7 @@ def main(argv):
     bad = []
     for rel in check_size.product_files(root):
         check_file(root, rel, bad)
+    check_bench(root, bad)
     check_doc(root, bad)
     check_cmake(root, bad)
     check_templates(root, bad)
@@ -216,6 +240,8 @@ def self_test():
             "file(GLOB_RECURSE A CONFIGURE_DEPENDS *.mustache)\n")
         put("tests/CMakeLists.txt", "file(GLOB A CONFIGURE_DEPENDS */cmd)\n"
             "file(GLOB B\n     ${CMAKE_CURRENT_SOURCE_DIR}/*.c)\n")
+        put("bench/x/b.c", "#include \"x.h\"\n#include \"ir/ir.h\"\n"
+                           "#include \"ir/intern.h\"\n")
         put("templates/CMakeLists.txt", "set(F\n  c/a.mustache)\n")
         put("templates/c/a.mustache", "")
         put("templates/c/b.mustache", "")
@@ -241,6 +267,8 @@ def self_test():
             'ir/b.c:4: #include "gone.h": not a file of ir/',
             'codegen/c.c:1: #include "planner/plan_internal.h": planner/\'s '
             'private header',
+            'bench/x/b.c:3: #include "ir/intern.h": benchmarks use public '
+            'headers only',
             "docs/architecture.md:3: import/ may include base here, but "
             "tools/check_includes.py says base, ir",
             "planner/CMakeLists.txt:2: file(GLOB): list the files "
