@@ -88,7 +88,7 @@ void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s) {
     base_sb_putc(b, '[');
     et_list(b, v->dims, v->ndim);
     base_sb_puts(b, "] offset=");
-    base_sb_u64(b, s->has_offset ? s->offset : 0);
+    base_sb_u64(b, s->has_offset ? s->attrs->offset : 0);
     if (v->nstrides) {
         base_sb_puts(b, " stride=[");
         et_list(b, v->strides, v->nstrides);

@@ -92,7 +92,7 @@ void ir_check_buffer(ir_checker *C, ir_stmt *st) {
     v->dtype = st->type.dtype;
     v->ndim = st->type.ndim;
     v->dims = st->type.dims;
-    v->nstrides = st->has_stride ? st->nstrides : 0;
+    v->nstrides = st->has_stride ? st->attrs->nstrides : 0;
     const ir_attrs *at = ir_attrs_or_none(st);
     v->strides = st->has_stride ? at->strides : NULL;
     v->device = st->has_device ? st->device : C->device;
@@ -146,7 +146,7 @@ static void ir_check_view_align(ir_checker *C, const ir_stmt *st, ir_value *v,
     uint64_t item = ir_dtype_size(v->dtype);
     if (v->byte_offset % item == 0)
         return;
-    ir_loc loc = st->has_offset ? st->offset_loc
+    ir_loc loc = st->has_offset ? st->attrs->offset_loc
                  : st->has_type ? st->type.loc
                                 : st->old.loc;
     ir_cerr(C, loc,
@@ -191,7 +191,7 @@ static void ir_alias_shape(ir_checker *C, const ir_stmt *st, ir_value *v,
         v->dtype = st->type.dtype;
         v->ndim = st->type.ndim;
         v->dims = st->type.dims;
-        v->nstrides = st->has_stride ? st->nstrides : 0;
+        v->nstrides = st->has_stride ? st->attrs->nstrides : 0;
         v->strides = st->has_stride ? st->attrs->strides : NULL;
         if (!ir_size_value(C, v,
                            v->nstrides ? st->attrs->stride_loc : st->type.loc))
@@ -249,14 +249,14 @@ static void ir_alias_fits(ir_checker *C, const ir_stmt *st, ir_value *v,
     uint64_t off = o->byte_offset;
     bool fits = true;
     if (st->has_offset) {
-        if (st->offset > (UINT64_MAX - off) / item)
+        if (st->attrs->offset > (UINT64_MAX - off) / item)
             fits = false;
         else
-            off += st->offset * item;
+            off += st->attrs->offset * item;
     }
     v->byte_offset = off;
     if (!fits) {
-        ir_cerr(C, st->offset_loc,
+        ir_cerr(C, st->attrs->offset_loc,
                 "alias '%s' does not fit its storage: its offset overflows "
                 "64 bits",
                 v->name);
@@ -264,7 +264,7 @@ static void ir_alias_fits(ir_checker *C, const ir_stmt *st, ir_value *v,
         return;
     }
     if (off > r->bytes || v->bytes > r->bytes - off) {
-        ir_loc loc = st->has_offset   ? st->offset_loc
+        ir_loc loc = st->has_offset   ? st->attrs->offset_loc
                      : st->has_stride ? st->attrs->stride_loc
                      : st->has_type   ? st->type.loc
                                       : st->old.loc;

@@ -147,9 +147,13 @@ typedef struct ir_attrs {
     ir_ident group;    /* group=NAME */
     uint64_t *strides; /* stride=[...] when has_stride: nstrides entries */
     ir_loc stride_loc;
+    uint32_t nstrides;
+    uint64_t offset; /* alias: offset= (when has_offset), in elements of the
+                        alias's TYPE (or OLD's dtype) */
+    ir_loc offset_loc;
 } ir_attrs;
 
-/* One statement: one line of input, so kept small (160 bytes, asserted in
+/* One statement: one line of input, so kept small (112 bytes, asserted in
  * ir/parse.c).  The fields of one kind of statement share storage with
  * those of the others (an anonymous union): read only the fields of the
  * statement's kind, as the comment of each says; the counts and flags
@@ -167,20 +171,22 @@ typedef struct ir_stmt {
      * else -1 */
     int32_t value;
 
-    /* sizes of the arrays below */
-    uint32_t nstrides;
+    /* sizes of the arrays below (0 for the other kinds) */
     uint32_t nargs;
-    uint32_t nmodes;
     uint32_t nnames;
 
-    /* optional parts present */
-    bool has_device;
-    bool has_type;
-    bool has_stride;
-    bool has_capacity;
-    bool has_offset;
-    bool has_stream;
-    bool nocapture; /* kernel statement: `nocapture` (not in a CUDA graph) */
+    /* device statement, or the device= attribute when has_device */
+    ir_device device;
+
+    /* optional parts present (one bit each) */
+    bool has_device : 1;
+    bool has_type : 1;
+    bool has_stride : 1; /* attrs->strides, attrs->nstrides */
+    bool has_capacity : 1;
+    bool has_offset : 1; /* attrs->offset */
+    bool has_stream : 1;
+    bool nocapture : 1; /* kernel statement: `nocapture` (not in a CUDA
+                           graph) */
 
     /* The line of this statement has a syntax error (only in the programs
      * the recovering parser of ir_load builds, never in one ir_parse
@@ -189,13 +195,10 @@ typedef struct ir_stmt {
      * may be partial and is not used: ir_check takes such a statement into
      * account by its kind and name only (docs/ir.md, "After a syntax
      * error"). */
-    bool broken;
+    bool broken : 1;
 
-    /* device statement, or the device= attribute when has_device */
-    ir_device device;
-
-    /* space=, comm=, group=, stride= and device='s location; NULL when
-     * none of them is given (buffer and alias statements) */
+    /* space=, comm=, group=, stride=, offset= and device='s location;
+     * NULL when none of them is given (buffer and alias statements) */
     ir_attrs *attrs;
 
     /* spill=, next=, data=, at=, planned; NULL when none given */
@@ -204,13 +207,16 @@ typedef struct ir_stmt {
     union {
         /* input/const/alloc/state NAME TYPE, alias NEW = OLD [TYPE] */
         struct {
-            ir_type type;   /* when has_type (always for buffers) */
-            uint64_t align; /* align=BYTES, 0 when absent */
-            ir_loc align_loc;
-            ir_ident old;    /* alias: OLD */
-            uint64_t offset; /* alias: in elements of the alias's TYPE (or
-                                OLD's dtype), when has_offset */
-            ir_loc offset_loc;
+            ir_type type; /* when has_type (always for buffers) */
+            union {
+                /* input/const/alloc/state: align=BYTES, 0 when absent */
+                struct {
+                    uint64_t align;
+                    ir_loc align_loc;
+                };
+                /* alias: OLD (an alias has no align=) */
+                ir_ident old;
+            };
         };
         /* call KERNEL(args) [stream=N] (stream when has_stream) */
         struct {
@@ -222,6 +228,7 @@ typedef struct ir_stmt {
         struct {
             ir_mode *modes;    /* nmodes entries */
             ir_loc *mode_locs; /* nmodes entries */
+            uint32_t nmodes;
         };
         /* free/output NAME... */
         struct {

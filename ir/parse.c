@@ -39,8 +39,8 @@ _Static_assert(sizeof ir_dtype_names / sizeof ir_dtype_names[0] ==
 _Static_assert(sizeof ir_dtype_sizes / sizeof ir_dtype_sizes[0] ==
                    IR_DTYPE_COUNT,
                "a size per ir_dtype");
-/* ir/ir.h claims 160 bytes per statement (64-bit targets). */
-_Static_assert(sizeof(void *) < 8 || sizeof(ir_stmt) <= 160,
+/* ir/ir.h claims 112 bytes per statement (64-bit targets). */
+_Static_assert(sizeof(void *) < 8 || sizeof(ir_stmt) <= 112,
                "ir_stmt stays small: one per line of input");
 _Static_assert(sizeof(void *) < 8 || sizeof(ir_arg) <= 32,
                "ir_arg stays small: several per call");
@@ -200,11 +200,12 @@ static bool ir_parse_kernel(ir_parser *P, ir_stmt *st) {
 
 /* A stride= has one entry per dimension of the statement's type. */
 static bool ir_stride_rank_ok(ir_parser *P, const ir_stmt *st) {
-    if (st->has_stride && st->nstrides != st->type.ndim) {
+    if (st->has_stride && st->attrs->nstrides != st->type.ndim) {
+        uint32_t n = st->attrs->nstrides;
         ir_perr(P, st->attrs->stride_loc.col,
                 "stride has %u entr%s but the type has %u dimension%s",
-                (unsigned)st->nstrides, st->nstrides == 1 ? "y" : "ies",
-                (unsigned)st->type.ndim, st->type.ndim == 1 ? "" : "s");
+                (unsigned)n, n == 1 ? "y" : "ies", (unsigned)st->type.ndim,
+                st->type.ndim == 1 ? "" : "s");
         return false;
     }
     return true;

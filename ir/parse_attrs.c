@@ -267,8 +267,8 @@ static bool ir_parse_attr_value(ir_parser *P, ir_stmt *st, int k, ir_loc kloc) {
     case IR_AT_STRIDE:
         ok = ir_parse_int_list(P, "stride");
         st->has_stride = true;
-        st->nstrides = (uint32_t)P->nnums;
-        ir_attrs_of(P, st)->strides = ir_copy_nums(P);
+        ir_attrs_of(P, st)->nstrides = (uint32_t)P->nnums;
+        st->attrs->strides = ir_copy_nums(P);
         st->attrs->stride_loc = kloc;
         break;
     case IR_AT_ALIGN: {
@@ -293,8 +293,8 @@ static bool ir_parse_attr_value(ir_parser *P, ir_stmt *st, int k, ir_loc kloc) {
         break;
     case IR_AT_OFFSET:
         st->has_offset = true;
-        ok = ir_parse_uint(P, &st->offset, "offset");
-        st->offset_loc = kloc;
+        ok = ir_parse_uint(P, &ir_attrs_of(P, st)->offset, "offset");
+        st->attrs->offset_loc = kloc;
         break;
     case IR_AT_CAPACITY:
         st->has_capacity = true;

@@ -38,7 +38,7 @@ static void pr_type(base_sb *out, const ir_type *t) {
 
 static void pr_strides(base_sb *out, const ir_stmt *st) {
     base_sb_puts(out, " stride=[");
-    for (uint32_t i = 0; i < st->nstrides; i++) {
+    for (uint32_t i = 0; i < st->attrs->nstrides; i++) {
         if (i)
             base_sb_putc(out, ',');
         base_sb_u64(out, st->attrs->strides[i]);
@@ -111,7 +111,7 @@ static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
                      ir_text_escape esc) {
     char dev[24];
     if (canon && st->kind == IR_ALIAS && st->has_offset)
-        base_sb_printf(out, " offset=%" PRIu64, st->offset);
+        base_sb_printf(out, " offset=%" PRIu64, st->attrs->offset);
     if (st->has_device)
         base_sb_printf(out, " device=%s",
                        ir_device_str(st->device, dev, sizeof dev));
@@ -120,7 +120,7 @@ static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
         base_sb_printf(out, " space=%s", at->space.name);
     if (st->has_stride)
         pr_strides(out, st);
-    if (st->align)
+    if (st->kind != IR_ALIAS && st->align)
         base_sb_printf(out, " align=%" PRIu64, st->align);
     if (canon && at && at->comm.name)
         base_sb_printf(out, " comm=%s group=%s", at->comm.name, at->group.name);
@@ -149,7 +149,7 @@ static void pr_alias_short(base_sb *out, const ir_stmt *st) {
     }
     if (st->has_offset) {
         base_sb_puts(out, " offset=");
-        base_sb_u64(out, st->offset);
+        base_sb_u64(out, st->attrs->offset);
     }
     if (st->has_stride)
         pr_strides(out, st);
