@@ -1,25 +1,84 @@
 /*
  * base/arena.c - the arena: bump allocation in chunks, freed in
- * one call.  Chunks double from 64 KiB up to 1 MiB, so that a small
+ * one call.  Chunks double from 64 KiB up to 4 MiB, so that a small
  * arena stays small and a large one wastes little at chunk ends; large
  * requests get a chunk of their own.
+ *
+ * A chunk of 2 MiB or more is mapped on its own, aligned to 2 MiB and
+ * offered to the kernel for transparent huge pages (where the system
+ * has them): a program of 10^6 statements fills some 300 MB of arena,
+ * and at 4 KiB a page the page faults alone were a third of the time
+ * of parsing and checking it.  Pages are still touched (made resident)
+ * only where the arena writes.
  */
+#define _DEFAULT_SOURCE /* madvise, MAP_ANONYMOUS */
 #include "base.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BASE_ARENA_CHUNK ((size_t)64 * 1024)
-#define BASE_ARENA_MAX_CHUNK ((size_t)1024 * 1024)
+#define BASE_ARENA_MAX_CHUNK ((size_t)4 * 1024 * 1024)
+#define BASE_ARENA_HUGE ((size_t)2 * 1024 * 1024)
 
 typedef struct base_chunk {
     struct base_chunk *next;
     size_t size; /* usable bytes after the header */
     size_t used;
+    size_t mapped; /* bytes mapped at `map` (0: the chunk is malloc'ed) */
+    void *map;
     _Alignas(16) unsigned char data[];
 } base_chunk;
+
+/* A zeroed chunk of `csize` usable bytes: mapped and 2 MiB-aligned when
+ * it is that large, so that the kernel can back it with huge pages,
+ * else calloc'ed (calloc: a big block comes zeroed from fresh pages,
+ * untouched until used). */
+static base_chunk *base_chunk_new(size_t csize) {
+    if (csize > SIZE_MAX - sizeof(base_chunk) - BASE_ARENA_HUGE)
+        base_oom();
+    size_t bytes = sizeof(base_chunk) + csize;
+    if (bytes >= BASE_ARENA_HUGE) {
+        /* Map the size rounded up to 2 MiB, plus 2 MiB of slack to
+         * align within; the slack is unmapped again. */
+        size_t len = (bytes + BASE_ARENA_HUGE - 1) & ~(BASE_ARENA_HUGE - 1);
+        void *m = mmap(NULL, len + BASE_ARENA_HUGE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            uintptr_t at = ((uintptr_t)m + BASE_ARENA_HUGE - 1) &
+                           ~(uintptr_t)(BASE_ARENA_HUGE - 1);
+            size_t head = at - (uintptr_t)m;
+            if (head)
+                munmap(m, head);
+            if (BASE_ARENA_HUGE - head)
+                munmap((char *)at + len, BASE_ARENA_HUGE - head);
+#ifdef MADV_HUGEPAGE
+            madvise((void *)at, len, MADV_HUGEPAGE); /* a hint: may fail */
+#endif
+            base_chunk *c = (base_chunk *)at;
+            c->size = len - sizeof(base_chunk); /* >= csize */
+            c->mapped = len;
+            c->map = (void *)at;
+            return c;
+        }
+    }
+    base_chunk *c = calloc(1, bytes);
+    if (!c)
+        base_oom();
+    c->size = csize;
+    return c;
+}
+
+static void base_chunk_free(base_chunk *c) {
+    if (c->mapped)
+        munmap(c->map, c->mapped);
+    else
+        free(c);
+}
 
 struct base_arena {
     base_chunk *head;
@@ -47,7 +106,7 @@ void base_arena_free(base_arena *a) {
     base_chunk *c = a->head;
     while (c) {
         base_chunk *next = c->next;
-        free(c);
+        base_chunk_free(c);
         c = next;
     }
     free(a);
@@ -61,19 +120,13 @@ void *base_arena_alloc(base_arena *a, size_t size) {
         need = a->align;
     base_chunk *c = a->head;
     if (!c || c->size - c->used < need) {
-        size_t csize = need > a->chunk / 4 ? need : a->chunk;
-        if (csize == a->chunk && a->chunk < BASE_ARENA_MAX_CHUNK)
+        /* a->chunk counts the header: a 4 MiB chunk maps 4 MiB. */
+        bool own = need > a->chunk / 4;
+        size_t csize = own ? need : a->chunk - sizeof(base_chunk);
+        if (!own && a->chunk < BASE_ARENA_MAX_CHUNK)
             a->chunk *= 2;
-        if (csize > SIZE_MAX - sizeof(base_chunk))
-            base_oom();
-        /* calloc: a big block comes zeroed from fresh pages, untouched
-         * until used. */
-        base_chunk *n = calloc(1, sizeof(base_chunk) + csize);
-        if (!n)
-            base_oom();
-        n->size = csize;
-        n->used = 0;
-        if (csize == need) {
+        base_chunk *n = base_chunk_new(csize);
+        if (own) {
             /* A big block of its own, already zero: keep the current
              * chunk on top for small requests. */
             n->used = need;
@@ -90,7 +143,7 @@ void *base_arena_alloc(base_arena *a, size_t size) {
         a->head = n;
         c = n;
     }
-    /* Chunks come zeroed from calloc and are never reused: no memset. */
+    /* Chunks come zeroed and are never reused: no memset. */
     void *p = c->data + c->used;
     c->used += need;
     return p;
@@ -102,7 +155,7 @@ void base_arena_reset(base_arena *a) {
         return;
     for (base_chunk *n = c->next; n;) {
         base_chunk *next = n->next;
-        free(n);
+        base_chunk_free(n);
         n = next;
     }
     c->next = NULL;
