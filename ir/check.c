@@ -366,6 +366,12 @@ static void ir_warn_leaks(ir_checker *C) {
 }
 
 bool ir_check(ir_program *p, base_diag *d) {
+    if (p->nstmts > IR_MAX_STATEMENTS) { /* a program built by hand */
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "input too large (at most %u statements and 4 GiB)",
+                         IR_MAX_STATEMENTS);
+        return false;
+    }
     ir_checker C;
     memset(&C, 0, sizeof C);
     C.p = p;

@@ -44,9 +44,9 @@ static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
     ir_arg_class c = ir_class_of(arg->kind);
     if (kc->cls[i] == IR_CLASS_NONE) {
         kc->cls[i] = (uint8_t)c;
-        kc->cls_at[i] = arg->loc;
+        kc->cls_at[i] = ir_arg_loc(st, arg);
     } else if (kc->cls[i] != c) {
-        ir_cerr(C, arg->loc,
+        ir_cerr(C, ir_arg_loc(st, arg),
                 "argument %u of kernel '%s' has different kinds at different "
                 "calls (buffer, number, string)",
                 (unsigned)(i + 1), st->name.name);
@@ -54,7 +54,7 @@ static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
         return false;
     }
     if (arg->kind == IR_ARG_FLOAT && kc->float_at[i].line == 0)
-        kc->float_at[i] = arg->loc;
+        kc->float_at[i] = ir_arg_loc(st, arg);
     return true;
 }
 
@@ -80,7 +80,7 @@ void ir_check_double_ints(ir_checker *C) {
             if (g->kind != IR_ARG_INT || kc->float_at[j].line == 0 ||
                 (g->ival <= lim && g->ival >= -lim))
                 continue;
-            ir_cerr(C, g->loc,
+            ir_cerr(C, ir_arg_loc(st, g),
                     "integer %lld cannot be passed exactly as argument %u of "
                     "kernel '%s', a double (other calls pass floats there): "
                     "integers above 2^53 lose digits; write it as a float",
@@ -142,7 +142,7 @@ void ir_check_call(ir_checker *C, ir_stmt *st) {
             ir_mode m = sig->modes[i];
             bool is_buf = arg->kind == IR_ARG_BUFFER;
             if (m == IR_MODE_SCALAR && is_buf) {
-                ir_cerr(C, arg->loc,
+                ir_cerr(C, ir_arg_loc(st, arg),
                         "argument %u of '%s' must be a literal (the signature "
                         "declares it 'scalar') but '%s' is a buffer",
                         (unsigned)(i + 1), st->name.name, arg->text);
@@ -150,7 +150,7 @@ void ir_check_call(ir_checker *C, ir_stmt *st) {
                 continue;
             }
             if (m != IR_MODE_SCALAR && !is_buf) {
-                ir_cerr(C, arg->loc,
+                ir_cerr(C, ir_arg_loc(st, arg),
                         "argument %u of '%s' must be a buffer (the signature "
                         "declares it '%s') but a literal was given",
                         (unsigned)(i + 1), st->name.name, ir_mode_name(m));
@@ -163,7 +163,7 @@ void ir_check_call(ir_checker *C, ir_stmt *st) {
             continue;
         if (arg->kind != IR_ARG_BUFFER)
             continue;
-        ir_ident id = {arg->text, arg->loc};
+        ir_ident id = {arg->text, ir_arg_loc(st, arg)};
         arg->value = ir_use(C, &id, "use of");
     }
 }

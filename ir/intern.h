@@ -61,6 +61,12 @@ static inline ir_name_rec *ir_name_rec_of(const char *name) {
     return (ir_name_rec *)(void *)(name - offsetof(ir_name_rec, name));
 }
 
+/* The location of argument `a` of call `st`. */
+static inline ir_loc ir_arg_loc(const ir_stmt *st, const ir_arg *a) {
+    ir_loc l = {st->loc.line, a->col};
+    return l;
+}
+
 /* A statement's rarely given attributes, or an empty set when it has
  * none (never NULL). */
 static inline const ir_attrs *ir_attrs_or_none(const ir_stmt *st) {

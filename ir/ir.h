@@ -101,6 +101,10 @@ typedef struct ir_type {
     ir_loc loc;
 } ir_type;
 
+/* The most statements a program may have (ir_parse reports "input too
+ * large" beyond). */
+#define IR_MAX_STATEMENTS ((1u << 28) - 1)
+
 typedef enum ir_arg_kind {
     IR_ARG_BUFFER,
     IR_ARG_INT,
@@ -108,12 +112,15 @@ typedef enum ir_arg_kind {
     IR_ARG_STRING,
 } ir_arg_kind;
 
-/* One argument of a call: 32 bytes (the value of a literal shares its
- * storage with those of the other kinds: read the one of `kind`). */
+/* One argument of a call: 24 bytes, several per call (the value of a
+ * literal shares its storage with those of the other kinds: read the one
+ * of `kind`).  Its line is the statement's. */
 typedef struct ir_arg {
-    ir_arg_kind kind;
-    int32_t value; /* after ir_check: value id of a buffer arg, else -1 */
-    ir_loc loc;
+    unsigned kind : 3; /* an ir_arg_kind */
+    /* after ir_check: value id of a buffer arg, else -1 (value ids are
+     * below IR_MAX_STATEMENTS) */
+    signed value : 29;
+    uint32_t col;     /* 1-based column, in bytes, on the statement's line */
     const char *text; /* buffer name, or the literal as spelled in the source */
     union {
         int64_t ival;     /* IR_ARG_INT */

@@ -42,7 +42,7 @@ _Static_assert(sizeof ir_dtype_sizes / sizeof ir_dtype_sizes[0] ==
 /* ir/ir.h claims 112 bytes per statement (64-bit targets). */
 _Static_assert(sizeof(void *) < 8 || sizeof(ir_stmt) <= 112,
                "ir_stmt stays small: one per line of input");
-_Static_assert(sizeof(void *) < 8 || sizeof(ir_arg) <= 32,
+_Static_assert(sizeof(void *) < 8 || sizeof(ir_arg) <= 24,
                "ir_arg stays small: several per call");
 
 unsigned ir_dtype_size(ir_dtype t) {
@@ -278,7 +278,7 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
             }
             ir_arg arg;
             memset(&arg, 0, sizeof arg);
-            arg.loc = ir_tok_loc(P, t);
+            arg.col = t->col;
             arg.value = -1;
             if (t->kind == TK_IDENT) {
                 ir_ident id;
@@ -544,8 +544,10 @@ static ir_program *ir_parse_lines(base_arena *a, const char *filename,
     P.a = a;
     P.d = d;
     size_t maxst = ir_count_statements(text, len);
-    if (maxst > INT32_MAX || len > UINT32_MAX) {
-        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "input too large");
+    if (maxst > IR_MAX_STATEMENTS || len > UINT32_MAX) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "input too large (at most %u statements and 4 GiB)",
+                         IR_MAX_STATEMENTS);
         return NULL;
     }
     P.maxstmts = (uint32_t)maxst;

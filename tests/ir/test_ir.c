@@ -262,7 +262,7 @@ static void test_parse_locations(void **state) {
     assert_int_equal(c->kind, IR_CALL);
     assert_int_equal(c->nargs, 4);
     assert_int_equal(c->args[0].kind, IR_ARG_BUFFER);
-    assert_int_equal(c->args[0].loc.col, 8);
+    assert_int_equal(c->args[0].col, 8);
     assert_int_equal(c->args[1].kind, IR_ARG_INT);
     assert_int_equal(c->args[1].ival, -3);
     assert_int_equal(c->args[2].kind, IR_ARG_FLOAT);
