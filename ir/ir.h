@@ -96,8 +96,9 @@ typedef struct ir_ident {
 
 typedef struct ir_type {
     ir_dtype dtype;
-    uint32_t ndim; /* 0 for DTYPE[] (a scalar: one element) */
-    uint64_t *dims;
+    uint32_t ndim;  /* 0 for DTYPE[] (a scalar: one element) */
+    uint64_t *dims; /* ir_parse shares equal arrays between statements (and
+                       with strides): never written after parsing */
     ir_loc loc;
 } ir_type;
 
@@ -152,7 +153,8 @@ typedef struct ir_attrs {
     ir_ident space;    /* space=NAME */
     ir_ident comm;     /* comm=TYPE */
     ir_ident group;    /* group=NAME */
-    uint64_t *strides; /* stride=[...] when has_stride: nstrides entries */
+    uint64_t *strides; /* stride=[...] when has_stride: nstrides entries
+                          (shared like ir_type.dims) */
     ir_loc stride_loc;
     uint32_t nstrides;
     uint64_t offset; /* alias: offset= (when has_offset), in elements of the

@@ -116,10 +116,24 @@ static bool ir_parse_int_list(ir_parser *P, const char *what) {
     }
 }
 
+/* The numbers of P->nums in the arena.  A program repeats a few shapes
+ * and strides many times: an array equal to one stored recently (a
+ * direct-mapped cache by hash) is shared rather than copied. */
 static uint64_t *ir_copy_nums(ir_parser *P) {
-    uint64_t *v = base_arena_array(P->a, P->nnums, sizeof *v);
-    if (P->nnums)
-        memcpy(v, P->nums, P->nnums * sizeof *v);
+    size_t n = P->nnums;
+    uint64_t h = 0x9e3779b97f4a7c15u * (n + 1);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ P->nums[i]) * 0x100000001b3u;
+    size_t slot = (size_t)(h >> 40) % IR_NUMS_CACHE;
+    uint64_t *v = P->nums_cache[slot];
+    if (v && P->nums_cache_n[slot] == n &&
+        (n == 0 || memcmp(v, P->nums, n * sizeof *v) == 0))
+        return v;
+    v = base_arena_array(P->a, n, sizeof *v);
+    if (n)
+        memcpy(v, P->nums, n * sizeof *v);
+    P->nums_cache[slot] = v;
+    P->nums_cache_n[slot] = n;
     return v;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define IR_NAME_MAX 255
+#define IR_NUMS_CACHE 256
 
 /* "f64", "f32", ...: indexed by ir_dtype (ir/parse.c). */
 extern const char *const ir_dtype_names[];
@@ -83,6 +84,9 @@ typedef struct ir_parser {
     /* The names seen last, by hash: names are mostly used a few lines
      * after their definition, so most lookups stop here. */
     ir_name_rec *recent[1024];
+    /* The shapes and strides stored last, by hash (ir_copy_nums). */
+    uint64_t *nums_cache[IR_NUMS_CACHE];
+    size_t nums_cache_n[IR_NUMS_CACHE];
 } ir_parser;
 
 static inline bool ir_is_digit(int c) {
