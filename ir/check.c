@@ -127,7 +127,7 @@ int32_t ir_use(ir_checker *C, const ir_ident *id, const char *what) {
     ir_value *v = &C->p->values[e->id];
     if (v->freed_at >= 0) {
         ir_cerr(C, id->loc, "%s '%s' after it was freed", what, id->name);
-        ir_cnote(C, C->free_loc[e->id], "'%s' was freed here", id->name);
+        ir_cnote(C, ir_free_loc(C, e->id), "'%s' was freed here", id->name);
         return -1;
     }
     return e->id;
@@ -179,12 +179,12 @@ static void ir_check_free(ir_checker *C, ir_stmt *st) {
         ir_value *v = &p->values[e->id];
         if (v->freed_at >= 0) {
             ir_cerr(C, id->loc, "double free of '%s'", id->name);
-            ir_cnote(C, C->free_loc[e->id], "first freed here");
+            ir_cnote(C, ir_free_loc(C, e->id), "first freed here");
             continue;
         }
         st->name_values[i] = e->id;
         v->freed_at = (int32_t)st->index;
-        C->free_loc[e->id] = id->loc;
+        C->free_pos[e->id] = i;
         if (C->live[v->root] > 0 && --C->live[v->root] == 0)
             p->values[v->root].storage_end = (int32_t)st->index;
     }
@@ -216,12 +216,12 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
         if (v->freed_at >= 0) {
             ir_cerr(C, id->loc, "output of dead name '%s': it was freed",
                     id->name);
-            ir_cnote(C, C->free_loc[e->id], "'%s' was freed here", id->name);
+            ir_cnote(C, ir_free_loc(C, e->id), "'%s' was freed here", id->name);
             continue;
         }
         if (v->output_index >= 0) {
             ir_cerr(C, id->loc, "'%s' is output twice", id->name);
-            ir_cnote(C, C->out_loc[e->id], "first output here");
+            ir_cnote(C, st->names[v->output_index].loc, "first output here");
             continue;
         }
         if (v->comm) {
@@ -240,7 +240,6 @@ static void ir_check_output(ir_checker *C, ir_stmt *st) {
         }
         st->name_values[i] = e->id;
         v->output_index = (int32_t)i;
-        C->out_loc[e->id] = id->loc;
         C->root_output[v->root] = true;
     }
 }
@@ -401,8 +400,7 @@ bool ir_check(ir_program *p, base_diag *d) {
     p->output_stmt = -1;
     p->has_streams = false;
     C.live = base_xcalloc(nv, sizeof *C.live);
-    C.free_loc = base_xcalloc(nv, sizeof *C.free_loc);
-    C.out_loc = base_xcalloc(nv, sizeof *C.out_loc);
+    C.free_pos = base_xcalloc(nv, sizeof *C.free_pos);
     C.poisoned = base_xcalloc(nv, sizeof *C.poisoned);
     C.root_output = base_xcalloc(nv, sizeof *C.root_output);
     C.in_cycle = base_xcalloc(p->nstmts, sizeof *C.in_cycle);
@@ -439,8 +437,7 @@ bool ir_check(ir_program *p, base_diag *d) {
     }
 
     free(C.live);
-    free(C.free_loc);
-    free(C.out_loc);
+    free(C.free_pos);
     free(C.poisoned);
     free(C.root_output);
     free(C.in_cycle);

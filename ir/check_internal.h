@@ -46,8 +46,8 @@ typedef struct ir_checker {
     unsigned errors;
     uint32_t gen;        /* this run's generation, for lazy slot resets */
     uint32_t *live;      /* per root value: names alive */
-    ir_loc *free_loc;    /* per value: where its name was freed */
-    ir_loc *out_loc;     /* per value: where it was output */
+    uint32_t *free_pos;  /* per freed value: the position of its name in
+                            its free statement (see ir_free_loc) */
     bool *poisoned;      /* per value: its definition had an error */
     bool *root_output;   /* per root value: some name of it is an output */
     bool *in_cycle;      /* per statement: alias part of a cycle */
@@ -89,6 +89,12 @@ void ir_collect_signatures(ir_checker *C);
 /* Warns about calls of kernels without a signature whose name is close
  * to a declared one (ir/check_calls.c). */
 void ir_warn_unsigned_kernels(ir_checker *C);
+/* Where the freed value `id` was freed. */
+static inline ir_loc ir_free_loc(const ir_checker *C, int32_t id) {
+    const ir_program *p = C->p;
+    return p->stmts[p->values[id].freed_at].names[C->free_pos[id]].loc;
+}
+
 /* Reports an error at loc and counts it. */
 void ir_cerr(ir_checker *C, ir_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

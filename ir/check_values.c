@@ -172,7 +172,7 @@ static int32_t ir_alias_old(ir_checker *C, const ir_stmt *st, int32_t id) {
     if (p->values[e->id].freed_at >= 0) {
         ir_cerr(C, st->old.loc, "alias of '%s' after it was freed",
                 st->old.name);
-        ir_cnote(C, C->free_loc[e->id], "'%s' was freed here", st->old.name);
+        ir_cnote(C, ir_free_loc(C, e->id), "'%s' was freed here", st->old.name);
         return -1;
     }
     return e->id;
