@@ -364,6 +364,10 @@ static void ir_warn_leaks(ir_checker *C) {
     free(kept_by);
 }
 
+/* ir/ir.h claims 144 bytes per value (64-bit targets). */
+_Static_assert(sizeof(void *) < 8 || sizeof(ir_value) <= 144,
+               "ir_value stays small: one per buffer and alias");
+
 bool ir_check(ir_program *p, base_diag *d) {
     if (p->nstmts > IR_MAX_STATEMENTS) { /* a program built by hand */
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,

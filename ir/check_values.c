@@ -48,7 +48,6 @@ static bool ir_size_value(ir_checker *C, ir_value *v, ir_loc loc) {
         ir_cerr(C, loc, "byte size of '%s' overflows 64 bits", v->name);
         return false;
     }
-    v->elements = e;
     v->bytes = e * item;
     return true;
 }
@@ -202,7 +201,6 @@ static void ir_alias_shape(ir_checker *C, const ir_stmt *st, ir_value *v,
         v->dims = o->dims;
         v->nstrides = o->nstrides;
         v->strides = o->strides;
-        v->elements = o->elements;
         v->bytes = o->bytes;
     }
 }

@@ -258,21 +258,27 @@ typedef enum ir_value_kind {
 } ir_value_kind;
 
 /* A name bound to memory, after ir_check.  Value ids are indices into
- * ir_program.values, in definition order. */
+ * ir_program.values, in definition order.  One per buffer and alias of
+ * the program, so kept small (144 bytes, asserted in ir/check.c). */
 typedef struct ir_value {
     const char *name;
-    ir_value_kind kind;
-    uint32_t def;     /* index of the defining statement */
-    int32_t alias_of; /* IR_VAL_ALIAS: the value it names, else -1 */
-    int32_t root;     /* the input/const/alloc value owning the memory
-                         (itself for those kinds) */
-    ir_dtype dtype;
+    uint8_t kind;       /* an ir_value_kind */
+    uint8_t dtype;      /* an ir_dtype */
+    bool planned;       /* input/alloc: `planned` given (docs/firmware.md) */
+    uint8_t item_align; /* storage: the largest item size of its dtype and
+                           of its views' dtypes, which its offset must be
+                           a multiple of whatever --align and align= say
+                           (docs/planning.md, Alignment); aliases: 0 */
+    uint32_t def;       /* index of the defining statement */
+    int32_t alias_of;   /* IR_VAL_ALIAS: the value it names, else -1 */
+    int32_t root;       /* the input/const/alloc value owning the memory
+                           (itself for those kinds) */
     uint32_t ndim;
-    const uint64_t *dims;
     uint32_t nstrides; /* 0 when dense */
+    const uint64_t *dims;
     const uint64_t *strides;
-    uint64_t elements;    /* footprint in elements (strides applied) */
-    uint64_t bytes;       /* elements * itemsize */
+    uint64_t bytes;       /* footprint in bytes (strides applied):
+                             ir_value_elements(v) * the dtype's size */
     uint64_t byte_offset; /* offset from the root's first byte */
     int32_t freed_at;     /* statement index of the free of this name, -1 */
     int32_t output_index; /* position in the output statement, -1 */
@@ -287,17 +293,18 @@ typedef struct ir_value {
      * the storage lives to the end of the program.  Aliases: -1. */
     int32_t storage_end;
     /* firmware (docs/firmware.md) */
-    bool planned;          /* input/alloc: `planned` given */
-    uint8_t item_align;    /* storage: the largest item size of its dtype and
-                              of its views' dtypes, which its offset must be
-                              a multiple of whatever --align and align= say
-                              (docs/planning.md, Alignment); aliases: 0 */
+    int32_t state_next;    /* state: the output given by next=, else -1 */
+    int32_t next_of;       /* that output: its state, else -1 */
     const char *data_path; /* const with data=: the file, resolved against
                               the IR file's folder; NULL otherwise */
     uint64_t data_at;      /* its byte offset in that file */
-    int32_t state_next;    /* state: the output given by next=, else -1 */
-    int32_t next_of;       /* that output: its state, else -1 */
 } ir_value;
+
+/* The footprint of v in elements (strides applied). */
+static inline uint64_t ir_value_elements(const ir_value *v) {
+    unsigned item = ir_dtype_size((ir_dtype)v->dtype);
+    return item ? v->bytes / item : 0;
+}
 
 typedef struct ir_space {
     const char *name;

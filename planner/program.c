@@ -71,7 +71,7 @@ static size_t pp_key_bytes(unsigned char *out, const ir_value *val,
     int32_t kind = (int32_t)val->device.kind;
     int64_t index = (int64_t)val->device.index;
     int32_t dtype = (int32_t)val->dtype;
-    uint64_t elements = val->elements;
+    uint64_t elements = ir_value_elements(val);
     size_t at = 0;
     at = pp_key_put(out, at, &kind, sizeof kind);
     at = pp_key_put(out, at, &index, sizeof index);

@@ -526,7 +526,7 @@ static void test_check_values(void **state) {
     assert_int_equal(a->device.index, 2);
     assert_string_equal(a->space, "sram");
     assert_int_equal(a->align, 64);
-    assert_int_equal(a->elements, 1 + 2 * 10 + 4 * 1);
+    assert_int_equal(ir_value_elements(a), 1 + 2 * 10 + 4 * 1);
     assert_int_equal(a->bytes, 50);
     assert_int_equal(a->nstrides, 2);
     assert_int_equal(a->freed_at, 10);

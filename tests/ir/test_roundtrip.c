@@ -543,9 +543,9 @@ static bool same_meaning(const ir_program *p, const ir_program *q) {
         if (!same_str(a->name, b->name) || a->kind != b->kind ||
             a->def != b->def || a->alias_of != b->alias_of ||
             a->root != b->root || a->dtype != b->dtype || a->ndim != b->ndim ||
-            a->elements != b->elements || a->bytes != b->bytes ||
-            a->byte_offset != b->byte_offset || a->freed_at != b->freed_at ||
-            a->output_index != b->output_index ||
+            ir_value_elements(a) != ir_value_elements(b) ||
+            a->bytes != b->bytes || a->byte_offset != b->byte_offset ||
+            a->freed_at != b->freed_at || a->output_index != b->output_index ||
             a->device.kind != b->device.kind ||
             a->device.index != b->device.index ||
             !same_str(a->space, b->space) || !same_str(a->comm, b->comm) ||
