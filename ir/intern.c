@@ -17,8 +17,11 @@
 
 uint32_t ir_name_hash(const char *s, size_t n) {
     /* 64-bit multiply-xorshift over 8-byte words (FNV's constants); the
-     * bytes are read with memcpy, so any alignment is fine. */
+     * bytes are read with memcpy, so any alignment is fine.  The last
+     * n % 8 bytes: the top of the last 8 when there are 8 (a fixed-size
+     * read), else one by one (no call to memcpy for a variable size). */
     uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)n;
+    size_t total = n;
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
@@ -28,8 +31,13 @@ uint32_t ir_name_hash(const char *s, size_t n) {
         n -= 8;
     }
     uint64_t w = 0;
-    if (n)
-        memcpy(&w, s, n);
+    if (n && total >= 8) {
+        memcpy(&w, s + n - 8, 8);
+        w >>= 8 * (8 - n);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    }
     h = (h ^ w) * 0x100000001b3u;
     h ^= h >> 32;
     h *= 0x9e3779b97f4a7c15u;

@@ -12,6 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+const unsigned char ir_cclass[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* The candidate closest to token t (ir_closest), or NULL. */
 const char *ir_suggest(const ir_token *t, const char *const *cands, size_t n) {
     size_t i = base_closest(t->s, t->len, cands, n);
@@ -250,18 +264,22 @@ static void ir_lex_string(ir_parser *P, ir_token *t) {
 void ir_lex(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t n = P->len;
-    while (P->pos < n && (s[P->pos] == ' ' || s[P->pos] == '\t'))
-        P->pos++;
-    memset(t, 0, sizeof *t);
-    t->col = (uint32_t)(P->pos + 1);
-    t->s = s + P->pos;
-    if (P->pos >= n || s[P->pos] == '#') {
+    size_t pos = P->pos;
+    while (pos < n && (s[pos] == ' ' || s[pos] == '\t'))
+        pos++;
+    P->pos = pos;
+    /* Only the fields of the token's kind are read: no memset. */
+    t->col = (uint32_t)(pos + 1);
+    t->s = s + pos;
+    t->len = 0;
+    t->neg = false;
+    if (pos >= n || s[pos] == '#') {
         t->kind = TK_EOL;
         return;
     }
-    unsigned char c = (unsigned char)s[P->pos];
+    unsigned char c = (unsigned char)s[pos];
     if (ir_is_id_start(c)) {
-        size_t i = P->pos;
+        size_t i = pos + 1;
         while (i < n && ir_is_id_char((unsigned char)s[i]))
             i++;
         if (i < n && (unsigned char)s[i] >= 0x80) {
@@ -292,15 +310,37 @@ void ir_lex(ir_parser *P, ir_token *t) {
         ir_lex_string(P, t);
         return;
     }
-    static const char punct[] = "()[],=:";
-    const char *pp = strchr(punct, c);
-    if (c && pp) {
-        t->kind = (ir_tok_kind)(TK_LPAREN + (pp - punct));
-        t->len = 1;
+    t->len = 1;
+    switch (c) {
+    case '(':
+        t->kind = TK_LPAREN;
+        break;
+    case ')':
+        t->kind = TK_RPAREN;
+        break;
+    case '[':
+        t->kind = TK_LBRACK;
+        break;
+    case ']':
+        t->kind = TK_RBRACK;
+        break;
+    case ',':
+        t->kind = TK_COMMA;
+        break;
+    case '=':
+        t->kind = TK_EQ;
+        break;
+    case ':':
+        t->kind = TK_COLON;
+        break;
+    default:
+        t->kind = TK_ERROR;
+        break;
+    }
+    if (t->kind != TK_ERROR) {
         P->pos++;
         return;
     }
-    t->kind = TK_ERROR;
     t->len = 1;
     if (c >= 0x80) {
         unsigned cp = 0;

@@ -291,18 +291,18 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
             } else if (t->kind == TK_INT) {
                 arg.kind = IR_ARG_INT;
                 arg.ival = t->neg ? -(int64_t)t->ival : (int64_t)t->ival;
-                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
+                arg.text = ir_intern_recent(P, t->s, t->len);
                 ir_next(P);
             } else if (t->kind == TK_FLOAT) {
                 arg.kind = IR_ARG_FLOAT;
                 arg.fval = t->fval;
-                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
+                arg.text = ir_intern_recent(P, t->s, t->len);
                 ir_next(P);
             } else if (t->kind == TK_STRING) {
                 arg.kind = IR_ARG_STRING;
-                arg.text = ir_intern(P->a, &P->names, t->s, t->len);
-                arg.sval = ir_intern(P->a, &P->names,
-                                     t->slen ? P->sbuf + t->sbeg : "", t->slen);
+                arg.text = ir_intern_recent(P, t->s, t->len);
+                arg.sval = ir_intern_recent(P, t->slen ? P->sbuf + t->sbeg : "",
+                                            t->slen);
                 ir_next(P);
             } else {
                 ir_expected(P, "an argument (a buffer name, a number or a "
@@ -455,7 +455,18 @@ static void ir_parse_statement(ir_parser *P) {
 static size_t ir_check_line_bytes(ir_parser *P) {
     const unsigned char *s = (const unsigned char *)P->line;
     size_t n = P->len;
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
     for (size_t i = 0; i < n;) {
+        /* Eight bytes at a time while they are ASCII and none is NUL. */
+        while (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (((w - ones) & ~w & highs) | (w & highs))
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned c = s[i];
         if (c == 0) {
             ir_perr(P, (uint32_t)(i + 1), "NUL byte in input");

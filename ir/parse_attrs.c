@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *ir_intern_recent(ir_parser *P, const char *s, size_t n) {
+    uint32_t h = ir_name_hash(s, n);
+    ir_name_rec **slot = &P->recent[h & (IR_RECENT - 1)];
+    ir_name_rec *r = *slot;
+    if (r && r->hash == h && r->len == n && memcmp(r->name, s, n) == 0)
+        return r->name;
+    const char *name = ir_intern_hashed(P->a, &P->names, s, n, h);
+    *slot = ir_name_rec_of(name);
+    return name;
+}
+
 /* NAME = ( letter | "_" ) { letter | digit | "_" } ;
  * at most 255 bytes, not a C keyword. */
 bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
@@ -26,16 +37,7 @@ bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what) {
                 (int)t->len, t->s);
         return false;
     }
-    uint32_t h = ir_name_hash(t->s, t->len);
-    ir_name_rec **slot = &P->recent[h & 1023u];
-    ir_name_rec *r = *slot;
-    if (r && r->hash == h && r->len == t->len &&
-        memcmp(r->name, t->s, t->len) == 0) {
-        out->name = r->name;
-    } else {
-        out->name = ir_intern_hashed(P->a, &P->names, t->s, t->len, h);
-        *slot = ir_name_rec_of(out->name);
-    }
+    out->name = ir_intern_recent(P, t->s, t->len);
     out->loc = ir_tok_loc(P, t);
     ir_next(P);
     return true;

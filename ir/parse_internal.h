@@ -17,6 +17,7 @@
 
 #define IR_NAME_MAX 255
 #define IR_NUMS_CACHE 256
+#define IR_RECENT 1024 /* a power of two */
 
 /* "f64", "f32", ...: indexed by ir_dtype (ir/parse.c). */
 extern const char *const ir_dtype_names[];
@@ -83,22 +84,28 @@ typedef struct ir_parser {
     bool last_blank;   /* the previous line was blank */
     /* The names seen last, by hash: names are mostly used a few lines
      * after their definition, so most lookups stop here. */
-    ir_name_rec *recent[1024];
+    ir_name_rec *recent[IR_RECENT];
     /* The shapes and strides stored last, by hash (ir_copy_nums). */
     uint64_t *nums_cache[IR_NUMS_CACHE];
     size_t nums_cache_n[IR_NUMS_CACHE];
 } ir_parser;
+
+/* Character classes by byte (ir/lex.c): IR_CC_ID_START (letters, '_'),
+ * IR_CC_ID (those and digits), IR_CC_DIGIT.  One load per byte in the
+ * lexer's loops. */
+enum { IR_CC_ID_START = 1, IR_CC_ID = 2, IR_CC_DIGIT = 4 };
+extern const unsigned char ir_cclass[256];
 
 static inline bool ir_is_digit(int c) {
     return c >= '0' && c <= '9';
 }
 
 static inline bool ir_is_id_start(int c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return ir_cclass[(unsigned char)c] & IR_CC_ID_START;
 }
 
 static inline bool ir_is_id_char(int c) {
-    return ir_is_id_start(c) || ir_is_digit(c);
+    return ir_cclass[(unsigned char)c] & IR_CC_ID;
 }
 
 /* ------------------------------------------------------------------ */
@@ -175,6 +182,9 @@ enum {
     ((1u << IR_AT_OFFSET) | (1u << IR_AT_DEVICE) | (1u << IR_AT_SPACE) |       \
      (1u << IR_AT_STRIDE) | (1u << IR_AT_COMM) | (1u << IR_AT_GROUP))
 
+/* The interned copy of s[0..n) (ir_intern), looked up first among the
+ * names and literals seen last (P->recent). */
+const char *ir_intern_recent(ir_parser *P, const char *s, size_t n);
 /* NAME, interned into out->name; `what` names it in messages. */
 bool ir_parse_name(ir_parser *P, ir_ident *out, const char *what);
 /* Reports the end of the line inside a list opened at column `open`. */
