@@ -92,7 +92,9 @@ static bool ir_float_nonzero(const char *s, size_t n) {
     return false;
 }
 
-static void ir_lex_number(ir_parser *P, ir_token *t) {
+/* (The lexer's rarer paths stay out of line, so that ir_lex, called per
+ * token, stays small.) */
+__attribute__((noinline)) static void ir_lex_number(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t i = P->pos, n = P->len;
     if (s[i] == '-') {
@@ -138,7 +140,8 @@ static void ir_lex_number(ir_parser *P, ir_token *t) {
         uint64_t v = 0;
         for (size_t k = ds; k < i; k++) {
             unsigned dg = (unsigned)(s[k] - '0');
-            if (v > ((uint64_t)INT64_MAX - dg) / 10) {
+            const uint64_t top = (uint64_t)INT64_MAX / 10;
+            if (v > top || (v == top && dg > (uint64_t)INT64_MAX % 10)) {
                 ir_perr(P, t->col,
                         "integer literal too large (integers must fit in 63 "
                         "bits, at most 9223372036854775807)");
@@ -188,7 +191,7 @@ static int ir_hex_escape(const char *h, size_t n) {
 
 /* STRING = '"' { char | '\\' ( '\\' | '"' | 'n' | 't' | 'x' HEX HEX ) } '"' ;
  * (\xHH only for the control characters 0x01-0x1f and 0x7f) */
-static void ir_lex_string(ir_parser *P, ir_token *t) {
+__attribute__((noinline)) static void ir_lex_string(ir_parser *P, ir_token *t) {
     const char *s = P->line;
     size_t i = P->pos + 1, n = P->len;
     P->slen = 0;
@@ -260,6 +263,35 @@ static void ir_lex_string(ir_parser *P, ir_token *t) {
     P->pos = i + 1;
 }
 
+/* A name that runs into a non-ASCII character at offset i (`dévice`):
+ * points at the character, not at a word `d`. */
+__attribute__((noinline)) static void ir_lex_bad_name(ir_parser *P, ir_token *t,
+                                                      size_t i) {
+    unsigned cp = 0;
+    base_utf8_decode((const unsigned char *)P->line + i, P->len - i, &cp);
+    ir_perr(P, (uint32_t)(i + 1), "unexpected character U+%04X in a name", cp);
+    t->kind = TK_ERROR;
+    t->len = i - P->pos;
+    P->pos = i;
+}
+
+/* A byte c that starts no token. */
+__attribute__((noinline)) static void ir_lex_bad_char(ir_parser *P, ir_token *t,
+                                                      unsigned char c) {
+    t->kind = TK_ERROR;
+    t->len = 1;
+    if (c >= 0x80) {
+        unsigned cp = 0;
+        base_utf8_decode((const unsigned char *)P->line + P->pos,
+                         P->len - P->pos, &cp);
+        ir_perr(P, t->col, "unexpected character U+%04X", cp);
+    } else if (c >= 0x20 && c < 0x7F) {
+        ir_perr(P, t->col, "unexpected character '%c'", c);
+    } else {
+        ir_perr(P, t->col, "unexpected control character 0x%02X", c);
+    }
+}
+
 /* Lexes the next token of the current line into *t. */
 void ir_lex(ir_parser *P, ir_token *t) {
     const char *s = P->line;
@@ -283,14 +315,7 @@ void ir_lex(ir_parser *P, ir_token *t) {
         while (i < n && ir_is_id_char((unsigned char)s[i]))
             i++;
         if (i < n && (unsigned char)s[i] >= 0x80) {
-            /* `dévice`: point at the character, not at a word `d` */
-            unsigned cp = 0;
-            base_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-            ir_perr(P, (uint32_t)(i + 1),
-                    "unexpected character U+%04X in a name", cp);
-            t->kind = TK_ERROR;
-            t->len = i - P->pos;
-            P->pos = i;
+            ir_lex_bad_name(P, t, i);
             return;
         }
         t->kind = TK_IDENT;
@@ -337,20 +362,10 @@ void ir_lex(ir_parser *P, ir_token *t) {
         t->kind = TK_ERROR;
         break;
     }
-    if (t->kind != TK_ERROR) {
+    if (t->kind != TK_ERROR)
         P->pos++;
-        return;
-    }
-    t->len = 1;
-    if (c >= 0x80) {
-        unsigned cp = 0;
-        base_utf8_decode((const unsigned char *)s + P->pos, n - P->pos, &cp);
-        ir_perr(P, t->col, "unexpected character U+%04X", cp);
-    } else if (c >= 0x20 && c < 0x7F) {
-        ir_perr(P, t->col, "unexpected character '%c'", c);
-    } else {
-        ir_perr(P, t->col, "unexpected control character 0x%02X", c);
-    }
+    else
+        ir_lex_bad_char(P, t, c);
 }
 
 /* The token after the current one, without consuming it. */

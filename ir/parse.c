@@ -264,8 +264,7 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
     uint32_t open = P->tok.col;
     if (!ir_expect(P, TK_LPAREN, "'(' after the kernel name"))
         return false;
-    size_t n = 0, cap = 0;
-    ir_arg *args = NULL;
+    size_t n = 0;
     bool ok = true;
     if (P->tok.kind == TK_RPAREN) {
         ir_next(P);
@@ -310,11 +309,11 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
                 ok = false;
                 break;
             }
-            if (n == cap) {
-                cap = cap ? cap * 2 : 8;
-                args = base_xrealloc(args, cap * sizeof *args);
+            if (n == P->cargv) {
+                P->cargv = P->cargv ? P->cargv * 2 : 16;
+                P->argv = base_xrealloc(P->argv, P->cargv * sizeof *P->argv);
             }
-            args[n++] = arg;
+            P->argv[n++] = arg;
             int sep = ir_list_sep(P, TK_RPAREN, open);
             if (sep > 0)
                 continue;
@@ -326,17 +325,15 @@ static bool ir_parse_call(ir_parser *P, ir_stmt *st) {
         st->nargs = (uint32_t)n;
         st->args = base_arena_array(P->a, n, sizeof *st->args);
         if (n)
-            memcpy(st->args, args, n * sizeof *args);
+            memcpy(st->args, P->argv, n * sizeof *st->args);
         ok = ir_parse_attrs(P, st, 1u << IR_AT_STREAM, "call");
     }
-    free(args);
     return ok;
 }
 
 /* free_stmt = "free" NAME { NAME } ;  output_stmt = "output" NAME { NAME } ; */
 static bool ir_parse_names(ir_parser *P, ir_stmt *st) {
-    size_t n = 0, cap = 0;
-    ir_ident *ids = NULL;
+    size_t n = 0;
     bool ok = true;
     do {
         ir_ident id;
@@ -344,18 +341,17 @@ static bool ir_parse_names(ir_parser *P, ir_stmt *st) {
             ok = false;
             break;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 8;
-            ids = base_xrealloc(ids, cap * sizeof *ids);
+        if (n == P->cidv) {
+            P->cidv = P->cidv ? P->cidv * 2 : 16;
+            P->idv = base_xrealloc(P->idv, P->cidv * sizeof *P->idv);
         }
-        ids[n++] = id;
+        P->idv[n++] = id;
     } while (P->tok.kind == TK_IDENT);
     if (ok) {
         st->nnames = (uint32_t)n;
         st->names = base_arena_array(P->a, n, sizeof *st->names);
-        memcpy(st->names, ids, n * sizeof *ids);
+        memcpy(st->names, P->idv, n * sizeof *st->names);
     }
-    free(ids);
     return ok;
 }
 
@@ -609,6 +605,8 @@ static ir_program *ir_parse_lines(base_arena *a, const char *filename,
     }
     free(P.sbuf);
     free(P.nums);
+    free(P.argv);
+    free(P.idv);
     ir_intern_free(&P.names);
     if (P.errors && !recover) {
         free(P.comments);

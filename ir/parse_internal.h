@@ -75,6 +75,10 @@ typedef struct ir_parser {
     size_t slen, scap;
     uint64_t *nums;
     size_t nnums, cnums;
+    ir_arg *argv; /* the arguments of the current call */
+    size_t cargv;
+    ir_ident *idv; /* the names of the current free/output */
+    size_t cidv;
     ir_intern_table names;
     ir_comment *comments;
     size_t ncomments, ccomments;
