@@ -76,8 +76,9 @@ static void ir_intern_program(ir_program *p) {
         for (uint32_t k = 0; k < st->nargs; k++)
             if (st->args[k].kind == IR_ARG_BUFFER)
                 IR_INTERN(st->args[k].text);
-        for (uint32_t k = 0; k < st->nnames; k++)
-            IR_INTERN(st->names[k].name);
+        if (st->kind == IR_FREE || st->kind == IR_OUTPUT)
+            for (uint32_t k = 0; k < st->nnames; k++)
+                IR_INTERN(st->names[k].name);
     }
 #undef IR_INTERN
     ir_intern_free(&t);

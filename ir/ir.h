@@ -162,30 +162,13 @@ typedef struct ir_attrs {
     ir_loc offset_loc;
 } ir_attrs;
 
-/* One statement: one line of input, so kept small (112 bytes, asserted in
+/* One statement: one line of input, so kept small (104 bytes, asserted in
  * ir/parse.c).  The fields of one kind of statement share storage with
  * those of the others (an anonymous union): read only the fields of the
  * statement's kind, as the comment of each says; the counts and flags
  * outside the union are zero where they do not apply. */
 typedef struct ir_stmt {
-    ir_stmt_kind kind;
-    uint32_t index; /* 0-based position among statements: the time axis */
-    ir_loc loc;     /* of the keyword */
-
-    /* model/space/kernel/input/const/alloc/state NAME; alias NEW; call
-     * KERNEL */
-    ir_ident name;
-
-    /* after ir_check: value defined by input/const/alloc/state/alias,
-     * else -1 */
-    int32_t value;
-
-    /* sizes of the arrays below (0 for the other kinds) */
-    uint32_t nargs;
-    uint32_t nnames;
-
-    /* device statement, or the device= attribute when has_device */
-    ir_device device;
+    uint8_t kind; /* an ir_stmt_kind */
 
     /* optional parts present (one bit each) */
     bool has_device : 1;
@@ -205,6 +188,23 @@ typedef struct ir_stmt {
      * account by its kind and name only (docs/ir.md, "After a syntax
      * error"). */
     bool broken : 1;
+
+    uint32_t index; /* 0-based position among statements: the time axis */
+    ir_loc loc;     /* of the keyword */
+
+    /* model/space/kernel/input/const/alloc/state NAME; alias NEW; call
+     * KERNEL */
+    ir_ident name;
+
+    /* after ir_check: value defined by input/const/alloc/state/alias,
+     * else -1 */
+    int32_t value;
+
+    /* size of args below (0 for the other kinds) */
+    uint32_t nargs;
+
+    /* device statement, or the device= attribute when has_device */
+    ir_device device;
 
     /* space=, comm=, group=, stride=, offset= and device='s location;
      * NULL when none of them is given (buffer and alias statements) */
@@ -243,6 +243,7 @@ typedef struct ir_stmt {
         struct {
             ir_ident *names;      /* nnames entries */
             int32_t *name_values; /* after ir_check: value id of each */
+            uint32_t nnames;
         };
         /* space NAME capacity=BYTES, when has_capacity */
         uint64_t capacity;
