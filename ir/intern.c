@@ -68,6 +68,23 @@ static void ir_intern_grow(ir_intern_table *t) {
     t->cap = cap;
 }
 
+/* `size` bytes for a record, aligned as one, in the arena. */
+static ir_name_rec *ir_intern_rec(base_arena *a, ir_intern_table *t,
+                                  size_t size) {
+    enum { IR_REC_ALIGN = _Alignof(ir_name_rec), IR_REC_BLOCK = 64 * 1024 };
+    size = (size + IR_REC_ALIGN - 1) & ~(size_t)(IR_REC_ALIGN - 1);
+    if (size > IR_REC_BLOCK / 8) /* a long name: on its own */
+        return base_arena_alloc(a, size);
+    if (t->blk_left < size) {
+        t->blk = base_arena_alloc(a, IR_REC_BLOCK);
+        t->blk_left = IR_REC_BLOCK;
+    }
+    ir_name_rec *r = (ir_name_rec *)(void *)t->blk;
+    t->blk += size;
+    t->blk_left -= size;
+    return r;
+}
+
 const char *ir_intern_hashed(base_arena *a, ir_intern_table *t, const char *s,
                              size_t n, uint32_t hash) {
     if (2 * (t->n + 1) > t->cap)
@@ -79,7 +96,7 @@ const char *ir_intern_hashed(base_arena *a, ir_intern_table *t, const char *s,
         if (hj == hash && r->len == n && memcmp(r->name, s, n) == 0)
             return r->name;
     }
-    ir_name_rec *r = base_arena_alloc(a, sizeof *r + n + 1);
+    ir_name_rec *r = ir_intern_rec(a, t, sizeof *r + n + 1);
     r->hash = hash;
     r->len = (uint32_t)n;
     memcpy(r->name, s, n);

@@ -41,6 +41,10 @@ typedef struct ir_intern_table {
     uint32_t *hashes;    /* slots[i]->hash, 0 for an empty slot */
     size_t cap;          /* a power of two, or 0 */
     size_t n;
+    /* The records are carved from blocks of the arena, 4-aligned (the
+     * arena aligns each allocation to 16): the rest of the current one. */
+    char *blk;
+    size_t blk_left;
 } ir_intern_table;
 
 /* The hash of s[0..n) the table uses: deterministic, never 0. */
