@@ -5,10 +5,14 @@
  * usage: bench_ir FILE
  * prints: statements=N values=N read_s=T parse_s=T check_s=T
  *         parse_check_s=T parse_check_cpu_s=T process_cpu_s=T peak_rss_mb=M
+ *         B/stmt: text=B stmts=B args=B values=B lists=B attrs=B rest=B
  * (times in seconds of wall clock, except parse_check_cpu_s: the CPU time
  * of parse+check alone, and process_cpu_s: user+system CPU time of the
  * process so far, read included; CPU times are what a busy machine does
- * not inflate; peak_rss_mb is in MiB)
+ * not inflate; peak_rss_mb is in MiB.  B/stmt: the peak memory per
+ * statement by structure: the input text, ir_stmt, ir_arg, ir_value, the
+ * names of free/output statements, ir_attrs; rest: the peak less those
+ * (name records, shapes, the checker's arrays, the process itself).)
  */
 #include "ir/ir.h"
 
@@ -21,6 +25,27 @@ static double clock_s(clockid_t id) {
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Prints the bytes per statement of each structure of p, all on the
+ * current line. */
+static void print_bytes(const ir_program *p, size_t text, double peak) {
+    double args = 0, lists = 0, attrs = 0;
+    for (uint32_t i = 0; i < p->nstmts; i++) {
+        const ir_stmt *st = &p->stmts[i];
+        args += (double)st->nargs * sizeof(ir_arg);
+        if (st->kind == IR_FREE || st->kind == IR_OUTPUT)
+            lists += (double)st->nnames * (sizeof(ir_ident) + sizeof(int32_t));
+        attrs += st->attrs ? (double)sizeof(ir_attrs) : 0;
+    }
+    double n = p->nstmts ? (double)p->nstmts : 1;
+    double stmts = (double)p->nstmts * sizeof(ir_stmt);
+    double values = (double)p->nvalues * sizeof(ir_value);
+    double rest = peak - (double)text - stmts - args - values - lists - attrs;
+    printf(" B/stmt: text=%.1f stmts=%.1f args=%.1f values=%.1f lists=%.1f "
+           "attrs=%.1f rest=%.1f",
+           (double)text / n, stmts / n, args / n, values / n, lists / n,
+           attrs / n, rest / n);
 }
 
 static double now(void) {
@@ -58,9 +83,11 @@ int main(int argc, char **argv) {
         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     printf("statements=%u values=%u read_s=%.3f parse_s=%.3f check_s=%.3f "
            "parse_check_s=%.3f parse_check_cpu_s=%.4f process_cpu_s=%.3f "
-           "peak_rss_mb=%.1f\n",
+           "peak_rss_mb=%.1f",
            p->nstmts, p->nvalues, t1 - t0, t2 - t1, t3 - t2, t3 - t1, c3 - c1,
            cpu, (double)ru.ru_maxrss / 1024.0);
+    print_bytes(p, len, (double)ru.ru_maxrss * 1024.0);
+    printf("\n");
     base_diag_free(d);
     base_arena_free(a);
     free(text);

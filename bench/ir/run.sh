@@ -6,8 +6,12 @@
 # and the growth exponent of the time from 10^3 to 10^6 statements
 # (1.0 = linear).  Time is the CPU time of parse+check (a busy machine
 # inflates wall time, not CPU time), best of several runs; memory is the
-# peak resident set of the whole process (the input text included).
+# peak resident set of the whole process (the input text included), and
+# its split by structure in bytes per statement (bench_ir's B/stmt).
 # PW_BENCH_IR_STATEMENTS=N changes the large size.
+# PW_BENCH_IR_BASELINE=PATH, the bench_ir of an older build, measures it
+# too, in the same run on the same files, runs alternating: a "before"
+# line and the ratio after/before.
 set -eu
 build=${1:-build/release}
 gen="$build/bench/ir/gen_ir"
@@ -26,13 +30,19 @@ field() { # field NAME LINE
     printf '%s\n' "$2" | sed "s/.*$1=\([0-9.]*\).*/\1/"
 }
 
-# best FILE RUNS: the bench_ir line of the run with the least CPU time.
+base=${PW_BENCH_IR_BASELINE:-}
+if [ -n "$base" ] && [ ! -x "$base" ]; then
+    echo "bench/ir: PW_BENCH_IR_BASELINE=$base is not an executable" >&2
+    exit 1
+fi
+
+# best BENCH FILE RUNS: the line of BENCH's run with the least CPU time.
 best() {
     b=""
     l=""
     i=0
-    while [ "$i" -lt "$2" ]; do
-        out=$("$bench" "$1")
+    while [ "$i" -lt "$3" ]; do
+        out=$("$1" "$2")
         t=$(field parse_check_cpu_s "$out")
         if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then
             b=$t
@@ -47,14 +57,35 @@ for shape in sparse dense; do
     "$gen" 1000 "$shape" >"$tmp/small.pw"
     "$gen" "$n" "$shape" >"$tmp/big.pw"
     size=$(wc -c <"$tmp/big.pw")
-    small=$(best "$tmp/small.pw" 9)
-    line=$(best "$tmp/big.pw" 3)
+    small=$(best "$bench" "$tmp/small.pw" 9)
+    if [ -n "$base" ]; then
+        # alternating: before, after, before, ... (best of 3 each)
+        bl=""
+        line=""
+        for r in 1 2 3; do
+            o=$(best "$base" "$tmp/big.pw" 1)
+            a=$(best "$bench" "$tmp/big.pw" 1)
+            if [ -z "$bl" ] || awk "BEGIN{exit !($(field parse_check_cpu_s "$o") < $(field parse_check_cpu_s "$bl"))}"; then bl=$o; fi
+            if [ -z "$line" ] || awk "BEGIN{exit !($(field parse_check_cpu_s "$a") < $(field parse_check_cpu_s "$line"))}"; then line=$a; fi
+        done
+    else
+        line=$(best "$bench" "$tmp/big.pw" 3)
+    fi
     echo "ir: $shape program: $n statements, $size bytes"
     echo "ir: $shape: $line"
     t=$(field parse_check_cpu_s "$line")
     w=$(field parse_check_s "$line")
     m=$(field peak_rss_mb "$line")
     t3=$(field parse_check_cpu_s "$small")
+    if [ -n "$base" ]; then
+        echo "ir: $shape before: $bl"
+        awk -v s="$shape" -v t="$t" -v m="$m" \
+            -v bt="$(field parse_check_cpu_s "$bl")" \
+            -v bm="$(field peak_rss_mb "$bl")" 'BEGIN {
+            printf "ir: %s before %.3f s CPU, %.1f MiB; after/before: time %.2f, memory %.2f\n",
+                   s, bt, bm, t / bt, m / bm
+        }'
+    fi
     awk -v s="$shape" -v n="$n" -v t="$t" -v w="$w" -v m="$m" -v t3="$t3" 'BEGIN {
         printf "ir: %s parse+check %.3f s CPU (wall %.3f s)  target <= 0.5 s    ratio %.2f %s\n",
                s, t, w, t / 0.5, (t <= 0.5 ? "ok" : "OVER TARGET")
