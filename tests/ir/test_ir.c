@@ -887,6 +887,36 @@ static void test_check_hand_built_program(void **state) {
     base_arena_free(a);
 }
 
+/* A program of more statements than a value id (28 bits in ir_arg) can
+ * number is refused before anything is read; an argument holds the
+ * largest value id and -1. */
+static void test_check_too_many_statements(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    ir_program *p = base_arena_alloc(a, sizeof *p);
+    p->arena = a;
+    p->filename = "big.pw";
+    p->nstmts = IR_MAX_STATEMENTS + 1; /* stmts never read */
+    p->output_stmt = -1;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    base_diag *d = base_diag_new(mem, 0);
+    base_diag_set_source(d, "big.pw", NULL, 0);
+    assert_false(ir_check(p, d));
+    fclose(mem);
+    assert_non_null(strstr(out, "error: input too large (at most 268435455 "
+                                "statements"));
+    base_diag_free(d);
+    free(out);
+    base_arena_free(a);
+    ir_arg g = {.kind = IR_ARG_BUFFER, .value = -1};
+    assert_int_equal(g.value, -1);
+    g.value = (int32_t)IR_MAX_STATEMENTS - 1;
+    assert_int_equal(g.value, IR_MAX_STATEMENTS - 1);
+    assert_int_equal(g.kind, IR_ARG_BUFFER);
+}
+
 /* ------------------------------------------------------------------ */
 /* After a syntax error: the recovering parser and ir_load. */
 
@@ -1204,6 +1234,7 @@ int main(void) {
         cmocka_unit_test(test_design_examples),
         cmocka_unit_test(test_real_models),
         cmocka_unit_test(test_check_hand_built_program),
+        cmocka_unit_test(test_check_too_many_statements),
         cmocka_unit_test(test_recover_parse),
         cmocka_unit_test(test_load_checks_after_syntax_errors),
         cmocka_unit_test(test_read_file_errors),
