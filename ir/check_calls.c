@@ -53,8 +53,10 @@ static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
         ir_cnote(C, kc->cls_at[i], "it is %s here", ir_class_names[kc->cls[i]]);
         return false;
     }
-    if (arg->kind == IR_ARG_FLOAT && kc->float_at[i].line == 0)
+    if (arg->kind == IR_ARG_FLOAT && kc->float_at[i].line == 0) {
         kc->float_at[i] = ir_arg_loc(st, arg);
+        kc->any_float = C->any_float = true;
+    }
     return true;
 }
 
@@ -65,7 +67,7 @@ static bool ir_same_class(ir_checker *C, ir_kcalls *kc, const ir_stmt *st,
 void ir_check_double_ints(ir_checker *C) {
     const ir_program *p = C->p;
     const int64_t lim = (int64_t)1 << 53;
-    for (uint32_t i = 0; i < p->nstmts; i++) {
+    for (uint32_t i = 0; C->any_float && i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         if (st->kind != IR_CALL || st->broken)
             continue;
@@ -73,7 +75,7 @@ void ir_check_double_ints(ir_checker *C) {
         if (!ke || ke->id < 0)
             continue;
         const ir_kcalls *kc = &C->kcalls[ke->id];
-        if (st->nargs != kc->nargs)
+        if (!kc->any_float || st->nargs != kc->nargs)
             continue;
         for (uint32_t j = 0; j < st->nargs; j++) {
             const ir_arg *g = &st->args[j];

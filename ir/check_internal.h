@@ -38,6 +38,7 @@ typedef struct ir_kcalls {
     ir_loc *cls_at;   /* per argument: where its class was set */
     ir_loc *float_at; /* per argument: the first float literal passed
                          there (line 0: none), which makes it a double */
+    bool any_float;   /* some float_at is set */
 } ir_kcalls;
 
 typedef struct ir_checker {
@@ -53,6 +54,7 @@ typedef struct ir_checker {
     bool *in_cycle;      /* per statement: alias part of a cycle */
     bool *cycle_head;    /* per statement: first alias of a cycle */
     ir_kcalls *kcalls;   /* per kernel: what its calls agree on */
+    bool any_float;      /* some kcalls[k].any_float */
     base_arena *scratch; /* the kcalls' arrays */
     ir_device device;    /* current default device */
     int32_t model_stmt;
