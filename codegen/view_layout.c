@@ -18,8 +18,7 @@
 const char *cg_ptr_type(const vw *v, int32_t val) {
     if (!v->ptr_memo[val]) {
         const ir_value *iv = &v->prog->values[val];
-        int d = iv->dtype >= 0 && iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype
-                                                             : IR_DTYPE_COUNT;
+        int d = iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype : IR_DTYPE_COUNT;
         const char **p = (const char **)&v->ptr_of[v->is_const[val]][d];
         if (!*p) {
             base_arena *s = cg_str_persist(v);
