@@ -153,6 +153,9 @@ int cli_plan_option(plan_options *o, const char *name, const char *value,
  * for `keep`, the reordered program, or NULL after reporting an error. */
 ir_program *cli_plan_order(base_arena *a, ir_program *p, const plan_options *o,
                            base_diag *d);
+/* Shows the progress of a long search on stderr when it is a terminal:
+ * sets o->search.progress (nothing otherwise). */
+void cli_plan_progress(plan_options *o);
 /* Help text for those options, one per line, indented by two spaces. */
 extern const char cli_plan_options_help[];
 

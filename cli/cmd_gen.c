@@ -308,7 +308,7 @@ int cli_cmd_gen(base_diag *d, int argc, char **argv) {
     cli_clock clk = {.on = false};
     plan_options po;
     plan_options_init(&po);
-    po.search.progress = true; /* plan_search prints only to a terminal */
+    cli_plan_progress(&po); /* a long search shows progress on a tty */
     cli_opts o;
     cli_opts_init(&o, d, "gen", argc, argv, ":t:o:h", longopts);
     int c;

@@ -629,7 +629,7 @@ int cli_cmd_plan(base_diag *d, int argc, char **argv) {
     };
     plan_options po;
     plan_options_init(&po);
-    po.search.progress = true; /* plan_search prints only to a terminal */
+    cli_plan_progress(&po); /* a long search shows progress on a tty */
     cli_emit emit = CLI_EMIT_SUMMARY;
     bool csv = false;
     cli_plan_extra x = {false, NULL};

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The help below gives the default alignments in words. */
 _Static_assert(PLAN_DEFAULT_ALIGN_CPU == 64 && PLAN_DEFAULT_ALIGN_CUDA == 256,
@@ -200,4 +201,23 @@ ir_program *cli_plan_order(base_arena *a, ir_program *p, const plan_options *o,
     if (!p || o->order == PLAN_ORDER_KEEP)
         return p;
     return plan_sched_program(a, p, o->order, NULL, d, NULL);
+}
+
+/* One progress line on stderr, rewritten in place; cleared when done. */
+static void cli_search_progress(void *ctx, const plan_search_progress *p) {
+    (void)ctx;
+    if (p->done)
+        fprintf(stderr, "\r\033[K");
+    else
+        fprintf(stderr,
+                "\rsearch: best %llu bytes, lower bound %llu, %llu steps, "
+                "%.1f s\033[K",
+                (unsigned long long)p->best, (unsigned long long)p->lower_bound,
+                (unsigned long long)p->steps, p->secs);
+    fflush(stderr);
+}
+
+void cli_plan_progress(plan_options *o) {
+    if (isatty(STDERR_FILENO))
+        o->search.progress = cli_search_progress;
 }

@@ -299,11 +299,6 @@ static bool lns_obstacles(lns *l, uint32_t s, uint32_t e) {
     return true;
 }
 
-static int lns_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The sections of the window: the time points where a lifted buffer
  * starts or ends, each with the lifted buffers live there and its
  * obstacles. */
@@ -313,7 +308,7 @@ static bool lns_sections(lns *l, plan_win *w) {
         pt[np++] = lns_buf(l, l->ruin[i])->start;
         pt[np++] = lns_buf(l, l->ruin[i])->end;
     }
-    qsort(pt, np, sizeof *pt, lns_cmp_u32);
+    qsort(pt, np, sizeof *pt, base_cmp_u32);
     w->nsec = 0;
     for (uint32_t j = 0; j < np; j++) {
         if (j > 0 && pt[j] == pt[j - 1])

@@ -87,11 +87,26 @@ int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 
+/* The progress of a running search, for a caller's display: the best
+ * pool found so far, the lower bound, the steps and seconds since the
+ * start; `done` on the last call, after which the display can be
+ * cleared.  plan_search calls it after one second, then at most every
+ * quarter of a second, and once with done when it called it before. */
+typedef struct plan_search_progress {
+    uint64_t best, lower_bound, steps;
+    double secs;
+    bool done;
+} plan_search_progress;
+typedef void (*plan_search_progress_fn)(void *ctx,
+                                        const plan_search_progress *p);
+
 typedef struct plan_search_opts {
     uint64_t budget;   /* search steps; 0 = default */
     uint64_t capacity; /* 0 = minimise; else find a plan of <= capacity */
     double time_limit; /* seconds, 0 = none (safety stop only) */
-    bool progress;     /* print a progress line on stderr (tty only) */
+    plan_search_progress_fn progress; /* NULL: none; the planner prints
+                                         nothing itself */
+    void *progress_ctx;
     /* the budget the minimisation's schedule is cut for (the share of
      * each attempt); 0 = the default budget.  Independent of `budget`, so
      * that a larger budget only runs longer (planner/search.c). */

@@ -4,8 +4,9 @@
   * no product function longer than 120 lines (signature to closing
     brace) unless the comment right above it, or its first body lines,
     say why with `/* long: ... */`;
-  * no product file longer than 1,000 lines, except planner/search.c
-    (one documented algorithm) up to 1,300.
+  * no product file longer than 1,000 lines (no exception: planner/search.c,
+    the last one, is split into search.c, search_core.c and
+    search_setup.c).
 
 Product sources are the .c and .h files of the module folders (base,
 import, ir, planner, templates, codegen, cli, runtime).  SKIP lists
@@ -26,7 +27,6 @@ MODULES = ["base", "import", "ir", "planner", "templates", "codegen", "cli",
            "runtime"]
 MAX_FUNC = 120
 MAX_FILE = 1000
-FILE_LIMITS = {"planner/search.c": 1300}
 # Not yet held to the rules (none: the split of ir/ brought its files
 # under 1,000 lines).
 SKIP_PREFIXES = []
@@ -102,7 +102,7 @@ def self_test():
         put("planner/a.c", "/* one */\n" + fn)
         put("planner/b.c", "/* long: a table */\n" + fn.replace("f(", "g("))
         put("planner/c.c", "int h(void);\n" * 1001)
-        put("planner/search.c", "int h(void);\n" * 1200)
+        put("planner/search.c", "int h(void);\n" * 1200)  # no exception
         put("ir/skipped.c", fn)
         out = []
         real_print = print
@@ -119,7 +119,8 @@ def self_test():
             globals()["print"] = real_print
             globals()["SKIP_PREFIXES"] = real_skip
         want = ["planner/a.c:2: function f is 122 lines, over 120 without "
-                "/* long: why */", "planner/c.c:1: 1001 lines, over 1000"]
+                "/* long: why */", "planner/c.c:1: 1001 lines, over 1000",
+                "planner/search.c:1: 1200 lines, over 1000"]
         if rc != 1 or out != want:
             print("self-test failed: rc %d, got %r" % (rc, out))
             return 1
@@ -139,7 +140,7 @@ def main(argv):
             continue
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             lines = f.readlines()
-        maxf = FILE_LIMITS.get(rel, MAX_FILE)
+        maxf = MAX_FILE
         if len(lines) > maxf and not listing:
             bad.append(f"{rel}:1: {len(lines)} lines, over {maxf}")
         for name, first, last in functions(lines):

@@ -1,0 +1,410 @@
+/*
+ * planner/search_core.c - the exact search of `search`: a depth-first
+ * search over canonical solutions of one partition at a capacity, with
+ * inference, dominance and decomposition, restarted with growing node
+ * limits over three preorders (planner/search.c describes it).
+ *
+ * All state changes go through an undo trail.  One node is one step.
+ * Cost per node: O(partition size + sections spanned).
+ */
+#include "search_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Undo trail and scratch stacks. */
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static inline bool set(sr *s, uint64_t *p, uint64_t v) {
+    if (s->ntrail == s->captrail && !grow((void **)&s->trail, &s->captrail,
+                                          s->ntrail + 1, sizeof *s->trail))
+        return false;
+    s->trail[s->ntrail].p = p;
+    s->trail[s->ntrail].old = *p;
+    s->ntrail++;
+    *p = v;
+    return true;
+}
+
+static void undo(sr *s, size_t mark) {
+    while (s->ntrail > mark) {
+        s->ntrail--;
+        *s->trail[s->ntrail].p = s->trail[s->ntrail].old;
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* The search. */
+
+/* Raises floor[k] to the smallest minimum offset of the unplaced buffers
+ * of section k (all of them lie at or above it) and remembers one that
+ * has it: the minimum can only change when that buffer moves.  `least`
+ * is a proven lower bound of that minimum: the scan stops on reaching
+ * it. */
+static bool rescan(sr *s, uint32_t k, uint64_t least) {
+    uint64_t lo = UINT64_MAX, w = UNPLACED;
+    for (uint32_t j = s->sec_beg[k]; j < s->sec_beg[k + 1]; j++) {
+        uint32_t v = s->sec_mem[j];
+        if (s->minoff[v] < lo) { /* placed ones hold UNPLACED */
+            lo = s->minoff[v];
+            w = v;
+            if (lo <= least)
+                break;
+        }
+    }
+    uint64_t old = s->watch[k];
+    if (w != old) {
+        if (!set(s, &s->watch[k], w))
+            return false;
+        if (old != UNPLACED && !set(s, &s->wcnt[old], s->wcnt[old] - 1))
+            return false;
+        if (w != UNPLACED && !set(s, &s->wcnt[w], s->wcnt[w] + 1))
+            return false;
+    }
+    if (lo != UINT64_MAX && lo > s->floor[k] && !set(s, &s->floor[k], lo))
+        return false;
+    return true;
+}
+
+/* Places u at o.  Returns R_FOUND when consistent, R_NONE when the
+ * partial solution is already infeasible, R_OOM. */
+static int place(sr *s, uint32_t u, uint64_t o) {
+    uint64_t top = o + s->size[u];
+    uint32_t nchg = 0;
+    if (!set(s, &s->off[u], o) || !set(s, &s->minoff[u], UNPLACED))
+        return R_OOM;
+    for (uint32_t k = s->slo[u]; k + 1 < s->shi[u]; k++)
+        if (!set(s, &s->cut[k], s->cut[k] - 1))
+            return R_OOM;
+    for (uint32_t e = s->adj_beg[u]; e < s->adj_beg[u + 1]; e++) {
+        uint32_t v = s->adj[e];
+        uint64_t a = s->align[v];
+        uint64_t h = a == 1 ? top : (top + a - 1) & ~(a - 1);
+        if (s->minoff[v] >= h)
+            continue;
+        if (h + s->size[v] > s->cap)
+            return R_NONE;
+        if (!set(s, &s->minoff[v], h))
+            return R_OOM;
+        s->chg[nchg++] = v;
+    }
+    /* every unplaced buffer of u's sections moved up to top (aligned) */
+    uint64_t top_a = (top + s->align[u] - 1) & ~(s->align[u] - 1);
+    for (uint32_t k = s->slo[u]; k < s->shi[u]; k++) {
+        if (!set(s, &s->total[k], s->total[k] - s->size[u]))
+            return R_OOM;
+        if (s->uniform && s->watch[k] != u) {
+            /* the buffer at the floor stays there, raised to top_a */
+            if (s->floor[k] < top_a && !set(s, &s->floor[k], top_a))
+                return R_OOM;
+        } else if (!set(s, &s->floor[k], top) ||
+                   !rescan(s, k, s->uniform ? top_a : top)) {
+            return R_OOM;
+        }
+        if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
+            return R_NONE;
+    }
+    /* elsewhere only where the buffer holding the minimum moved */
+    for (uint32_t i = 0; i < nchg; i++) {
+        uint32_t v = s->chg[i];
+        if (!s->wcnt[v])
+            continue; /* holds no section's minimum */
+        for (uint32_t k = s->slo[v]; k < s->shi[v]; k++) {
+            if (k >= s->slo[u] && k < s->shi[u])
+                k = s->shi[u];
+            if (k >= s->shi[v])
+                break;
+            if (s->watch[k] != v)
+                continue;
+            if (!rescan(s, k, s->floor[k]))
+                return R_OOM;
+            if (s->floor[k] + s->total[k] > s->cap)
+                return R_NONE;
+        }
+    }
+    return R_FOUND;
+}
+
+static bool check(const sr *s, uint32_t s0, uint32_t s1, uint64_t last) {
+    for (uint32_t k = s0; k < s1; k++) {
+        if (!s->total[k])
+            continue;
+        uint64_t f = s->floor[k] > last ? s->floor[k] : last;
+        if (f + s->total[k] > s->cap)
+            return false;
+    }
+    return true;
+}
+
+static int cand_cmp(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
+               uint32_t s1, uint64_t last_off, int64_t last_rank);
+
+/* The segment [cp[g], cp[g + 1]) of the sorted cut points cp[0..nseg]
+ * that holds section k. */
+static uint32_t segment_of(const uint32_t *cp, uint32_t nseg, uint32_t k) {
+    uint32_t lo = 0, hi = nseg;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cp[mid] <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Re-ranks the buffers mem[0..len) of a new independent piece by the
+ * current heuristic on the current section totals. */
+static bool rerank(sr *s, const uint32_t *mem, uint32_t len) {
+    for (uint32_t i = 0; i < len; i++)
+        plan_sr_keys(s, s->heur, mem[i], &s->rks[i]);
+    qsort(s->rks, len, sizeof *s->rks, plan_sr_rk_cmp);
+    for (uint32_t i = 0; i < len; i++)
+        if (s->rank[s->rks[i].id] != i && !set(s, &s->rank[s->rks[i].id], i))
+            return false;
+    return true;
+}
+
+/* After placing u (at last_off): continues on the same piece, or on the
+ * independent pieces it split into. */
+static int descend(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
+                   uint32_t s1, uint32_t u, uint64_t last_off,
+                   int64_t last_rank) {
+    uint32_t a = s->slo[u] > s0 ? s->slo[u] : s0;
+    uint32_t b = s->shi[u] < s1 ? s->shi[u] : s1;
+    /* Cut points: s0, every zero boundary + 1 inside u's span, s1. */
+    uint32_t ncp = 2;
+    for (uint32_t k = a; k + 1 < b; k++)
+        if (s->cut[k] == 0)
+            ncp++;
+    if (ncp == 2)
+        return dfs(s, c, pbeg, np, s0, s1, last_off, last_rank);
+
+    size_t base = s->nstk;
+    /* layout in stk: [cut points ncp][counts ncp][members np] */
+    if (!grow((void **)&s->stk, &s->capstk, base + 2 * ncp + np,
+              sizeof *s->stk))
+        return R_OOM;
+    uint32_t *cp = s->stk + base;
+    uint32_t q = 0;
+    cp[q++] = s0;
+    for (uint32_t k = a; k + 1 < b; k++)
+        if (s->cut[k] == 0)
+            cp[q++] = k + 1;
+    cp[q++] = s1;
+    uint32_t nseg = q - 1;
+    uint32_t *cnt = cp + ncp;
+    memset(cnt, 0, ncp * sizeof *cnt);
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t v = s->stk[pbeg + i];
+        if (s->minoff[v] == UNPLACED)
+            continue;
+        cnt[segment_of(cp, nseg, s->slo[v])]++;
+    }
+    /* prefix offsets (reuse cnt as start positions) */
+    uint32_t acc = 0;
+    for (uint32_t g = 0; g < nseg; g++) {
+        uint32_t t = cnt[g];
+        cnt[g] = acc;
+        acc += t;
+    }
+    uint32_t *mem = cnt + ncp;
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t v = s->stk[pbeg + i];
+        if (s->minoff[v] == UNPLACED)
+            continue;
+        mem[cnt[segment_of(cp, nseg, s->slo[v])]++] = v;
+    }
+    s->nstk = base + 2 * ncp + acc;
+    int r = R_FOUND;
+    uint32_t start = 0;
+    for (uint32_t g = 0; g < nseg && r == R_FOUND; g++) {
+        /* pointers may move when stk grows: recompute from base */
+        uint32_t end = s->stk[base + ncp + g];
+        uint32_t len = end - start;
+        uint32_t g0 = s->stk[base + g], g1 = s->stk[base + g + 1];
+        size_t mbeg = base + 2 * ncp + start;
+        start = end;
+        if (len == 0)
+            continue;
+        /* an independent sub-problem: its own preorder, from offset 0 */
+        if (!rerank(s, s->stk + mbeg, len))
+            r = R_OOM;
+        else
+            r = dfs(s, c, mbeg, len, g0, g1, 0, -1);
+    }
+    s->nstk = base;
+    return r;
+}
+
+static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
+               uint32_t s1, uint64_t last_off, int64_t last_rank) {
+    if (c->steps >= c->limit)
+        return R_ABORT;
+    c->steps++;
+    if ((c->steps & 1023) == 0 && !plan_sr_tick(c))
+        return R_ABORT;
+
+    uint64_t minh = UINT64_MAX;
+    bool any = false;
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t u = s->stk[pbeg + i];
+        if (s->minoff[u] == UNPLACED)
+            continue;
+        any = true;
+        uint64_t h = s->minoff[u] + s->size[u];
+        if (h > s->cap)
+            return R_NONE;
+        if (h < minh)
+            minh = h;
+    }
+    if (!any)
+        return R_FOUND;
+
+    size_t c0 = s->ncst;
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t u = s->stk[pbeg + i];
+        if (s->minoff[u] == UNPLACED)
+            continue;
+        uint64_t o = s->minoff[u];
+        if (o >= minh)
+            continue;
+        if (o < last_off || (o == last_off && (int64_t)s->rank[u] <= last_rank))
+            continue;
+        if (!grow((void **)&s->cst, &s->capcst, s->ncst + 1, sizeof *s->cst))
+            return R_OOM;
+        s->cst[s->ncst].off = o;
+        s->cst[s->ncst].rank = (uint32_t)s->rank[u];
+        s->cst[s->ncst].id = u;
+        s->ncst++;
+    }
+    size_t c1 = s->ncst;
+    qsort(s->cst + c0, c1 - c0, sizeof *s->cst, cand_cmp);
+    for (size_t j = c0; j < c1; j++) {
+        cand cd = s->cst[j];
+        size_t mark = s->ntrail;
+        int r = place(s, cd.id, cd.off);
+        if (r == R_FOUND) {
+            if (cd.off == last_off || check(s, s0, s1, cd.off))
+                r = descend(s, c, pbeg, np, s0, s1, cd.id, cd.off,
+                            (int64_t)cd.rank);
+            else
+                r = R_NONE;
+        }
+        if (r == R_FOUND) {
+            s->ncst = c0;
+            return R_FOUND;
+        }
+        undo(s, mark);
+        if (r != R_NONE) {
+            s->ncst = c0;
+            return r;
+        }
+    }
+    s->ncst = c0;
+    return R_NONE;
+}
+
+/* Feasibility of partition p at capacity cap, restarting with doubling
+ * node limits over the heuristics.  On R_FOUND the layout is in
+ * s->best. */
+static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
+    if (p->lb > cap)
+        return R_NONE;
+    s->cap = cap;
+    uint64_t node_limit = p->cnt > 32 ? p->cnt : 32;
+    for (;;) {
+        if (node_limit < UINT64_MAX / 4)
+            node_limit *= 2;
+        for (int h = 0; h < NHEUR; h++) {
+            if (c->steps >= c->budget_end || c->timed_out)
+                return R_ABORT;
+            s->heur = h;
+            for (uint32_t i = 0; i < p->cnt; i++) {
+                uint32_t u = s->pmem[p->beg + i];
+                s->rank[u] = s->ranks[h][u];
+            }
+            c->limit = c->budget_end - c->steps > node_limit
+                           ? c->steps + node_limit
+                           : c->budget_end;
+            size_t mark = s->ntrail;
+            s->nstk = 0;
+            s->ncst = 0;
+            if (!grow((void **)&s->stk, &s->capstk, p->cnt, sizeof *s->stk))
+                return R_OOM;
+            memcpy(s->stk, s->pmem + p->beg, p->cnt * sizeof *s->stk);
+            s->nstk = p->cnt;
+            int r = dfs(s, c, 0, p->cnt, p->s0, p->s1, 0, -1);
+            if (r == R_FOUND)
+                for (uint32_t i = 0; i < p->cnt; i++) {
+                    uint32_t u = s->pmem[p->beg + i];
+                    s->best[u] = s->off[u];
+                }
+            undo(s, mark);
+            if (r != R_ABORT)
+                return r;
+        }
+    }
+}
+
+uint64_t plan_sr_part_height(const sr *s, const part *p) {
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < p->cnt; i++) {
+        uint32_t u = s->pmem[p->beg + i];
+        if (s->best[u] + s->size[u] > h)
+            h = s->best[u] + s->size[u];
+    }
+    return h;
+}
+
+uint64_t plan_sr_height(const sr *s) {
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < s->m; i++)
+        if (s->best[i] + s->size[i] > h)
+            h = s->best[i] + s->size[i];
+    return h;
+}
+
+/* The height of a class layout (sizes rounded up to the pool alignment). */
+uint64_t plan_sr_height_of(const sr *s, const uint64_t *off) {
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < s->m; i++)
+        if (off[i] + s->size[i] > h)
+            h = off[i] + s->size[i];
+    return h;
+}
+
+/* Tries to bring every partition to height <= cap. */
+int plan_sr_attempt(sr *s, ctl *c, uint64_t cap) {
+    for (uint32_t i = 0; i < s->npart; i++) {
+        const part *p = &s->parts[i];
+        if (plan_sr_part_height(s, p) <= cap)
+            continue;
+        if (!p->searchable)
+            return p->lb > cap ? R_NONE : R_ABORT;
+        int r = solve_part(s, c, p, cap);
+        if (r != R_FOUND)
+            return r;
+    }
+    return R_FOUND;
+}
