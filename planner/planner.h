@@ -108,8 +108,9 @@ typedef struct plan_search_opts {
                                          nothing itself */
     void *progress_ctx;
     /* the budget the minimisation's schedule is cut for (the share of
-     * each attempt); 0 = the default budget.  Independent of `budget`, so
-     * that a larger budget only runs longer (planner/search.c). */
+     * each attempt); 0 = the default budget, with a first attempt at the
+     * lower bound.  Independent of `budget`, so that a larger budget only
+     * runs longer (planner/search.c). */
     uint64_t schedule;
 } plan_search_opts;
 
@@ -136,10 +137,11 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
 /* `auto` (planner/auto.c): plan_bestfit, then, when that plan is above
  * the lower bound (or the capacity), plan_search from it within
  * o->budget steps or PLAN_AUTO_BUDGET when 0, its minimisation cut for
- * PLAN_AUTO_SCHEDULE steps (short attempts).  Never larger than
- * plan_bestfit; returns 0 or -1 as plan_search. */
-#define PLAN_AUTO_BUDGET 4000u
-#define PLAN_AUTO_SCHEDULE 8000u
+ * PLAN_AUTO_SCHEDULE steps (attempts of 3/8 of it, from the middle of
+ * the range at once).  Never larger than plan_bestfit; returns 0 or -1 as
+ * plan_search. */
+#define PLAN_AUTO_BUDGET 48000u
+#define PLAN_AUTO_SCHEDULE 48000u
 int plan_auto(const plan_problem *pb, const plan_search_opts *o,
               uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 

@@ -106,13 +106,17 @@ static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
             if (h > fixed)
                 fixed = h;
         }
+    /* `search`: a share of 1/32 of the default budget per attempt, after
+     * 1/8 on the lower bound; `auto` (a schedule given): 3/8 of the
+     * schedule per attempt, from the middle at once */
     uint64_t base = c->schedule ? c->schedule : default_budget(s);
-    uint64_t per = base / 32 > 1000 ? base / 32 : 1000;
+    uint64_t per = c->schedule ? base / 8 * 3 : base / 32;
+    per = per > 1000 ? per : 1000;
     uint64_t soft = lo > fixed ? lo : fixed;
     int r = R_FOUND;
     /* First the lower bound itself: tight capacities prune hardest, and
      * real instances often pack perfectly. */
-    if (lo < hi && fixed <= lo) {
+    if (lo < hi && fixed <= lo && !c->schedule) {
         uint64_t first = base / 8 > 1000 ? base / 8 : 1000;
         c->budget_end =
             class_end - c->steps > first ? c->steps + first : class_end;
@@ -256,8 +260,13 @@ static int run_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
      * capacity and not proved infeasible */
     bool more =
         cap ? out->height > cap && out->lo <= cap : out->lo < out->height;
+    /* `auto` (a schedule given): the large-neighbourhood search gets at
+     * most 1/12 of the schedule (on large instances it mostly plateaus) */
+    uint64_t lns = end - c->steps;
+    if (c->schedule && lns > c->schedule / 12)
+        lns = c->schedule / 12;
     if (more && c->steps < end)
-        rc = class_lns(pb, ids, m, start, target, end - c->steps, c);
+        rc = class_lns(pb, ids, m, start, target, lns, c);
     out->height = plan_sr_height_of(&s, start);
     if (out->lo > out->height)
         out->lo = out->height;

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A step is a node plus one per SEARCH_WORK buffers, sections and
+ * overlaps scanned. */
+#define SEARCH_WORK 256u
+
 /* Undo trail and scratch stacks. */
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -61,10 +65,14 @@ static bool rescan(sr *s, uint32_t k, uint64_t least) {
         if (s->minoff[v] < lo) { /* placed ones hold UNPLACED */
             lo = s->minoff[v];
             w = v;
-            if (lo <= least)
+            if (lo <= least) {
+                s->work += j - s->sec_beg[k];
                 break;
+            }
         }
     }
+    if (lo > least)
+        s->work += s->sec_beg[k + 1] - s->sec_beg[k];
     uint64_t old = s->watch[k];
     if (w != old) {
         if (!set(s, &s->watch[k], w))
@@ -84,6 +92,7 @@ static bool rescan(sr *s, uint32_t k, uint64_t least) {
 static int place(sr *s, uint32_t u, uint64_t o) {
     uint64_t top = o + s->size[u];
     uint32_t nchg = 0;
+    s->work += s->adj_beg[u + 1] - s->adj_beg[u] + s->shi[u] - s->slo[u];
     if (!set(s, &s->off[u], o) || !set(s, &s->minoff[u], UNPLACED))
         return R_OOM;
     for (uint32_t k = s->slo[u]; k + 1 < s->shi[u]; k++)
@@ -149,15 +158,22 @@ static bool check(const sr *s, uint32_t s0, uint32_t s1, uint64_t last) {
     return true;
 }
 
-static int cand_cmp(const void *a, const void *b) {
-    const cand *x = a, *y = b;
-    if (x->off != y->off)
-        return x->off < y->off ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
 static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank);
+
+/* Moves the least of v[0..n) (by offset, then rank) to v[0]: the
+ * candidates are taken in order lazily, as a dive mostly takes the
+ * first. */
+static void least_first(cand *v, size_t n) {
+    size_t b = 0;
+    for (size_t i = 1; i < n; i++)
+        if (v[i].off < v[b].off ||
+            (v[i].off == v[b].off && v[i].rank < v[b].rank))
+            b = i;
+    cand t = v[0];
+    v[0] = v[b];
+    v[b] = t;
+}
 
 /* The segment [cp[g], cp[g + 1]) of the sorted cut points cp[0..nseg]
  * that holds section k. */
@@ -261,8 +277,14 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank) {
     if (c->steps >= c->limit)
         return R_ABORT;
-    c->steps++;
-    if ((c->steps & 1023) == 0 && !plan_sr_tick(c))
+    /* a step is a node, plus one per SEARCH_WORK buffers and sections
+     * scanned, so that steps follow time across instance shapes */
+    s->work += np + (s1 - s0);
+    c->steps += 1 + s->work / SEARCH_WORK;
+    s->work %= SEARCH_WORK;
+    if (c->steps > c->limit)
+        c->steps = c->limit; /* never past the budget */
+    if ((++c->nodes & 1023) == 0 && !plan_sr_tick(c))
         return R_ABORT;
 
     uint64_t minh = UINT64_MAX;
@@ -299,8 +321,8 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
         s->ncst++;
     }
     size_t c1 = s->ncst;
-    qsort(s->cst + c0, c1 - c0, sizeof *s->cst, cand_cmp);
     for (size_t j = c0; j < c1; j++) {
+        least_first(s->cst + j, c1 - j);
         cand cd = s->cst[j];
         size_t mark = s->ntrail;
         int r = place(s, cd.id, cd.off);
@@ -325,45 +347,80 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
     return R_NONE;
 }
 
-/* Feasibility of partition p at capacity cap, restarting with doubling
- * node limits over the heuristics.  On R_FOUND the layout is in
- * s->best. */
+/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (i >= 1). */
+static uint64_t luby(uint64_t i) {
+    for (;;) {
+        uint64_t k = 1;
+        while (((uint64_t)1 << k) - 1 < i)
+            k++;
+        if (i == ((uint64_t)1 << k) - 1)
+            return (uint64_t)1 << (k - 1);
+        i -= ((uint64_t)1 << (k - 1)) - 1;
+    }
+}
+
+/* One run of the search on partition p within `node_limit` nodes, with
+ * the preorder of heuristic h perturbed by `seed` (0: none).  On R_FOUND
+ * the layout is in s->best. */
+static int run_part(sr *s, ctl *c, const part *p, int h, uint64_t seed,
+                    uint64_t node_limit) {
+    s->heur = h;
+    s->seed = seed;
+    c->limit = c->budget_end - c->steps > node_limit ? c->steps + node_limit
+                                                     : c->budget_end;
+    size_t mark = s->ntrail;
+    s->nstk = 0;
+    s->ncst = 0;
+    if (!grow((void **)&s->stk, &s->capstk, p->cnt, sizeof *s->stk))
+        return R_OOM;
+    memcpy(s->stk, s->pmem + p->beg, p->cnt * sizeof *s->stk);
+    s->nstk = p->cnt;
+    int r = rerank(s, s->pmem + p->beg, p->cnt) ? R_FOUND : R_OOM;
+    if (r == R_FOUND)
+        r = dfs(s, c, 0, p->cnt, p->s0, p->s1, 0, -1);
+    if (r == R_FOUND)
+        for (uint32_t i = 0; i < p->cnt; i++) {
+            uint32_t u = s->pmem[p->beg + i];
+            s->best[u] = s->off[u];
+        }
+    undo(s, mark);
+    return r;
+}
+
+/* Feasibility of partition p at capacity cap: restarts that alternate
+ * two sequences, both cycling through the three preorders.  Odd runs:
+ * node limits from the Luby sequence, in units of about four dives, the
+ * preorders perturbed from the fourth such run on (loose capacities,
+ * where a deep failure stalls a long run).  Even runs: the preorders as
+ * they are, the limit doubling every three runs (tight capacities, where
+ * pruning makes long runs pay).  Every run is complete given the nodes,
+ * so one that ends within its limit proves infeasibility.  On R_FOUND
+ * the layout is in s->best. */
 static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
     if (p->lb > cap)
         return R_NONE;
     s->cap = cap;
-    uint64_t node_limit = p->cnt > 32 ? p->cnt : 32;
-    for (;;) {
-        if (node_limit < UINT64_MAX / 4)
-            node_limit *= 2;
-        for (int h = 0; h < NHEUR; h++) {
-            if (c->steps >= c->budget_end || c->timed_out)
-                return R_ABORT;
-            s->heur = h;
-            for (uint32_t i = 0; i < p->cnt; i++) {
-                uint32_t u = s->pmem[p->beg + i];
-                s->rank[u] = s->ranks[h][u];
-            }
-            c->limit = c->budget_end - c->steps > node_limit
-                           ? c->steps + node_limit
-                           : c->budget_end;
-            size_t mark = s->ntrail;
-            s->nstk = 0;
-            s->ncst = 0;
-            if (!grow((void **)&s->stk, &s->capstk, p->cnt, sizeof *s->stk))
-                return R_OOM;
-            memcpy(s->stk, s->pmem + p->beg, p->cnt * sizeof *s->stk);
-            s->nstk = p->cnt;
-            int r = dfs(s, c, 0, p->cnt, p->s0, p->s1, 0, -1);
-            if (r == R_FOUND)
-                for (uint32_t i = 0; i < p->cnt; i++) {
-                    uint32_t u = s->pmem[p->beg + i];
-                    s->best[u] = s->off[u];
-                }
-            undo(s, mark);
-            if (r != R_ABORT)
-                return r;
+    /* a dive takes cnt nodes of about 1 + (cnt + sections) / SEARCH_WORK
+     * steps each */
+    uint64_t cnt = p->cnt > 32 ? p->cnt : 32;
+    uint64_t dive = cnt * (1 + (cnt + p->s1 - p->s0) / SEARCH_WORK);
+    for (uint64_t run = 0;; run++) {
+        if (c->steps >= c->budget_end || c->timed_out)
+            return R_ABORT;
+        uint64_t k = run / 2, lim;
+        int h = (int)(k % NHEUR);
+        uint64_t seed = 0;
+        if (run % 2 == 0) {
+            uint64_t d = k / NHEUR < 60 ? (uint64_t)2 << (k / NHEUR) : 0;
+            lim = d && d < UINT64_MAX / dive ? d * dive : UINT64_MAX;
+        } else {
+            uint64_t l = luby(k + 1);
+            lim = l < UINT64_MAX / (4 * dive) ? l * 4 * dive : UINT64_MAX;
+            seed = k < NHEUR ? 0 : k;
         }
+        int r = run_part(s, c, p, h, seed, lim);
+        if (r != R_ABORT)
+            return r;
     }
 }
 

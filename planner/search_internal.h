@@ -62,6 +62,8 @@ typedef struct sr {
     uint64_t *width; /* lifespan in statements */
     uint64_t *rank;  /* working ranks of the current heuristic (trailed) */
     int heur;
+    uint64_t seed;  /* perturbs the preorder keys (0: none) */
+    uint64_t work;  /* buffers and sections scanned, not yet counted */
     struct rk *rks; /* scratch for re-ranking */
     uint32_t npart;
     part *parts;
@@ -89,6 +91,7 @@ typedef struct sr {
 /* Shared by every class of one plan_search call. */
 typedef struct ctl {
     uint64_t steps, limit, budget_end;
+    uint64_t nodes;    /* search nodes (a step counts work too) */
     uint64_t schedule; /* plan_search_opts.schedule */
     double time_limit;
     bool timed_out;

@@ -202,6 +202,13 @@ void plan_sr_keys(const sr *s, int h, uint32_t i, rk *out) {
                     : key == 'A' ? sat_mul(s->width[i], s->size[i])
                                  : t;
     }
+    if (s->seed) { /* the first key scaled by a factor in [3/4, 5/4] */
+        uint64_t z = (s->seed * UINT64_C(0x9e3779b97f4a7c15)) ^ i;
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        z ^= z >> 31;
+        out->k[0] = sat_mul(out->k[0], 768 + z % 513);
+    }
     out->id = i;
 }
 

@@ -422,6 +422,29 @@ static void test_minimalloc_g(void **state) {
     base_arena_free(a);
 }
 
+/* A loose capacity (1.05x the lower bound) on F: a single preorder's
+ * depth-first search stalls there (deep failures, chronological
+ * backtracking), the restarts with Luby limits and perturbed preorders
+ * fit it within the default budget. */
+static void test_loose_capacity(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    plan_problem pb;
+    read_instance(a, "F.1048576.csv", &pb);
+    uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_opts o = {.capacity = 1101004};
+    plan_search_stats st;
+    assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_true(st.start_size > 1101004);
+    assert_true(st.fits);
+    assert_true(size <= 1101004);
+    assert_false(st.budget_hit);
+    free(off);
+    base_arena_free(a);
+}
+
 /* Minimisation finds the perfect packing of K (best-fit is ~1.2x). */
 static void test_minimise_k(void **state) {
     (void)state;
@@ -675,6 +698,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_properties),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_minimalloc_g),
+        cmocka_unit_test(test_loose_capacity),
         cmocka_unit_test(test_minimise_k),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_models),
