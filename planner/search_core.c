@@ -161,9 +161,16 @@ static bool check(const sr *s, uint32_t s0, uint32_t s1, uint64_t last) {
 static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank);
 
-/* Moves the least of v[0..n) (by offset, then rank) to v[0]: the
- * candidates are taken in order lazily, as a dive mostly takes the
- * first. */
+static int cand_cmp(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Moves the least of v[0..n) (by offset, then rank) to v[0]: a dive
+ * mostly takes the first candidate, so the rest are sorted only when
+ * the search comes back for the second. */
 static void least_first(cand *v, size_t n) {
     size_t b = 0;
     for (size_t i = 1; i < n; i++)
@@ -176,17 +183,9 @@ static void least_first(cand *v, size_t n) {
 }
 
 /* The segment [cp[g], cp[g + 1]) of the sorted cut points cp[0..nseg]
- * that holds section k. */
+ * (cp[0] <= k < cp[nseg]) that holds section k. */
 static uint32_t segment_of(const uint32_t *cp, uint32_t nseg, uint32_t k) {
-    uint32_t lo = 0, hi = nseg;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cp[mid] <= k)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return base_lower_bound_u32(cp, nseg, k + 1) - 1;
 }
 
 /* Re-ranks the buffers mem[0..len) of a new independent piece by the
@@ -287,27 +286,29 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
     if ((++c->nodes & 1023) == 0 && !plan_sr_tick(c))
         return R_ABORT;
 
+    /* the unplaced members move to the front of the piece, which from
+     * here on is only them (the piece is a set: its order is free) */
     uint64_t minh = UINT64_MAX;
-    bool any = false;
+    uint32_t *mem = s->stk + pbeg, nu = 0;
     for (uint32_t i = 0; i < np; i++) {
-        uint32_t u = s->stk[pbeg + i];
+        uint32_t u = mem[i];
         if (s->minoff[u] == UNPLACED)
             continue;
-        any = true;
+        mem[i] = mem[nu];
+        mem[nu++] = u;
         uint64_t h = s->minoff[u] + s->size[u];
         if (h > s->cap)
             return R_NONE;
         if (h < minh)
             minh = h;
     }
-    if (!any)
+    if (nu == 0)
         return R_FOUND;
+    np = nu;
 
     size_t c0 = s->ncst;
     for (uint32_t i = 0; i < np; i++) {
         uint32_t u = s->stk[pbeg + i];
-        if (s->minoff[u] == UNPLACED)
-            continue;
         uint64_t o = s->minoff[u];
         if (o >= minh)
             continue;
@@ -322,7 +323,10 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
     }
     size_t c1 = s->ncst;
     for (size_t j = c0; j < c1; j++) {
-        least_first(s->cst + j, c1 - j);
+        if (j == c0)
+            least_first(s->cst + j, c1 - j); /* a dive takes only it */
+        else if (j == c0 + 1)
+            qsort(s->cst + j, c1 - j, sizeof *s->cst, cand_cmp);
         cand cd = s->cst[j];
         size_t mark = s->ntrail;
         int r = place(s, cd.id, cd.off);

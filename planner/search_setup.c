@@ -57,18 +57,6 @@ void plan_sr_free(sr *s) {
     free(s->best);
 }
 
-static uint32_t point_index(const uint64_t *pts, uint32_t n, uint64_t t) {
-    uint32_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (pts[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static uint64_t sat_mul(uint64_t a, uint64_t b) {
     if (a && b > UINT64_MAX / a)
         return UINT64_MAX;
@@ -284,8 +272,8 @@ int plan_sr_init(sr *s, const plan_problem *pb, const uint32_t *ids, uint32_t m,
     s->nsec = npts ? npts - 1 : 0;
     for (uint32_t i = 0; i < m; i++) {
         const plan_buf *b = &pb->bufs[ids[i]];
-        s->slo[i] = point_index(pts, npts, b->start);
-        s->shi[i] = point_index(pts, npts, (uint64_t)b->end + 1);
+        s->slo[i] = base_lower_bound_u64(pts, npts, b->start);
+        s->shi[i] = base_lower_bound_u64(pts, npts, (uint64_t)b->end + 1);
     }
     free(pts);
     size_t ns1 = (size_t)s->nsec + 1;
