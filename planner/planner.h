@@ -137,8 +137,8 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
 /* `auto` (planner/auto.c): plan_bestfit, then, when that plan is above
  * the lower bound (or the capacity), plan_search from it within
  * o->budget steps or PLAN_AUTO_BUDGET when 0, its minimisation cut for
- * PLAN_AUTO_SCHEDULE steps (attempts of 3/8 of it, from the middle of
- * the range at once).  Never larger than plan_bestfit; returns 0 or -1 as
+ * PLAN_AUTO_SCHEDULE steps (attempts of a quarter of it, descending
+ * from the best-fit size).  Never larger than plan_bestfit; returns 0 or -1 as
  * plan_search. */
 #define PLAN_AUTO_BUDGET 48000u
 #define PLAN_AUTO_SCHEDULE 48000u

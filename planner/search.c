@@ -91,72 +91,116 @@ static uint64_t class_lb(const sr *s) {
 
 static uint64_t default_budget(const sr *s);
 
-/* Minimises the class height within `budget` steps.  The schedule (the
- * share of each attempt) comes from plan_search_opts.schedule or the
- * default budget, never from `budget`, so a larger budget runs a longer
- * prefix of the same attempts: the result can only get better. */
-static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
-    uint64_t hi = plan_sr_height(s), lo = class_lb(s), fixed = 0;
-    uint64_t g = s->gran, class_end = c->steps + budget;
-    if (class_end < c->steps)
-        class_end = UINT64_MAX;
-    for (uint32_t p = 0; p < s->npart; p++)
-        if (!s->parts[p].searchable) {
-            uint64_t h = plan_sr_part_height(s, &s->parts[p]);
-            if (h > fixed)
-                fixed = h;
-        }
-    /* `search`: a share of 1/32 of the default budget per attempt, after
-     * 1/8 on the lower bound; `auto` (a schedule given): 3/8 of the
-     * schedule per attempt, from the middle at once */
-    uint64_t base = c->schedule ? c->schedule : default_budget(s);
-    uint64_t per = c->schedule ? base / 8 * 3 : base / 32;
-    per = per > 1000 ? per : 1000;
-    uint64_t soft = lo > fixed ? lo : fixed;
-    int r = R_FOUND;
-    /* First the lower bound itself: tight capacities prune hardest, and
-     * real instances often pack perfectly. */
-    if (lo < hi && fixed <= lo && !c->schedule) {
-        uint64_t first = base / 8 > 1000 ? base / 8 : 1000;
-        c->budget_end =
-            class_end - c->steps > first ? c->steps + first : class_end;
-        c->show_best = hi;
-        c->show_lb = lo;
-        r = plan_sr_attempt(s, c, lo);
-        hi = plan_sr_height(s);
-        if (r == R_OOM)
-            return -1;
-        if (r == R_NONE)
-            soft = lo = lo + g;
+/* The state of a minimisation: the best height, the proven lower bound,
+ * the unproven floor (no attempt below it for now), the height of the
+ * partitions the exact search does not take, the granularity, the end of
+ * the class's budget. */
+typedef struct mn {
+    uint64_t hi, lo, soft, fixed, g, end;
+} mn;
+
+/* One attempt at height x within `share` steps: lowers m->hi when it
+ * finds a layout, raises m->lo (and the floor) when it proves there is
+ * none.  Returns the attempt's outcome (R_FOUND, R_NONE, R_ABORT) or
+ * R_OOM. */
+static int mn_try(sr *s, ctl *c, mn *m, uint64_t x, uint64_t share) {
+    c->budget_end = m->end - c->steps > share ? c->steps + share : m->end;
+    c->show_best = m->hi;
+    c->show_lb = m->lo;
+    int r = plan_sr_attempt(s, c, x);
+    m->hi = plan_sr_height(s);
+    if (r == R_NONE) {
+        m->lo = x + m->g;
+        if (m->soft < m->lo)
+            m->soft = m->lo;
     }
-    while (lo < hi && c->steps < class_end && !c->timed_out) {
-        if (soft >= hi) {
-            if (fixed >= hi)
+    return r;
+}
+
+/* `search`: bisection between the unproven floor and the best height; an
+ * attempt out of its share raises the floor; when the range is used up,
+ * the floor goes back to the proven bound and the share doubles. */
+static int mn_bisect(sr *s, ctl *c, mn *m, uint64_t per) {
+    while (m->lo < m->hi && c->steps < m->end && !c->timed_out) {
+        if (m->soft >= m->hi) {
+            if (m->fixed >= m->hi)
                 break;
-            soft = lo > fixed ? lo : fixed;
+            m->soft = m->lo > m->fixed ? m->lo : m->fixed;
             if (per < UINT64_MAX / 4)
                 per *= 2;
         }
-        uint64_t k = (hi - soft) / g;
-        uint64_t x = soft + ((k - 1) / 2) * g;
-        c->budget_end = class_end - c->steps > per ? c->steps + per : class_end;
-        c->show_best = hi;
-        c->show_lb = lo;
-        r = plan_sr_attempt(s, c, x);
-        hi = plan_sr_height(s);
+        uint64_t k = (m->hi - m->soft) / m->g;
+        uint64_t x = m->soft + ((k - 1) / 2) * m->g;
+        int r = mn_try(s, c, m, x, per);
         if (r == R_OOM)
             return -1;
-        if (r == R_NONE) {
-            lo = x + g;
-            if (soft < lo)
-                soft = lo;
-        } else if (r == R_ABORT) {
-            soft = x + g;
-        }
+        if (r == R_ABORT)
+            m->soft = x + m->g;
     }
-    out->lo = lo < hi ? lo : hi;
-    out->height = hi;
-    out->budget_hit = lo < hi && !c->timed_out;
+    return 0;
+}
+
+/* `auto`: descending from the best height by a step d, first half the
+ * unproven range: a found layout keeps d (successes at loose sizes are
+ * cheap and chain), an attempt out of its share halves d, a proof resets
+ * it; when d is below the granularity it starts again from half the
+ * range with twice the share. */
+static int mn_descend(sr *s, ctl *c, mn *m, uint64_t per) {
+    uint64_t d = (m->hi - m->soft) / 2;
+    while (m->lo < m->hi && c->steps < m->end && !c->timed_out) {
+        if (m->soft >= m->hi || m->fixed >= m->hi)
+            break;
+        if (d < m->g) {
+            d = (m->hi - m->soft) / 2;
+            if (per < UINT64_MAX / 4)
+                per *= 2;
+        }
+        uint64_t x = m->hi - (d < m->hi - m->soft ? d : m->hi - m->soft);
+        x -= x % m->g;
+        x = x < m->soft ? m->soft : x;
+        if (x >= m->hi)
+            break; /* cannot happen: d >= g and soft < hi */
+        int r = mn_try(s, c, m, x, per);
+        if (r == R_OOM)
+            return -1;
+        if (r == R_NONE)
+            d = (m->hi - m->soft) / 2;
+        else if (r == R_ABORT)
+            d /= 2;
+    }
+    return 0;
+}
+
+/* Minimises the class height within `budget` steps.  The schedule (the
+ * share of each attempt) comes from plan_search_opts.schedule or the
+ * default budget, never from `budget`, so a larger budget runs a longer
+ * prefix of the same attempts: the result can only get better.
+ * `search` (no schedule) tries the lower bound first with 1/8 of its
+ * default budget (a tight capacity prunes hardest, and real instances
+ * often pack perfectly), then bisects with 1/32 per attempt; `auto`
+ * descends (mn_descend) with 1/4 of its schedule per attempt. */
+static int class_minimise(sr *s, ctl *c, uint64_t budget, cls_out *out) {
+    mn m = {plan_sr_height(s), class_lb(s), 0, 0, s->gran, c->steps + budget};
+    if (m.end < c->steps)
+        m.end = UINT64_MAX;
+    for (uint32_t p = 0; p < s->npart; p++)
+        if (!s->parts[p].searchable) {
+            uint64_t h = plan_sr_part_height(s, &s->parts[p]);
+            if (h > m.fixed)
+                m.fixed = h;
+        }
+    m.soft = m.lo > m.fixed ? m.lo : m.fixed;
+    uint64_t base = c->schedule ? c->schedule : default_budget(s);
+    uint64_t per = c->schedule ? base / 4 : base / 32;
+    per = per > 1000 ? per : 1000;
+    if (!c->schedule && m.lo < m.hi && m.fixed <= m.lo &&
+        mn_try(s, c, &m, m.lo, base / 8 > 1000 ? base / 8 : 1000) == R_OOM)
+        return -1;
+    if ((c->schedule ? mn_descend(s, c, &m, per) : mn_bisect(s, c, &m, per)))
+        return -1;
+    out->lo = m.lo < m.hi ? m.lo : m.hi;
+    out->height = m.hi;
+    out->budget_hit = m.lo < m.hi && !c->timed_out;
     return 0;
 }
 
