@@ -2,8 +2,8 @@
 # Search planner benchmarks: bench/search/run.sh BUILD_DIR
 #  1. `auto` (the default algorithm) on the 11 minimalloc instances: per
 #     instance size / 1048576 (every instance fits in it), size / lower
-#     bound, CPU time (fastest of 3), which won; geometric mean (target
-#     1.05x of 1048576) and slowest instance (target 50 ms)
+#     bound, CPU and wall time (fastest of 3), which won; geometric mean
+#     (target 1.05x of 1048576) and slowest instance (target 50 ms wall)
 #  2. `auto` against `bestfit` on dense and sparse synthetic instances of
 #     10^4 buffers (bench_planner gen, seeded; target: clearly below)
 #  3. real models: auto / lower bound per pool (target: all at it);
