@@ -391,15 +391,16 @@ static int run_part(sr *s, ctl *c, const part *p, int h, uint64_t seed,
     return r;
 }
 
-/* Feasibility of partition p at capacity cap: restarts that alternate
- * two sequences, both cycling through the three preorders.  Odd runs:
- * node limits from the Luby sequence, in units of about four dives, the
+/* Feasibility of partition p at capacity cap: restarts from two
+ * sequences, both cycling through the three preorders, sharing the steps
+ * equally (the next run comes from the sequence that used fewer).  Luby
+ * runs: limits from the Luby sequence in units of about four dives, the
  * preorders perturbed from the fourth such run on (loose capacities,
- * where a deep failure stalls a long run).  Even runs: the preorders as
- * they are, the limit doubling every three runs (tight capacities, where
- * pruning makes long runs pay).  Every run is complete given the nodes,
- * so one that ends within its limit proves infeasibility.  On R_FOUND
- * the layout is in s->best. */
+ * where a deep failure stalls a long run).  Doubling runs: the preorders
+ * as they are, the limit doubling every three runs (tight capacities,
+ * where pruning makes long runs pay).  Every run is complete given the
+ * steps, so one that ends within its limit proves infeasibility.  On
+ * R_FOUND the layout is in s->best. */
 static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
     if (p->lb > cap)
         return R_NONE;
@@ -408,23 +409,27 @@ static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
      * steps each */
     uint64_t cnt = p->cnt > 32 ? p->cnt : 32;
     uint64_t dive = cnt * (1 + (cnt + p->s1 - p->s0) / SEARCH_WORK);
-    for (uint64_t run = 0;; run++) {
+    uint64_t k[2] = {0, 0}, used[2] = {0, 0}; /* [0] Luby, [1] doubling */
+    for (;;) {
         if (c->steps >= c->budget_end || c->timed_out)
             return R_ABORT;
-        uint64_t k = run / 2, lim;
-        int h = (int)(k % NHEUR);
-        uint64_t seed = 0;
-        if (run % 2 == 0) {
-            uint64_t d = k / NHEUR < 60 ? (uint64_t)2 << (k / NHEUR) : 0;
+        int q = used[1] < used[0];
+        int h = (int)(k[q] % NHEUR);
+        uint64_t lim, seed = 0;
+        if (q) {
+            uint64_t d = k[1] / NHEUR < 60 ? (uint64_t)2 << (k[1] / NHEUR) : 0;
             lim = d && d < UINT64_MAX / dive ? d * dive : UINT64_MAX;
         } else {
-            uint64_t l = luby(k + 1);
+            uint64_t l = luby(k[0] + 1);
             lim = l < UINT64_MAX / (4 * dive) ? l * 4 * dive : UINT64_MAX;
-            seed = k < NHEUR ? 0 : k;
+            seed = k[0] < NHEUR ? 0 : k[0];
         }
+        uint64_t st0 = c->steps;
         int r = run_part(s, c, p, h, seed, lim);
         if (r != R_ABORT)
             return r;
+        used[q] += c->steps - st0;
+        k[q]++;
     }
 }
 
