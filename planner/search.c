@@ -40,8 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEARCH_DEFAULT_BUDGET 2000000u
-#define SEARCH_MIN_BUDGET 20000u
+#define SEARCH_DEFAULT_BUDGET 16000000u
+#define SEARCH_MIN_BUDGET 160000u
 
 static double elapsed(const struct timespec *t0) {
     struct timespec now;

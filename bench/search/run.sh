@@ -46,6 +46,6 @@ echo
 echo "-- capacity 1048576 (default budget, 60 s safety stop)"
 "$bin" fit 1048576 0 60 "$data"/*.csv
 echo
-echo "-- minimisation, budget 1500000 steps (60 s safety stop)"
-echo "   best known here: D 1031168 (lower bound 986112), J 1041408 (989184)"
-"$bin" min 1500000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
+echo "-- minimisation, budget 12000000 steps (60 s safety stop)"
+echo "   best known here: D 1025024 (lower bound 986112), J 1030144 (989184)"
+"$bin" min 12000000 60 "$data/D.1048576.csv" "$data/J.1048576.csv"
