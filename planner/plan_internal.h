@@ -5,10 +5,86 @@
 #ifndef PLANWRAP_PLAN_INTERNAL_H
 #define PLANWRAP_PLAN_INTERNAL_H
 
+#include "base/base.h"
 #include "planner/planner.h"
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- caller-provided scratch (docs/architecture.md, "Scratch") ----
+ *
+ * An algorithm's working arrays come from one block that its caller
+ * provides, as TensorFlow Lite Micro's planner takes its scratch:
+ * plan_X_scratch_size(pb) is the block's size, plan_X_in(pb, scratch,
+ * scratch_size, ...) carves its arrays from the block and cannot fail,
+ * and plan_X mallocs the block, calls plan_X_in and frees it (its one
+ * failure).  An algorithm describes its arrays once, in a layout function
+ * over a plan_carver: run on a measuring carver it gives the size, on a
+ * block it gives the arrays, so that the two cannot disagree.  Every array
+ * starts at a multiple of PLAN_SCRATCH_ALIGN from the block's start (the
+ * block itself must be so aligned: malloc's memory is).  A block may hold
+ * anything: plan_X_in initialises every array it reads. */
+#define PLAN_SCRATCH_ALIGN ((size_t) _Alignof(max_align_t))
+_Static_assert((PLAN_SCRATCH_ALIGN & (PLAN_SCRATCH_ALIGN - 1)) == 0,
+               "PLAN_SCRATCH_ALIGN is a power of two");
+_Static_assert(_Alignof(uint64_t) <= PLAN_SCRATCH_ALIGN &&
+                   _Alignof(plan_buf) <= PLAN_SCRATCH_ALIGN,
+               "every array carved from scratch is aligned");
+
+/* total + count * elem rounded up to PLAN_SCRATCH_ALIGN; SIZE_MAX when
+ * that overflows size_t (SIZE_MAX stays SIZE_MAX: it means "too large"). */
+static inline size_t plan_scratch_add(size_t total, size_t count, size_t elem) {
+    const size_t a = PLAN_SCRATCH_ALIGN;
+    if (total == SIZE_MAX || (elem && count > (SIZE_MAX - a) / elem))
+        return SIZE_MAX;
+    size_t bytes = (count * elem + a - 1) & ~(a - 1);
+    return bytes >= SIZE_MAX - total ? SIZE_MAX : total + bytes;
+}
+
+/* Carves arrays from a block, or only counts their bytes. */
+typedef struct plan_carver {
+    unsigned char *block;
+    size_t used; /* bytes carved so far (SIZE_MAX: overflow) */
+    size_t size; /* the block's size */
+    bool measuring;
+} plan_carver;
+
+static inline plan_carver plan_carver_measure(void) {
+    return (plan_carver){NULL, 0, 0, true};
+}
+
+static inline plan_carver plan_carver_of(void *scratch, size_t size) {
+    PW_ASSERT(scratch != NULL || size == 0);
+    PW_ASSERT((uintptr_t)scratch % PLAN_SCRATCH_ALIGN == 0);
+    return (plan_carver){scratch, 0, size, false};
+}
+
+/* The next array of count elements of elem bytes; NULL when measuring.
+ * Asserts that the block holds it. */
+static inline void *plan_carve(plan_carver *c, size_t count, size_t elem) {
+    size_t at = c->used;
+    c->used = plan_scratch_add(c->used, count, elem);
+    if (c->measuring)
+        return NULL;
+    PW_ASSERT(c->used <= c->size); /* SIZE_MAX (overflow) fails too */
+    return c->block + at;
+}
+#define PLAN_CARVE(c, count, T) ((T *)plan_carve((c), (count), sizeof(T)))
+
+/* The rest of the block, at least `need` bytes (a callee's scratch);
+ * *rest gets its size.  Measuring, counts `need` and returns NULL. */
+static inline void *plan_carve_rest(plan_carver *c, size_t need, size_t *rest) {
+    if (c->measuring) {
+        c->used = plan_scratch_add(c->used, need, 1);
+        *rest = need;
+        return NULL;
+    }
+    PW_ASSERT(c->used <= c->size && c->size - c->used >= need);
+    *rest = c->size - c->used;
+    void *p = c->block + c->used;
+    c->used = c->size;
+    return p;
+}
 
 /* Rounds v up to a multiple of a (a power of two >= 1); saturates at
  * UINT64_MAX rounded down. */
@@ -29,15 +105,43 @@ typedef int (*plan_core_fn)(const plan_problem *pb, uint64_t *offsets,
 int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
                      uint64_t *size);
 
+/* The core of an algorithm that takes its scratch from the caller: plans
+ * a one-class problem and cannot fail (asserts that the scratch holds its
+ * arrays). */
+typedef void (*plan_core_in_fn)(const plan_problem *pb, void *scratch,
+                                size_t scratch_size, uint64_t *offsets,
+                                uint64_t *size);
+
+/* The scratch of plan_run_colored_in for n buffers over a core that needs
+ * core_size bytes for n buffers (a class has at most n); SIZE_MAX on
+ * overflow. */
+size_t plan_colored_scratch_size(uint32_t n, size_t core_size);
+
+/* plan_run_colored over a core that takes its scratch: its own arrays
+ * are carved from `scratch`, each class's core gets the rest.  Cannot
+ * fail; pb must pass plan_problem_ok (its caller checks it). */
+void plan_run_colored_in(const plan_problem *pb, plan_core_in_fn fn,
+                         void *scratch, size_t scratch_size, uint64_t *offsets,
+                         uint64_t *size);
+
 /* Sorts `n` uint32 indices with a comparison on a context (stable merge
  * sort); returns -1 on out-of-memory. */
 typedef int (*plan_cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
 int plan_sort_idx(uint32_t *idx, uint32_t n, plan_cmp_fn cmp, const void *ctx);
+/* The same sort with the caller's n entries of tmp: cannot fail. */
+void plan_sort_idx_in(uint32_t *idx, uint32_t n, uint32_t *tmp, plan_cmp_fn cmp,
+                      const void *ctx);
 
 /* Fills every storage's donors (pl->donors, allocated in `a`) and its
  * reuse_of from the offsets and live ranges (planner/donors.c).
- * O(n log n + donors); deterministic.  False on out of memory. */
+ * O(n log n + donors); deterministic.  False on out of memory (of its
+ * one scratch block). */
 bool plan_donors_build(base_arena *a, plan *pl);
+/* The same with the caller's scratch (plan_donors_scratch_size(pl) bytes,
+ * from pl->nstorages alone; SIZE_MAX on overflow): cannot fail. */
+size_t plan_donors_scratch_size(const plan *pl);
+void plan_donors_build_in(base_arena *a, plan *pl, void *scratch,
+                          size_t scratch_size);
 
 /* A segment tree over [0, n) positions with range add and range max
  * (values int64).  Non-lazy tags: O(log n) per operation. */
@@ -48,6 +152,10 @@ typedef struct plan_segtree {
 } plan_segtree;
 
 int plan_segtree_init(plan_segtree *t, uint32_t n);
+/* The same over the caller's arrays of 4 * max(n, 1) entries each
+ * (zeroed here). */
+void plan_segtree_init_in(plan_segtree *t, uint32_t n, int64_t *mx,
+                          int64_t *tag);
 void plan_segtree_free(plan_segtree *t);
 /* Adds v to every position in [l, r] (inclusive). */
 void plan_segtree_add(plan_segtree *t, uint32_t l, uint32_t r, int64_t v);
@@ -87,6 +195,10 @@ uint64_t plan_lower_bound_sorted(const plan_problem *pb, const uint64_t *st,
 /* Sorts v[0..n) by the high 32 bits of each word, stably (planner/radix.c,
  * O(n)); returns -1 on out-of-memory. */
 int plan_radix_sort_hi(uint64_t *v, size_t n);
+/* The same with the caller's n entries of tmp and PLAN_RADIX_COUNTS of
+ * cnt: cannot fail. */
+#define PLAN_RADIX_COUNTS 2048u
+void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp, uint32_t *cnt);
 
 /* bestfit's start-order pass (planner/bestfit_start.c): places the m
  * buffers of `order` (non-decreasing starts) each in the lowest gap among

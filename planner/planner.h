@@ -26,6 +26,7 @@
 #include "planner/schedule.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------------ */
@@ -74,8 +75,12 @@ bool plan_algo_parse(const char *s, plan_algo *out);
  * fails plan_problem_ok: the sums are exact (no wrap-around) and the
  * result saturates at the largest multiple of the pool alignment that
  * fits in 64 bits (still a lower bound); a buffer with start > end is
- * live nowhere.  Returns 0 on out-of-memory. */
+ * live nowhere.  Returns 0 on out-of-memory (of its one scratch block);
+ * plan_lower_bound_in, with the caller's scratch, cannot fail. */
 uint64_t plan_lower_bound(const plan_problem *pb);
+size_t plan_lower_bound_scratch_size(const plan_problem *pb);
+uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
+                             size_t scratch_size);
 
 /* Each algorithm fills offsets[0..n) and *size (the pool size, a multiple
  * of pb->align, at most PLAN_MAX_POOL_SIZE); returns 0, or -1 on
@@ -84,6 +89,25 @@ uint64_t plan_lower_bound(const plan_problem *pb);
  * in its source file. */
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+
+/* Caller-provided scratch (docs/architecture.md, "Scratch"), as TensorFlow
+ * Lite Micro's planner takes it: plan_X_scratch_size(pb) is the bytes
+ * plan_X_in needs, computed from pb->n alone and never smaller for a
+ * larger n (so one block sized for the largest of several problems
+ * serves each of them); SIZE_MAX when that overflows size_t.  plan_X_in
+ * takes a block of at least that many bytes, aligned as malloc's memory,
+ * holding anything (it initialises what it reads), and cannot fail: pb
+ * must pass plan_problem_ok (plan_X checks it) and the block must be
+ * large enough (asserted).  plan_X is one malloc of the block, plan_X_in
+ * and free: out of memory is its one failure besides plan_problem_ok.
+ * Results are the same as plan_X's, byte for byte.  The algorithms not
+ * listed here (tree, bestfit, search, auto) still allocate as they go. */
+size_t plan_naive_scratch_size(const plan_problem *pb);
+void plan_naive_in(const plan_problem *pb, void *scratch, size_t scratch_size,
+                   uint64_t *offsets, uint64_t *size);
+size_t plan_reuse_scratch_size(const plan_problem *pb);
+void plan_reuse_in(const plan_problem *pb, void *scratch, size_t scratch_size,
+                   uint64_t *offsets, uint64_t *size);
 int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 
@@ -169,9 +193,16 @@ size_t plan_search_describe(char *buf, size_t len, uint64_t size,
  * otherwise writes a one-line reason into err (if non-NULL).  Accepts any
  * problem and any `size` up to UINT64_MAX (no PLAN_MAX_POOL_SIZE check)
  * and never wraps: a buffer whose offset + size passes `size`, or 2^64,
- * is rejected. */
+ * is rejected.  "out of memory" (of its one scratch block) is the one
+ * verdict that is not about the plan; plan_verify_problem_in, with the
+ * caller's scratch (the convention of plan_naive_in above, any problem
+ * accepted), cannot fail. */
 bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                          uint64_t size, char *err, size_t errlen);
+size_t plan_verify_problem_scratch_size(const plan_problem *pb);
+bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
+                            size_t scratch_size, const uint64_t *offsets,
+                            uint64_t size, char *err, size_t errlen);
 
 /* Reads a minimalloc CSV (`id,lower,upper,size` header, one buffer a
  * row) into `pb` (allocated in `a`); ids go to pb->names.  Errors name

@@ -55,6 +55,11 @@ static void plan_msort(uint32_t *a, uint32_t *tmp, uint32_t n, plan_cmp_fn cmp,
         a[k++] = tmp[i++];
 }
 
+void plan_sort_idx_in(uint32_t *idx, uint32_t n, uint32_t *tmp, plan_cmp_fn cmp,
+                      const void *ctx) {
+    plan_msort(idx, tmp, n, cmp, ctx);
+}
+
 int plan_sort_idx(uint32_t *idx, uint32_t n, plan_cmp_fn cmp, const void *ctx) {
     if (n < 2)
         return 0;
@@ -77,6 +82,15 @@ int plan_segtree_init(plan_segtree *t, uint32_t n) {
         return -1;
     }
     return 0;
+}
+
+void plan_segtree_init_in(plan_segtree *t, uint32_t n, int64_t *mx,
+                          int64_t *tag) {
+    t->n = n ? n : 1;
+    t->mx = mx;
+    t->tag = tag;
+    memset(mx, 0, 4 * (size_t)t->n * sizeof *mx);
+    memset(tag, 0, 4 * (size_t)t->n * sizeof *tag);
 }
 
 void plan_segtree_free(plan_segtree *t) {
@@ -220,31 +234,6 @@ int plan_lower_bound_axis(const plan_problem *pb, const uint32_t *axis,
     return rc;
 }
 
-/* plan_lower_bound as a sweep: buffers sorted by start and by end (radix
- * sorts, O(n)); at each start time the buffers that ended before it are
- * taken out and the ones starting then put in.  Returns 0 or -1 (out of
- * memory). */
-static int plan_lower_bound_sweep(const plan_problem *pb, uint64_t *lb) {
-    size_t n = pb->n, m = 0;
-    uint64_t *st = malloc((2 * n + 1) * sizeof *st), *en = st + n;
-    if (!st)
-        return -1;
-    for (uint32_t i = 0; i < pb->n; i++) {
-        const plan_buf *b = &pb->bufs[i];
-        if (b->size == 0 || b->start > b->end)
-            continue; /* takes no space, or live nowhere */
-        st[m] = (uint64_t)b->start << 32 | i;
-        en[m++] = (uint64_t)b->end << 32 | i;
-    }
-    if (plan_radix_sort_hi(st, m) != 0 || plan_radix_sort_hi(en, m) != 0) {
-        free(st);
-        return -1;
-    }
-    *lb = plan_lower_bound_sorted(pb, st, en, m);
-    free(st);
-    return 0;
-}
-
 uint64_t plan_lower_bound_sorted(const plan_problem *pb, const uint64_t *st,
                                  const uint64_t *en, size_t m) {
     uint64_t a = pb->align ? pb->align : 1;
@@ -263,10 +252,55 @@ uint64_t plan_lower_bound_sorted(const plan_problem *pb, const uint64_t *st,
     return plan_align_up(best.hi ? UINT64_MAX : best.lo, a);
 }
 
+/* plan_lower_bound's arrays: the buffers by start (st) and by end (en:
+ * st + n), and the radix sort's. */
+typedef struct lb_arrays {
+    uint64_t *st, *tmp;
+    uint32_t *cnt;
+} lb_arrays;
+
+static void lb_layout(plan_carver *c, size_t n, lb_arrays *w) {
+    w->st = PLAN_CARVE(c, 2 * n + 1, uint64_t);
+    w->tmp = PLAN_CARVE(c, n + 1, uint64_t);
+    w->cnt = PLAN_CARVE(c, PLAN_RADIX_COUNTS, uint32_t);
+}
+
+size_t plan_lower_bound_scratch_size(const plan_problem *pb) {
+    plan_carver c = plan_carver_measure();
+    lb_arrays w;
+    lb_layout(&c, pb->n, &w);
+    return c.used;
+}
+
+/* A sweep: the buffers sorted by start and by end (radix sorts, O(n)); at
+ * each start time the buffers that ended before it are taken out and the
+ * ones starting then put in. */
+uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
+                             size_t scratch_size) {
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    lb_arrays w;
+    lb_layout(&c, pb->n, &w);
+    uint64_t *st = w.st, *en = w.st + pb->n;
+    size_t m = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        const plan_buf *b = &pb->bufs[i];
+        if (b->size == 0 || b->start > b->end)
+            continue; /* takes no space, or live nowhere */
+        st[m] = (uint64_t)b->start << 32 | i;
+        en[m++] = (uint64_t)b->end << 32 | i;
+    }
+    plan_radix_sort_hi_in(st, m, w.tmp, w.cnt);
+    plan_radix_sort_hi_in(en, m, w.tmp, w.cnt);
+    return plan_lower_bound_sorted(pb, st, en, m);
+}
+
 uint64_t plan_lower_bound(const plan_problem *pb) {
-    uint64_t lb = 0;
-    if (plan_lower_bound_sweep(pb, &lb) != 0)
-        lb = 0;
+    size_t bytes = plan_lower_bound_scratch_size(pb);
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch)
+        return 0;
+    uint64_t lb = plan_lower_bound_in(pb, scratch, bytes);
+    free(scratch);
     return lb;
 }
 
@@ -276,8 +310,8 @@ uint64_t plan_lower_bound(const plan_problem *pb) {
  * Every storage at its own offset, in order: the upper bound, and the
  * debugging mode that keeps every intermediate intact.  O(n).
  */
-static int plan_naive_core(const plan_problem *pb, uint64_t *offsets,
-                           uint64_t *size) {
+static void plan_naive_core(const plan_problem *pb, uint64_t *offsets,
+                            uint64_t *size) {
     uint64_t top = 0;
     for (uint32_t i = 0; i < pb->n; i++) {
         const plan_buf *b = &pb->bufs[i];
@@ -289,13 +323,24 @@ static int plan_naive_core(const plan_problem *pb, uint64_t *offsets,
         top = offsets[i] + b->size;
     }
     *size = plan_align_up(top, pb->align ? pb->align : 1);
-    return 0;
+}
+
+size_t plan_naive_scratch_size(const plan_problem *pb) {
+    (void)pb;
+    return 0; /* naive needs no arrays */
+}
+
+void plan_naive_in(const plan_problem *pb, void *scratch, size_t scratch_size,
+                   uint64_t *offsets, uint64_t *size) {
+    (void)plan_carver_of(scratch, scratch_size);
+    plan_naive_core(pb, offsets, size);
 }
 
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     if (!plan_problem_ok(pb))
         return -1;
-    return plan_naive_core(pb, offsets, size);
+    plan_naive_in(pb, NULL, 0, offsets, size);
+    return 0;
 }
 
 uint32_t plan_first_oversize(const plan_problem *pb) {
@@ -354,13 +399,43 @@ static int plan_cmp_class(const void *ctx, uint32_t a, uint32_t b) {
     return a < b ? -1 : a > b;
 }
 
-int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
-                     uint64_t *size) {
-    if (!plan_problem_ok(pb))
-        return -1;
-    bool single = true, seen = false;
+/* The core run on each class: one that may fail (fn) or one that takes
+ * the rest of the scratch (fn_in). */
+typedef struct pc_core {
+    plan_core_fn fn;
+    plan_core_in_fn fn_in;
+    void *scratch;
+    size_t scratch_size;
+} pc_core;
+
+static int pc_run(const pc_core *k, const plan_problem *pb, uint64_t *offsets,
+                  uint64_t *size) {
+    if (k->fn)
+        return k->fn(pb, offsets, size);
+    k->fn_in(pb, k->scratch, k->scratch_size, offsets, size);
+    return 0;
+}
+
+/* The driver's arrays, n entries each: the buffers in class order and the
+ * sort's temporary, one class's buffers and their offsets. */
+typedef struct pc_arrays {
+    uint32_t *idx, *tmp;
+    plan_buf *sub;
+    uint64_t *soff;
+} pc_arrays;
+
+static void pc_layout(plan_carver *c, size_t n, pc_arrays *w) {
+    w->idx = PLAN_CARVE(c, n, uint32_t);
+    w->tmp = PLAN_CARVE(c, n, uint32_t);
+    w->sub = PLAN_CARVE(c, n, plan_buf);
+    w->soff = PLAN_CARVE(c, n, uint64_t);
+}
+
+/* Whether every buffer that takes space is in one class. */
+static bool pc_single(const plan_problem *pb) {
+    bool seen = false;
     int32_t first = -1;
-    for (uint32_t i = 0; i < pb->n && single; i++) {
+    for (uint32_t i = 0; i < pb->n; i++) {
         const plan_buf *b = &pb->bufs[i];
         if (b->size == 0)
             continue;
@@ -369,23 +444,21 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
             seen = true;
         }
         if (b->color == -2 || b->color != first)
-            single = false;
+            return false;
     }
-    if (single)
-        return fn(pb, offsets, size);
+    return true;
+}
 
-    uint32_t n = pb->n;
-    uint32_t *idx = malloc((size_t)n * sizeof *idx);
-    plan_buf *sub = malloc((size_t)n * sizeof *sub);
-    uint64_t *soff = malloc((size_t)n * sizeof *soff);
-    int rc = -1;
-    if (!idx || !sub || !soff)
-        goto out;
+/* Class by class (sorted into w->idx), each planned on its own and placed
+ * above the previous ones; the naive plan when that is smaller.  Returns
+ * -1 when a core fails. */
+static int pc_stack(const plan_problem *pb, const pc_arrays *w,
+                    const pc_core *k, uint64_t *offsets, uint64_t *size) {
+    uint32_t n = pb->n, *idx = w->idx;
     for (uint32_t i = 0; i < n; i++)
         idx[i] = i;
     plan_class_ctx ctx = {pb->bufs};
-    if (plan_sort_idx(idx, n, plan_cmp_class, &ctx) != 0)
-        goto out;
+    plan_sort_idx_in(idx, n, w->tmp, plan_cmp_class, &ctx);
     uint64_t base = 0;
     uint64_t pa = pb->align ? pb->align : 1;
     bool over = false; /* the stacked classes pass PLAN_MAX_POOL_SIZE */
@@ -396,24 +469,24 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
             while (j < n && pb->bufs[idx[j]].color == c)
                 j++;
         uint64_t amax = pa;
-        for (uint32_t k = i; k < j; k++) {
-            sub[k - i] = pb->bufs[idx[k]];
-            sub[k - i].color = -1;
-            if (sub[k - i].align > amax)
-                amax = sub[k - i].align;
+        for (uint32_t q = i; q < j; q++) {
+            w->sub[q - i] = pb->bufs[idx[q]];
+            w->sub[q - i].color = -1;
+            if (w->sub[q - i].align > amax)
+                amax = w->sub[q - i].align;
         }
-        plan_problem sp = {j - i, sub, pb->align, NULL};
+        plan_problem sp = {j - i, w->sub, pb->align, NULL};
         uint64_t ssize = 0;
-        if (fn(&sp, soff, &ssize) != 0)
-            goto out;
+        if (pc_run(k, &sp, w->soff, &ssize) != 0)
+            return -1;
         /* base <= PLAN_MAX_POOL_SIZE < 2^63 and amax <= 2^63: no wrap */
         base = plan_align_up(base, amax);
         if (base > PLAN_MAX_POOL_SIZE || ssize > PLAN_MAX_POOL_SIZE - base) {
             over = true; /* the naive plan below is smaller */
             break;
         }
-        for (uint32_t k = i; k < j; k++)
-            offsets[idx[k]] = sub[k - i].size ? base + soff[k - i] : 0;
+        for (uint32_t q = i; q < j; q++)
+            offsets[idx[q]] = w->sub[q - i].size ? base + w->soff[q - i] : 0;
         base += ssize;
         i = j;
     }
@@ -421,17 +494,56 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
     /* Stacking classes pads between them: never do worse than naive,
      * which satisfies every colour constraint (and fits the limit). */
     uint64_t nsize = 0;
-    plan_naive_core(pb, soff, &nsize);
+    plan_naive_core(pb, w->soff, &nsize);
     if (nsize < stacked) {
-        memcpy(offsets, soff, (size_t)n * sizeof *offsets);
+        memcpy(offsets, w->soff, (size_t)n * sizeof *offsets);
         *size = nsize;
     } else {
         *size = stacked;
     }
-    rc = 0;
-out:
-    free(idx);
-    free(sub);
-    free(soff);
+    return 0;
+}
+
+int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
+                     uint64_t *size) {
+    if (!plan_problem_ok(pb))
+        return -1;
+    if (pc_single(pb))
+        return fn(pb, offsets, size);
+    size_t bytes = plan_colored_scratch_size(pb->n, 0);
+    void *block = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!block)
+        return -1;
+    plan_carver c = plan_carver_of(block, bytes);
+    pc_arrays w;
+    pc_layout(&c, pb->n, &w);
+    pc_core k = {fn, NULL, NULL, 0};
+    int rc = pc_stack(pb, &w, &k, offsets, size);
+    free(block);
     return rc;
+}
+
+size_t plan_colored_scratch_size(uint32_t n, size_t core_size) {
+    plan_carver c = plan_carver_measure();
+    pc_arrays w;
+    size_t rest;
+    pc_layout(&c, n, &w);
+    plan_carve_rest(&c, core_size, &rest);
+    return c.used;
+}
+
+void plan_run_colored_in(const plan_problem *pb, plan_core_in_fn fn,
+                         void *scratch, size_t scratch_size, uint64_t *offsets,
+                         uint64_t *size) {
+    if (pc_single(pb)) {
+        fn(pb, scratch, scratch_size, offsets, size);
+        return;
+    }
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    pc_arrays w;
+    pc_layout(&c, pb->n, &w);
+    pc_core k = {NULL, fn, NULL, 0};
+    k.scratch = plan_carve_rest(&c, 0, &k.scratch_size);
+    int rc = pc_stack(pb, &w, &k, offsets, size);
+    PW_ASSERT(rc == 0);
 }

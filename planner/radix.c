@@ -11,17 +11,12 @@
 
 #define RX_BITS 11
 #define RX_SIZE (1u << RX_BITS)
+_Static_assert(RX_SIZE == PLAN_RADIX_COUNTS, "the counts the caller gives");
 
-int plan_radix_sort_hi(uint64_t *v, size_t n) {
+void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp,
+                           uint32_t *cnt) {
     if (n < 2)
-        return 0;
-    uint64_t *tmp = malloc(n * sizeof *tmp);
-    uint32_t *cnt = malloc(RX_SIZE * sizeof *cnt);
-    if (!tmp || !cnt) {
-        free(tmp);
-        free(cnt);
-        return -1;
-    }
+        return;
     uint64_t *src = v, *dst = tmp;
     for (unsigned shift = 32; shift < 64; shift += RX_BITS) {
         memset(cnt, 0, RX_SIZE * sizeof *cnt);
@@ -43,7 +38,17 @@ int plan_radix_sort_hi(uint64_t *v, size_t n) {
     }
     if (src != v)
         memcpy(v, src, n * sizeof *v);
+}
+
+int plan_radix_sort_hi(uint64_t *v, size_t n) {
+    if (n < 2)
+        return 0;
+    uint64_t *tmp = malloc(n * sizeof *tmp);
+    uint32_t *cnt = malloc(RX_SIZE * sizeof *cnt);
+    bool ok = tmp && cnt;
+    if (ok)
+        plan_radix_sort_hi_in(v, n, tmp, cnt);
     free(tmp);
     free(cnt);
-    return 0;
+    return ok ? 0 : -1;
 }

@@ -60,60 +60,51 @@ typedef struct ru_state {
     const plan_problem *pb;
     uint32_t n;
     uint32_t *bykey, *keyid, *kbase, *klen, *stack, *bystart, *byend;
-    uint32_t *slot, *slot_creator;
+    uint32_t *slot, *slot_creator, *sort_tmp;
     uint64_t *slot_size, *slot_align, *slot_off;
     uint64_t *ax; /* the time axis: m points */
     uint32_t m;
     int64_t *mem;
     int64_t peak;
+    int64_t *st_mx, *st_tag; /* the segment tree's arrays */
     plan_segtree st;
 } ru_state;
 
-/* Every array of a run in one block of scratch (one allocation, one
- * failure path): u64 arrays first, so that every array is aligned. */
-static void *ru_scratch(ru_state *R) {
-    size_t n = R->n, n1 = n + 1, na = 2 * n + 2;
-    size_t bytes = (3 * n1 + na) * sizeof(uint64_t) + na * sizeof(int64_t) +
-                   9 * n1 * sizeof(uint32_t);
-    char *p = calloc(1, bytes);
-    if (!p)
-        return NULL;
-    char *q = p;
-#define RU_TAKE(field, count)                                                  \
-    do {                                                                       \
-        R->field = (void *)q;                                                  \
-        q += (count) * sizeof *R->field;                                       \
-    } while (0)
-    RU_TAKE(slot_size, n1);
-    RU_TAKE(slot_align, n1);
-    RU_TAKE(slot_off, n1);
-    RU_TAKE(ax, na);
-    RU_TAKE(mem, na);
-    RU_TAKE(bykey, n1);
-    RU_TAKE(keyid, n1);
-    RU_TAKE(kbase, n1);
-    RU_TAKE(klen, n1);
-    RU_TAKE(stack, n1);
-    RU_TAKE(bystart, n1);
-    RU_TAKE(byend, n1);
-    RU_TAKE(slot, n1);
-    RU_TAKE(slot_creator, n1);
-#undef RU_TAKE
-    PW_ASSERT((size_t)(q - p) == bytes);
-    return p;
+/* Every array of a run, carved from the caller's scratch: n + 1 entries
+ * per buffer or slot, 2n + 2 axis points, a segment tree over them. */
+static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
+    size_t n1 = n + 1, na = 2 * n + 2;
+    R->slot_size = PLAN_CARVE(c, n1, uint64_t);
+    R->slot_align = PLAN_CARVE(c, n1, uint64_t);
+    R->slot_off = PLAN_CARVE(c, n1, uint64_t);
+    R->ax = PLAN_CARVE(c, na, uint64_t);
+    R->mem = PLAN_CARVE(c, na, int64_t);
+    R->st_mx = PLAN_CARVE(c, 4 * na, int64_t);
+    R->st_tag = PLAN_CARVE(c, 4 * na, int64_t);
+    uint32_t **u32[] = {&R->bykey,        &R->keyid,   &R->kbase, &R->klen,
+                        &R->stack,        &R->bystart, &R->byend, &R->slot,
+                        &R->slot_creator, &R->sort_tmp};
+    for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++)
+        *u32[i] = PLAN_CARVE(c, n1, uint32_t);
+}
+
+static size_t ru_core_scratch_size(size_t n) {
+    plan_carver c = plan_carver_measure();
+    ru_state R;
+    ru_layout(&c, n, &R);
+    return c.used;
 }
 
 /* Step 1: the buffers in key, start and end order; the buffers of one
  * reuse key are bykey[kbase[k] .. kbase[k + 1]). */
-static bool ru_keys(ru_state *R) {
+static void ru_keys(ru_state *R) {
     const plan_buf *bf = R->pb->bufs;
     ru_ctx ctx = {bf};
     for (uint32_t i = 0; i < R->n; i++)
         R->bykey[i] = R->bystart[i] = R->byend[i] = i;
-    if (plan_sort_idx(R->bykey, R->n, ru_cmp_key, &ctx) ||
-        plan_sort_idx(R->bystart, R->n, ru_cmp_start, &ctx) ||
-        plan_sort_idx(R->byend, R->n, ru_cmp_end, &ctx))
-        return false;
+    plan_sort_idx_in(R->bykey, R->n, R->sort_tmp, ru_cmp_key, &ctx);
+    plan_sort_idx_in(R->bystart, R->n, R->sort_tmp, ru_cmp_start, &ctx);
+    plan_sort_idx_in(R->byend, R->n, R->sort_tmp, ru_cmp_end, &ctx);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < R->n; i++) {
         if (i == 0 ||
@@ -122,13 +113,13 @@ static bool ru_keys(ru_state *R) {
         R->keyid[R->bykey[i]] = nk - 1;
     }
     R->kbase[nk] = R->n;
-    return true;
+    memset(R->klen, 0, ((size_t)nk + 1) * sizeof *R->klen);
 }
 
 /* Step 2: the time axis (every start and every end + 1, so that the live
  * set is constant between two consecutive points), the no-reuse memory
  * profile in the segment tree, and its peak. */
-static bool ru_profile(ru_state *R) {
+static void ru_profile(ru_state *R) {
     const plan_buf *bf = R->pb->bufs;
     uint64_t *ax = R->ax;
     uint32_t na = 0;
@@ -142,8 +133,8 @@ static bool ru_profile(ru_state *R) {
         if (m == 0 || ax[m - 1] != ax[i])
             ax[m++] = ax[i];
     R->m = m;
-    if (plan_segtree_init(&R->st, m ? m : 1) != 0)
-        return false;
+    plan_segtree_init_in(&R->st, m, R->st_mx, R->st_tag);
+    memset(R->mem, 0, ((size_t)m + 1) * sizeof *R->mem);
     for (uint32_t i = 0; i < R->n; i++) {
         if (bf[i].size == 0)
             continue;
@@ -159,7 +150,6 @@ static bool ru_profile(ru_state *R) {
             R->peak = cur;
         plan_segtree_add(&R->st, i, i, cur);
     }
-    return true;
 }
 
 /* Step 3a: the dead storage f's slot for buffer b, when its size and
@@ -227,16 +217,14 @@ static uint32_t ru_assign(ru_state *R) {
  * first buffer's index (the naive order), so that the pool is never
  * larger than the naive one: each slot is one of naive's buffers, at an
  * offset no higher. */
-static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
-                           uint64_t *size) {
-    ru_state R;
-    memset(&R, 0, sizeof R);
-    R.pb = pb;
-    R.n = pb->n;
-    int rc = -1;
-    void *scratch = ru_scratch(&R);
-    if (!scratch || !ru_keys(&R) || !ru_profile(&R))
-        goto out;
+static void plan_reuse_core(const plan_problem *pb, void *scratch,
+                            size_t scratch_size, uint64_t *offsets,
+                            uint64_t *size) {
+    ru_state R = {.pb = pb, .n = pb->n};
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    ru_layout(&c, R.n, &R);
+    ru_keys(&R);
+    ru_profile(&R);
     ru_assign(&R);
     uint64_t top = 0;
     for (uint32_t i = 0; i < R.n; i++) {
@@ -249,13 +237,27 @@ static int plan_reuse_core(const plan_problem *pb, uint64_t *offsets,
     for (uint32_t i = 0; i < R.n; i++)
         offsets[i] = R.slot[i] == UINT32_MAX ? 0 : R.slot_off[R.slot[i]];
     *size = plan_align_up(top, pb->align ? pb->align : 1);
-    rc = 0;
-out:
-    free(scratch);
-    plan_segtree_free(&R.st);
-    return rc;
+}
+
+size_t plan_reuse_scratch_size(const plan_problem *pb) {
+    return plan_colored_scratch_size(pb->n, ru_core_scratch_size(pb->n));
+}
+
+void plan_reuse_in(const plan_problem *pb, void *scratch, size_t scratch_size,
+                   uint64_t *offsets, uint64_t *size) {
+    PW_ASSERT(scratch_size >= plan_reuse_scratch_size(pb));
+    plan_run_colored_in(pb, plan_reuse_core, scratch, scratch_size, offsets,
+                        size);
 }
 
 int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
-    return plan_run_colored(pb, plan_reuse_core, offsets, size);
+    if (!plan_problem_ok(pb))
+        return -1;
+    size_t bytes = plan_reuse_scratch_size(pb);
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch)
+        return -1;
+    plan_reuse_in(pb, scratch, bytes, offsets, size);
+    free(scratch);
+    return 0;
 }
