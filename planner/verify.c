@@ -13,7 +13,7 @@
  * offset.  Colour conflicts: one sweep over addresses keeping the two
  * highest end addresses of distinct colour classes.
  */
-#include "planner/planner.h"
+#include "plan_internal.h"
 #include "base/base.h"
 
 #include <inttypes.h>
@@ -252,26 +252,39 @@ static bool vf_colours(const plan_problem *pb, const uint64_t *offsets,
     return true;
 }
 
-/* The steps of the file comment: bounds, then the nonempty buffers by
- * increasing offset over the compressed time axis, time conflicts, then
- * colour conflicts. */
-bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
-                         uint64_t size, char *err, size_t errlen) {
-    uint32_t m = 0;
-    if (!vf_bounds(pb, offsets, size, err, errlen, &m))
-        return false;
-    if (m == 0)
-        return true;
+/* The verifier's arrays for n buffers: the nonempty ones by offset, the
+ * time axis (two points each) and the segment tree over it (4 nodes a
+ * point).  The (offset, buffer) pairs sorted before the tree is built
+ * live in the tree's first array (16 bytes a buffer, fewer than its 64). */
+typedef struct vf_arrays {
+    uint32_t *idx, *ax;
+    uint64_t *mx, *tag;
+    size_t nodes;
+} vf_arrays;
 
-    bool ok = false;
-    uint32_t *idx = malloc((size_t)m * sizeof *idx);
-    uint32_t *ax = malloc((size_t)m * 2 * sizeof *ax);
-    vf_at *at = malloc((size_t)m * sizeof *at);
-    vf_tree t = {0, NULL, NULL};
-    if (!idx || !ax || !at) {
-        vf_err(err, errlen, "out of memory");
-        goto out;
-    }
+static void vf_layout(plan_carver *c, size_t n, vf_arrays *w) {
+    _Static_assert(sizeof(vf_at) <= 4 * 2 * sizeof(uint64_t),
+                   "the pairs fit in the tree's first array");
+    w->nodes = 4 * (2 * n + 1);
+    w->idx = PLAN_CARVE(c, n + 1, uint32_t);
+    w->ax = PLAN_CARVE(c, 2 * n + 1, uint32_t);
+    w->mx = PLAN_CARVE(c, w->nodes, uint64_t);
+    w->tag = PLAN_CARVE(c, w->nodes, uint64_t);
+}
+
+size_t plan_verify_problem_scratch_size(const plan_problem *pb) {
+    plan_carver c = plan_carver_measure();
+    vf_arrays w;
+    vf_layout(&c, pb->n, &w);
+    return c.used;
+}
+
+/* The nonempty buffers by increasing offset into w->idx (m of them) and
+ * the compressed time axis into w->ax; returns its length. */
+static uint32_t vf_order(const plan_problem *pb, const uint64_t *offsets,
+                         uint32_t m, const vf_arrays *w) {
+    vf_at *at = (vf_at *)(void *)w->mx;
+    uint32_t *ax = w->ax;
     uint32_t k = 0, na = 0;
     for (uint32_t i = 0; i < pb->n; i++)
         if (pb->bufs[i].size) {
@@ -286,24 +299,42 @@ bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
             ax[u++] = ax[i];
     qsort(at, m, sizeof *at, vf_cmp_at);
     for (uint32_t i = 0; i < m; i++)
-        idx[i] = at[i].i;
-    free(at);
-    at = NULL;
+        w->idx[i] = at[i].i;
+    return u;
+}
 
-    t.n = u;
-    t.mx = calloc(4 * (size_t)u, sizeof *t.mx);
-    t.tag = calloc(4 * (size_t)u, sizeof *t.tag);
-    if (!t.mx || !t.tag) {
+/* The steps of the file comment: bounds, then the nonempty buffers by
+ * increasing offset over the compressed time axis, time conflicts, then
+ * colour conflicts. */
+bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
+                            size_t scratch_size, const uint64_t *offsets,
+                            uint64_t size, char *err, size_t errlen) {
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    vf_arrays w;
+    vf_layout(&c, pb->n, &w);
+    uint32_t m = 0;
+    if (!vf_bounds(pb, offsets, size, err, errlen, &m))
+        return false;
+    if (m == 0)
+        return true;
+    uint32_t u = vf_order(pb, offsets, m, &w);
+    vf_tree t = {u, w.mx, w.tag};
+    memset(t.mx, 0, 4 * (size_t)u * sizeof *t.mx);
+    memset(t.tag, 0, 4 * (size_t)u * sizeof *t.tag);
+    return vf_time(pb, offsets, w.idx, m, w.ax, u, &t, err, errlen) &&
+           vf_colours(pb, offsets, w.idx, m, err, errlen);
+}
+
+bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
+                         uint64_t size, char *err, size_t errlen) {
+    size_t bytes = plan_verify_problem_scratch_size(pb);
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch) {
         vf_err(err, errlen, "out of memory");
-        goto out;
+        return false;
     }
-    ok = vf_time(pb, offsets, idx, m, ax, u, &t, err, errlen) &&
-         vf_colours(pb, offsets, idx, m, err, errlen);
-out:
-    free(idx);
-    free(ax);
-    free(at);
-    free(t.mx);
-    free(t.tag);
+    bool ok =
+        plan_verify_problem_in(pb, scratch, bytes, offsets, size, err, errlen);
+    free(scratch);
     return ok;
 }
