@@ -12,7 +12,9 @@
  * of its byte range, piece by piece in offset order, then paints the
  * range with itself.  A read visits O((k + 1) log n) nodes for k pieces
  * and a paint replaces the k pieces it covers by one, so the sweep is
- * O(n log n) for n storages.
+ * O(n log n) for n storages.  Its fixed arrays come from one scratch
+ * block (plan_donors_build_in); the pieces read and the donors found grow
+ * as they go (out of memory aborts there).
  */
 #include "plan_internal.h"
 
@@ -62,11 +64,9 @@ static void dn_piece(dn_reader *rd, int32_t col, uint32_t a, uint32_t b) {
     }
     if (rd->n == rd->cap) {
         rd->cap = rd->cap ? 2 * rd->cap : 16;
-        rd->col = realloc(rd->col, rd->cap * sizeof *rd->col);
-        rd->first = realloc(rd->first, rd->cap * sizeof *rd->first);
-        rd->last = realloc(rd->last, rd->cap * sizeof *rd->last);
-        if (!rd->col || !rd->first || !rd->last)
-            base_oom();
+        rd->col = base_xrealloc(rd->col, rd->cap * sizeof *rd->col);
+        rd->first = base_xrealloc(rd->first, rd->cap * sizeof *rd->first);
+        rd->last = base_xrealloc(rd->last, rd->cap * sizeof *rd->last);
     }
     rd->col[rd->n] = col;
     rd->first[rd->n] = a;
@@ -112,9 +112,7 @@ static void dn_take(plan *pl, uint32_t sid, const dn_reader *rd,
             continue; /* never held, or (invalid plan) still live */
         if (out->n == out->cap) {
             out->cap = out->cap ? 2 * out->cap : 16;
-            out->d = realloc(out->d, out->cap * sizeof *out->d);
-            if (!out->d)
-                base_oom();
+            out->d = base_xrealloc(out->d, out->cap * sizeof *out->d);
         }
         plan_donor *d = &out->d[out->n++];
         *d = (plan_donor){o, co[rd->first[i]], co[rd->last[i] + 1]};
@@ -159,17 +157,40 @@ static void dn_pool(plan *pl, uint32_t *ids, uint32_t m, uint64_t *co,
     }
 }
 
-bool plan_donors_build(base_arena *a, plan *pl) {
+/* The sweep's arrays for n storages: a pool's storage ids and the sort's
+ * temporary, its byte coordinates (two per storage), each storage's
+ * bytes given, the tree (at most 2n - 1 elementary segments: 8n nodes). */
+typedef struct dn_arrays {
+    uint32_t *ids, *tmp;
+    uint64_t *co, *gave;
+    int32_t *c;
+} dn_arrays;
+
+static void dn_layout(plan_carver *c, size_t n, dn_arrays *w) {
+    w->ids = PLAN_CARVE(c, n + 1, uint32_t);
+    w->tmp = PLAN_CARVE(c, n + 1, uint32_t);
+    w->co = PLAN_CARVE(c, 2 * n + 1, uint64_t);
+    w->gave = PLAN_CARVE(c, n + 1, uint64_t);
+    w->c = PLAN_CARVE(c, 8 * n + 8, int32_t);
+}
+
+size_t plan_donors_scratch_size(const plan *pl) {
+    plan_carver c = plan_carver_measure();
+    dn_arrays w;
+    dn_layout(&c, pl->nstorages, &w);
+    return c.used;
+}
+
+void plan_donors_build_in(base_arena *a, plan *pl, void *scratch,
+                          size_t scratch_size) {
     uint32_t n = pl->nstorages;
-    uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
-    uint64_t *co = malloc(((size_t)n * 2 + 1) * sizeof *co);
-    /* at most 2n - 1 elementary segments: 8n tree nodes */
-    dn_tree t = {0, malloc((8 * (size_t)n + 8) * sizeof(int32_t))};
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    dn_arrays w;
+    dn_layout(&c, n, &w);
+    memset(w.gave, 0, ((size_t)n + 1) * sizeof *w.gave);
+    dn_tree t = {0, w.c};
     dn_reader rd = {0};
-    dn_out out = {NULL, 0, 0, calloc((size_t)n + 1, sizeof(uint64_t))};
-    bool ok = false;
-    if (!ids || !co || !t.c || !out.gave)
-        goto done;
+    dn_out out = {NULL, 0, 0, w.gave};
     for (uint32_t s = 0; s < n; s++) {
         pl->storages[s].reuse_of = -1;
         pl->storages[s].donor_begin = pl->storages[s].ndonors = 0;
@@ -178,26 +199,28 @@ bool plan_donors_build(base_arena *a, plan *pl) {
         uint32_t m = 0;
         for (uint32_t s = 0; s < n; s++)
             if (pl->storages[s].pool == (int32_t)pi && pl->storages[s].size)
-                ids[m++] = s;
+                w.ids[m++] = s;
         if (m == 0)
             continue;
-        if (plan_sort_idx(ids, m, dn_cmp_start, pl->storages) != 0)
-            goto done;
-        dn_pool(pl, ids, m, co, &t, &rd, &out);
+        plan_sort_idx_in(w.ids, m, w.tmp, dn_cmp_start, pl->storages);
+        dn_pool(pl, w.ids, m, w.co, &t, &rd, &out);
     }
     pl->ndonors = out.n;
     pl->donors = base_arena_array(a, out.n + 1, sizeof *pl->donors);
     if (out.n)
         memcpy(pl->donors, out.d, out.n * sizeof *out.d);
-    ok = true;
-done:
-    free(ids);
-    free(co);
-    free(t.c);
     free(rd.col);
     free(rd.first);
     free(rd.last);
     free(out.d);
-    free(out.gave);
-    return ok;
+}
+
+bool plan_donors_build(base_arena *a, plan *pl) {
+    size_t bytes = plan_donors_scratch_size(pl);
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch)
+        return false;
+    plan_donors_build_in(a, pl, scratch, bytes);
+    free(scratch);
+    return true;
 }

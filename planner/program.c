@@ -168,14 +168,11 @@ static void pp_name_pool(base_arena *a, plan *pl, uint32_t i) {
 }
 
 /* Stream colour of each storage: the one stream whose calls touch it
- * (stream= absent = stream 0), -2 when several, -1 when none.  False on
- * out of memory. */
-static bool pp_colors(const ir_program *p, const int32_t *storage_of_value,
-                      int32_t *color) {
-    uint64_t *streams = calloc((size_t)p->nstmts + 1, sizeof *streams);
+ * (stream= absent = stream 0), -2 when several, -1 when none.  streams:
+ * the caller's scratch of nstmts + 1 entries. */
+static void pp_colors(const ir_program *p, const int32_t *storage_of_value,
+                      int32_t *color, uint64_t *streams) {
     uint32_t nstreams = 0;
-    if (!streams)
-        return false;
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *st = &p->stmts[i];
         if (st->kind != IR_CALL)
@@ -202,8 +199,6 @@ static bool pp_colors(const ir_program *p, const int32_t *storage_of_value,
                 color[s] = -2;
         }
     }
-    free(streams);
-    return true;
 }
 
 /* Whether storages get stream colours: --streams isolate, or auto and a
@@ -297,7 +292,22 @@ typedef struct pp_run {
     pp_reuse_keys keys;
     plan_options po; /* o with what is left of --time-limit */
     double t0;
+    void *scratch; /* one block for every step below (pp_scratch_size) */
+    size_t scratch_size;
 } pp_run;
+
+/* The scratch of plan_program, allocated once and reused by each step:
+ * the stream numbers, the lower bound of each pool (sized for all the
+ * storages, so for the largest pool) and the donor sweep. */
+static size_t pp_scratch_size(const plan *pl) {
+    plan_problem all = {pl->nstorages, NULL, 0, NULL};
+    size_t streams =
+        plan_scratch_add(0, (size_t)pl->prog->nstmts + 1, sizeof(uint64_t));
+    size_t lb = plan_lower_bound_scratch_size(&all);
+    size_t dn = plan_donors_scratch_size(pl);
+    size_t most = streams > lb ? streams : lb;
+    return most > dn ? most : dn;
+}
 
 /* Step 1: one storage per alloc, state or planned input, live from its
  * definition (or statement 0) to the statement freeing its last name. */
@@ -546,7 +556,7 @@ static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     *kept = pb;
     pool->problem = kept;
     pool->size = size;
-    pool->lower_bound = plan_lower_bound(&pb);
+    pool->lower_bound = plan_lower_bound_in(&pb, R->scratch, R->scratch_size);
     if (plan_naive(&pb, noff, &pool->naive_size) != 0)
         pool->naive_size = 0;
     for (uint32_t k = 0; k < pb.n; k++)
@@ -554,10 +564,61 @@ static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     return pp_pool_fits(R, pool);
 }
 
-/* The steps of the file comment: storages and liveness, stream colours,
+/* The steps of the file comment after the storages: stream colours,
  * which storages are pooled (then spill), the pools, one algorithm run
  * per pool (--time-limit covers all of them), reuse_of, the verifier,
  * and what the plan records for code generation. */
+static bool pp_plan(pp_run *R) {
+    base_arena *a = R->a;
+    plan *pl = R->pl;
+    const plan_options *o = R->o;
+    const ir_program *p = pl->prog;
+    uint32_t ns = pl->nstorages;
+
+    /* streams */
+    R->color = base_arena_array(a, ns + 1, sizeof *R->color);
+    for (uint32_t s = 0; s < ns; s++)
+        R->color[s] = -1;
+    if (pp_isolate(o, p))
+        pp_colors(p, pl->storage_of_value, R->color, R->scratch);
+
+    /* which storages are pooled, and in which kind of pool; then spill */
+    R->pooled = base_arena_array(a, ns + 1, sizeof *R->pooled);
+    R->outs = base_arena_array(a, ns + 1, sizeof *R->outs);
+    R->fixed = base_arena_array(a, ns + 1, sizeof *R->fixed);
+    for (uint32_t s = 0; s < ns; s++)
+        R->pooled[s] = pp_pooled(o, pl, s, &R->outs[s]);
+    plan_fw_access(pl, R->pooled);
+    if (!plan_fw_spill(pl, R->pooled, R->outs, R->color, R->fixed, R->d))
+        return false;
+
+    pp_pools(R);
+    bool ok = true;
+    R->po = *o;
+    R->t0 = pp_now();
+    for (uint32_t pi = 0; pi < pl->npools && ok; pi++)
+        ok = pp_plan_pool(R, pi);
+    HASH_CLEAR(hh, R->keys.table); /* the entries live in the arena */
+    if (!ok)
+        return false;
+
+    plan_donors_build_in(a, pl, R->scratch, R->scratch_size);
+    if (pl->opts.verify) {
+        char err[512];
+        if (!plan_verify(pl, err, sizeof err)) {
+            base_diag_report(R->d, BASE_SEV_ERROR, 0, 0,
+                             "internal error: the plan does not verify: %s",
+                             err);
+            return false;
+        }
+    }
+    plan_record(a, pl);
+    pl->sync = plan_sync_build(a, pl);
+    return true;
+}
+
+/* Storages and liveness, then the steps of pp_plan over one scratch
+ * block (their only out-of-memory error). */
 plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
                    base_diag *d) {
     plan *pl = base_arena_alloc(a, sizeof *pl);
@@ -568,56 +629,43 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
 #endif
     pp_run R = {.a = a, .pl = pl, .o = o, .d = d, .keys = {a, NULL, 0}};
     pp_storages(&R);
-    uint32_t ns = pl->nstorages;
-
-    /* streams */
-    R.color = base_arena_array(a, ns + 1, sizeof *R.color);
-    for (uint32_t s = 0; s < ns; s++)
-        R.color[s] = -1;
-    if (pp_isolate(o, p) && !pp_colors(p, pl->storage_of_value, R.color)) {
+    R.scratch_size = pp_scratch_size(pl);
+    R.scratch = R.scratch_size == SIZE_MAX ? NULL : malloc(R.scratch_size);
+    if (!R.scratch) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }
-
-    /* which storages are pooled, and in which kind of pool; then spill */
-    R.pooled = base_arena_array(a, ns + 1, sizeof *R.pooled);
-    R.outs = base_arena_array(a, ns + 1, sizeof *R.outs);
-    R.fixed = base_arena_array(a, ns + 1, sizeof *R.fixed);
-    for (uint32_t s = 0; s < ns; s++)
-        R.pooled[s] = pp_pooled(o, pl, s, &R.outs[s]);
-    plan_fw_access(pl, R.pooled);
-    if (!plan_fw_spill(pl, R.pooled, R.outs, R.color, R.fixed, d))
-        return NULL;
-
-    pp_pools(&R);
-    bool ok = true;
-    R.po = *o;
-    R.t0 = pp_now();
-    for (uint32_t pi = 0; pi < pl->npools && ok; pi++)
-        ok = pp_plan_pool(&R, pi);
-    HASH_CLEAR(hh, R.keys.table); /* the entries live in the arena */
-    if (!ok)
-        return NULL;
-
-    if (!plan_donors_build(a, pl)) {
-        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
-        return NULL;
-    }
-    if (pl->opts.verify) {
-        char err[512];
-        if (!plan_verify(pl, err, sizeof err)) {
-            base_diag_report(d, BASE_SEV_ERROR, 0, 0,
-                             "internal error: the plan does not verify: %s",
-                             err);
-            return NULL;
-        }
-    }
-    plan_record(a, pl);
-    pl->sync = plan_sync_build(a, pl);
-    return pl;
+    bool ok = pp_plan(&R);
+    free(R.scratch);
+    return ok ? pl : NULL;
 }
 
-static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
+/* plan_verify's scratch: the stream colours and numbers, one pool's
+ * problem (sized for all the storages, so for the largest pool) and the
+ * verifier's arrays. */
+typedef struct pv_arrays {
+    int32_t *color;
+    uint64_t *streams;
+    plan_buf *bufs;
+    uint64_t *off;
+    const char **names;
+    void *vs;
+    size_t vsize;
+} pv_arrays;
+
+static void pv_layout(plan_carver *c, const plan *pl, pv_arrays *w) {
+    size_t n1 = (size_t)pl->nstorages + 1;
+    plan_problem all = {pl->nstorages, NULL, 0, NULL};
+    w->color = PLAN_CARVE(c, n1, int32_t);
+    w->streams = PLAN_CARVE(c, (size_t)pl->prog->nstmts + 1, uint64_t);
+    w->bufs = PLAN_CARVE(c, n1, plan_buf);
+    w->off = PLAN_CARVE(c, n1, uint64_t);
+    w->names = PLAN_CARVE(c, n1, const char *);
+    w->vs =
+        plan_carve_rest(c, plan_verify_problem_scratch_size(&all), &w->vsize);
+}
+
+static bool plan_verify_pools(const plan *pl, const pv_arrays *w, char *err,
                               size_t errlen);
 
 /* Whether a storage of space `from` may be in space `to`: the same, or
@@ -640,27 +688,77 @@ static bool pp_space_reaches(const ir_program *p, const char *from,
 }
 
 bool plan_verify(const plan *pl, char *err, size_t errlen) {
-    const ir_program *p = pl->prog;
-    int32_t *color = malloc(((size_t)pl->nstorages + 1) * sizeof *color);
-    if (!color) {
+    plan_carver c = plan_carver_measure();
+    pv_arrays w;
+    pv_layout(&c, pl, &w);
+    size_t bytes = c.used;
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch) {
         snprintf(err, errlen, "out of memory");
         return false;
     }
+    c = plan_carver_of(scratch, bytes);
+    pv_layout(&c, pl, &w);
     for (uint32_t s = 0; s < pl->nstorages; s++)
-        color[s] = -1;
-    bool res;
-    if (pp_isolate(&pl->opts, p) &&
-        !pp_colors(p, pl->storage_of_value, color)) {
-        snprintf(err, errlen, "out of memory");
-        res = false;
-    } else {
-        res = plan_verify_pools(pl, color, err, errlen);
-    }
-    free(color);
+        w.color[s] = -1;
+    if (pp_isolate(&pl->opts, pl->prog))
+        pp_colors(pl->prog, pl->storage_of_value, w.color, w.streams);
+    bool res = plan_verify_pools(pl, &w, err, errlen);
+    free(scratch);
     return res;
 }
 
-static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
+/* Pool pi's storages as a problem in w (*k of them), each checked to
+ * belong in the pool; false with the reason in err. */
+static bool pv_pool_problem(const plan *pl, uint32_t pi, const pv_arrays *w,
+                            uint32_t *k, char *err, size_t errlen) {
+    const ir_program *p = pl->prog;
+    const plan_pool *pool = &pl->pools[pi];
+    *k = 0;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        const plan_storage *st = &pl->storages[s];
+        if (st->pool != (int32_t)pi)
+            continue;
+        const ir_value *v = &p->values[st->value];
+        if (!pp_same_dev(v->device, pool->device) ||
+            !pp_space_reaches(p, v->space, pool->space) ||
+            !pp_streq(v->comm, pool->comm) ||
+            !pp_streq(v->group, pool->group)) {
+            snprintf(err, errlen,
+                     "storage %s is in pool %s of another device, space "
+                     "or communication group",
+                     v->name, pool->name);
+            return false;
+        }
+        if (st->is_output && !v->planned && v->next_of < 0 &&
+            !pl->opts.plan_outputs &&
+            pl->opts.memory_pool == PLAN_MP_INTERMEDIATES) {
+            snprintf(err, errlen, "output %s is pooled", v->name);
+            return false;
+        }
+        uint64_t va = plan_value_align(v);
+        if (va > pool->base_align) {
+            snprintf(err, errlen,
+                     "pool %s's base is aligned to %llu but storage %s "
+                     "needs align=%llu",
+                     pool->name, (unsigned long long)pool->base_align, v->name,
+                     (unsigned long long)va);
+            return false;
+        }
+        w->bufs[*k] = (plan_buf){
+            .size = st->size + pl->opts.guard_bytes, /* guards too */
+            .align = va > pool->align ? va : pool->align,
+            .start = st->start,
+            .end = st->end,
+            .color = w->color[s],
+        };
+        w->off[*k] = st->offset;
+        w->names[(*k)++] = v->name;
+    }
+    return true;
+}
+
+static bool plan_verify_pools(const plan *pl, const pv_arrays *w, char *err,
                               size_t errlen) {
     const ir_program *p = pl->prog;
     /* every pool on its own */
@@ -673,76 +771,16 @@ static bool plan_verify_pools(const plan *pl, const int32_t *color, char *err,
                      pool->name, pool->size, pool->capacity);
             return false;
         }
-        uint32_t n = 0;
-        for (uint32_t s = 0; s < pl->nstorages; s++)
-            n += pl->storages[s].pool == (int32_t)pi;
-        plan_buf *bufs = calloc((size_t)n + 1, sizeof *bufs);
-        uint64_t *off = calloc((size_t)n + 1, sizeof *off);
-        const char **names = calloc((size_t)n + 1, sizeof *names);
-        if (!bufs || !off || !names) {
-            free(bufs);
-            free(off);
-            free(names);
-            snprintf(err, errlen, "out of memory");
-            return false;
-        }
         uint32_t k = 0;
-        bool ok = true;
-        for (uint32_t s = 0; s < pl->nstorages && ok; s++) {
-            const plan_storage *st = &pl->storages[s];
-            if (st->pool != (int32_t)pi)
-                continue;
-            const ir_value *v = &p->values[st->value];
-            if (!pp_same_dev(v->device, pool->device) ||
-                !pp_space_reaches(p, v->space, pool->space) ||
-                !pp_streq(v->comm, pool->comm) ||
-                !pp_streq(v->group, pool->group)) {
-                snprintf(err, errlen,
-                         "storage %s is in pool %s of another device, space "
-                         "or communication group",
-                         v->name, pool->name);
-                ok = false;
-                break;
-            }
-            if (st->is_output && !v->planned && v->next_of < 0 &&
-                !pl->opts.plan_outputs &&
-                pl->opts.memory_pool == PLAN_MP_INTERMEDIATES) {
-                snprintf(err, errlen, "output %s is pooled", v->name);
-                ok = false;
-                break;
-            }
-            uint64_t va = plan_value_align(v);
-            if (va > pool->base_align) {
-                snprintf(err, errlen,
-                         "pool %s's base is aligned to %llu but storage %s "
-                         "needs align=%llu",
-                         pool->name, (unsigned long long)pool->base_align,
-                         v->name, (unsigned long long)va);
-                ok = false;
-                break;
-            }
-            bufs[k].size = st->size + pl->opts.guard_bytes; /* guards too */
-            bufs[k].align = va > pool->align ? va : pool->align;
-            bufs[k].start = st->start;
-            bufs[k].end = st->end;
-            bufs[k].color = color[s];
-            off[k] = st->offset;
-            names[k] = v->name;
-            k++;
-        }
-        if (ok) {
-            plan_problem pb = {k, bufs, pool->align, names};
-            char sub[400];
-            if (!plan_verify_problem(&pb, off, pool->size, sub, sizeof sub)) {
-                snprintf(err, errlen, "pool %s: %s", pool->name, sub);
-                ok = false;
-            }
-        }
-        free(bufs);
-        free(off);
-        free(names);
-        if (!ok)
+        if (!pv_pool_problem(pl, pi, w, &k, err, errlen))
             return false;
+        plan_problem pb = {k, w->bufs, pool->align, w->names};
+        char sub[400];
+        if (!plan_verify_problem_in(&pb, w->vs, w->vsize, w->off, pool->size,
+                                    sub, sizeof sub)) {
+            snprintf(err, errlen, "pool %s: %s", pool->name, sub);
+            return false;
+        }
     }
     /* aliases inside their storage */
     for (uint32_t v = 0; v < p->nvalues; v++) {
