@@ -152,8 +152,17 @@ typedef struct plan_segtree {
 } plan_segtree;
 
 int plan_segtree_init(plan_segtree *t, uint32_t n);
+/* The nodes a tree over n positions addresses: below 2^(depth + 1), at
+ * most 4n.  Only these are zeroed (and so touched): a calloc'ed tree's
+ * other pages are never written. */
+static inline size_t plan_segtree_nodes(uint32_t n) {
+    size_t p = 1;
+    while (p < n)
+        p *= 2;
+    return 2 * p < 4 * (size_t)n ? 2 * p : 4 * (size_t)(n ? n : 1);
+}
 /* The same over the caller's arrays of 4 * max(n, 1) entries each
- * (zeroed here). */
+ * (zeroed here: plan_segtree_nodes(n) of them). */
 void plan_segtree_init_in(plan_segtree *t, uint32_t n, int64_t *mx,
                           int64_t *tag);
 void plan_segtree_free(plan_segtree *t);

@@ -89,8 +89,8 @@ void plan_segtree_init_in(plan_segtree *t, uint32_t n, int64_t *mx,
     t->n = n ? n : 1;
     t->mx = mx;
     t->tag = tag;
-    memset(mx, 0, 4 * (size_t)t->n * sizeof *mx);
-    memset(tag, 0, 4 * (size_t)t->n * sizeof *tag);
+    memset(mx, 0, plan_segtree_nodes(t->n) * sizeof *mx);
+    memset(tag, 0, plan_segtree_nodes(t->n) * sizeof *tag);
 }
 
 void plan_segtree_free(plan_segtree *t) {

@@ -319,8 +319,14 @@ bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
         return true;
     uint32_t u = vf_order(pb, offsets, m, &w);
     vf_tree t = {u, w.mx, w.tag};
-    memset(t.mx, 0, 4 * (size_t)u * sizeof *t.mx);
-    memset(t.tag, 0, 4 * (size_t)u * sizeof *t.tag);
+    /* the nodes addressed: below 2^(depth + 1), no more than 4u (the
+     * others, never written, stay untouched pages) */
+    size_t nodes = 1;
+    while (nodes < u)
+        nodes *= 2;
+    nodes = 2 * nodes < 4 * (size_t)u ? 2 * nodes : 4 * (size_t)u;
+    memset(t.mx, 0, nodes * sizeof *t.mx);
+    memset(t.tag, 0, nodes * sizeof *t.tag);
     return vf_time(pb, offsets, w.idx, m, w.ax, u, &t, err, errlen) &&
            vf_colours(pb, offsets, w.idx, m, err, errlen);
 }
