@@ -65,8 +65,7 @@ static void check_algo(const char *name, algo_fn fn, algo_in_fn fn_in,
             memset(got, 0x5A, sizeof got);
             fn_in(&pb, scratch, bytes, got, &gsize);
             free(scratch);
-            if (gsize != wsize ||
-                memcmp(got, want, pb.n * sizeof *got) != 0)
+            if (gsize != wsize || memcmp(got, want, pb.n * sizeof *got) != 0)
                 fail_msg("%s: seed %llu fill 0x%02X: the _in result differs",
                          name, (unsigned long long)seed, fills[f]);
         }
@@ -155,8 +154,8 @@ static void test_verify_in(void **st) {
         for (size_t f = 0; f < NFILLS; f++) {
             void *scratch = block_of(bytes, fills[f]);
             got[0] = '\0';
-            bool g = plan_verify_problem_in(&pb, scratch, bytes, off, size,
-                                            got, sizeof got);
+            bool g = plan_verify_problem_in(&pb, scratch, bytes, off, size, got,
+                                            sizeof got);
             free(scratch);
             if (g != v || strcmp(got, want) != 0)
                 fail_msg("seed %llu fill 0x%02X: %d '%s', wrapper %d '%s'",
