@@ -497,6 +497,13 @@ int plan_spill_slow(const plan_problem *pb, const bool *spilled,
 int plan_spill_banked(const plan_problem *pb, uint64_t capacity, bool *fast,
                       uint64_t *offsets, uint64_t *fast_size,
                       uint64_t *slow_size);
+/* The same with the caller's scratch (the convention of plan_naive_in;
+ * pb must pass plan_problem_ok): cannot fail. */
+size_t plan_spill_banked_scratch_size(const plan_problem *pb);
+void plan_spill_banked_in(const plan_problem *pb, void *scratch,
+                          size_t scratch_size, uint64_t capacity, bool *fast,
+                          uint64_t *offsets, uint64_t *fast_size,
+                          uint64_t *slow_size);
 
 /* The largest pool planwrap plans: sizes and offsets are printed as
  * signed 64-bit JSON integers, and the algorithms sum sizes. */

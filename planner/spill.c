@@ -215,13 +215,23 @@ static int spill_cmp_kind(const void *c, uint32_t a, uint32_t b) {
     return a < b ? -1 : a > b;
 }
 
-/* order[] = 0..n-1 sorted by kind `kind`. */
-static int spill_order(const plan_problem *pb, const uint64_t *access,
-                       unsigned kind, uint32_t *order) {
+/* order[] = 0..n-1 sorted by kind `kind` (tmp: n entries, the sort's). */
+static void spill_order_in(const plan_problem *pb, const uint64_t *access,
+                           unsigned kind, uint32_t *order, uint32_t *tmp) {
     for (uint32_t i = 0; i < pb->n; i++)
         order[i] = i;
     spill_octx ctx = {pb, access, kind};
-    return plan_sort_idx(order, pb->n, spill_cmp_kind, &ctx);
+    plan_sort_idx_in(order, pb->n, tmp, spill_cmp_kind, &ctx);
+}
+
+static int spill_order(const plan_problem *pb, const uint64_t *access,
+                       unsigned kind, uint32_t *order) {
+    uint32_t *tmp = malloc(((size_t)pb->n + 1) * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    spill_order_in(pb, access, kind, order, tmp);
+    free(tmp);
+    return 0;
 }
 
 /* First fit, no limit, of the buffers with in[i], in `order`: each at the
@@ -257,33 +267,61 @@ static uint64_t spill_fast_size(const plan_problem *pb, const bool *keep,
     return plan_align_up(end, pb->align ? pb->align : 1);
 }
 
+/* plan_spill_banked's arrays: the size order and its sort's temporary,
+ * the conflicting intervals of a gap search, the slow bank's members and
+ * the first fit's placed flags. */
+typedef struct sb_arrays {
+    uint32_t *order, *tmp;
+    spill_iv *ivs;
+    bool *slow, *placed;
+} sb_arrays;
+
+static void sb_layout(plan_carver *c, size_t n, sb_arrays *w) {
+    w->order = PLAN_CARVE(c, n + 1, uint32_t);
+    w->tmp = PLAN_CARVE(c, n + 1, uint32_t);
+    w->ivs = PLAN_CARVE(c, n + 1, spill_iv);
+    w->slow = PLAN_CARVE(c, n + 1, bool);
+    w->placed = PLAN_CARVE(c, n + 1, bool);
+}
+
+size_t plan_spill_banked_scratch_size(const plan_problem *pb) {
+    plan_carver c = plan_carver_measure();
+    sb_arrays w;
+    sb_layout(&c, pb->n, &w);
+    return c.used;
+}
+
+void plan_spill_banked_in(const plan_problem *pb, void *scratch,
+                          size_t scratch_size, uint64_t capacity, bool *fast,
+                          uint64_t *offsets, uint64_t *fast_size,
+                          uint64_t *slow_size) {
+    plan_carver c = plan_carver_of(scratch, scratch_size);
+    sb_arrays w;
+    sb_layout(&c, pb->n, &w);
+    uint64_t pa = pb->align ? pb->align : 1;
+    spill_order_in(pb, NULL, SPILL_BY_SIZE, w.order, w.tmp);
+    for (uint32_t i = 0; i < pb->n; i++)
+        fast[i] = false;
+    spill_fill(pb, w.order, capacity / pa * pa, w.ivs, fast, offsets);
+    for (uint32_t i = 0; i < pb->n; i++)
+        w.slow[i] = !fast[i];
+    *fast_size = spill_fast_size(pb, fast, offsets);
+    *slow_size = spill_firstfit(pb, w.order, w.slow, w.ivs, w.placed, offsets);
+}
+
 int plan_spill_banked(const plan_problem *pb, uint64_t capacity, bool *fast,
                       uint64_t *offsets, uint64_t *fast_size,
                       uint64_t *slow_size) {
     if (!plan_problem_ok(pb))
         return -1;
-    uint64_t pa = pb->align ? pb->align : 1;
-    size_t n1 = (size_t)pb->n + 1;
-    uint32_t *order = malloc(n1 * sizeof *order);
-    spill_iv *ivs = malloc(n1 * sizeof *ivs);
-    bool *slow = malloc(n1 * sizeof *slow), *placed = malloc(n1);
-    int rc = -1;
-    if (order && ivs && slow && placed &&
-        spill_order(pb, NULL, SPILL_BY_SIZE, order) == 0) {
-        for (uint32_t i = 0; i < pb->n; i++)
-            fast[i] = false;
-        spill_fill(pb, order, capacity / pa * pa, ivs, fast, offsets);
-        for (uint32_t i = 0; i < pb->n; i++)
-            slow[i] = !fast[i];
-        *fast_size = spill_fast_size(pb, fast, offsets);
-        *slow_size = spill_firstfit(pb, order, slow, ivs, placed, offsets);
-        rc = 0;
-    }
-    free(order);
-    free(ivs);
-    free(slow);
-    free(placed);
-    return rc;
+    size_t bytes = plan_spill_banked_scratch_size(pb);
+    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    if (!scratch)
+        return -1;
+    plan_spill_banked_in(pb, scratch, bytes, capacity, fast, offsets, fast_size,
+                         slow_size);
+    free(scratch);
+    return 0;
 }
 
 /* A candidate selection: the accessed bytes kept and the total of both

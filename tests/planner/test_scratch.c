@@ -231,6 +231,43 @@ static void test_donors_in(void **st) {
     assert_true(ndonors > NSEEDS); /* the sweep found donors */
 }
 
+/* The banked greedy (planner/spill.c) with a capacity from a tenth of
+ * the naive size to all of it. */
+static void test_spill_banked_in(void **st) {
+    (void)st;
+    plan_buf bufs[MAXN];
+    uint64_t want[MAXN + 1], got[MAXN + 1];
+    bool wfast[MAXN + 1], gfast[MAXN + 1];
+    uint32_t nslow = 0;
+    for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        plan_problem pb;
+        random_problem(seed, &pb, bufs);
+        uint64_t naive = 0, s = seed, wf = 0, ws = 0;
+        assert_int_equal(plan_naive(&pb, want, &naive), 0);
+        uint64_t cap = naive / 10 * (1 + pt_below(&s, 10));
+        memset(want, 0x5A, sizeof want);
+        assert_int_equal(plan_spill_banked(&pb, cap, wfast, want, &wf, &ws), 0);
+        for (uint32_t i = 0; i < pb.n; i++)
+            nslow += !wfast[i];
+        size_t bytes = plan_spill_banked_scratch_size(&pb);
+        for (size_t f = 0; f < NFILLS; f++) {
+            void *scratch = block_of(bytes, fills[f]);
+            uint64_t gf = ~wf, gs = ~ws;
+            memset(got, 0x5A, sizeof got);
+            memset(gfast, fills[f] & 1, sizeof gfast);
+            plan_spill_banked_in(&pb, scratch, bytes, cap, gfast, got, &gf,
+                                 &gs);
+            free(scratch);
+            if (gf != wf || gs != ws ||
+                memcmp(got, want, pb.n * sizeof *got) != 0 ||
+                memcmp(gfast, wfast, pb.n * sizeof *gfast) != 0)
+                fail_msg("seed %llu fill 0x%02X: the _in result differs",
+                         (unsigned long long)seed, fills[f]);
+        }
+    }
+    assert_true(nslow > 0); /* both banks were used */
+}
+
 /* Runs `body` in a child; true when the child aborted (PW_ASSERT). */
 static bool aborts(void (*body)(size_t), size_t arg) {
     fflush(NULL);
@@ -302,7 +339,8 @@ static void test_size_overflow(void **st) {
     size_t got[] = {plan_reuse_scratch_size(&huge),
                     plan_lower_bound_scratch_size(&huge),
                     plan_verify_problem_scratch_size(&huge),
-                    plan_donors_scratch_size(&sizes_of)};
+                    plan_donors_scratch_size(&sizes_of),
+                    plan_spill_banked_scratch_size(&huge)};
     for (size_t i = 0; i < sizeof got / sizeof *got; i++)
         assert_true(got[i] == SIZE_MAX ||
                     (SIZE_MAX / per_buf_min > UINT32_MAX &&
@@ -320,6 +358,7 @@ int main(void) {
         cmocka_unit_test(test_lower_bound_in),
         cmocka_unit_test(test_verify_in),
         cmocka_unit_test(test_donors_in),
+        cmocka_unit_test(test_spill_banked_in),
         cmocka_unit_test(test_short_block_aborts),
         cmocka_unit_test(test_size_overflow),
     };
