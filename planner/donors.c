@@ -217,7 +217,7 @@ void plan_donors_build_in(base_arena *a, plan *pl, void *scratch,
 
 bool plan_donors_build(base_arena *a, plan *pl) {
     size_t bytes = plan_donors_scratch_size(pl);
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch)
         return false;
     plan_donors_build_in(a, pl, scratch, bytes);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* ---- caller-provided scratch (docs/architecture.md, "Scratch") ----
  *
@@ -39,6 +40,13 @@ static inline size_t plan_scratch_add(size_t total, size_t count, size_t elem) {
         return SIZE_MAX;
     size_t bytes = (count * elem + a - 1) & ~(a - 1);
     return bytes >= SIZE_MAX - total ? SIZE_MAX : total + bytes;
+}
+
+/* A block of `bytes` from malloc (released with free); NULL when bytes is
+ * SIZE_MAX (the size overflowed) or memory is short: a wrapper's one
+ * failure. */
+static inline void *plan_scratch_new(size_t bytes) {
+    return bytes == SIZE_MAX ? NULL : malloc(bytes);
 }
 
 /* Carves arrays from a block, or only counts their bytes. */

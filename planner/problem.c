@@ -296,7 +296,7 @@ uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
 
 uint64_t plan_lower_bound(const plan_problem *pb) {
     size_t bytes = plan_lower_bound_scratch_size(pb);
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch)
         return 0;
     uint64_t lb = plan_lower_bound_in(pb, scratch, bytes);
@@ -511,7 +511,7 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
     if (pc_single(pb))
         return fn(pb, offsets, size);
     size_t bytes = plan_colored_scratch_size(pb->n, 0);
-    void *block = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *block = plan_scratch_new(bytes);
     if (!block)
         return -1;
     plan_carver c = plan_carver_of(block, bytes);

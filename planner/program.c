@@ -630,7 +630,7 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
     pp_run R = {.a = a, .pl = pl, .o = o, .d = d, .keys = {a, NULL, 0}};
     pp_storages(&R);
     R.scratch_size = pp_scratch_size(pl);
-    R.scratch = R.scratch_size == SIZE_MAX ? NULL : malloc(R.scratch_size);
+    R.scratch = plan_scratch_new(R.scratch_size);
     if (!R.scratch) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
@@ -692,7 +692,7 @@ bool plan_verify(const plan *pl, char *err, size_t errlen) {
     pv_arrays w;
     pv_layout(&c, pl, &w);
     size_t bytes = c.used;
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch) {
         snprintf(err, errlen, "out of memory");
         return false;

@@ -254,7 +254,7 @@ int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     if (!plan_problem_ok(pb))
         return -1;
     size_t bytes = plan_reuse_scratch_size(pb);
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch)
         return -1;
     plan_reuse_in(pb, scratch, bytes, offsets, size);

@@ -315,7 +315,7 @@ int plan_spill_banked(const plan_problem *pb, uint64_t capacity, bool *fast,
     if (!plan_problem_ok(pb))
         return -1;
     size_t bytes = plan_spill_banked_scratch_size(pb);
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch)
         return -1;
     plan_spill_banked_in(pb, scratch, bytes, capacity, fast, offsets, fast_size,

@@ -334,7 +334,7 @@ bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
 bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                          uint64_t size, char *err, size_t errlen) {
     size_t bytes = plan_verify_problem_scratch_size(pb);
-    void *scratch = bytes == SIZE_MAX ? NULL : malloc(bytes);
+    void *scratch = plan_scratch_new(bytes);
     if (!scratch) {
         vf_err(err, errlen, "out of memory");
         return false;
