@@ -236,8 +236,16 @@ static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
  * there.  Dead intervals of skipped levels are not checked: they only cut
  * descents that fail anyway, and a failure changes nothing.  After a
  * failure the right sides of the levels passed are tried bottom up, as
- * the plain search does.  Padding a chain's TemporalSplit (only the root,
- * when last) drops the chain; the next growth starts a new one.  A chain
+ * the plain search does.  TS_j's own index leaves out SS_j (tr_implicit):
+ * SS_j spans the whole time axis in pieces, and keeping them sorted cost
+ * a memmove of O(n) entries per block (a third of the time at 10^6
+ * sparse buffers); `low` answers whether the block overlaps SS_j, and
+ * its range min before the placement whether SS_j held the block's range
+ * already (c->hilow: then TS_j is unchanged).  Padding a chain's
+ * TemporalSplit (only the root, when last; the placement orders never
+ * make a root smaller than a block) gives those indexes SS_j back
+ * (tr_chain_restore) and drops the chain; the next growth starts a new
+ * one.  A chain
  * costs O(time axis) memory; only pools that grow at the end have one
  * (at most two: the outputs' and the last). */
 
@@ -272,6 +280,16 @@ static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
     memset(ch, 0, sizeof *ch);
 }
 
+/* The chain child SS_j of chain TemporalSplit id = TS_j (j >= 1) of the
+ * pool searched, whose ranges its index leaves to the chain index;
+ * UINT32_MAX for any other node. */
+static uint32_t tr_implicit(const tr_ctx *c, uint32_t id) {
+    const tr_node *n = &c->nodes[id];
+    if ((n->w & (TR_F_CHAIN | TR_F_SS)) != TR_F_CHAIN || c->cold[id].lvl < 2)
+        return UINT32_MAX;
+    return c->cur->ch.lv[c->cold[id].lvl - 1].ss;
+}
+
 /* Chain node id (of the pool searched) after block range br entered it,
  * through its child kid: the indexes learn br. */
 static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
@@ -282,6 +300,8 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
         return;
     tr_ix_span(c, br, &l, &h);
     if (ss) { /* the way up meets the lowest chain SS first */
+        uint32_t m = tr_seg_min1(&ch->ix, l, h); /* before it learns br */
+        c->hilow = m ? UINT32_MAX - m : UINT32_MAX;
         tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - lv);
         c->low_done = true;
     } else {
@@ -384,6 +404,8 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
         if (kid != UINT32_MAX)
             tr_kr_add(c, c->nodes[kid].u.ss.left, br, block);
     } else if (slot < b) {
+        if (c->nodes[id].w & TR_F_CHAIN) /* the chain is dropped below */
+            tr_chain_restore(c, &c->cur->ch);
         tr_pad(c, id, b - slot);
         full = padded = true;
     }
@@ -414,6 +436,14 @@ static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
     return true;
 }
 
+/* Whether chain SpatialSplit ss (of the pool searched) overlaps br. */
+static bool tr_chain_holds(const tr_ctx *c, uint32_t ss, tr_range br) {
+    uint32_t l, h, m[2];
+    tr_ix_span(c, br, &l, &h);
+    tr_seg_max(&c->cur->ch.ix, l, h, m);
+    return m[TR_LOW] && UINT32_MAX - m[TR_LOW] <= c->cold[ss].lvl - 1;
+}
+
 /* First visit of TemporalSplit frame f: 0 the block fails here, 1 it was
  * placed here (2 when it padded its children), 3 descend into f->ov. */
 static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
@@ -423,6 +453,11 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
     if ((!f->is_last && b > slot) || tr_dead_hit(n, br))
         return 0;
     uint32_t ov = 0, nov = tr_kr_overlaps(c, f->id, br, &ov, &f->pos);
+    uint32_t imp = nov < 2 ? tr_implicit(c, f->id) : UINT32_MAX;
+    if (imp != UINT32_MAX && tr_chain_holds(c, imp, br)) {
+        ov = nov ? ov : imp;
+        nov++;
+    }
     if (nov > 1 || (nov == 1 && (ov & TR_LEAF)))
         return 0; /* a leaf takes nothing */
     if (nov == 1) {
@@ -462,7 +497,11 @@ static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     }
     tr_vals old = tr_vals_of(c, f->id);
     tr_ts_grew(c, f->id, f->ov);
-    bool grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
+    bool grew;
+    if (f->ov == tr_implicit(c, f->id)) /* held br already: unchanged */
+        grew = c->hilow > c->cold[f->id].lvl - 1;
+    else
+        grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
     tr_dead_ts(c, f->id, f->ov, rebuilt);
     return rebuilt || grew || !tr_vals_eq(old, tr_vals_of(c, f->id));
 }
@@ -507,8 +546,7 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
             if (l == hi)
                 break;
             uint32_t t = ch->lv[l].ts;
-            g = (tr_frame){t, ch->lv[l].ss, tr_kr_after(c, t, br.begin), 0, 1,
-                           0};
+            g = (tr_frame){t, ch->lv[l].ss, 0, 0, 1, 0}; /* tr_implicit */
             if (!tr_update(c, &g, br, rebuilt))
                 return true;
         }
@@ -600,7 +638,7 @@ static uint32_t tr_ts_leaf(tr_ctx *c, uint32_t blk) {
 }
 
 /* allocate_at_end: root = TS([SS(root, TS([block]))]).  The new root's
- * index is the old root's ranges and the block's, all naming the SS. */
+ * index is empty: its only child is its chain child (tr_implicit). */
 static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
     uint32_t r = tr_ts_leaf(c, block);
     uint32_t s = tr_new(c, true);
@@ -613,11 +651,6 @@ static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
     uint32_t t = tr_ts1(c, s);
     if (t == UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < tr_nkr(&c->nodes[p->root]) && !c->oom; i++) {
-        tr_kre e = tr_kr(c, p->root)[i];
-        tr_kr_add(c, t, (tr_range){e.lo, (uint64_t)e.hi + 1}, s);
-    }
-    tr_kr_add(c, t, tr_live(c, block), s);
     p->root = t;
     tr_chain_push(c, p, s, t, tr_live(c, block));
 }
@@ -627,6 +660,7 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     is_last = p->can_expand && is_last;
     c->cur = p;
     c->low_done = false;
+    c->hilow = UINT32_MAX;
     if (tr_allocate(c, p->root, block, is_last))
         return true;
     if (is_last && !c->oom) {

@@ -3,12 +3,17 @@
  * index (planner/tree_ix.h).
  */
 #include "tree_ix.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static uint32_t ix_max(uint32_t a, uint32_t b) {
     return a > b ? a : b;
+}
+
+static uint32_t ix_min(uint32_t a, uint32_t b) {
+    return a < b ? a : b;
 }
 
 /* Bottom-up over 2 * w nodes (w a power of two, leaves at w..2w-1): the
@@ -33,18 +38,44 @@ void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v) {
         if (i & 1) {
             t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
             t->node[i].tg[f] = ix_max(t->node[i].tg[f], v);
+            if (f == 1)
+                t->node[i].mn = ix_max(t->node[i].mn, v);
             i++;
         }
         if (j & 1) {
             j--;
             t->node[j].mx[f] = ix_max(t->node[j].mx[f], v);
             t->node[j].tg[f] = ix_max(t->node[j].tg[f], v);
+            if (f == 1)
+                t->node[j].mn = ix_max(t->node[j].mn, v);
         }
     }
     for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2) {
         t->node[a].mx[f] = ix_max(t->node[a].mx[f], v);
         t->node[b].mx[f] = ix_max(t->node[b].mx[f], v);
+        if (f == 1) {
+            tr_seg_node *x = t->node;
+            x[a].mn = ix_max(x[a].tg[1], ix_min(x[2 * a].mn, x[2 * a + 1].mn));
+            x[b].mn = ix_max(x[b].tg[1], ix_min(x[2 * b].mn, x[2 * b + 1].mn));
+        }
     }
+}
+
+/* The min of field 1 over [l, r] in node i, which covers [nl, nr]. */
+static uint32_t seg_min(const tr_seg *t, uint32_t i, uint32_t nl, uint32_t nr,
+                        uint32_t l, uint32_t r) {
+    if (l <= nl && nr <= r)
+        return t->node[i].mn;
+    uint32_t mid = nl + (nr - nl) / 2, m = UINT32_MAX;
+    if (l <= mid)
+        m = seg_min(t, 2 * i, nl, mid, l, r);
+    if (r > mid)
+        m = ix_min(m, seg_min(t, 2 * i + 1, mid + 1, nr, l, r));
+    return ix_max(m, t->node[i].tg[1]);
+}
+
+uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r) {
+    return seg_min(t, 1, 0, t->n - 1, l, r);
 }
 
 void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
@@ -75,8 +106,24 @@ bool tr_axis_init(tr_axis *a, const plan_problem *pb) {
         a->n = (uint32_t)top + 1;
         return true;
     }
-    a->n = plan_time_axis(pb, &a->ax);
-    return a->n != UINT32_MAX;
+    /* every start, end and end + 1 (containment needs the ends + 1) */
+    a->ax = malloc(((size_t)pb->n * 3 + 1) * sizeof *a->ax);
+    if (!a->ax)
+        return false;
+    size_t k = 0;
+    for (uint32_t i = 0; i < pb->n; i++) {
+        a->ax[k++] = pb->bufs[i].start;
+        a->ax[k++] = pb->bufs[i].end;
+        if (pb->bufs[i].end < UINT32_MAX)
+            a->ax[k++] = pb->bufs[i].end + 1;
+    }
+    qsort(a->ax, k, sizeof *a->ax, base_cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (m == 0 || a->ax[m - 1] != a->ax[i])
+            a->ax[m++] = a->ax[i];
+    a->n = (uint32_t)m;
+    return true;
 }
 
 void tr_axis_free(tr_axis *a) {
@@ -367,4 +414,63 @@ uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
         }
     }
     return nov;
+}
+
+static int kre_cmp(const void *a, const void *b) {
+    const tr_kre *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Appends the entries of TemporalSplit id to u[*nu..]; false when out of
+ * memory. */
+static bool kre_append(tr_ctx *c, tr_kre **u, uint32_t *nu, uint32_t *cap,
+                       uint32_t id) {
+    uint32_t k = tr_nkr(&c->nodes[id]);
+    void *p = *u;
+    if (!tr_grow(c, &p, cap, *nu + k, sizeof **u))
+        return false;
+    *u = p;
+    memcpy(*u + *nu, tr_ckr(c, id), (size_t)k * sizeof **u);
+    *nu += k;
+    return true;
+}
+
+/* Merges the entries u[0..nu) (sorted, disjoint from its own) into the
+ * index of TemporalSplit id. */
+static void kre_merge(tr_ctx *c, uint32_t id, const tr_kre *u, uint32_t nu) {
+    uint32_t nkr = tr_nkr(&c->nodes[id]);
+    if (!tr_kr_reserve(c, id, nkr + nu))
+        return;
+    tr_kre *kr = tr_kr(c, id);
+    uint32_t i = nkr, k = nu, w = nkr + nu;
+    while (k > 0) {
+        if (i > 0 && kr[i - 1].lo > u[k - 1].lo)
+            kr[--w] = kr[--i];
+        else
+            kr[--w] = u[--k];
+    }
+    c->nodes[id].w = (c->nodes[id].w & ~(uint32_t)TR_NKR) | (nkr + nu);
+}
+
+void tr_chain_restore(tr_ctx *c, const tr_chain *ch) {
+    tr_kre *u = NULL;
+    uint32_t cap = 0;
+    for (uint32_t j = 1; j < ch->nlv && !c->oom; j++) {
+        uint32_t ss = ch->lv[j].ss, nu = 0;
+        if (!kre_append(c, &u, &nu, &cap, ch->lv[j - 1].ts) ||
+            !kre_append(c, &u, &nu, &cap, c->nodes[ss].u.ss.right))
+            break;
+        qsort(u, nu, sizeof *u, kre_cmp);
+        uint32_t m = 0; /* the union, ranges that touch merged */
+        for (uint32_t i = 0; i < nu; i++) {
+            if (m > 0 && (uint64_t)u[i].lo <= (uint64_t)u[m - 1].hi + 1) {
+                if (u[i].hi > u[m - 1].hi)
+                    u[m - 1].hi = u[i].hi;
+                continue;
+            }
+            u[m++] = (tr_kre){u[i].lo, u[i].hi, ss};
+        }
+        kre_merge(c, ch->lv[j].ts, u, m);
+    }
+    free(u);
 }

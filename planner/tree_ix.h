@@ -10,8 +10,10 @@
  *
  * A tr_axis maps times to positions: the identity when the times are
  * small (no larger than a few times the number of buffers), else the
- * problem's compressed axis (plan_time_axis: every start and end), which
- * keeps every overlap between ranges whose ends are buffer ends.
+ * problem's compressed axis (every start, end and end + 1), which keeps
+ * every overlap and every containment between ranges whose ends are
+ * buffer ends (a time between two positions is in such a range when
+ * the position before it is).
  */
 #ifndef PW_PLANNER_TREE_IX_H
 #define PW_PLANNER_TREE_IX_H
@@ -22,6 +24,8 @@ typedef struct tr_seg_node {
     uint32_t mx[2]; /* per field: the max of the node's positions, own tag
                        included */
     uint32_t tg[2]; /* per field: raised the whole node to at least this */
+    uint32_t mn;    /* field 1: the min of the node's positions, own tag
+                       included */
 } tr_seg_node;
 
 typedef struct tr_seg {
@@ -36,6 +40,8 @@ void tr_seg_free(tr_seg *t);
 void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v);
 /* The max of each field over [l, r] (inclusive), into m[0] and m[1]. */
 void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]);
+/* The min of field 1 over [l, r] (inclusive). */
+uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r);
 
 typedef struct tr_axis {
     uint32_t *ax; /* NULL: the identity */
@@ -165,9 +171,12 @@ typedef struct tr_ctx {
     uint32_t capstk;
     bool oom;
     uint64_t *offsets;
-    tr_pool *cur;  /* the pool being searched */
-    bool low_done; /* the block's lowest chain SS noted (tr_chain_note) */
-    tr_axis axis;  /* of the chain indexes; n == 0 until needed */
+    tr_pool *cur;   /* the pool being searched */
+    bool low_done;  /* the block's lowest chain SS noted (tr_chain_note) */
+    uint32_t hilow; /* the lowest level whose chain SS held the block's
+                       whole range before it was placed; UINT32_MAX: none
+                       (or not known yet) */
+    tr_axis axis;   /* of the chain indexes; n == 0 until needed */
 } tr_ctx;
 
 /* ---- node access (a leaf is its buffer) ---- */
@@ -253,6 +262,12 @@ void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid);
  * that ends after b.begin. */
 uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
                         uint32_t *pos);
+
+/* Before a chain is dropped: the index of each of its TemporalSplits
+ * TS_j (j >= 1), which leaves out its chain child SS_j (tree.c,
+ * "chains"), gets SS_j's ranges back: those of TS_{j-1} and of SS_j's
+ * right side. */
+void tr_chain_restore(tr_ctx *c, const tr_chain *ch);
 
 /* The placement order of the nm buffers of idx (descending size when dir
  * < 0, ascending when dir > 0; longer first on ties; stable).  0 or -1. */
