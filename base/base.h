@@ -122,11 +122,22 @@ bool base_map_file(const char *path, const void **data, size_t *len,
                    bool *mapped, int *err);
 void base_unmap_file(const void *data, size_t len, bool mapped);
 
+/* A regular file read straight into the arena (no second copy of a big
+ * file), NUL-terminated, *len its size.  NULL when that is not possible
+ * (standard input, pipes, errors, a file changing while read, a file over
+ * base_max_input()), with nothing reported: the caller falls back to
+ * base_read_file, which says why. */
+char *base_read_file_arena(base_arena *a, const char *path, size_t *len);
+
 /* The largest input base_read_file reads, in bytes: PLANWRAP_MAX_INPUT from
  * the environment when it is a positive decimal number, else 1 GiB.  A
  * larger input fails with EFBIG, so that reading /dev/zero stops. */
 #define BASE_MAX_INPUT_DEFAULT ((size_t)1 << 30)
 size_t base_max_input(void);
+
+/* Seconds on the monotonic clock, for time limits and --times (the
+ * origin is arbitrary: only differences mean anything). */
+double base_now(void);
 
 /* Output files, streamed and atomic (base/out.c): a regular or new
  * destination is written to a temporary file beside it and renamed over

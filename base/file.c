@@ -1,5 +1,5 @@
 /*
- * base/file.c - reading a whole file, or mapping it.
+ * base/file.c - reading a whole file, or mapping it; the monotonic clock.
  */
 #define _DEFAULT_SOURCE /* mmap, open */
 #include "base.h"
@@ -11,7 +11,29 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+char *base_read_file_arena(base_arena *a, const char *path, size_t *len) {
+    if (strcmp(path, "-") == 0)
+        return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size <= base_max_input()) {
+        size_t size = (size_t)st.st_size;
+        buf = base_arena_alloc(a, size + 1);
+        if (fread(buf, 1, size, f) != size || fgetc(f) != EOF || ferror(f))
+            buf = NULL; /* the arena keeps the block: a rare case */
+        else
+            *len = size;
+    }
+    fclose(f);
+    return buf;
+}
 
 size_t base_max_input(void) {
     const char *e = getenv("PLANWRAP_MAX_INPUT");
@@ -114,4 +136,10 @@ void base_unmap_file(const void *data, size_t len, bool mapped) {
         munmap((void *)data, len);
     else
         free((void *)data);
+}
+
+double base_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

@@ -71,9 +71,7 @@ static void cli_clock_now(double *cpu, double *wall, long *rss) {
     *rss = ru.ru_maxrss;
     *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    *wall = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    *wall = base_now() * 1e3;
 }
 
 static void cli_clock_lap(cli_clock *c, const char *phase) {

@@ -460,35 +460,10 @@ int32_t ir_find_value(const ir_program *p, const char *name) {
     return -1;
 }
 
-/* Reads a regular file straight into the arena (no second copy of a big
- * file).  NULL when that is not possible (stdin, pipes, errors, a file
- * changing while read, a file over the input size limit): the caller falls
- * back to ir_read_file, which reports the limit. */
-static char *ir_read_into_arena(base_arena *a, const char *path, size_t *len) {
-    if (strcmp(path, "-") == 0)
-        return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-        (uint64_t)st.st_size <= base_max_input()) {
-        size_t size = (size_t)st.st_size;
-        buf = base_arena_alloc(a, size + 1);
-        if (fread(buf, 1, size, f) != size || fgetc(f) != EOF || ferror(f))
-            buf = NULL; /* the arena keeps the block: a rare case */
-        else
-            *len = size;
-    }
-    fclose(f);
-    return buf;
-}
-
 ir_program *ir_load(base_arena *a, const char *path, base_diag *d) {
     size_t len = 0;
     /* The diagnostics quote the source: it lives in the arena. */
-    char *copy = ir_read_into_arena(a, path, &len);
+    char *copy = base_read_file_arena(a, path, &len);
     if (!copy) {
         char *text;
         if (!ir_read_file(path, &text, &len, d))

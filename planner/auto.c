@@ -16,12 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static double auto_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* The search from the best-fit plan, with the time the best-fit pass took
  * taken off the time limit: the limit covers the whole run. */
 static int auto_search(const plan_problem *pb, const plan_search_opts *o,
@@ -32,7 +26,7 @@ static int auto_search(const plan_problem *pb, const plan_search_opts *o,
     if (o)
         so = *o;
     if (so.time_limit > 0) {
-        double left = so.time_limit - (auto_now() - t0);
+        double left = so.time_limit - (base_now() - t0);
         so.time_limit = left > 1e-9 ? left : 1e-9;
     }
     return plan_search_from(pb, &so, offsets, size, st);
@@ -49,7 +43,7 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
      * PLAN_MAX_POOL_SIZE. */
     if (!plan_problem_ok(pb))
         return -1;
-    double t0 = auto_now();
+    double t0 = base_now();
     int rc = plan_bestfit(pb, offsets, size);
     if (rc != 0)
         return rc;

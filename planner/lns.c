@@ -451,12 +451,6 @@ static int lns_rebuild(lns *l, int how) {
     return r == 1 ? 0 : r;
 }
 
-static double lns_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* The bucket index: local ids by lifetime bucket, then start. */
 static int lns_index(lns *l) {
     uint64_t *v = malloc(((size_t)l->m + 1) * sizeof *v);
@@ -550,7 +544,7 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
     if (lns_init(&l, pb, offsets) != 0)
         goto done;
     rc = 0;
-    double t0 = o->time_limit > 0 ? lns_now() : 0;
+    double t0 = o->time_limit > 0 ? base_now() : 0;
     /* The greedy starts, then the moves: a budget too small for the next
      * start ends the run there, so a larger budget runs a longer prefix
      * of the same sequence. */
@@ -558,7 +552,7 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
     for (; how < 3 && l.m > 1; how++) {
         if (l.steps + l.visits / 64 + l.m > o->budget)
             break;
-        if (o->time_limit > 0 && lns_now() - t0 > o->time_limit) {
+        if (o->time_limit > 0 && base_now() - t0 > o->time_limit) {
             out->time_limit_hit = true;
             break;
         }
@@ -577,7 +571,7 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
             break;
         }
         if (o->time_limit > 0 && it % 64 == 0 &&
-            lns_now() - t0 > o->time_limit) {
+            base_now() - t0 > o->time_limit) {
             out->time_limit_hit = true;
             break;
         }

@@ -235,12 +235,6 @@ int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
     return -1;
 }
 
-static double pp_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* The capacity a pool must fit: its space's capacity and --capacity, the
  * smaller of the two; 0 = none. */
 static uint64_t pp_capacity(const plan_pool *pool, const plan_options *o) {
@@ -462,7 +456,7 @@ static bool pp_pool_run(pp_run *R, uint32_t pi, const plan_problem *pb,
     uint64_t cap = pp_capacity(pool, o);
     plan_search_stats st;
     if (o->search.time_limit > 0) {
-        double left = o->search.time_limit - (pp_now() - R->t0);
+        double left = o->search.time_limit - (base_now() - R->t0);
         R->po.search.time_limit = left > 1e-9 ? left : 1e-9;
     }
     *size = 0;
@@ -595,7 +589,7 @@ static bool pp_plan(pp_run *R) {
     pp_pools(R);
     bool ok = true;
     R->po = *o;
-    R->t0 = pp_now();
+    R->t0 = base_now();
     for (uint32_t pi = 0; pi < pl->npools && ok; pi++)
         ok = pp_plan_pool(R, pi);
     HASH_CLEAR(hh, R->keys.table); /* the entries live in the arena */

@@ -43,17 +43,10 @@
 #define SEARCH_DEFAULT_BUDGET 16000000u
 #define SEARCH_MIN_BUDGET 160000u
 
-static double elapsed(const struct timespec *t0) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) +
-           (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* The caller's progress display (plan_search_opts.progress): after one
  * second, then at most every quarter of a second. */
 static void progress_call(ctl *c, bool done) {
-    double e = elapsed(&c->t0);
+    double e = (base_now() - c->t0);
     if (!done && (e < 1.0 || (c->last_call > 0 && e - c->last_call < 0.25)))
         return;
     if (done && c->last_call == 0)
@@ -64,7 +57,7 @@ static void progress_call(ctl *c, bool done) {
 }
 
 bool plan_sr_tick(ctl *c) {
-    if (c->time_limit > 0 && elapsed(&c->t0) > c->time_limit) {
+    if (c->time_limit > 0 && (base_now() - c->t0) > c->time_limit) {
         c->timed_out = true;
         return false;
     }
@@ -263,7 +256,7 @@ static int class_lns(const plan_problem *pb, const uint32_t *ids, uint32_t m,
                      ctl *c) {
     double left = 0;
     if (c->time_limit > 0) {
-        left = c->time_limit - elapsed(&c->t0);
+        left = c->time_limit - (base_now() - c->t0);
         c->timed_out = c->timed_out || left <= 0;
     }
     if (budget == 0 || c->timed_out)
@@ -480,7 +473,7 @@ int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
     c.schedule = o ? o->schedule : 0;
     c.progress = o ? o->progress : NULL;
     c.progress_ctx = o ? o->progress_ctx : NULL;
-    clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    c.t0 = base_now();
     c.show_best = *size;
     c.show_lb = st->lower_bound;
 

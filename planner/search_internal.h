@@ -97,7 +97,7 @@ typedef struct ctl {
     bool timed_out;
     plan_search_progress_fn progress;
     void *progress_ctx;
-    struct timespec t0;
+    double t0;        /* base_now() at the start */
     double last_call; /* seconds of the last progress call, 0: none */
     uint64_t show_best, show_lb;
 } ctl;

@@ -78,6 +78,38 @@ static void read_file_errors(void **state) {
     free(text);
 }
 
+/* A regular file lands in the arena whole, NUL-terminated, the same bytes
+ * as base_read_file; what is not a regular file gives NULL. */
+static void read_file_arena(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    char *text = NULL;
+    size_t len = 0, alen = 0;
+    int err = 0;
+    assert_true(base_read_file(__FILE__, &text, &len, &err));
+    char *in = base_read_file_arena(a, __FILE__, &alen);
+    assert_non_null(in);
+    assert_int_equal(alen, len);
+    assert_memory_equal(in, text, len);
+    assert_int_equal(in[alen], '\0');
+    free(text);
+    assert_null(base_read_file_arena(a, "-", &alen));
+    assert_null(base_read_file_arena(a, "/", &alen));
+    assert_null(base_read_file_arena(a, "/nonexistent/x", &alen));
+    base_arena_free(a);
+}
+
+/* The monotonic clock never goes back. */
+static void now_monotonic(void **state) {
+    (void)state;
+    double t0 = base_now();
+    for (int i = 0; i < 1000; i++) {
+        double t = base_now();
+        assert_true(t >= t0);
+        t0 = t;
+    }
+}
+
 static void search_and_compare(void **state) {
     (void)state;
     uint64_t a[] = {9, 3, 3, 1, UINT64_MAX};
@@ -298,6 +330,8 @@ int main(void) {
         cmocka_unit_test(arena_zeroed_aligned),
         cmocka_unit_test(sb_builds),
         cmocka_unit_test(read_file_errors),
+        cmocka_unit_test(read_file_arena),
+        cmocka_unit_test(now_monotonic),
         cmocka_unit_test(search_and_compare),
         cmocka_unit_test(diag_limit),
         cmocka_unit_test(diag_msg),
