@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static void cli_gen_usage(FILE *out) {
     fprintf(out,
@@ -136,8 +135,7 @@ static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
             return false;
         cli_clock_lap(r->clk, "plan");
         views[i] = cg_view_new(plans[i], r->target, r->vo, d);
-        if (!views[i])
-            return false;
+        PW_ASSERT(views[i]); /* NULL only for a NULL plan */
         if (r->shared)
             cg_view_share_pools(views[i]);
         cli_clock_lap(r->clk, "view");

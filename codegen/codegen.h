@@ -75,10 +75,9 @@ void cg_keyset_free(cg_keyset *s);
 /* The plan view of a planned program (see docs/view.md).  The program
  * passed ir_check (which rejects what the output cannot express, such as
  * a kernel called with different arities) and cg_check_target for
- * `target`.  NULL when `pl` is NULL, when an integer argument cannot be
- * passed exactly as a double, or when the CUDA graph partitions fail
- * (both reported to `d`, which must not be NULL).  `o` may be NULL (the
- * complete view).
+ * `target`; every rule that can reject a program is theirs, so the
+ * view itself finds no error.  NULL only when `pl` is NULL.  `o` may be
+ * NULL (the complete view).
  * The caller owns the result (json_decref).  Deterministic: IR order
  * only, never hash order. */
 json_t *cg_build_view_opts(const plan *pl, cg_target target,

@@ -218,7 +218,7 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->cuda = target == CG_TARGET_CUDA;
     v->kernel_status = o && o->kernel_status;
     v->keep = o ? o->keep : NULL;
-    v->d = d;
+    (void)d; /* kept in the API: the view finds no error of its own */
     v->M = v->prog->model ? v->prog->model : "model";
     size_t nv = v->prog->nvalues + 1;
     v->ptr_memo = base_arena_array(v->a, nv, sizeof *v->ptr_memo);
@@ -227,10 +227,6 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     plan_view(v);
     /* the caller ran cg_check_target */
     PW_ASSERT(!v->cuda || v->nstreams <= PLAN_MAX_STREAMS);
-    if (v->errors != 0) {
-        cg_view_free(cv);
-        return NULL;
-    }
     if (v->cuda)
         cg_graphs_plan(v, o && o->cuda_graphs);
     cv->root = root_json(cv, target);

@@ -1,7 +1,7 @@
 /*
- * codegen/view_fmt.c - formatting for the view: the error report, C
- * types, a string builder with an inline buffer, vfmt (printf into the
- * view's arena) and C string literals.
+ * codegen/view_fmt.c - formatting for the view: C types, a string
+ * builder with an inline buffer, vfmt (printf into the view's arena) and C
+ * string literals.
  */
 #include "view_internal.h"
 
@@ -13,16 +13,6 @@
 
 /* ------------------------------------------------------------------ */
 /* Small helpers. */
-
-/* An error the view finds (only the integer-to-double rule of
- * view_kernels.c is left: every other rule is ir_check's). */
-void cg_verror(vw *v, ir_loc loc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    v->errors++;
-    base_diag_vreport(v->d, BASE_SEV_ERROR, loc.line, loc.col, fmt, ap);
-    va_end(ap);
-}
 
 const char *cg_ctype_of(ir_dtype t) {
     switch (t) {

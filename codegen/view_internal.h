@@ -68,8 +68,6 @@ typedef struct vw {
     base_arena *scratch;
     bool cuda;
     bool kernel_status;
-    base_diag *d;
-    unsigned errors;
     const char *M; /* model prefix */
 
     cg_nameset ids; /* file-scope and local C identifiers */
@@ -231,9 +229,6 @@ const char *cg_vfmt(const vw *v, const char *f, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-
-void cg_verror(vw *v, ir_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Strings of the view are ASCII (IR names, escaped literals), so the
  * UTF-8 validation of json_string is skipped; a NULL is "". */
