@@ -28,7 +28,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void ir_cerr(ir_checker *C, ir_loc loc, const char *fmt, ...) {
     C->errors++;

@@ -14,7 +14,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* The search from the best-fit plan, with the time the best-fit pass took
  * taken off the time limit: the limit covers the whole run. */

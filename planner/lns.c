@@ -38,7 +38,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define LNS_MAX_RUIN 48u
 #define LNS_REBUILD_MAX 2048u /* greedy starts up to this many buffers */

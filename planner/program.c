@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Exact reuse keys.  Two storages may take each other's bytes under
  * `reuse` only when (device, dtype, elements, comm, group, stream colour)

@@ -46,7 +46,7 @@
 /* The caller's progress display (plan_search_opts.progress): after one
  * second, then at most every quarter of a second. */
 static void progress_call(ctl *c, bool done) {
-    double e = (base_now() - c->t0);
+    double e = base_now() - c->t0;
     if (!done && (e < 1.0 || (c->last_call > 0 && e - c->last_call < 0.25)))
         return;
     if (done && c->last_call == 0)
@@ -57,7 +57,7 @@ static void progress_call(ctl *c, bool done) {
 }
 
 bool plan_sr_tick(ctl *c) {
-    if (c->time_limit > 0 && (base_now() - c->t0) > c->time_limit) {
+    if (c->time_limit > 0 && base_now() - c->t0 > c->time_limit) {
         c->timed_out = true;
         return false;
     }
