@@ -29,15 +29,9 @@ static void gb_add(void *ctx, const char *name, size_t len, const char *parent,
     gb_list *l = ctx;
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
-        l->b = realloc(l->b, l->cap * sizeof *l->b);
-        if (!l->b)
-            base_oom();
+        l->b = base_xrealloc(l->b, l->cap * sizeof *l->b);
     }
     l->b[l->n++] = (gb_block){name, parent, len, plen, line, col};
-}
-
-static int gb_cmp(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The block names of template `parent` (every {{$NAME}} in it), sorted
@@ -60,7 +54,7 @@ static bool gb_parent_blocks(const mst_loader *l, const char *parent,
     size_t k = 0;
     for (size_t i = 0; i < bl.n; i++)
         v[k++] = base_arena_strndup(a, bl.b[i].name, bl.b[i].len);
-    qsort(v, k, sizeof *v, gb_cmp);
+    qsort(v, k, sizeof *v, base_cmp_str);
     size_t m = 0;
     for (size_t i = 0; i < k; i++)
         if (!m || strcmp(v[m - 1], v[i]) != 0)
@@ -90,7 +84,8 @@ static void gb_check_parent(const mst_loader *l, const char *source,
             continue;
         char *name = base_arena_strndup(a, b->name, b->len);
         const char *const *cands = (const char *const *)names;
-        bool known = bsearch(&name, names, n, sizeof *names, gb_cmp) != NULL;
+        bool known =
+            bsearch(&name, names, n, sizeof *names, base_cmp_str) != NULL;
         size_t k = known ? SIZE_MAX : base_closest(name, b->len, cands, n);
         if (!known)
             base_diag_report_in(
