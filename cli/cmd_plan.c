@@ -173,7 +173,10 @@ static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
     json_array_append_new(pools, pool);
     json_object_set_new(root, "pools", pools);
     json_object_set_new(root, "buffers", json_incref(marker));
-    mst_lazy_list lz = {marker, cli_csv_count, cli_csv_buffer, (void *)c, NULL};
+    mst_lazy_list lz = {.marker = marker,
+                        .count = cli_csv_count,
+                        .element = cli_csv_buffer,
+                        .ctx = (void *)c};
     FILE *f = open_memstream(out, outlen);
     bool ok = f && cg_json_write(f, root, &lz, 1);
     if (f) {
@@ -554,8 +557,10 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
                           size_t *outlen) {
     cg_view *view = NULL;
     json_t *marker = json_array(), *root = NULL;
-    mst_lazy_list lz = {marker, cli_count_buffers, cli_buffer_json, (void *)pl,
-                        NULL};
+    mst_lazy_list lz = {.marker = marker,
+                        .count = cli_count_buffers,
+                        .element = cli_buffer_json,
+                        .ctx = (void *)pl};
     if (emit == CLI_EMIT_JSON) {
         root = cli_emit_json(pl, marker);
     } else {

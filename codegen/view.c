@@ -120,8 +120,11 @@ json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
         v->lazy = base_xrealloc(v->lazy, v->lazy_cap * sizeof *v->lazy);
     }
     json_t *marker = json_array();
-    v->lazy[v->nlazy++] =
-        (mst_lazy_list){marker, count, element, ctx, element_in};
+    v->lazy[v->nlazy++] = (mst_lazy_list){.marker = marker,
+                                          .count = count,
+                                          .element = element,
+                                          .ctx = ctx,
+                                          .element_in = element_in};
     return json_incref(marker);
 }
 

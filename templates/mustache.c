@@ -13,7 +13,7 @@
  *      standalone blocks "dedented" (block indentation is removed at the
  *      site of definition and added at the site of expansion).
  *
- * Rendering walks the tree with a context stack of json_t values.  Partial
+ * Rendering walks the tree with a context stack of mst_val values.  Partial
  * indentation is applied at render time: the renderer remembers that it is
  * at the start of a template line (`need_indent`) and writes the current
  * indentation before the next output, so interpolated values are never

@@ -1,11 +1,12 @@
 /*
- * templates/mustache.h - a mustache template engine in C over jansson data.
+ * templates/mustache.h - a mustache template engine in C over jansson or
+ * native data.
  *
  * Compile a template once into a node list, render it many times against a
- * json_t context.  Passes the official mustache spec (interpolation,
- * sections, inverted, comments, partials, delimiters, ~inheritance,
- * ~dynamic-names; not ~lambdas).  Extra options for code generation:
- * no-escape and strict.  See docs/templates.md.
+ * json_t context or native data (mst_val).  Passes the official mustache spec
+ * (interpolation, sections, inverted, comments, partials, delimiters,
+ * ~inheritance, ~dynamic-names; not ~lambdas).  Extra options for code
+ * generation: no-escape and strict.  See docs/templates.md.
  */
 #ifndef PLANWRAP_MUSTACHE_H
 #define PLANWRAP_MUSTACHE_H
@@ -45,6 +46,79 @@ typedef struct mst_loader {
     mst_source_fn source; /* optional */
 } mst_loader;
 
+/* ------------------------------------------------------------------ */
+/* The data interface.  The renderer reads its data as mst_val values:
+ * a jansson document (`mst_render`, `render --data`) is read through a
+ * thin adapter (MST_JSON: an object or array of it; its scalars read as
+ * the native kinds), and a caller can serve data natively, built in its
+ * own arena without jansson (the elements of a lazy list, element_val):
+ * objects keep their keys in insertion order, a key set twice keeps its
+ * first place and takes the new value (like json_object_set).  Strings
+ * are not copied: they must live as long as the value. */
+typedef enum mst_type {
+    MST_MISSING, /* no value (a name not found) */
+    MST_NULL,
+    MST_FALSE,
+    MST_TRUE,
+    MST_INT,
+    MST_REAL,
+    MST_STRING,
+    MST_LIST,   /* native list */
+    MST_OBJECT, /* native object */
+    MST_JSON,   /* a jansson object or array */
+} mst_type;
+
+typedef struct mst_obj mst_obj;
+typedef struct mst_list mst_list;
+typedef struct base_arena base_arena;
+
+typedef struct mst_val {
+    uint8_t type;
+    size_t n; /* MST_STRING: bytes */
+    union {
+        int64_t i;
+        double d;
+        const char *s;
+        mst_obj *obj;
+        mst_list *list;
+        json_t *json;
+    } u;
+} mst_val;
+
+static inline mst_val mst_v_str(const char *s, size_t n) {
+    mst_val v = {.type = MST_STRING, .n = n, .u.s = s};
+    return v;
+}
+static inline mst_val mst_v_int(int64_t i) {
+    mst_val v = {.type = MST_INT, .u.i = i};
+    return v;
+}
+static inline mst_val mst_v_bool(bool b) {
+    mst_val v = {.type = b ? MST_TRUE : MST_FALSE};
+    return v;
+}
+static inline mst_val mst_v_null(void) {
+    mst_val v = {.type = MST_NULL};
+    return v;
+}
+/* An empty native object or list allocated in a (freed with it). */
+mst_val mst_v_object(base_arena *a);
+mst_val mst_v_list(base_arena *a);
+/* Sets key k (kn bytes, not copied) of native object o. */
+void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn, mst_val val);
+/* Appends val to native list l. */
+void mst_v_append(base_arena *a, mst_val l, mst_val val);
+/* Key k of object o (native or JSON), MST_MISSING when absent. */
+mst_val mst_v_get(mst_val o, const char *k, size_t kn);
+/* Items of list l (native or a JSON array) in order: *it starts NULL;
+ * false past the end. */
+bool mst_v_next(mst_val l, const void **it, mst_val *out);
+/* The value of a jansson value (NULL: MST_MISSING). */
+mst_val mst_v_json(json_t *j);
+/* A native value as a new jansson document (the same keys in the same
+ * order; JSON values are shared, with a new reference). */
+json_t *mst_v_to_json(mst_val v);
+
 /* A list built element by element while it renders (a streaming view,
  * docs/templates.md): where the value of a section is `marker` (a
  * placeholder in the data, matched by address), the section iterates
@@ -66,6 +140,14 @@ typedef struct mst_lazy_list {
      * (mst_names_has).  NULL when the body holds a partial or parent, or
      * while a parent's blocks are overridden. */
     json_t *(*element_in)(void *ctx, size_t i, const mst_names *names);
+    /* Optional, used before both when rendering: element i as native
+     * data into *out (false: stop with an error), valid until the
+     * release(ctx) that follows its body (NULL: nothing to release).
+     * An element of the same list may be asked for while one is live (a
+     * section over the list inside its own body). */
+    bool (*element_val)(void *ctx, size_t i, const mst_names *names,
+                        mst_val *out);
+    void (*release)(void *ctx);
 } mst_lazy_list;
 
 /* Whether `name` (len bytes) is among names: a tag in the section's body
@@ -107,6 +189,12 @@ void mst_template_free(mst_template *t);
 int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
                const mst_options *opts, char **out, size_t *outlen,
                mst_error *err);
+
+/* mst_render against data served natively (the data interface above):
+ * the same output as mst_render of the same document in JSON. */
+int mst_render_val(const mst_template *t, mst_val data,
+                   const mst_loader *loader, const mst_options *opts,
+                   char **out, size_t *outlen, mst_error *err);
 
 /* Built-in templates, compiled into the binary from templates/ (name is
  * the path below templates/ without ".mustache", e.g. "c/model.c").

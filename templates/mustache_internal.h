@@ -8,7 +8,9 @@
  *   mustache_tree.c      compile pass 4 (the node tree) and mst_compile;
  *   mustache_render.c    rendering: output, the context stack, lookups,
  *                        interpolation, sections and lazy lists;
- *   mustache_partials.c  partials, parents and blocks (inheritance).
+ *   mustache_partials.c  partials, parents and blocks (inheritance);
+ *   mustache_value.c     the data interface: native objects and lists,
+ *                        the jansson adapter (mst_val, mustache.h).
  */
 #ifndef PLANWRAP_TEMPLATES_MUSTACHE_INTERNAL_H
 #define PLANWRAP_TEMPLATES_MUSTACHE_INTERNAL_H
@@ -118,6 +120,35 @@ static inline uint32_t key_mix(uint64_t h, size_t n) {
     return (uint32_t)(((h ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >>
                       32);
 }
+
+/* Native data (mustache.h, mustache_value.c): singly linked fields and
+ * items in an arena; an object's bloom has bit (key_mix & 63) of each of
+ * its keys. */
+typedef struct mst_field {
+    struct mst_field *next;
+    const char *k;
+    size_t kl;
+    uint64_t h; /* key_hash(k, kl) */
+    mst_val v;
+} mst_field;
+
+struct mst_obj {
+    mst_field *head, *tail;
+    uint64_t bloom;
+};
+
+typedef struct mst_item {
+    struct mst_item *next;
+    mst_val v;
+} mst_item;
+
+struct mst_list {
+    mst_item *head, *tail;
+    size_t n;
+};
+
+/* A field of native object o matching part p, or NULL. */
+const mst_field *mst_obj_find(const mst_obj *o, const mst_part *p);
 
 typedef struct mst_node mst_node;
 struct mst_node {
@@ -294,7 +325,7 @@ typedef struct okey {
  * (reused by the next push at that depth), so that a lookup, hit or miss,
  * is a short scan of hot memory instead of a jansson string hash. */
 typedef struct frame {
-    json_t *v;
+    mst_val v;
     bool built;
     uint32_t n; /* keys in buf; > MAX: not listed (large object) */
     okey *buf;
@@ -322,8 +353,8 @@ void mst_names_free(mst_names *s);
 int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
               const char *fmt, ...) MST_PRINTF(4, 5);
 int mst_flush_indent(rctx *r, const mst_template *t, const mst_node *n);
-/* Looks a name up on the context stack; NULL when missing. */
-json_t *mst_lookup(rctx *r, const mst_node *n);
+/* Looks a name up on the context stack; MST_MISSING when missing. */
+mst_val mst_lookup(rctx *r, const mst_node *n);
 /* One level deeper (sections, partials, blocks); -1 past max_depth. */
 int mst_enter(rctx *r, const mst_template *t, const mst_node *n);
 int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,

@@ -31,17 +31,18 @@ MST_NOINLINE static mst_template *get_partial(rctx *r, const mst_template *t,
     size_t nn = n->n;
     *failed = false;
     if (n->dynamic) {
-        json_t *v = mst_lookup(r, n);
-        if (!json_is_string(v)) {
+        mst_val v = mst_lookup(r, n);
+        if (v.type != MST_STRING) {
             if (r->strict) {
                 *failed = true;
-                mst_rfail(r, t, n, "dynamic partial name '%.*s' %s", (int)n->n,
-                          n->s, v ? "is not a string" : "is unknown");
+                mst_rfail(
+                    r, t, n, "dynamic partial name '%.*s' %s", (int)n->n, n->s,
+                    v.type != MST_MISSING ? "is not a string" : "is unknown");
             }
             return NULL;
         }
-        name = json_string_value(v);
-        nn = json_string_length(v);
+        name = v.u.s;
+        nn = v.n;
     }
     char *key = nn < sizeof small ? small : base_xmalloc(nn + 1);
     memcpy(key, name, nn);

@@ -148,22 +148,23 @@ static json_t *cached_get(rctx *r, const json_t *o, const mst_part *p,
     return c->v;
 }
 
-static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
+static json_t *frame_get_json(rctx *r, frame *f, const mst_part *p) {
     if (!f->built) {
         f->built = true;
         f->n = 0;
         f->mask = 0;
         f->slot[0] = 0;
         f->bloom = 0;
-        if (!json_is_object(f->v))
+        if (!json_is_object(f->v.u.json))
             return NULL;
-        size_t size = json_object_size(f->v);
+        json_t *o = f->v.u.json;
+        size_t size = json_object_size(o);
         if (size > MST_INDEX_MAX_KEYS) {
             f->n = MST_INDEX_MAX_KEYS + 1;
         } else if (size > 0) {
             grow((void **)&f->buf, &f->cap, size, sizeof *f->buf);
-            for (void *it = json_object_iter(f->v); it;
-                 it = json_object_iter_next(f->v, it)) {
+            for (void *it = json_object_iter(o); it;
+                 it = json_object_iter_next(o, it)) {
                 okey *k = &f->buf[f->n++];
                 k->k = json_object_iter_key(it);
                 k->kl = json_object_iter_key_len(it);
@@ -198,7 +199,7 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
         return NULL;
     }
     if (f->n > MST_INDEX_MAX_KEYS)
-        return cached_get(r, f->v, p, !f->transient);
+        return cached_get(r, f->v.u.json, p, !f->transient);
     for (uint32_t at = p->mx & f->mask; f->slot[at]; at = (at + 1) & f->mask) {
         const okey *k = &f->buf[f->slot[at] - 1];
         if (key_eq(k, p))
@@ -207,38 +208,63 @@ static json_t *frame_get(rctx *r, frame *f, const mst_part *p) {
     return NULL;
 }
 
-static json_t *member(rctx *r, const json_t *o, const mst_part *p,
-                      bool lasting) {
-    if (!json_is_object(o))
-        return NULL;
-    return cached_get(r, o, p, lasting);
+/* Key p of frame f's value (native or JSON); MST_MISSING when absent. */
+static mst_val frame_get(rctx *r, frame *f, const mst_part *p) {
+    mst_val none = {.type = MST_MISSING};
+    if (f->v.type == MST_OBJECT) {
+        const mst_field *k = mst_obj_find(f->v.u.obj, p);
+        return k ? k->v : none;
+    }
+    if (f->v.type != MST_JSON)
+        return none;
+    return mst_v_json(frame_get_json(r, f, p));
 }
 
-/* Looks a name up on the context stack; NULL when missing. */
-json_t *mst_lookup(rctx *r, const mst_node *n) {
+static mst_val member(rctx *r, mst_val o, const mst_part *p, bool lasting) {
+    mst_val none = {.type = MST_MISSING};
+    if (o.type == MST_OBJECT) {
+        const mst_field *k = mst_obj_find(o.u.obj, p);
+        return k ? k->v : none;
+    }
+    if (o.type != MST_JSON || !json_is_object(o.u.json))
+        return none;
+    return mst_v_json(cached_get(r, o.u.json, p, lasting));
+}
+
+/* Looks a name up on the context stack; MST_MISSING when missing. */
+mst_val mst_lookup(rctx *r, const mst_node *n) {
     if (n->nparts == 0)
         return r->stack[r->sp - 1].v;
-    json_t *v = NULL;
+    mst_val v = {.type = MST_MISSING};
     bool lasting = false;
-    for (size_t i = r->sp; i-- > 0;)
-        if ((v = frame_get(r, &r->stack[i], &n->parts[0])) != NULL) {
+    for (size_t i = r->sp; i-- > 0;) {
+        v = frame_get(r, &r->stack[i], &n->parts[0]);
+        if (v.type != MST_MISSING) {
             lasting = !r->stack[i].transient;
             break;
         }
-    for (uint32_t k = 1; v && k < n->nparts; k++)
+    }
+    for (uint32_t k = 1; v.type != MST_MISSING && k < n->nparts; k++)
         v = member(r, v, &n->parts[k], lasting);
     return v;
 }
 
-static bool truthy(const json_t *v) {
-    if (!v || json_is_false(v) || json_is_null(v))
+static bool truthy(mst_val v) {
+    switch (v.type) {
+    case MST_MISSING:
+    case MST_NULL:
+    case MST_FALSE:
         return false;
-    if (json_is_array(v))
-        return json_array_size(v) > 0;
-    return true;
+    case MST_LIST:
+        return v.u.list->n > 0;
+    case MST_JSON:
+        return !json_is_array(v.u.json) || json_array_size(v.u.json) > 0;
+    default:
+        return true;
+    }
 }
 
-static int push_ctx(rctx *r, json_t *v) {
+static int push_ctx(rctx *r, mst_val v) {
     if (r->sp == r->scap) {
         size_t old = r->scap;
         grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
@@ -252,23 +278,20 @@ static int push_ctx(rctx *r, json_t *v) {
 }
 
 static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
-    json_t *v = mst_lookup(r, n);
-    if (!v && r->strict)
+    mst_val v = mst_lookup(r, n);
+    if (v.type == MST_MISSING && r->strict)
         return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
     if (mst_flush_indent(r, t, n))
         return -1;
-    if (!v)
-        return 0;
     bool esc = n->kind == N_VAR && !r->no_escape;
     char buf[64];
-    switch (json_typeof(v)) {
-    case JSON_STRING:
+    switch (v.type) {
+    case MST_STRING:
         if (esc)
-            return put_escaped(r, t, n, json_string_value(v),
-                               json_string_length(v));
-        return put(r, t, n, json_string_value(v), json_string_length(v));
-    case JSON_INTEGER: {
-        json_int_t x = json_integer_value(v);
+            return put_escaped(r, t, n, v.u.s, v.n);
+        return put(r, t, n, v.u.s, v.n);
+    case MST_INT: {
+        int64_t x = v.u.i;
         unsigned long long u =
             x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
         char *e = buf + sizeof buf, *p = e;
@@ -280,19 +303,23 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
             *--p = '-';
         return put(r, t, n, p, (size_t)(e - p));
     }
-    case JSON_REAL:
-        return put(r, t, n, buf, fmt_real(json_real_value(v), buf, sizeof buf));
-    case JSON_TRUE:
+    case MST_REAL:
+        return put(r, t, n, buf, fmt_real(v.u.d, buf, sizeof buf));
+    case MST_TRUE:
         return put(r, t, n, "true", 4);
-    case JSON_FALSE:
+    case MST_FALSE:
         return put(r, t, n, "false", 5);
-    case JSON_NULL:
+    case MST_MISSING:
+    case MST_NULL:
         return 0;
     default:
         if (r->strict)
             return mst_rfail(r, t, n, "cannot interpolate '%.*s': it is %s",
                              (int)n->n, n->s,
-                             json_is_object(v) ? "an object" : "an array");
+                             v.type == MST_OBJECT || (v.type == MST_JSON &&
+                                                      json_is_object(v.u.json))
+                                 ? "an object"
+                                 : "an array");
         return 0;
     }
 }
@@ -382,7 +409,10 @@ void mst_lazy_index_free(mst_lazy_index *ix) {
 }
 
 /* The lazy list whose placeholder is v, or NULL. */
-static const mst_lazy_list *lazy_of(const rctx *r, const json_t *v) {
+static const mst_lazy_list *lazy_of(const rctx *r, mst_val val) {
+    if (val.type != MST_JSON)
+        return NULL;
+    const json_t *v = val.u.json;
     if (r->nlazy <= 4) {
         for (size_t i = 0; v && i < r->nlazy; i++)
             if (r->lazy[i].marker == v)
@@ -416,27 +446,63 @@ static const mst_names *section_names(rctx *r, const mst_node *n) {
 static int lazy_section(rctx *r, const mst_template *t, const mst_node *n,
                         const mst_lazy_list *lz, size_t count) {
     int rc = 0;
-    const mst_names *names = lz->element_in ? section_names(r, n) : NULL;
+    const mst_names *names =
+        lz->element_in || lz->element_val ? section_names(r, n) : NULL;
     for (size_t i = 0; i < count && rc == 0; i++) {
-        json_t *e = lz->element_in ? lz->element_in(lz->ctx, i, names)
-                                   : lz->element(lz->ctx, i);
-        if (!e)
-            return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'", i,
-                             (int)n->n, n->s);
+        json_t *e = NULL;
+        mst_val ev;
+        if (lz->element_val) {
+            if (!lz->element_val(lz->ctx, i, names, &ev))
+                return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'",
+                                 i, (int)n->n, n->s);
+        } else {
+            e = lz->element_in ? lz->element_in(lz->ctx, i, names)
+                               : lz->element(lz->ctx, i);
+            if (!e)
+                return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'",
+                                 i, (int)n->n, n->s);
+            ev = mst_v_json(e);
+        }
         r->nlive++; /* first: e's frame is transient */
-        push_ctx(r, e);
+        push_ctx(r, ev);
         rc = mst_render_nodes(r, t, n->kids, n->nkids);
         r->nlive--;
         r->sp--;
-        json_decref(e);
+        if (e)
+            json_decref(e);
+        else if (lz->release)
+            lz->release(lz->ctx);
         r->gen++; /* the cache may hold e's values (not lasting ones) */
     }
     return rc;
 }
 
+/* The body of section n once per item of list v (native or JSON). */
+static int list_section(rctx *r, const mst_template *t, const mst_node *n,
+                        mst_val v) {
+    int rc = 0;
+    if (v.type == MST_LIST) {
+        for (const mst_item *it = v.u.list->head; it && rc == 0;
+             it = it->next) {
+            push_ctx(r, it->v);
+            rc = mst_render_nodes(r, t, n->kids, n->nkids);
+            r->sp--;
+        }
+        return rc;
+    }
+    size_t sz = json_array_size(v.u.json);
+    for (size_t i = 0; i < sz && rc == 0; i++) {
+        prefetch_next(v.u.json, i, sz);
+        push_ctx(r, mst_v_json(json_array_get(v.u.json, i)));
+        rc = mst_render_nodes(r, t, n->kids, n->nkids);
+        r->sp--;
+    }
+    return rc;
+}
+
 static int section(rctx *r, const mst_template *t, const mst_node *n) {
-    json_t *v = mst_lookup(r, n);
-    if (!v && r->strict)
+    mst_val v = mst_lookup(r, n);
+    if (v.type == MST_MISSING && r->strict)
         return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
     const mst_lazy_list *lz = lazy_of(r, v);
     size_t count = lz ? lz->count(lz->ctx) : 0;
@@ -457,14 +523,9 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
     int rc = 0;
     if (lz) {
         rc = lazy_section(r, t, n, lz, count);
-    } else if (json_is_array(v)) {
-        size_t sz = json_array_size(v);
-        for (size_t i = 0; i < sz && rc == 0; i++) {
-            prefetch_next(v, i, sz);
-            push_ctx(r, json_array_get(v, i));
-            rc = mst_render_nodes(r, t, n->kids, n->nkids);
-            r->sp--;
-        }
+    } else if (v.type == MST_LIST ||
+               (v.type == MST_JSON && json_is_array(v.u.json))) {
+        rc = list_section(r, t, n, v);
     } else {
         push_ctx(r, v);
         rc = mst_render_nodes(r, t, n->kids, n->nkids);
@@ -513,6 +574,13 @@ int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
 int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
                const mst_options *opts, char **out, size_t *outlen,
                mst_error *err) {
+    return mst_render_val(t, mst_v_json(data ? data : json_null()), loader,
+                          opts, out, outlen, err);
+}
+
+int mst_render_val(const mst_template *t, mst_val data,
+                   const mst_loader *loader, const mst_options *opts,
+                   char **out, size_t *outlen, mst_error *err) {
     rctx r;
     memset(&r, 0, sizeof r);
     r.loader = loader;
@@ -534,7 +602,7 @@ int mst_render(const mst_template *t, json_t *data, const mst_loader *loader,
     if (r.nlazy > 4)
         r.lazy_ix = mst_lazy_index_new(r.lazy, r.nlazy);
     r.need_indent = true;
-    push_ctx(&r, data ? data : json_null());
+    push_ctx(&r, data);
     int rc = out_reserve(&r, t, NULL, 0);
     if (rc == 0)
         rc = mst_render_nodes(&r, t, t->nodes, t->nnodes);

@@ -253,7 +253,7 @@ static char *render_lazy(const char *tpl, lazy_fixture *f, mst_error *err) {
     json_t *marker = json_array();
     json_t *d = json_pack("{s:o, s:s, s:{s:s}}", "items", marker, "title", "T",
                           "meta", "k", "M");
-    mst_lazy_list lz = {marker, lazy_count, lazy_element, f, NULL};
+    mst_lazy_list lz = {marker, lazy_count, lazy_element, f, NULL, NULL, NULL};
     mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
     mst_template *t = mst_compile("t", tpl, strlen(tpl), err);
     assert_non_null(t);
@@ -320,7 +320,8 @@ static void test_lazy_reused_element(void **state) {
     reused_fixture f = {json_pack("{s:{s:i}}", "sub", "x", -1), {NULL}};
     json_t *marker = json_array();
     json_t *d = json_pack("{s:o, s:{s:s}}", "items", marker, "meta", "k", "M");
-    mst_lazy_list lz = {marker, lazy_count_3, reused_element, &f, NULL};
+    mst_lazy_list lz = {marker, lazy_count_3, reused_element, &f, NULL,
+                        NULL,   NULL};
     mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
     mst_error err;
     mst_template *t = mst_compile("t", tpl, strlen(tpl), &err);
@@ -358,7 +359,8 @@ static void test_lazy_many_lists(void **state) {
     for (int k = 0; k < N; k++) {
         n[k] = k;
         json_t *marker = json_array();
-        lz[k] = (mst_lazy_list){marker, many_count, many_element, &n[k], NULL};
+        lz[k] = (mst_lazy_list){marker, many_count, many_element, &n[k],
+                                NULL,   NULL,       NULL};
         json_array_append_new(pools,
                               json_pack("{s:i, s:o}", "k", k, "items", marker));
     }

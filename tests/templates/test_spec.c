@@ -2,9 +2,12 @@
  * tests/templates/test_spec.c - runs every case of the official mustache
  * spec (tests/data/mustache-spec/NAME.json, except ~lambdas) through the
  * engine and prints per-file pass counts.  Fails when any case fails.
+ * Every case runs twice: its data as jansson, and the same data served
+ * natively (mst_render_val, native objects and lists).
  */
 #include "templates/mustache.h"
 #include "tests/templates/spec_util.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +32,50 @@ static void show(const char *label, const char *s) {
     fputs("\"\n", stderr);
 }
 
+/* j as native data in a (strings and keys shared with j). */
+static mst_val to_native(base_arena *a, json_t *j) {
+    if (json_is_object(j)) {
+        mst_val o = mst_v_object(a);
+        for (void *it = json_object_iter(j); it;
+             it = json_object_iter_next(j, it))
+            mst_v_set(a, o, json_object_iter_key(it),
+                      json_object_iter_key_len(it),
+                      to_native(a, json_object_iter_value(it)));
+        return o;
+    }
+    if (json_is_array(j)) {
+        mst_val l = mst_v_list(a);
+        for (size_t i = 0; i < json_array_size(j); i++)
+            mst_v_append(a, l, to_native(a, json_array_get(j, i)));
+        return l;
+    }
+    return mst_v_json(j);
+}
+
+/* Renders case tc's template t, natively or not; 0 when the output is
+ * the expected one. */
+static int run_case(const mst_template *t, json_t *tc, bool native, char **out,
+                    mst_error *err) {
+    mst_loader ld = {spec_load_json, json_object_get(tc, "partials"), NULL};
+    const char *expected = json_string_value(json_object_get(tc, "expected"));
+    json_t *data = json_object_get(tc, "data");
+    mst_options o = {0};
+    size_t outlen = 0;
+    int rc;
+    if (native) {
+        base_arena *a = base_arena_new();
+        rc = mst_render_val(t, to_native(a, data), &ld, &o, out, &outlen, err);
+        base_arena_free(a);
+    } else {
+        rc = mst_render(t, data, &ld, &o, out, &outlen, err);
+    }
+    return rc == 0 && expected && strlen(expected) == outlen &&
+                   strcmp(*out, expected) == 0
+               ? 0
+           : rc == 0 ? 1
+                     : -1;
+}
+
 static int run_file(const char *path, const char *base, int *total,
                     int *passed) {
     json_error_t jerr;
@@ -47,34 +94,29 @@ static int run_file(const char *path, const char *base, int *total,
         json_t *tpl = json_object_get(tc, "template");
         const char *expected =
             json_string_value(json_object_get(tc, "expected"));
-        json_t *partials = json_object_get(tc, "partials");
-        mst_loader ld = {spec_load_json, partials, NULL};
         mst_error err;
-        char *out = NULL;
-        size_t outlen = 0;
         n++;
         mst_template *t = mst_compile(name, json_string_value(tpl),
                                       json_string_length(tpl), &err);
-        int rc = -1;
-        if (t) {
-            mst_options o = {0};
-            rc = mst_render(t, json_object_get(tc, "data"), &ld, &o, &out,
-                            &outlen, &err);
+        int fails = 0;
+        for (int native = 0; native < 2; native++) {
+            char *out = NULL;
+            int rc = t ? run_case(t, tc, native, &out, &err) : -1;
+            if (rc != 0) {
+                char buf[1024];
+                fails++;
+                fprintf(stderr, "FAIL %s: %s%s\n", base, name,
+                        native ? " (native data)" : "");
+                if (rc < 0)
+                    fprintf(stderr, "    %s\n",
+                            mst_error_format(&err, buf, sizeof buf));
+                show("template", json_string_value(tpl));
+                show("expected", expected);
+                show("got     ", out);
+            }
+            free(out);
         }
-        if (rc == 0 && expected && strlen(expected) == outlen &&
-            strcmp(out, expected) == 0) {
-            ok++;
-        } else {
-            char buf[1024];
-            fprintf(stderr, "FAIL %s: %s\n", base, name);
-            if (rc != 0)
-                fprintf(stderr, "    %s\n",
-                        mst_error_format(&err, buf, sizeof buf));
-            show("template", json_string_value(tpl));
-            show("expected", expected);
-            show("got     ", out);
-        }
-        free(out);
+        ok += fails == 0;
         mst_template_free(t);
     }
     printf("%-22s %3d/%3d passed\n", base, ok, n);

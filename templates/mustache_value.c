@@ -1,0 +1,162 @@
+/*
+ * templates/mustache_value.c - the data interface (mustache.h): native
+ * objects and lists built in the caller's arena, the jansson adapter, and
+ * native data as a jansson document (`plan --emit view`).
+ */
+#include "mustache_internal.h"
+
+#include <string.h>
+
+mst_val mst_v_object(base_arena *a) {
+    mst_val v = {.type = MST_OBJECT};
+    v.u.obj = base_arena_alloc(a, sizeof *v.u.obj);
+    return v;
+}
+
+mst_val mst_v_list(base_arena *a) {
+    mst_val v = {.type = MST_LIST};
+    v.u.list = base_arena_alloc(a, sizeof *v.u.list);
+    return v;
+}
+
+static bool field_is(const mst_field *f, const char *k, size_t kn, uint64_t h) {
+    return f->h == h && f->kl == kn &&
+           (f->k == k || kn <= 8 || memcmp(f->k + 8, k + 8, kn - 8) == 0);
+}
+
+void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
+               mst_val val) {
+    PW_ASSERT(o.type == MST_OBJECT);
+    mst_obj *ob = o.u.obj;
+    uint64_t h = key_hash(k, kn);
+    uint64_t bit = 1ull << (key_mix(h, kn) & 63);
+    if (ob->bloom & bit)
+        for (mst_field *f = ob->head; f; f = f->next)
+            if (field_is(f, k, kn, h)) {
+                f->v = val;
+                return;
+            }
+    mst_field *f = base_arena_alloc(a, sizeof *f);
+    f->k = k;
+    f->kl = kn;
+    f->h = h;
+    f->v = val;
+    if (ob->tail)
+        ob->tail->next = f;
+    else
+        ob->head = f;
+    ob->tail = f;
+    ob->bloom |= bit;
+}
+
+void mst_v_append(base_arena *a, mst_val l, mst_val val) {
+    PW_ASSERT(l.type == MST_LIST);
+    mst_list *li = l.u.list;
+    mst_item *it = base_arena_alloc(a, sizeof *it);
+    it->v = val;
+    if (li->tail)
+        li->tail->next = it;
+    else
+        li->head = it;
+    li->tail = it;
+    li->n++;
+}
+
+const mst_field *mst_obj_find(const mst_obj *o, const mst_part *p) {
+    if (!((o->bloom >> (p->mx & 63)) & 1))
+        return NULL;
+    for (const mst_field *f = o->head; f; f = f->next)
+        if (field_is(f, p->s, p->n, p->h))
+            return f;
+    return NULL;
+}
+
+mst_val mst_v_json(json_t *j) {
+    mst_val v = {.type = MST_MISSING};
+    if (!j)
+        return v;
+    switch (json_typeof(j)) {
+    case JSON_STRING:
+        return mst_v_str(json_string_value(j), json_string_length(j));
+    case JSON_INTEGER:
+        return mst_v_int(json_integer_value(j));
+    case JSON_REAL:
+        v.type = MST_REAL;
+        v.u.d = json_real_value(j);
+        return v;
+    case JSON_TRUE:
+        return mst_v_bool(true);
+    case JSON_FALSE:
+        return mst_v_bool(false);
+    case JSON_NULL:
+        return mst_v_null();
+    default:
+        v.type = MST_JSON;
+        v.u.json = j;
+        return v;
+    }
+}
+
+mst_val mst_v_get(mst_val o, const char *k, size_t kn) {
+    if (o.type == MST_JSON)
+        return mst_v_json(json_object_getn(o.u.json, k, kn));
+    mst_val none = {.type = MST_MISSING};
+    if (o.type != MST_OBJECT)
+        return none;
+    uint64_t h = key_hash(k, kn);
+    mst_part p = {k, kn, h, key_mix(h, kn)};
+    const mst_field *f = mst_obj_find(o.u.obj, &p);
+    return f ? f->v : none;
+}
+
+bool mst_v_next(mst_val l, const void **it, mst_val *out) {
+    if (l.type == MST_JSON) {
+        size_t i = (size_t)(uintptr_t)*it;
+        if (i >= json_array_size(l.u.json))
+            return false;
+        *out = mst_v_json(json_array_get(l.u.json, i));
+        *it = (const void *)(uintptr_t)(i + 1);
+        return true;
+    }
+    if (l.type != MST_LIST)
+        return false;
+    const mst_item *n = *it ? ((const mst_item *)*it)->next : l.u.list->head;
+    if (!n)
+        return false;
+    *out = n->v;
+    *it = n;
+    return true;
+}
+
+json_t *mst_v_to_json(mst_val v) {
+    switch (v.type) {
+    case MST_NULL:
+        return json_null();
+    case MST_FALSE:
+        return json_false();
+    case MST_TRUE:
+        return json_true();
+    case MST_INT:
+        return json_integer((json_int_t)v.u.i);
+    case MST_REAL:
+        return json_real(v.u.d);
+    case MST_STRING:
+        return json_stringn_nocheck(v.u.s, v.n);
+    case MST_LIST: {
+        json_t *a = json_array();
+        for (const mst_item *it = v.u.list->head; it; it = it->next)
+            json_array_append_new(a, mst_v_to_json(it->v));
+        return a;
+    }
+    case MST_OBJECT: {
+        json_t *o = json_object();
+        for (const mst_field *f = v.u.obj->head; f; f = f->next)
+            json_object_setn_new_nocheck(o, f->k, f->kl, mst_v_to_json(f->v));
+        return o;
+    }
+    case MST_JSON:
+        return json_incref(v.u.json);
+    default:
+        return NULL;
+    }
+}
