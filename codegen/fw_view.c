@@ -170,25 +170,24 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
     sets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 
-void cg_fw_stmt(const vw *v, json_t *s) {
+void cg_fw_stmt(const vw *v, mst_val s) {
     if (v->npairs == 0)
         return;
-    char buf[2400];
-    json_t *events = json_object_get(s, "events");
+    mst_val events = mst_v_get(s, "events", 6);
     for (uint32_t i = 0; i < v->npairs; i++) {
         const cg_pair *q = &v->pairs[i];
-        size_t j;
-        json_t *e;
-        json_array_foreach(events, j, e) {
-            json_t *b = json_object_get(e, "alloc");
-            const char *n =
-                b ? json_string_value(json_object_get(b, "name")) : NULL;
+        mst_val e;
+        for (const void *it = NULL; mst_v_next(events, &it, &e);) {
+            mst_val b = mst_v_get(e, "alloc", 5);
+            mst_val name = mst_v_get(b, "name", 4);
+            const char *n = name.type == MST_STRING ? name.u.s : NULL;
             if (!n || (strcmp(n, q->hn) != 0 && strcmp(n, q->yn) != 0))
                 continue;
             bool is_h = strcmp(n, q->hn) == 0;
-            snprintf(buf, sizeof buf, "(%s->phase ? %s : %s)", v->p_p,
-                     is_h ? q->yo : q->ho, is_h ? q->ho : q->yo);
-            json_object_set_new(b, "offset_macro", json_string(buf));
+            const char *ex =
+                base_arena_printf(v->el, "(%s->phase ? %s : %s)", v->p_p,
+                                  is_h ? q->yo : q->ho, is_h ? q->ho : q->yo);
+            mst_v_set(v->el, b, "offset_macro", 12, mst_v_str(ex, strlen(ex)));
         }
     }
 }

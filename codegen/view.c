@@ -120,12 +120,36 @@ json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
         v->lazy = base_xrealloc(v->lazy, v->lazy_cap * sizeof *v->lazy);
     }
     json_t *marker = json_array();
-    v->lazy[v->nlazy++] = (mst_lazy_list){.marker = marker,
-                                          .count = count,
-                                          .element = element,
-                                          .ctx = ctx,
-                                          .element_in = element_in};
+    v->lazy[v->nlazy] = (mst_lazy_list){.marker = marker,
+                                        .count = count,
+                                        .element = element,
+                                        .ctx = ctx,
+                                        .element_in = element_in};
+    v->nlazy++;
     return json_incref(marker);
+}
+
+void cg_el_begin(vw *v) {
+    if (v->live == v->nels) {
+        v->els = base_xrealloc(v->els, (v->nels + 1) * sizeof *v->els);
+        v->els[v->nels++] = base_arena_new();
+    }
+    v->el = v->els[v->live++];
+    base_arena_reset(v->el);
+}
+
+void cg_el_end(vw *v) {
+    PW_ASSERT(v->live > 0);
+    v->live--;
+    v->el = v->live ? v->els[v->live - 1] : NULL;
+}
+
+void cg_el_free(vw *v) {
+    for (size_t i = 0; i < v->nels; i++)
+        base_arena_free(v->els[i]);
+    free(v->els);
+    v->els = NULL;
+    v->nels = v->live = 0;
 }
 
 /* Element i of a root list, built by build, for a section whose body
@@ -141,12 +165,35 @@ static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
     return e;
 }
 
-static json_t *statement_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_statement_json, i, false, NULL);
+/* Statement i as a jansson document (plan --emit view): built natively,
+ * then converted (the same keys in the same order). */
+static json_t *statement_json(vw *v, uint32_t i) {
+    cg_el_begin(v);
+    json_t *j = mst_v_to_json(cg_statement_val(v, i));
+    cg_el_end(v);
+    return j;
 }
 
-static json_t *statement_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_statement_json, i, true, names);
+static json_t *statement_at(void *ctx, size_t i) {
+    return element_of(ctx, statement_json, i, false, NULL);
+}
+
+/* Statement i for a section whose body looks up `names`, served
+ * natively: no jansson, its memory an arena emptied by the next element
+ * built at the same depth (statement_release ends it). */
+static bool statement_val(void *ctx, size_t i, const mst_names *names,
+                          mst_val *out) {
+    vw *v = ctx;
+    cg_el_begin(v);
+    cg_element_begin(v);
+    v->section = names;
+    *out = cg_statement_val(v, (uint32_t)i);
+    cg_element_end(v);
+    return true;
+}
+
+static void statement_release(void *ctx) {
+    cg_el_end(ctx);
 }
 
 static size_t count_buffers(void *ctx) {
@@ -190,11 +237,12 @@ static void plan_view(vw *v) {
 /* The root, with a placeholder for each lazy list. */
 static json_t *root_json(cg_view *cv, cg_target target) {
     vw *v = &cv->v;
-    json_t *marker[3] = {
-        cg_lazy_add(v, count_statements, statement_at, v, statement_in),
-        cg_lazy_add(v, count_buffers, buffer_at, v, buffer_in),
-        cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in),
-    };
+    json_t *marker[3];
+    marker[0] = cg_lazy_add(v, count_statements, statement_at, v, NULL);
+    v->lazy[v->nlazy - 1].element_val = statement_val; /* native */
+    v->lazy[v->nlazy - 1].release = statement_release;
+    marker[1] = cg_lazy_add(v, count_buffers, buffer_at, v, buffer_in);
+    marker[2] = cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in);
     json_t *root = json_object();
     root_fields(v, root, target);
     set(v, root, "names", names_json(v));
@@ -299,6 +347,7 @@ void cg_view_free(cg_view *cv) {
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
     cg_recycle_free(&cv->v);
+    cg_el_free(&cv->v);
     base_sb_free(&cv->v.csb);
     for (size_t i = 0; i < CG_JCACHE; i++)
         json_decref(cv->v.jcache[i].j);

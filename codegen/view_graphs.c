@@ -25,9 +25,10 @@ static bool cg_capturable(const ir_program *p, uint32_t i) {
     return true;
 }
 
-static json_t *cg_graph_mark(int64_t k) {
-    json_t *o = json_object();
-    json_object_set_new(o, "index", json_integer(k));
+/* {index: k} in the element's arena. */
+static mst_val cg_graph_mark(const vw *v, int64_t k) {
+    mst_val o = mst_v_object(v->el);
+    mst_v_set(v->el, o, "index", 5, mst_v_int(k));
     return o;
 }
 
@@ -73,19 +74,19 @@ void cg_graphs_plan(vw *v, bool on) {
     }
 }
 
-void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i) {
+void cg_graphs_stmt(const vw *v, mst_val s, uint32_t i) {
     if (!v->graph_begin)
         return;
     int64_t b = v->graph_begin[i], e = v->graph_end[i];
-    json_object_set_new(s, "graph_begin",
-                        b >= 0 ? cg_graph_mark(b) : json_false());
-    json_object_set_new(s, "graph_end",
-                        e >= 0 ? cg_graph_mark(e) : json_false());
-    json_t *events = json_object_get(s, "events");
-    for (size_t k = 0; k < json_array_size(events); k++) {
-        json_t *call = json_object_get(json_array_get(events, k), "call");
-        if (json_is_object(call))
-            json_object_set_new(call, "captured", json_boolean(v->captured[i]));
+    mst_v_set(v->el, s, "graph_begin", 11,
+              b >= 0 ? cg_graph_mark(v, b) : mst_v_bool(false));
+    mst_v_set(v->el, s, "graph_end", 9,
+              e >= 0 ? cg_graph_mark(v, e) : mst_v_bool(false));
+    mst_val events = mst_v_get(s, "events", 6), ev;
+    for (const void *it = NULL; mst_v_next(events, &it, &ev);) {
+        mst_val call = mst_v_get(ev, "call", 4);
+        if (call.type == MST_OBJECT)
+            mst_v_set(v->el, call, "captured", 8, mst_v_bool(v->captured[i]));
     }
 }
 

@@ -8,7 +8,7 @@
  * streams (view_streams.c), the firmware and CUDA graph plans (fw_view.c,
  * view_graphs.c); then the root and its small sections (pools, inputs, consts,
  * outputs, streams).  The statements, buffers and kernels are lists built on
- * demand (struct cg_view): one element at a time, by cg_statement_json,
+ * demand (struct cg_view): one element at a time, by cg_statement_val (native),
  * cg_buffer_json and cg_kernel_json, the one place each element's fields are
  * defined.
  */
@@ -165,19 +165,21 @@ typedef struct vw {
     uint32_t *pool_buf, *pool_buf_begin;
     uint32_t (*pool_w)[3];
     /* Recycling (while `recycle`: elements built for rendering, whose
-     * key order nobody sees): the objects of the last element, kept
-     * (one reference each) and refilled in place by the next one when
-     * the engine has released them, so that an element costs no object,
-     * bucket or key allocation and no teardown.  Per event kind its
-     * events and bodies; the statement with its events array; the
-     * buffer.  Dropped when the section changes (rec_section). */
+     * key order nobody sees): the last buffer, kept (one reference) and
+     * refilled in place by the next one when the engine has released it,
+     * so that an element costs no object, bucket or key allocation and
+     * no teardown.  Dropped when the section changes (rec_section). */
     bool recycle;
     const mst_names *rec_section;
-    struct cg_rec_pool {
-        json_t **e, **body;
-        size_t n, cap, used;
-    } rec[CG_NEVENT_KINDS];
-    json_t *rec_stmt, *rec_events, *rec_buffer;
+    json_t *rec_buffer;
+    /* Native elements (statements): built as mst_val into `el`, the
+     * arena of the innermost element being built; els[0, nels) are the
+     * arenas, one per element live at once (a section over the list
+     * inside its own body asks for another while one is live), the
+     * first `live` of them in use. */
+    base_arena *el;
+    base_arena **els;
+    size_t nels, live;
     /* the lists built on demand (cg_lazy_add), malloc'ed: the root's
      * statements, buffers and kernels, then each pool's table and
      * buffers */
@@ -351,6 +353,61 @@ static inline void setk_n(vw *v, json_t *o, const char *k, size_t kn,
 /* sets for a string that lives as long as the view (jstr_kept) */
 #define setk(v, o, k, s) setk_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
+/* Native elements (mst_val) built into v->el: the same key set and
+ * section filter as set, sets and setk.  nsets copies the string into
+ * v->el; nsetk does not (a string that lives as long as the view). */
+static inline mst_val nmissing(void) {
+    mst_val m = {.type = MST_MISSING};
+    return m;
+}
+
+static inline mst_val nobj(vw *v) {
+    return mst_v_object(v->el);
+}
+
+static inline mst_val nlist(vw *v) {
+    return mst_v_list(v->el);
+}
+
+static inline mst_val nu64(uint64_t x) {
+    return mst_v_int((int64_t)x);
+}
+
+static inline void nappend(vw *v, mst_val l, mst_val x) {
+    mst_v_append(v->el, l, x);
+}
+
+static inline void nset_n(vw *v, mst_val o, const char *k, size_t kn,
+                          mst_val val) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn, val);
+}
+
+#define nset(v, o, k, val) nset_n((v), (o), "" k, sizeof("" k) - 1, (val))
+
+/* A copy of s ("" for NULL) in v->el. */
+static inline mst_val nstr(vw *v, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    return mst_v_str(n ? base_arena_strndup(v->el, s, n) : "", n);
+}
+
+static inline void nsets_n(vw *v, mst_val o, const char *k, size_t kn,
+                           const char *s) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn, nstr(v, s));
+}
+
+#define nsets(v, o, k, s) nsets_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+static inline void nsetk_n(vw *v, mst_val o, const char *k, size_t kn,
+                           const char *s) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn,
+                  s ? mst_v_str(s, strlen(s)) : mst_v_str("", 0));
+}
+
+#define nsetk(v, o, k, s) nsetk_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result
  * into the view's arena. */
@@ -414,7 +471,7 @@ void cg_view_streams(vw *v);
 json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
-json_t *cg_event(vw *v, const char *kind, json_t **body);
+mst_val cg_event(vw *v, const char *kind, mst_val *body);
 /* An object of the last element to refill (a new reference), or NULL
  * to build a new one: *slot holds it while the engine does not. */
 json_t *cg_reuse(vw *v, json_t **slot);
@@ -423,7 +480,14 @@ json_t *cg_reuse(vw *v, json_t **slot);
 void cg_recycle_begin(vw *v, bool on);
 void cg_recycle_free(vw *v);
 void cg_plan_statements(vw *v);
-json_t *cg_statement_json(vw *v, uint32_t i);
+/* Statement i as native data in v->el (cg_el_begin). */
+mst_val cg_statement_val(vw *v, uint32_t i);
+/* Starts building a native element: v->el is an emptied arena of its
+ * own until cg_el_end (nested: the element of a section inside the
+ * body of another). */
+void cg_el_begin(vw *v);
+void cg_el_end(vw *v);
+void cg_el_free(vw *v);
 
 /* view_graphs.c: the CUDA graph partitions (docs/view.md): `cuda_graphs`,
  * `ngraphs`, `has_graphs` on the root, per statement `graph_begin` and
@@ -431,7 +495,7 @@ json_t *cg_statement_json(vw *v, uint32_t i);
  * every statement is outside any graph.  The caller ran cg_check_target,
  * which refuses --cuda-graphs with calls on several streams. */
 void cg_graphs_plan(vw *v, bool on);
-void cg_graphs_stmt(const vw *v, json_t *s, uint32_t i);
+void cg_graphs_stmt(const vw *v, mst_val s, uint32_t i);
 void cg_graphs_root(const vw *v, json_t *root);
 
 /* fw_view.c: the firmware keys (docs/view.md, docs/firmware.md): planned
@@ -440,7 +504,7 @@ void cg_graphs_root(const vw *v, json_t *root);
 void cg_fw_plan(vw *v);
 void cg_fw_root(const vw *v, json_t *root, bool shared_pools);
 void cg_fw_buffer(vw *v, json_t *b, uint32_t sid);
-void cg_fw_stmt(const vw *v, json_t *s);
+void cg_fw_stmt(const vw *v, mst_val s);
 /* The kinds of event (docs/view.md, "Statements and events"). */
 extern const char *const cg_event_kinds[CG_NEVENT_KINDS];
 extern const size_t cg_nevent_kinds;

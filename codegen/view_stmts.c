@@ -23,20 +23,8 @@ _Static_assert(sizeof cg_event_kinds / sizeof cg_event_kinds[0] ==
 const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 
 void cg_recycle_free(vw *v) {
-    for (size_t k = 0; k < CG_NEVENT_KINDS; k++) {
-        struct cg_rec_pool *p = &v->rec[k];
-        for (size_t i = 0; i < p->n; i++) {
-            json_decref(p->e[i]);
-            json_decref(p->body[i]);
-        }
-        free(p->e);
-        free(p->body);
-        memset(p, 0, sizeof *p);
-    }
-    json_decref(v->rec_stmt);
-    json_decref(v->rec_events);
     json_decref(v->rec_buffer);
-    v->rec_stmt = v->rec_events = v->rec_buffer = NULL;
+    v->rec_buffer = NULL;
 }
 
 void cg_recycle_begin(vw *v, bool on) {
@@ -45,8 +33,6 @@ void cg_recycle_begin(vw *v, bool on) {
         cg_recycle_free(v); /* built with other keys */
         v->rec_section = v->section;
     }
-    for (size_t k = 0; k < CG_NEVENT_KINDS; k++)
-        v->rec[k].used = 0;
 }
 
 json_t *cg_reuse(vw *v, json_t **slot) {
@@ -59,68 +45,22 @@ json_t *cg_reuse(vw *v, json_t **slot) {
     return NULL;
 }
 
-/* o, new, kept in *slot while recycling. */
-static json_t *keep_for_reuse(const vw *v, json_t **slot, json_t *o) {
-    if (v->recycle) {
-        json_decref(*slot);
-        *slot = json_incref(o);
-    }
-    return o;
-}
-
-/* The index of event kind `kind` in cg_event_kinds. */
-static size_t event_kind_index(const char *kind) {
-    size_t k = 0;
-    while (k + 1 < CG_NEVENT_KINDS && strcmp(cg_event_kinds[k], kind) != 0)
-        k++;
-    return k;
-}
-
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
- * inside any event (the lookup falls through to the root).  While
- * recycling, the next of the last element's events of this kind whose
- * body is free is refilled. */
-json_t *cg_event(vw *v, const char *kind, json_t **body) {
-    struct cg_rec_pool *p = v->recycle ? &v->rec[event_kind_index(kind)] : NULL;
-    if (p && p->used < p->n) {
-        size_t i = p->used;
-        /* free: held by the pool only (the body also by its event) */
-        if (p->e[i]->refcount == 1 && p->body[i]->refcount == 2) {
-            p->used++;
-            *body = p->body[i];
-            return json_incref(p->e[i]);
-        }
-        for (size_t j = i; j < p->n; j++) { /* still held: let them go */
-            json_decref(p->e[j]);
-            json_decref(p->body[j]);
-        }
-        p->n = i;
-    }
-    json_t *e = json_object();
-    setk(v, e, "kind", kind);
-    /* e holds the body (event kinds are always kept: cg_keep_internal) */
-    *body = json_object();
-    set_n(v, e, kind, strlen(kind), *body);
-    if (p && p->used == p->n) {
-        if (p->n == p->cap) {
-            p->cap = p->cap ? 2 * p->cap : 4;
-            p->e = base_xrealloc(p->e, p->cap * sizeof *p->e);
-            p->body = base_xrealloc(p->body, p->cap * sizeof *p->body);
-        }
-        p->e[p->n] = json_incref(e);
-        p->body[p->n] = json_incref(*body);
-        p->n++;
-        p->used++;
-    }
+ * inside any event (the lookup falls through to the root). */
+mst_val cg_event(vw *v, const char *kind, mst_val *body) {
+    mst_val e = nobj(v);
+    nsetk(v, e, "kind", kind);
+    /* event kinds are always kept (cg_keep_internal) */
+    *body = nobj(v);
+    nset_n(v, e, kind, strlen(kind), *body);
     return e;
 }
 
 /* An event's "comment", TEXT between comment delimiters, written
- * straight into v->csb
- * and from there into its json string: comment_begin starts it (false
- * when the key set leaves "comment" out: nothing to write), the caller
- * appends TEXT, comment_end sets it on o. */
+ * straight into v->csb and from there into the element's arena: comment_begin
+ * starts it (false when the key set leaves "comment" out: nothing to write),
+ * the caller appends TEXT, comment_end sets it on o. */
 static bool comment_begin(vw *v) {
     if (!keep_key(v, "comment", 7))
         return false;
@@ -129,31 +69,33 @@ static bool comment_begin(vw *v) {
     return true;
 }
 
-static void comment_end(vw *v, json_t *o) {
+static void comment_end(vw *v, mst_val o) {
     base_sb_puts(&v->csb, " */");
-    set(v, o, "comment", json_stringn_nocheck(v->csb.p, v->csb.len));
+    nset(
+        v, o, "comment",
+        mst_v_str(base_arena_strndup(v->el, v->csb.p, v->csb.len), v->csb.len));
 }
 
 /* The "wait" events of call s on stream expression `to` (the plan's
  * waits: one per stream, in stream order; a wait's index is its CUDA
  * event). */
 static void wait_events(vw *v, const ir_stmt *s, const char *to,
-                        json_t *events) {
+                        mst_val events) {
     const plan_sync *sy = v->sync;
     for (uint32_t i = sy->wait_begin[s->index];
          i < sy->wait_begin[s->index + 1]; i++) {
         const plan_wait *pw = &sy->waits[i];
-        json_t *wb;
-        json_t *w = cg_event(v, "wait", &wb);
-        sets(v, wb, "event",
-             cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, i));
-        set(v, wb, "index", json_integer(i));
-        sets(v, wb, "from",
-             cg_stream_expr(
-                 v, pw->bit == 0 ? -1 : (int64_t)v->stream_ids[pw->bit - 1]));
-        sets(v, wb, "to", to);
-        sets(v, wb, "buffer", v->prog->values[pw->value].name);
-        json_array_append_new(events, w);
+        mst_val wb;
+        mst_val w = cg_event(v, "wait", &wb);
+        nsets(v, wb, "event",
+              cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, i));
+        nset(v, wb, "index", mst_v_int(i));
+        nsets(v, wb, "from",
+              cg_stream_expr(
+                  v, pw->bit == 0 ? -1 : (int64_t)v->stream_ids[pw->bit - 1]));
+        nsets(v, wb, "to", to);
+        nsets(v, wb, "buffer", v->prog->values[pw->value].name);
+        nappend(v, events, w);
     }
 }
 
@@ -161,7 +103,7 @@ static void wait_events(vw *v, const ir_stmt *s, const char *to,
  * the kernel's arity), into q (NULL: not kept); returns its C
  * expression. */
 static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
-                            bool ok, json_t *q) {
+                            bool ok, mst_val q) {
     const ir_arg *g = &s->args[j];
     const char *ex = g->text ? g->text : "";
     const char *ptype = ok ? v->kptype[k][j] : "";
@@ -172,23 +114,23 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         ex = v->local[val];
         if (ok && v->is_const[val] && !v->kconst[k][j])
             ex = cg_vfmt(v, "(%s)%s", ptype, ex);
-        sets(v, q, "kind", "buffer");
-        setk(v, q, "buffer", iv->name);
-        setk(v, q, "dtype", ir_dtype_name(iv->dtype));
-        set(v, q, "bytes", ju64(iv->bytes));
+        nsets(v, q, "kind", "buffer");
+        nsetk(v, q, "buffer", iv->name);
+        nsetk(v, q, "dtype", ir_dtype_name(iv->dtype));
+        nset(v, q, "bytes", nu64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
-        sets(v, q, "kind", "string");
+        nsets(v, q, "kind", "string");
     } else if (g->kind == IR_ARG_INT) {
         ex = cg_vfmt(v, "%" PRId64, g->ival); /* decimal: no octal 010 */
-        sets(v, q, "kind", "int");
+        nsets(v, q, "kind", "int");
     } else {
-        sets(v, q, "kind", "float");
+        nsets(v, q, "kind", "float");
     }
-    sets(v, q, "expr", ex);
-    sets(v, q, "ctype", ptype);
-    sets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
-    set(v, q, "last", json_boolean(j + 1 == s->nargs));
+    nsets(v, q, "expr", ex);
+    nsets(v, q, "ctype", ptype);
+    nsets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
+    nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
     return ex;
 }
 
@@ -196,8 +138,8 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
 /* --guard-bytes: the pooled storages call `s` can write (buffer arguments
  * not declared `in`), each once, in argument order: their guards are
  * checked after the call. */
-static json_t *guards_json(vw *v, const ir_stmt *s, int32_t k) {
-    json_t *arr = json_array();
+static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
+    mst_val arr = nlist(v);
     for (uint32_t j = 0; j < s->nargs; j++) {
         const ir_arg *g = &s->args[j];
         if (g->kind != IR_ARG_BUFFER || g->value < 0 ||
@@ -214,224 +156,224 @@ static json_t *guards_json(vw *v, const ir_stmt *s, int32_t k) {
         if (seen)
             continue;
         const char *nm = v->prog->values[v->pl->storages[sid].value].name;
-        json_t *o = json_object();
-        sets(v, o, "name_str", cg_c_string(v, nm, false));
-        sets(v, o, "pool_local", v->pool_local[v->spool[sid]]);
-        setk(v, o, "offset_macro", v->off_macro[sid]);
-        setk(v, o, "size_macro", v->size_macro[sid]);
-        sets(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
-        set(v, o, "line", json_integer(s->loc.line));
-        json_array_append_new(arr, o);
+        mst_val o = nobj(v);
+        nsets(v, o, "name_str", cg_c_string(v, nm, false));
+        nsets(v, o, "pool_local", v->pool_local[v->spool[sid]]);
+        nsetk(v, o, "offset_macro", v->off_macro[sid]);
+        nsetk(v, o, "size_macro", v->size_macro[sid]);
+        nsets(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
+        nset(v, o, "line", mst_v_int(s->loc.line));
+        nappend(v, arr, o);
     }
     return arr;
 }
 
-static json_t *call_event(vw *v, const ir_stmt *s, json_t *events) {
+static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     int32_t k = v->kernel_of_stmt[s->index];
-    json_t *b;
-    json_t *e = cg_event(v, "call", &b);
-    setk(v, b, "kernel", s->name.name);
-    sets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
-    set(v, b, "status", json_boolean(v->kernel_status));
-    set(v, b, "has_stream", json_boolean(s->has_stream));
-    set(v, b, "stream", s->has_stream ? ju64(s->stream) : json_null());
+    mst_val b;
+    mst_val e = cg_event(v, "call", &b);
+    nsetk(v, b, "kernel", s->name.name);
+    nsets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    nset(v, b, "status", mst_v_bool(v->kernel_status));
+    nset(v, b, "has_stream", mst_v_bool(s->has_stream));
+    nset(v, b, "stream", s->has_stream ? nu64(s->stream) : mst_v_null());
     const char *sx = cg_stream_expr(v, s->has_stream ? (int64_t)s->stream : -1);
-    sets(v, b, "stream_expr", sx);
+    nsets(v, b, "stream_expr", sx);
 
     sbuf args;
     cg_sb_init(&args);
-    json_t *arr = json_array();
+    mst_val arr = nlist(v);
     bool want_args = keep_key(v, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     for (uint32_t j = 0; j < s->nargs; j++) {
-        json_t *q = want_args ? json_object() : NULL;
+        mst_val q = want_args ? nobj(v) : nmissing();
         const char *ex = call_arg(v, s, j, k, ok, q);
-        if (q)
-            json_array_append_new(arr, q);
+        if (want_args)
+            nappend(v, arr, q);
         if (j)
             cg_sb_put(&args, ", ", 2);
         cg_sb_put(&args, ex, strlen(ex));
     }
     wait_events(v, s, sx, events);
-    set(v, b, "args", arr);
+    nset(v, b, "args", arr);
     if (v->pl->opts.guard_bytes)
-        set(v, b, "guards", guards_json(v, s, ok ? k : -1));
+        nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     const char *as = cg_sb_done(v, &args);
-    sets(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
-    sets(v, b, "expr_stream",
-         cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
+    nsets(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
+    nsets(v, b, "expr_stream",
+          cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
     return e;
 }
 
-static void death_event(vw *v, json_t *events, int32_t s) {
+static void death_event(vw *v, mst_val events, int32_t s) {
     const plan_storage *st = &v->pl->storages[s];
     int32_t pi = v->spool[s];
     if (pi < 0)
         return;
-    json_t *b;
-    json_t *e = cg_event(v, "death", &b);
+    mst_val b;
+    mst_val e = cg_event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
-    setk(v, b, "name", nm);
-    sets(v, b, "name_str", cg_c_string(v, nm, false));
-    setk(v, b, "pool_local", v->pool_local[pi]);
-    setk(v, b, "offset_macro", v->off_macro[s]);
-    setk(v, b, "size_macro", v->size_macro[s]);
+    nsetk(v, b, "name", nm);
+    nsets(v, b, "name_str", cg_c_string(v, nm, false));
+    nsetk(v, b, "pool_local", v->pool_local[pi]);
+    nsetk(v, b, "offset_macro", v->off_macro[s]);
+    nsetk(v, b, "size_macro", v->size_macro[s]);
     if (comment_begin(v)) {
         cg_text_death_to(&v->csb, v->pl, st->value);
         comment_end(v, b);
     }
-    json_array_append_new(events, e);
+    nappend(v, events, e);
 }
 
 /* The "bind" event of an input or const statement. */
-static void bind_event(vw *v, const ir_stmt *s, json_t *events) {
+static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
     const ir_program *p = v->prog;
     if (s->value < 0)
         return;
-    json_t *b;
-    json_t *e = cg_event(v, "bind", &b);
-    setk(v, b, "name", p->values[s->value].name);
-    setk(v, b, "local", v->local[s->value]);
-    setk(v, b, "decl", cg_decl_of(v, s->value));
+    mst_val b;
+    mst_val e = cg_event(v, "bind", &b);
+    nsetk(v, b, "name", p->values[s->value].name);
+    nsetk(v, b, "local", v->local[s->value]);
+    nsetk(v, b, "decl", cg_decl_of(v, s->value));
     const char *field = v->io_field[s->value];
-    sets(v, b, "expr",
-         cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
-    set(v, b, "unused", json_boolean(!v->used[s->value]));
-    setk(v, b, "field", field);
-    json_array_append_new(events, e);
+    nsets(v, b, "expr",
+          cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
+    nset(v, b, "unused", mst_v_bool(!v->used[s->value]));
+    nsetk(v, b, "field", field);
+    nappend(v, events, e);
 }
 
 /* The "alloc_output" event of value val: storage sid is an output's
  * memory. */
 static void alloc_output_event(vw *v, int32_t val, int32_t sid,
-                               json_t *events) {
+                               mst_val events) {
     const ir_program *p = v->prog;
-    json_t *b;
-    json_t *e = cg_event(v, "alloc_output", &b);
+    mst_val b;
+    mst_val e = cg_event(v, "alloc_output", &b);
     int32_t hv = v->pl->storages[sid].owner;
-    setk(v, b, "name", p->values[val].name);
-    setk(v, b, "output", p->values[hv].name);
-    setk(v, b, "local", v->local[val]);
-    setk(v, b, "decl", cg_decl_of(v, val));
-    setk(v, b, "ptr_type", cg_ptr_type(v, val));
+    nsetk(v, b, "name", p->values[val].name);
+    nsetk(v, b, "output", p->values[hv].name);
+    nsetk(v, b, "local", v->local[val]);
+    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
-    setk(v, b, "field", field);
+    nsetk(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
-    sets(v, b, "size_text",
-         cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
+    nsets(v, b, "size_text",
+          cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
     bool same = p->values[hv].dtype == p->values[val].dtype;
-    set(v, b, "same_type", json_boolean(same));
-    set(v, b, "unused", json_boolean(!v->used[val]));
+    nset(v, b, "same_type", mst_v_bool(same));
+    nset(v, b, "unused", mst_v_bool(!v->used[val]));
     const char *ex = cg_vfmt(v, "%s->%s", v->p_out, field);
     if (!same)
         ex = cg_vfmt(v, "(%s)(void *)%s", cg_ptr_type(v, val), ex);
-    sets(v, b, "expr", ex);
-    json_array_append_new(events, e);
+    nsets(v, b, "expr", ex);
+    nappend(v, events, e);
 }
 
 /* The "reuse" event (when the storage takes a dead one's bytes) and the
  * "alloc" event of value val in pooled storage sid. */
-static void alloc_events(vw *v, int32_t val, int32_t sid, json_t *events) {
+static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     const ir_program *p = v->prog;
     const plan_storage *st = &v->pl->storages[sid];
     int32_t pi = v->spool[sid];
     if (st->reuse_of >= 0) {
         const plan_storage *old = &v->pl->storages[st->reuse_of];
-        json_t *b;
-        json_t *e = cg_event(v, "reuse", &b);
-        setk(v, b, "new", p->values[val].name);
-        setk(v, b, "old", p->values[old->value].name);
-        setk(v, b, "pool", v->pool_name[pi]);
-        set(v, b, "offset", ju64(st->offset));
-        json_t *from = json_array();
+        mst_val b;
+        mst_val e = cg_event(v, "reuse", &b);
+        nsetk(v, b, "new", p->values[val].name);
+        nsetk(v, b, "old", p->values[old->value].name);
+        nsetk(v, b, "pool", v->pool_name[pi]);
+        nset(v, b, "offset", nu64(st->offset));
+        mst_val from = nlist(v);
         for (uint32_t i = 0; i < st->ndonors; i++) {
             const plan_donor *d = &v->pl->donors[st->donor_begin + i];
-            json_t *o = json_object();
-            sets(v, o, "name",
-                 p->values[v->pl->storages[d->storage].value].name);
-            set(v, o, "lo", ju64(d->lo));
-            set(v, o, "hi", ju64(d->hi));
-            json_array_append_new(from, o);
+            mst_val o = nobj(v);
+            nsets(v, o, "name",
+                  p->values[v->pl->storages[d->storage].value].name);
+            nset(v, o, "lo", nu64(d->lo));
+            nset(v, o, "hi", nu64(d->hi));
+            nappend(v, from, o);
         }
-        set(v, b, "from", from);
+        nset(v, b, "from", from);
         if (comment_begin(v)) {
             cg_text_reuse_to(&v->csb, v->pl, sid);
             comment_end(v, b);
         }
-        json_array_append_new(events, e);
+        nappend(v, events, e);
     }
-    json_t *b;
-    json_t *e = cg_event(v, "alloc", &b);
-    setk(v, b, "name", p->values[val].name);
-    sets(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
-    setk(v, b, "local", v->local[val]);
-    setk(v, b, "decl", cg_decl_of(v, val));
-    setk(v, b, "ptr_type", cg_ptr_type(v, val));
-    setk(v, b, "pool", v->pool_name[pi]);
-    setk(v, b, "pool_local", v->pool_local[pi]);
-    setk(v, b, "offset_macro", v->off_macro[sid]);
-    setk(v, b, "size_macro", v->size_macro[sid]);
-    set(v, b, "offset", ju64(st->offset));
-    set(v, b, "size", ju64(st->size));
+    mst_val b;
+    mst_val e = cg_event(v, "alloc", &b);
+    nsetk(v, b, "name", p->values[val].name);
+    nsets(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
+    nsetk(v, b, "local", v->local[val]);
+    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
+    nsetk(v, b, "pool", v->pool_name[pi]);
+    nsetk(v, b, "pool_local", v->pool_local[pi]);
+    nsetk(v, b, "offset_macro", v->off_macro[sid]);
+    nsetk(v, b, "size_macro", v->size_macro[sid]);
+    nset(v, b, "offset", nu64(st->offset));
+    nset(v, b, "size", nu64(st->size));
     if (comment_begin(v)) {
         cg_text_alloc_to(&v->csb, v->pl, sid);
         comment_end(v, b);
     }
-    set(v, b, "unused", json_boolean(!v->used[val]));
-    json_array_append_new(events, e);
+    nset(v, b, "unused", mst_v_bool(!v->used[val]));
+    nappend(v, events, e);
 }
 
 /* The "alias" event of an alias statement. */
-static void alias_event(vw *v, const ir_stmt *s, json_t *events) {
+static void alias_event(vw *v, const ir_stmt *s, mst_val events) {
     int32_t val = s->value;
     if (val < 0)
         return;
-    json_t *b;
-    json_t *e = cg_event(v, "alias", &b);
-    setk(v, b, "new", s->name.name);
-    setk(v, b, "old", s->old.name);
+    mst_val b;
+    mst_val e = cg_event(v, "alias", &b);
+    nsetk(v, b, "new", s->name.name);
+    nsetk(v, b, "old", s->old.name);
     if (comment_begin(v)) {
         cg_text_alias_to(&v->csb, v->pl, s);
         comment_end(v, b);
     }
-    setk(v, b, "local", v->local[val]);
-    setk(v, b, "decl", cg_decl_of(v, val));
-    sets(v, b, "expr", cg_alias_expr(v, val));
-    set(v, b, "unused", json_boolean(!v->used[val]));
-    json_array_append_new(events, e);
+    nsetk(v, b, "local", v->local[val]);
+    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nsets(v, b, "expr", cg_alias_expr(v, val));
+    nset(v, b, "unused", mst_v_bool(!v->used[val]));
+    nappend(v, events, e);
 }
 
 /* The "del" events of a free statement and the "output" events of the
  * output statement. */
-static void names_events(vw *v, const ir_stmt *s, json_t *events) {
+static void names_events(vw *v, const ir_stmt *s, mst_val events) {
     for (uint32_t j = 0; j < s->nnames; j++) {
-        json_t *b;
+        mst_val b;
         if (s->kind == IR_FREE) {
-            json_t *e = cg_event(v, "del", &b);
-            setk(v, b, "name", s->names[j].name);
+            mst_val e = cg_event(v, "del", &b);
+            nsetk(v, b, "name", s->names[j].name);
             if (comment_begin(v)) {
                 cg_text_del_to(&v->csb, v->pl, s, j);
                 comment_end(v, b);
             }
-            json_array_append_new(events, e);
+            nappend(v, events, e);
             continue;
         }
         int32_t val = cg_output_value_at(v, j);
         if (plan_planned_output(v->pl, val))
             continue; /* the caller reads it in the pools */
-        json_t *e = cg_event(v, "output", &b);
-        setk(v, b, "name", s->names[j].name);
-        setk(v, b, "src", v->local[val]);
-        set(v, b, "copied", json_boolean(v->out_copy[j]));
-        sets(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
-        setk(v, b, "size_macro", v->out_size_macro[j]);
-        json_array_append_new(events, e);
+        mst_val e = cg_event(v, "output", &b);
+        nsetk(v, b, "name", s->names[j].name);
+        nsetk(v, b, "src", v->local[val]);
+        nset(v, b, "copied", mst_v_bool(v->out_copy[j]));
+        nsets(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
+        nsetk(v, b, "size_macro", v->out_size_macro[j]);
+        nappend(v, events, e);
     }
 }
 
 /* The events of statement s, in order, before its deaths. */
-static void stmt_events(vw *v, const ir_stmt *s, json_t *events) {
+static void stmt_events(vw *v, const ir_stmt *s, mst_val events) {
     const plan *pl = v->pl;
     switch (s->kind) {
     case IR_INPUT:
@@ -458,7 +400,7 @@ static void stmt_events(vw *v, const ir_stmt *s, json_t *events) {
         alias_event(v, s, events);
         break;
     case IR_CALL:
-        json_array_append_new(events, call_event(v, s, events));
+        nappend(v, events, call_event(v, s, events));
         break;
     case IR_FREE:
     case IR_OUTPUT:
@@ -487,27 +429,17 @@ void cg_plan_statements(vw *v) {
     }
 }
 
-json_t *cg_statement_json(vw *v, uint32_t i) {
+mst_val cg_statement_val(vw *v, uint32_t i) {
     const ir_stmt *s = &v->prog->stmts[i];
-    json_t *o = cg_reuse(v, &v->rec_stmt);
-    /* the events array: held by the statement and the pool */
-    json_t *events = o && v->rec_events && v->rec_events->refcount == 2
-                         ? json_incref(v->rec_events)
-                         : NULL;
-    if (events) {
-        json_array_clear(events); /* frees its events for cg_event */
-    } else {
-        json_decref(o);
-        o = keep_for_reuse(v, &v->rec_stmt, json_object());
-        events = keep_for_reuse(v, &v->rec_events, json_array());
-    }
-    set(v, o, "index", json_integer(i));
-    set(v, o, "line", json_integer(s->loc.line));
+    mst_val o = nobj(v);
+    mst_val events = nlist(v);
+    nset(v, o, "index", mst_v_int(i));
+    nset(v, o, "line", mst_v_int(s->loc.line));
     const char *txt = cg_stmt_text(v, s);
-    set(v, o, "emit", json_boolean(txt != NULL));
-    sets(v, o, "ir", txt ? txt : "");
+    nset(v, o, "emit", mst_v_bool(txt != NULL));
+    nsets(v, o, "ir", txt ? txt : "");
     if (!txt) {
-        setk(v, o, "comment", "");
+        nsetk(v, o, "comment", "");
     } else if (comment_begin(v)) {
         base_sb_puts(&v->csb, "line ");
         base_sb_u64(&v->csb, s->loc.line);
@@ -518,7 +450,7 @@ json_t *cg_statement_json(vw *v, uint32_t i) {
     stmt_events(v, s, events);
     for (int32_t d = v->death_head[i]; d >= 0; d = v->death_next[d])
         death_event(v, events, d);
-    set(v, o, "events", events);
+    nset(v, o, "events", events);
     cg_fw_stmt(v, o);        /* fw_view.c */
     cg_graphs_stmt(v, o, i); /* view_graphs.c */
     return o;
