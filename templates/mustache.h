@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Where an error happened: TEMPLATE:LINE:COL: error: TEXT. */
 typedef struct mst_error {
@@ -172,7 +173,15 @@ typedef struct mst_options {
     size_t max_output;  /* output size limit in bytes; 0 = default (1 GiB) */
     const mst_lazy_list *lazy; /* lazy[0, nlazy): lists built on demand */
     size_t nlazy;
+    /* When set, the output is written to `stream` as it renders (in
+     * chunks of about MST_CHUNK bytes) instead of returned: *out is NULL
+     * and *outlen the bytes written.  A failed write stops rendering
+     * with "cannot write the output: REASON" (ferror(stream) set). */
+    FILE *stream;
 } mst_options;
+
+/* The output kept in memory while rendering to mst_options.stream. */
+#define MST_CHUNK ((size_t)1 << 20)
 
 typedef struct mst_template mst_template;
 

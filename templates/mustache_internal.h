@@ -262,9 +262,12 @@ typedef struct rctx {
     size_t max_out;
     uint64_t steps, max_steps;
     mst_error *err;
-    /* output */
+    /* output: out[0, len) not yet written; `flushed` bytes before it
+     * written to `stream` (mst_options.stream) */
     char *out;
     size_t len, cap;
+    FILE *stream;
+    size_t flushed;
     /* context stack */
     struct frame *stack;
     size_t sp, scap;

@@ -26,11 +26,23 @@ int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
     return -1;
 }
 
+/* Writes out[0, len) to the stream. */
+static int out_flush(rctx *r, const mst_template *t) {
+    if (r->len && fwrite(r->out, 1, r->len, r->stream) != r->len)
+        return mst_rfail(r, t, NULL, "cannot write the output: %s",
+                         strerror(errno));
+    r->flushed += r->len;
+    r->len = 0;
+    return 0;
+}
+
 static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
                        size_t extra) {
-    if (r->len + extra > r->max_out)
+    if (r->flushed + r->len + extra > r->max_out)
         return mst_rfail(r, t, n, "output larger than the limit of %zu bytes",
                          r->max_out);
+    if (r->stream && r->len + extra + 1 > r->cap && out_flush(r, t))
+        return -1;
     if (r->len + extra + 1 > r->cap) {
         size_t nc = r->cap ? r->cap : 4096;
         while (nc < r->len + extra + 1)
@@ -43,7 +55,7 @@ static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
 
 static int put(rctx *r, const mst_template *t, const mst_node *n, const char *s,
                size_t k) {
-    if (r->len + k + 1 > r->cap || r->len + k > r->max_out)
+    if (r->len + k + 1 > r->cap || r->flushed + r->len + k > r->max_out)
         if (out_reserve(r, t, n, k))
             return -1;
     if (k)
@@ -597,15 +609,22 @@ int mst_render_val(const mst_template *t, mst_val data,
     r.max_steps = (uint64_t)r.max_out * 2 + ((uint64_t)1 << 20);
     if (r.max_steps > ((uint64_t)1 << 30))
         r.max_steps = (uint64_t)1 << 30;
+    r.stream = opts ? opts->stream : NULL;
     r.lazy = opts ? opts->lazy : NULL;
     r.nlazy = opts && opts->lazy ? opts->nlazy : 0;
     if (r.nlazy > 4)
         r.lazy_ix = mst_lazy_index_new(r.lazy, r.nlazy);
     r.need_indent = true;
     push_ctx(&r, data);
+    if (r.stream) {
+        r.out = base_xmalloc(MST_CHUNK);
+        r.cap = MST_CHUNK;
+    }
     int rc = out_reserve(&r, t, NULL, 0);
     if (rc == 0)
         rc = mst_render_nodes(&r, t, t->nodes, t->nnodes);
+    if (rc == 0 && r.stream)
+        rc = out_flush(&r, t);
     pcache *e, *tmp;
     HASH_ITER(hh, r.cache, e, tmp) {
         HASH_DEL(r.cache, e);
@@ -631,11 +650,13 @@ int mst_render_val(const mst_template *t, mst_val data,
         return -1;
     }
     r.out[r.len] = '\0';
-    if (out)
+    if (out && !r.stream)
         *out = r.out;
     else
         free(r.out);
+    if (out && r.stream)
+        *out = NULL;
     if (outlen)
-        *outlen = r.len;
+        *outlen = r.flushed + r.len;
     return 0;
 }

@@ -161,11 +161,66 @@ static void test_native_strict(void **state) {
     base_arena_free(a);
 }
 
+/* Rendering into a stream (mst_options.stream): the same bytes as in
+ * memory, past several chunks; the output limit counts what was written;
+ * a failed write is an error. */
+static void test_stream(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    mst_val root = mst_v_object(a);
+    mst_val l = mst_v_list(a);
+    for (int i = 0; i < 300000; i++)
+        mst_v_append(a, l, mst_v_int(i));
+    mst_v_set(a, root, KEY("l"), l);
+    const char *tpl = "{{#l}}item {{.}}\n{{/l}}";
+    mst_error err;
+    mst_template *t = mst_compile("t", tpl, strlen(tpl), &err);
+    char *mem = NULL, *out = NULL;
+    size_t mlen = 0, slen = 0;
+    assert_int_equal(mst_render_val(t, root, NULL, NULL, &mem, &mlen, &err), 0);
+    assert_true(mlen > 2 * MST_CHUNK);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    mst_options o = {.stream = f};
+    assert_int_equal(mst_render_val(t, root, NULL, &o, &out, &slen, &err), 0);
+    assert_null(out);
+    assert_int_equal(slen, mlen);
+    rewind(f);
+    char *back = malloc(mlen + 1);
+    assert_int_equal(fread(back, 1, mlen + 1, f), mlen);
+    assert_memory_equal(back, mem, mlen);
+    free(back);
+    fclose(f);
+    char buf[512];
+    f = tmpfile();
+    assert_non_null(f);
+    o = (mst_options){.stream = f, .max_output = MST_CHUNK + 10};
+    assert_int_equal(mst_render_val(t, root, NULL, &o, &out, &slen, &err), -1);
+    assert_non_null(strstr(mst_error_format(&err, buf, sizeof buf),
+                           "output larger than the limit"));
+    fclose(f);
+    f = fopen("/dev/full", "w");
+    if (f) {
+        o = (mst_options){.stream = f};
+        assert_int_equal(mst_render_val(t, root, NULL, &o, &out, &slen, &err),
+                         -1);
+        assert_string_equal(mst_error_format(&err, buf, sizeof buf),
+                            "t: error: cannot write the output: No space "
+                            "left on device");
+        assert_true(ferror(f));
+        fclose(f);
+    }
+    free(mem);
+    mst_template_free(t);
+    base_arena_free(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_native_object),
         cmocka_unit_test(test_native_lazy),
         cmocka_unit_test(test_native_strict),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
