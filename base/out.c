@@ -36,8 +36,9 @@ struct base_out {
     bool is_stdout;
 };
 
-/* Temporary files alive now, removed by the signal handler.  A temporary
- * file beyond the slots is still removed on failure, not on a signal. */
+/* Temporary files alive now, removed by the signal handler and at exit.  A
+ * temporary file beyond the slots is still removed on failure, not on a signal.
+ */
 #define BASE_OUT_SLOTS 256
 static char *volatile base_out_tmps[BASE_OUT_SLOTS];
 
@@ -47,6 +48,14 @@ static void base_out_on_signal(int sig) {
             unlink(base_out_tmps[i]); /* async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* At exit (base_oom's exit(1) while files are open): the temporary
+ * files not committed or discarded are removed too. */
+static void base_out_at_exit(void) {
+    for (int i = 0; i < BASE_OUT_SLOTS; i++)
+        if (base_out_tmps[i])
+            unlink(base_out_tmps[i]);
 }
 
 static void base_out_block(bool block, sigset_t *old) {
@@ -68,6 +77,7 @@ static void base_out_block(bool block, sigset_t *old) {
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
+        atexit(base_out_at_exit);
         installed = true;
     }
 }

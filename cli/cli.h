@@ -118,6 +118,11 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
 /* The same, committing the n_pre files opened and written by the caller
  * (base_out_open) together with them, first; they are committed or
  * discarded in every case. */
+/* Creates outdir and checks, before anything is written, that no file
+ * of files[0, n) (names only) under it is the input or a directory;
+ * false after reporting one. */
+bool cli_check_outputs(const char *outdir, const cg_file *files, size_t n,
+                       const char *input, base_diag *d);
 bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
                           const char *input, base_out **pre, size_t n_pre,
                           base_diag *d);

@@ -2,9 +2,10 @@
  * cli/cmd_gen.c - `planwrap gen MODEL.pw --target c|cuda -o DIR`.
  *
  * The whole pipeline in one function: load (parse + check) -> plan ->
- * view -> render every template of the target -> write.  Files are
- * written (each atomically) only after every earlier step succeeded, so a
- * failing run leaves DIR as it was.
+ * view -> render every template of the target, each written as it
+ * renders into a temporary file beside its destination.  The files are
+ * renamed over their destinations only once every one is complete, so a
+ * failing run leaves DIR as it was (a DIR it created is removed).
  */
 #include "cli/cli.h"
 #include "templates/mustache.h"
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void cli_gen_usage(FILE *out) {
     fprintf(out,
@@ -204,36 +206,92 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
     return hit != NULL;
 }
 
-/* Writes the files, the embedded weights first (streamed from their data
- * files), all renamed together once complete: a failure leaves DIR
- * without a new file. */
-static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
-                          const cg_file *files, size_t nfiles) {
-    if (!cli_write_files(r->outdir, files, 0, NULL, r->d)) /* creates DIR */
-        return false;
-    if (cli_gen_clobbers(r, plans, views, files, nfiles))
-        return false;
-    base_out **w = base_xcalloc(r->npaths + 1, sizeof *w);
-    size_t nw = 0;
-    bool ok = true;
-    for (size_t i = 0; i < r->npaths && ok; i++) {
+/* The output files of a run, opened (base_out) as they are written. */
+typedef struct cli_gen_outs {
+    const char *outdir;
+    base_out **o;
+    size_t n;
+    base_diag *d;
+} cli_gen_outs;
+
+/* Opens DIR/name for writing (cg_open_fn). */
+static FILE *cli_gen_open(void *ctx, const char *name) {
+    cli_gen_outs *w = ctx;
+    base_sb p = {0};
+    base_sb_printf(&p, "%s/%s", w->outdir, name);
+    char *path = base_sb_take(&p, NULL);
+    base_out *o = base_out_open(path, w->d);
+    free(path);
+    if (!o)
+        return NULL;
+    w->o[w->n++] = o;
+    return base_out_stream(o);
+}
+
+/* Writes the embedded weights (streamed from their data files) and the
+ * rendered files[0, n) (the shared files) into w. */
+static bool cli_gen_write_first(const cli_gen_run *r, plan **plans,
+                                cg_view **views, const cg_file *files, size_t n,
+                                cli_gen_outs *w) {
+    for (size_t i = 0; i < r->npaths; i++) {
         char *ps = cli_gen_weights_path(r, plans, views, i);
         if (!ps)
             continue;
-        w[nw] = base_out_open(ps, r->d);
+        base_out *o = base_out_open(ps, r->d);
         free(ps);
-        ok = w[nw] != NULL && cg_write_weights(plans[i], cg_view_root(views[i]),
-                                               base_out_stream(w[nw]), r->d);
-        nw += w[nw] != NULL;
+        if (!o)
+            return false;
+        w->o[w->n++] = o;
+        if (!cg_write_weights(plans[i], cg_view_root(views[i]),
+                              base_out_stream(o), r->d))
+            return false;
     }
-    if (ok)
-        ok = cli_write_files_with(r->outdir, files, nfiles,
-                                  r->npaths == 1 ? r->paths[0] : NULL, w, nw,
-                                  r->d);
-    else
-        for (size_t i = 0; i < nw; i++)
-            base_out_discard(w[i]);
-    free(w);
+    for (size_t i = 0; i < n; i++) {
+        FILE *f = cli_gen_open(w, files[i].name);
+        if (!f)
+            return false;
+        if (files[i].len &&
+            fwrite(files[i].data, 1, files[i].len, f) != files[i].len) {
+            base_diag_msg(r->d, BASE_SEV_ERROR, "cannot write %s: %s",
+                          base_out_path(w->o[w->n - 1]), strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Writes the files: the embedded weights first, then the nshared files
+ * already rendered (--shared-pools), then every model's files as they
+ * render; all renamed together once complete: a failure leaves DIR
+ * without a new file.  files[nshared, nfiles) are the models' files,
+ * names only, checked before anything is written. */
+static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
+                          const cg_file *files, size_t nshared, size_t nfiles) {
+    struct stat st;
+    bool had_dir = stat(r->outdir, &st) == 0;
+    if (!cli_check_outputs(r->outdir, files, nfiles,
+                           r->npaths == 1 ? r->paths[0] : NULL, r->d) ||
+        cli_gen_clobbers(r, plans, views, files, nfiles)) {
+        if (!had_dir)
+            rmdir(r->outdir);
+        return false;
+    }
+    cli_gen_outs w = {
+        r->outdir, base_xcalloc(nfiles + r->npaths + 1, sizeof *w.o), 0, r->d};
+    bool ok = cli_gen_write_first(r, plans, views, files, nshared, &w);
+    for (size_t i = 0; i < r->npaths && ok; i++)
+        ok = cg_render_target_to(views[i], r->target, r->tdir, cli_gen_open, &w,
+                                 r->d);
+    cli_clock_lap(r->clk, "render");
+    if (ok) {
+        ok = base_out_commit_all(w.o, w.n, r->d);
+    } else {
+        for (size_t i = 0; i < w.n; i++)
+            base_out_discard(w.o[i]);
+        if (!had_dir)
+            rmdir(r->outdir); /* only when empty */
+    }
+    free(w.o);
     return ok;
 }
 
@@ -252,26 +310,24 @@ static int cli_gen(const cli_gen_run *r) {
         r->vo->keep = keep = cg_builtin_keys();
     if (!cli_gen_views(r, a, d, plans, views))
         goto done;
-    for (size_t i = 0; i < r->npaths; i++) {
-        if (i == 0 && r->shared) {
-            json_t **roots = base_xcalloc(r->npaths, sizeof *roots);
-            for (size_t j = 0; j < r->npaths; j++)
-                roots[j] = cg_view_root(views[j]);
-            json_t *sview = cg_shared_view(roots, r->npaths);
-            free(roots);
-            files = cg_render_shared(sview, r->tdir, &nfiles, d);
-            json_decref(sview);
-            if (!files)
-                goto done;
-            cli_gen_take(&all, &nall, files, nfiles);
-        }
-        files = cg_render_target(views[i], r->target, r->tdir, &nfiles, d);
+    if (r->shared) { /* small: rendered in memory */
+        json_t **roots = base_xcalloc(r->npaths, sizeof *roots);
+        for (size_t j = 0; j < r->npaths; j++)
+            roots[j] = cg_view_root(views[j]);
+        json_t *sview = cg_shared_view(roots, r->npaths);
+        free(roots);
+        files = cg_render_shared(sview, r->tdir, &nfiles, d);
+        json_decref(sview);
         if (!files)
             goto done;
         cli_gen_take(&all, &nall, files, nfiles);
     }
-    cli_clock_lap(r->clk, "render");
-    if (cli_gen_write(r, plans, views, all, nall))
+    size_t nshared = nall;
+    for (size_t i = 0; i < r->npaths; i++) {
+        files = cg_target_files(views[i], r->target, &nfiles);
+        cli_gen_take(&all, &nall, files, nfiles);
+    }
+    if (cli_gen_write(r, plans, views, all, nshared, nall))
         status = 0;
     cli_clock_lap(r->clk, "write");
 done:

@@ -78,16 +78,18 @@ bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
     return cli_write_files_with(outdir, files, n, input, NULL, 0, d);
 }
 
-bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
-                          const char *input, base_out **pre, size_t n_pre,
-                          base_diag *d) {
+/* The paths of files[0, n) under outdir (malloc'ed, as the array), or
+ * NULL after reporting a path that must not be written: the input, or
+ * a directory.  Creates outdir first. */
+static char **cli_output_paths(const char *outdir, const cg_file *files,
+                               size_t n, const char *input, base_diag *d) {
     if (!cli_mkdirs(outdir)) {
         base_diag_msg(d, BASE_SEV_ERROR, "cannot create directory %s: %s",
                       outdir, strerror(errno));
-        return false;
+        return NULL;
     }
     /* Refuse before writing anything when a destination is a directory. */
-    char **paths = base_xcalloc(n, sizeof *paths);
+    char **paths = base_xcalloc(n + 1, sizeof *paths);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         base_sb p = {0};
@@ -108,6 +110,30 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
             ok = false;
         }
     }
+    if (!ok) {
+        for (size_t i = 0; i < n; i++)
+            free(paths[i]);
+        free(paths);
+        return NULL;
+    }
+    return paths;
+}
+
+bool cli_check_outputs(const char *outdir, const cg_file *files, size_t n,
+                       const char *input, base_diag *d) {
+    char **paths = cli_output_paths(outdir, files, n, input, d);
+    bool ok = paths != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return ok;
+}
+
+bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
+                          const char *input, base_out **pre, size_t n_pre,
+                          base_diag *d) {
+    char **paths = cli_output_paths(outdir, files, n, input, d);
+    bool ok = paths != NULL;
     if (ok) {
         char **data = base_xcalloc(n, sizeof *data);
         size_t *lens = base_xcalloc(n, sizeof *lens);
@@ -122,7 +148,7 @@ bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
     }
     for (size_t i = 0; i < n_pre; i++)
         base_out_discard(pre[i]);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; paths && i < n; i++)
         free(paths[i]);
     free(paths);
     return ok;

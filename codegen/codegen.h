@@ -133,6 +133,20 @@ typedef struct cg_file {
  * and returns NULL with nothing to free. */
 cg_file *cg_render_target(const cg_view *view, cg_target target,
                           const char *tdir, size_t *nfiles, base_diag *d);
+/* The files cg_render_target gives for `view`, names only (data NULL):
+ * what `gen` checks before it renders.  Free with cg_files_free. */
+cg_file *cg_target_files(const cg_view *view, cg_target target, size_t *nfiles);
+/* Where cg_render_target_to writes file `name`: a stream, or NULL after
+ * reporting why to the caller's sink (rendering stops). */
+typedef FILE *(*cg_open_fn)(void *ctx, const char *name);
+/* cg_render_target with each file written as it renders to the stream
+ * open(ctx, NAME) gives (a chunk of it in memory at a time, not the
+ * whole text).  False after reporting the first error to d ("cannot
+ * write NAME: REASON" for a failed write); the caller discards what it
+ * opened. */
+bool cg_render_target_to(const cg_view *view, cg_target target,
+                         const char *tdir, cg_open_fn open, void *ctx,
+                         base_diag *d);
 /* Reports a template error to d: "SOURCE:LINE:COL: error: TEXT" (the
  * form of mst_error_format), "planwrap: error: TEXT" without a source. */
 void cg_report_mst(base_diag *d, const mst_error *e);

@@ -96,11 +96,21 @@ void cg_report_mst(base_diag *d, const mst_error *e) {
         base_diag_msg(d, BASE_SEV_ERROR, "%s", e->text);
 }
 
+static char *cg_file_name(const char *model, const cg_tfile *tf) {
+    base_sb name = {0};
+    base_sb_puts(&name, model);
+    base_sb_puts(&name, tf->suffix);
+    return base_sb_take(&name, NULL);
+}
+
 /* Loads and compiles template `tf` and renders it against `view` into
- * *out (named after `model`).  False after reporting the error to d. */
+ * *out (named after `model`), or when `stream` is set, into stream (out
+ * gets the name and length only).  False after reporting the error to
+ * d. */
 static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
                           const char *model, const char *tdir,
-                          mst_loader *loader, cg_file *out, base_diag *d) {
+                          mst_loader *loader, cg_file *out, FILE *stream,
+                          base_diag *d) {
     size_t tlen = 0;
     char *text = loader->load(loader->ctx, tf->template_name, &tlen);
     if (!text) {
@@ -133,56 +143,100 @@ static bool cg_render_one(const cg_data *view, const cg_tfile *tf,
     mst_options opts = {.no_escape = true,
                         .strict = true,
                         .lazy = view->lazy,
-                        .nlazy = view->nlazy};
+                        .nlazy = view->nlazy,
+                        .stream = stream};
     char *data = NULL;
     size_t len = 0;
     bool ok = mst_render(t, view->root, loader, &opts, &data, &len, &err) == 0;
     mst_template_free(t);
+    if (!ok && stream && ferror(stream)) {
+        const char *why = strstr(err.text, ": ");
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s%s%s", model,
+                      tf->suffix, why ? why : "");
+        return false;
+    }
     if (!ok) {
         cg_report_mst(d, &err);
         return false;
     }
-    base_sb name = {0};
-    base_sb_puts(&name, model);
-    base_sb_puts(&name, tf->suffix);
-    out->name = base_sb_take(&name, NULL);
+    free(out->name);
+    out->name = cg_file_name(model, tf);
     out->data = data;
     out->len = len;
     return true;
 }
 
-cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
-                          size_t *nfiles, base_diag *d) {
-    const cg_tfile *files;
-    size_t n;
+/* The templates of `target`: *n of them. */
+static const cg_tfile *cg_target_templates(cg_target target, size_t *n) {
     switch (target) {
     case CG_TARGET_C:
-        files = cg_c_files;
-        n = sizeof cg_c_files / sizeof cg_c_files[0];
-        break;
+        *n = sizeof cg_c_files / sizeof cg_c_files[0];
+        return cg_c_files;
     case CG_TARGET_CUDA:
-        files = cg_cuda_files;
-        n = sizeof cg_cuda_files / sizeof cg_cuda_files[0];
-        break;
+        *n = sizeof cg_cuda_files / sizeof cg_cuda_files[0];
+        return cg_cuda_files;
     default:
         PW_ASSERT(!"a known target");
         return NULL;
     }
+}
+
+/* The data of rendering view v, and its model's name. */
+static cg_data cg_data_of(const cg_view *v, const char **model) {
     cg_data view = {cg_view_root(v), NULL, 0};
     cg_view_lists(v, &view.lazy, &view.nlazy);
-    const char *model = json_string_value(json_object_get(view.root, "model"));
-    if (!model)
-        model = "model";
+    *model = json_string_value(json_object_get(view.root, "model"));
+    if (!*model)
+        *model = "model";
+    return view;
+}
+
+cg_file *cg_target_files(const cg_view *v, cg_target target, size_t *nfiles) {
+    size_t n = 0;
+    const cg_tfile *files = cg_target_templates(target, &n);
+    const char *model;
+    (void)cg_data_of(v, &model);
+    cg_file *out = base_xcalloc(n, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i].name = cg_file_name(model, &files[i]);
+    *nfiles = n;
+    return out;
+}
+
+cg_file *cg_render_target(const cg_view *v, cg_target target, const char *tdir,
+                          size_t *nfiles, base_diag *d) {
+    size_t n = 0;
+    const cg_tfile *files = cg_target_templates(target, &n);
+    const char *model;
+    cg_data view = cg_data_of(v, &model);
     cg_file *out = base_xcalloc(n, sizeof *out);
     mst_loader loader = mst_dir_loader(tdir, true);
     for (size_t i = 0; i < n; i++)
         if (!cg_render_one(&view, &files[i], model, tdir, &loader, &out[i],
-                           d)) {
+                           NULL, d)) {
             cg_files_free(out, n);
             return NULL;
         }
     *nfiles = n;
     return out;
+}
+
+bool cg_render_target_to(const cg_view *v, cg_target target, const char *tdir,
+                         cg_open_fn open, void *ctx, base_diag *d) {
+    size_t n = 0;
+    const cg_tfile *files = cg_target_templates(target, &n);
+    const char *model;
+    cg_data view = cg_data_of(v, &model);
+    mst_loader loader = mst_dir_loader(tdir, true);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        cg_file one = {cg_file_name(model, &files[i]), NULL, 0};
+        FILE *f = open(ctx, one.name);
+        ok = f &&
+             cg_render_one(&view, &files[i], model, tdir, &loader, &one, f, d);
+        free(one.name);
+    }
+    return ok;
 }
 
 /* The built-in names of `target` ("c/model.c", ...) joined by ", ". */
@@ -264,7 +318,7 @@ cg_file *cg_render_shared(json_t *view, const char *tdir, size_t *nfiles,
     cg_data data = {view, NULL, 0};
     for (size_t i = 0; i < n; i++)
         if (!cg_render_one(&data, &cg_shared_files[i], CG_SHARED_NAME, tdir,
-                           &loader, &out[i], d)) {
+                           &loader, &out[i], NULL, d)) {
             cg_files_free(out, n);
             return NULL;
         }

@@ -52,6 +52,15 @@ grep -q "no_such_name" "$tmp/err" || {
     fail=1
 }
 [ -e "$tmp/out3/tiny.c" ] && { echo "FAIL: tiny.c written"; fail=1; }
+# The files are written as they render: the failing template's run
+# leaves no temporary file, and a DIR it had to create is removed.
+[ "$(ls -A "$tmp/out3" | grep -c tmp)" -eq 0 ] || {
+    echo "FAIL: temporary files left: $(ls -A "$tmp/out3")"
+    fail=1
+}
+expect_fail "template error, new DIR" "$pw" gen "$model" --templates \
+    "$tmp/tpl" -o "$tmp/out3new"
+[ -e "$tmp/out3new" ] && { echo "FAIL: out3new left behind"; fail=1; }
 
 # 4. Invalid input: nothing written, not even the directory.
 printf 'model bad\nfree nothing\n' >"$tmp/bad.pw"

@@ -31,6 +31,11 @@ for limit in 20000 40000 60000 100000 160000; do
             head -3 "$tmp/err"
             fail=1
         fi
+        # gen writes its files as it renders: none may be left half done
+        if [ -d "$tmp/out" ] && [ "$(ls -A "$tmp/out" | grep -c tmp)" -ne 0 ]; then
+            echo "FAIL: ulimit -v $limit: planwrap $cmd: temporary files left"
+            fail=1
+        fi
     done
 done
 if [ $n -eq 0 ]; then
