@@ -325,6 +325,11 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
     case MST_NULL:
         return 0;
     default:
+        if (v.type == MST_JSON && json_is_string(v.u.json))
+            return esc ? put_escaped(r, t, n, json_string_value(v.u.json),
+                                     json_string_length(v.u.json))
+                       : put(r, t, n, json_string_value(v.u.json),
+                             json_string_length(v.u.json));
         if (r->strict)
             return mst_rfail(r, t, n, "cannot interpolate '%.*s': it is %s",
                              (int)n->n, n->s,

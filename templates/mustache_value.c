@@ -77,7 +77,11 @@ mst_val mst_v_json(json_t *j) {
         return v;
     switch (json_typeof(j)) {
     case JSON_STRING:
-        return mst_v_str(json_string_value(j), json_string_length(j));
+        if (json_string_length(j) <= UINT32_MAX)
+            return mst_v_str(json_string_value(j), json_string_length(j));
+        v.type = MST_JSON; /* read through jansson */
+        v.u.json = j;
+        return v;
     case JSON_INTEGER:
         return mst_v_int(json_integer_value(j));
     case JSON_REAL:
