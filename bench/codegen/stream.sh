@@ -20,25 +20,29 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# best PW ARGS...: prints "WALL_S PEAK_KB" (best wall of 3, largest peak).
+# best PW ARGS...: prints "WALL_S PEAK_KB CPU_S" (best wall of 3, largest
+# peak, best user + system CPU of 3: on a shared machine the CPU ratio
+# says more than the wall one).
 # The wall time comes from date's nanoseconds around the run, not from
 # /usr/bin/time's %e, whose 10 ms steps are most of `check` at 10^4.
 best() {
-    bw="" bm=0
+    bw="" bm=0 bc=""
     for i in 1 2 3; do
         rm -rf "$tmp/out"
         t0=$(date +%s.%N)
-        /usr/bin/time -f "%M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
+        /usr/bin/time -f "%M %U %S" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
             cat "$tmp/err" >&2
             return 1
         }
         t1=$(date +%s.%N)
-        read -r m <"$tmp/t"
+        read -r m u s <"$tmp/t"
+        c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+        bc=$(awk -v a="$bc" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
         w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
         bw=$(awk -v a="$bw" -v b="$w" 'BEGIN { print (a == "" || b < a) ? b : a }')
         [ "$m" -gt "$bm" ] && bm=$m
     done
-    echo "$bw $bm"
+    echo "$bw $bm $bc"
 }
 
 run() { # LABEL PLANWRAP
@@ -47,11 +51,11 @@ run() { # LABEL PLANWRAP
     for n in 10000 100000; do
         "$model_exe" $n >"$tmp/m$n.pw"
         set -- $(best "$p" check "$tmp/m$n.pw")
-        cw=$1 cm=$2
+        cw=$1 cm=$2 cc=$3
         set -- $(best "$p" gen "$tmp/m$n.pw" -o "$tmp/out")
-        gw=$1 gm=$2
+        gw=$1 gm=$2 gc=$3
         awk -v l="$label" -v n=$n -v cw="$cw" -v cm="$cm" -v gw="$gw" \
-            -v gm="$gm" 'BEGIN {
+            -v gm="$gm" -v cc="$cc" -v gc="$gc" 'BEGIN {
             r = cw > 0 ? gw / cw : 0
             printf "%s gen %6d kernels: wall %.3f s = %.1fx check (%.3f s; " \
                    "target <= 4x, ratio %.2f %s), peak %.0f MiB (check %.0f " \
@@ -60,8 +64,12 @@ run() { # LABEL PLANWRAP
             if (n == 100000)
                 printf " (target <= 400 MiB, ratio %.2f %s)",
                        gm / (400 * 1024), (gm <= 400 * 1024 ? "ok" : "OVER TARGET")
-            printf ", %.1f KB per kernel (%.1f KB beyond check)\n",
-                   gm / n, (gm - cm) / n
+            printf ", %.1f KB per kernel (%.1f KB beyond check)", gm / n,
+                   (gm - cm) / n
+            # /usr/bin/time counts CPU in 10 ms steps
+            if (cc > 0)
+                printf "; CPU %.2f s = %.1fx check (%.2f s)", gc, gc / cc, cc
+            printf "\n"
         }'
     done
     "$model_exe" 300000 >"$tmp/big.pw"
