@@ -133,7 +133,7 @@ static const char *cg_fw_offset_expr(vw *v, const char *name, const char *macro,
 
 /* Runs once per buffer: the keys go through the key set (set, sets) and
  * nothing is formatted unless the buffer is an input, state or output. */
-void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
+void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     const plan *pl = v->pl;
     const ir_program *p = pl->prog;
     int32_t val = cg_fw_value(v, sid);
@@ -145,21 +145,21 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
         keep_key(v, "offset_expr", 11) ? v->off_macro[sid] : NULL;
     const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
     if (oe)
-        sets(v, b, "offset_expr", oe);
-    set(v, b, "is_planned_input", json_boolean(in));
-    set(v, b, "is_state", json_boolean(st));
-    set(v, b, "zero_at_init",
-        json_boolean(st || (val >= 0 && p->values[val].next_of >= 0)));
-    set(v, b, "is_planned_output", json_boolean(out));
+        nsets(v, b, "offset_expr", oe);
+    nset(v, b, "is_planned_input", mst_v_bool(in));
+    nset(v, b, "is_state", mst_v_bool(st));
+    nset(v, b, "zero_at_init",
+         mst_v_bool(st || (val >= 0 && p->values[val].next_of >= 0)));
+    nset(v, b, "is_planned_output", mst_v_bool(out));
     if (in || st || out) {
         snprintf(buf, sizeof buf, "%s_%s_%s", v->M,
                  in    ? "input"
                  : out ? "output"
                        : "state",
                  name ? name : "");
-        sets(v, b, "accessor", buf);
+        nsets(v, b, "accessor", buf);
     } else {
-        sets(v, b, "accessor", "");
+        nsets(v, b, "accessor", "");
     }
     int32_t s = val >= 0 ? pl->storage_of_value[val] : -1;
     int32_t pi = s >= 0 ? pl->storages[s].pool : -1;
@@ -167,7 +167,7 @@ void cg_fw_buffer(vw *v, json_t *b, uint32_t sid) {
      * it (whatever the section looks up) */
     const char *pool =
         cg_keep_global(v, "pool", 4) ? v->pool_name[v->spool[sid]] : "";
-    sets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
+    nsets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 
 void cg_fw_stmt(const vw *v, mst_val s) {

@@ -155,45 +155,47 @@ void cg_el_free(vw *v) {
 /* Element i of a root list, built by build, for a section whose body
  * looks up `names` (NULL: the whole element). */
 static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
-                          bool in, const mst_names *names) {
+                          const mst_names *names) {
     cg_element_begin(v);
     v->section = names;
-    /* built to render (with element_in): its objects may be recycled */
-    cg_recycle_begin(v, in);
     json_t *e = build(v, (uint32_t)i);
     cg_element_end(v);
     return e;
 }
 
-/* Statement i as a jansson document (plan --emit view): built natively,
- * then converted (the same keys in the same order). */
-static json_t *statement_json(vw *v, uint32_t i) {
+/* Element i of a list served natively (statements, buffers), built by
+ * build in an arena of its own (cg_el_begin) for a section whose body
+ * looks up `names`: no jansson; native_release ends it. */
+static mst_val native_of(vw *v, mst_val (*build)(vw *, uint32_t), size_t i,
+                         const mst_names *names) {
     cg_el_begin(v);
-    json_t *j = mst_v_to_json(cg_statement_val(v, i));
+    cg_element_begin(v);
+    v->section = names;
+    mst_val e = build(v, (uint32_t)i);
+    cg_element_end(v);
+    return e;
+}
+
+static void native_release(void *ctx) {
+    cg_el_end(ctx);
+}
+
+/* The same element as a jansson document (plan --emit view): the same
+ * keys in the same order. */
+static json_t *native_json(vw *v, mst_val (*build)(vw *, uint32_t), size_t i) {
+    json_t *j = mst_v_to_json(native_of(v, build, i, NULL));
     cg_el_end(v);
     return j;
 }
 
 static json_t *statement_at(void *ctx, size_t i) {
-    return element_of(ctx, statement_json, i, false, NULL);
+    return native_json(ctx, cg_statement_val, i);
 }
 
-/* Statement i for a section whose body looks up `names`, served
- * natively: no jansson, its memory an arena emptied by the next element
- * built at the same depth (statement_release ends it). */
 static bool statement_val(void *ctx, size_t i, const mst_names *names,
                           mst_val *out) {
-    vw *v = ctx;
-    cg_el_begin(v);
-    cg_element_begin(v);
-    v->section = names;
-    *out = cg_statement_val(v, (uint32_t)i);
-    cg_element_end(v);
+    *out = native_of(ctx, cg_statement_val, i, names);
     return true;
-}
-
-static void statement_release(void *ctx) {
-    cg_el_end(ctx);
 }
 
 static size_t count_buffers(void *ctx) {
@@ -201,11 +203,13 @@ static size_t count_buffers(void *ctx) {
 }
 
 static json_t *buffer_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_buffer_json, i, false, NULL);
+    return native_json(ctx, cg_buffer_val, i);
 }
 
-static json_t *buffer_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_buffer_json, i, true, names);
+static bool buffer_val(void *ctx, size_t i, const mst_names *names,
+                       mst_val *out) {
+    *out = native_of(ctx, cg_buffer_val, i, names);
+    return true;
 }
 
 static size_t count_kernels(void *ctx) {
@@ -213,11 +217,11 @@ static size_t count_kernels(void *ctx) {
 }
 
 static json_t *kernel_at(void *ctx, size_t i) {
-    return element_of(ctx, cg_kernel_json, i, false, NULL);
+    return element_of(ctx, cg_kernel_json, i, NULL);
 }
 
 static json_t *kernel_in(void *ctx, size_t i, const mst_names *names) {
-    return element_of(ctx, cg_kernel_json, i, true, names);
+    return element_of(ctx, cg_kernel_json, i, names);
 }
 
 /* The phases before any JSON: names, then layout and types. */
@@ -240,8 +244,10 @@ static json_t *root_json(cg_view *cv, cg_target target) {
     json_t *marker[3];
     marker[0] = cg_lazy_add(v, count_statements, statement_at, v, NULL);
     v->lazy[v->nlazy - 1].element_val = statement_val; /* native */
-    v->lazy[v->nlazy - 1].release = statement_release;
-    marker[1] = cg_lazy_add(v, count_buffers, buffer_at, v, buffer_in);
+    v->lazy[v->nlazy - 1].release = native_release;
+    marker[1] = cg_lazy_add(v, count_buffers, buffer_at, v, NULL);
+    v->lazy[v->nlazy - 1].element_val = buffer_val;
+    v->lazy[v->nlazy - 1].release = native_release;
     marker[2] = cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in);
     json_t *root = json_object();
     root_fields(v, root, target);
@@ -346,7 +352,6 @@ void cg_view_free(cg_view *cv) {
     for (size_t i = 0; i < cv->v.nlazy; i++)
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
-    cg_recycle_free(&cv->v);
     cg_el_free(&cv->v);
     base_sb_free(&cv->v.csb);
     for (size_t i = 0; i < CG_JCACHE; i++)

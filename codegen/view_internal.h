@@ -9,8 +9,8 @@
  * view_graphs.c); then the root and its small sections (pools, inputs, consts,
  * outputs, streams).  The statements, buffers and kernels are lists built on
  * demand (struct cg_view): one element at a time, by cg_statement_val (native),
- * cg_buffer_json and cg_kernel_json, the one place each element's fields are
- * defined.
+ * cg_buffer_val (native) and cg_kernel_json, the one place each element's
+ * fields are defined.
  */
 #ifndef PLANWRAP_CODEGEN_VIEW_INTERNAL_H
 #define PLANWRAP_CODEGEN_VIEW_INTERNAL_H
@@ -164,15 +164,7 @@ typedef struct vw {
      * of the columns of its comment table (name, offset, size) */
     uint32_t *pool_buf, *pool_buf_begin;
     uint32_t (*pool_w)[3];
-    /* Recycling (while `recycle`: elements built for rendering, whose
-     * key order nobody sees): the last buffer, kept (one reference) and
-     * refilled in place by the next one when the engine has released it,
-     * so that an element costs no object, bucket or key allocation and
-     * no teardown.  Dropped when the section changes (rec_section). */
-    bool recycle;
-    const mst_names *rec_section;
-    json_t *rec_buffer;
-    /* Native elements (statements): built as mst_val into `el`, the
+    /* Native elements (statements, buffers): built as mst_val into `el`, the
      * arena of the innermost element being built; els[0, nels) are the
      * arenas, one per element live at once (a section over the list
      * inside its own body asks for another while one is live), the
@@ -461,7 +453,8 @@ void cg_plan_values(vw *v);
 const char *cg_alias_expr(const vw *v, int32_t val);
 json_t *cg_pools_json(vw *v);
 void cg_plan_buffers(vw *v);
-json_t *cg_buffer_json(vw *v, uint32_t k);
+/* Buffer k as native data in v->el (cg_el_begin). */
+mst_val cg_buffer_val(vw *v, uint32_t k);
 json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind);
 
 /* view_streams.c */
@@ -472,13 +465,6 @@ json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
 mst_val cg_event(vw *v, const char *kind, mst_val *body);
-/* An object of the last element to refill (a new reference), or NULL
- * to build a new one: *slot holds it while the engine does not. */
-json_t *cg_reuse(vw *v, json_t **slot);
-/* Starts recycling for an element (cg_reuse), or stops when `on` is
- * false; frees what is kept when the section changed. */
-void cg_recycle_begin(vw *v, bool on);
-void cg_recycle_free(vw *v);
 void cg_plan_statements(vw *v);
 /* Statement i as native data in v->el (cg_el_begin). */
 mst_val cg_statement_val(vw *v, uint32_t i);
@@ -503,7 +489,7 @@ void cg_graphs_root(const vw *v, json_t *root);
  * each statement (the alloc events of state pairs). */
 void cg_fw_plan(vw *v);
 void cg_fw_root(const vw *v, json_t *root, bool shared_pools);
-void cg_fw_buffer(vw *v, json_t *b, uint32_t sid);
+void cg_fw_buffer(vw *v, mst_val b, uint32_t sid);
 void cg_fw_stmt(const vw *v, mst_val s);
 /* The kinds of event (docs/view.md, "Statements and events"). */
 extern const char *const cg_event_kinds[CG_NEVENT_KINDS];

@@ -135,7 +135,6 @@ static json_t *pool_row_at(void *ctx, size_t k) {
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
     v->section = NULL;
-    cg_recycle_begin(v, false);
     sbuf row;
     char num[24];
     cg_sb_init(&row);
@@ -160,7 +159,6 @@ static json_t *pool_buffer_at(void *ctx, size_t k) {
     const plan_storage *st = &v->pl->storages[s];
     cg_element_begin(v);
     v->section = NULL;
-    cg_recycle_begin(v, false);
     json_t *b = json_object();
     sets(v, b, "name", v->prog->values[st->value].name);
     set(v, b, "offset", ju64(st->offset));
@@ -299,42 +297,36 @@ void cg_plan_buffers(vw *v) {
     plan_pool_tables(v);
 }
 
-json_t *cg_buffer_json(vw *v, uint32_t k) {
+mst_val cg_buffer_val(vw *v, uint32_t k) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
     uint32_t s = v->buffer_storage[k];
     const plan_storage *st = &pl->storages[s];
     const ir_value *iv = &p->values[st->value];
     int32_t pi = v->spool[s];
-    json_t *o = cg_reuse(v, &v->rec_buffer);
-    if (!o && v->recycle) {
-        o = json_object();
-        v->rec_buffer = json_incref(o);
-    } else if (!o) {
-        o = json_object();
-    }
-    setk(v, o, "name", iv->name);
-    setk(v, o, "local", v->local[st->value]);
-    setk(v, o, "dtype", ir_dtype_name(iv->dtype));
-    setk(v, o, "ctype", cg_ctype_of(iv->dtype));
-    setk(v, o, "pool", v->pool_name[pi]);
-    setk(v, o, "pool_local", v->pool_local[pi]);
-    setk(v, o, "pool_size_macro", v->psize[pi]);
-    set(v, o, "offset", ju64(st->offset));
-    set(v, o, "size", ju64(st->size));
-    set(v, o, "align", ju64(v->salign[s]));
-    setk(v, o, "offset_macro", v->off_macro[s]);
-    setk(v, o, "size_macro", v->size_macro[s]);
-    setk(v, o, "align_macro", v->align_macro[s]);
+    mst_val o = nobj(v);
+    nsetk(v, o, "name", iv->name);
+    nsetk(v, o, "local", v->local[st->value]);
+    nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
+    nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
+    nsetk(v, o, "pool", v->pool_name[pi]);
+    nsetk(v, o, "pool_local", v->pool_local[pi]);
+    nsetk(v, o, "pool_size_macro", v->psize[pi]);
+    nset(v, o, "offset", nu64(st->offset));
+    nset(v, o, "size", nu64(st->size));
+    nset(v, o, "align", nu64(v->salign[s]));
+    nsetk(v, o, "offset_macro", v->off_macro[s]);
+    nsetk(v, o, "size_macro", v->size_macro[s]);
+    nsetk(v, o, "align_macro", v->align_macro[s]);
     if (keep_key(v, "assert_id", 9)) /* formatted only when looked up */
-        sets(v, o, "assert_id",
-             cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
-    set(v, o, "start", json_integer(st->start));
-    set(v, o, "end", json_integer(st->end));
+        nsets(v, o, "assert_id",
+              cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+    nset(v, o, "start", mst_v_int(st->start));
+    nset(v, o, "end", mst_v_int(st->end));
     if (keep_key(v, "live", 4)) /* not formatted in vain: 6 passes in gen */
-        sets(v, o, "live", live_text(v, st->start, st->end));
-    set(v, o, "is_output", json_boolean(st->is_output));
-    set(v, o, "last", json_boolean(k + 1 == v->nbuffers));
+        nsets(v, o, "live", live_text(v, st->start, st->end));
+    nset(v, o, "is_output", mst_v_bool(st->is_output));
+    nset(v, o, "last", mst_v_bool(k + 1 == v->nbuffers));
     cg_fw_buffer(v, o, s); /* fw_view.c */
     return o;
 }

@@ -22,29 +22,6 @@ _Static_assert(sizeof cg_event_kinds / sizeof cg_event_kinds[0] ==
                "the event kinds of docs/view.md");
 const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 
-void cg_recycle_free(vw *v) {
-    json_decref(v->rec_buffer);
-    v->rec_buffer = NULL;
-}
-
-void cg_recycle_begin(vw *v, bool on) {
-    v->recycle = on;
-    if (on && v->rec_section != v->section) {
-        cg_recycle_free(v); /* built with other keys */
-        v->rec_section = v->section;
-    }
-}
-
-json_t *cg_reuse(vw *v, json_t **slot) {
-    if (!v->recycle)
-        return NULL;
-    if (*slot && (*slot)->refcount == 1)
-        return json_incref(*slot);
-    json_decref(*slot); /* still held elsewhere: let it go */
-    *slot = NULL;
-    return NULL;
-}
-
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
