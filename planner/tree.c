@@ -35,7 +35,7 @@
  * data), each a likely cache miss at 10^5 buffers; so a node is 32 bytes
  * (tree_ix.h: leaves and Empties have none, the fields a descent does not
  * read live in a cold twin, a TemporalSplit's only index entry inline)
- * and symbolic sizes are computed once at the end (tr_syms).  `tree`
+ * and symbolic sizes are computed once at the end (tr_finalize).  `tree`
  * stays a compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
@@ -84,7 +84,7 @@ static void tr_dead_of(const tr_ctx *c, uint32_t r, uint32_t *lo,
 
 /* Recomputes the hint of node id from its children (O(1), or
  * O(children) for a TemporalSplit).  Symbolic sizes decide nothing
- * during the search: tr_syms computes them once at the end. */
+ * during the search: tr_finalize computes them once at the end. */
 static void tr_refresh(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
     if (n->w & TR_F_SS) {
@@ -362,16 +362,27 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
     tr_set_lvl(c, s, k + 2);
 }
 
+/* The max of each field of the chain index of the pool searched over
+ * block range br, queried once per search (the index changes only once
+ * the block is placed). */
+static const uint32_t *tr_chain_q(tr_ctx *c, tr_range br) {
+    if (!c->q_ok) {
+        uint32_t l, h;
+        tr_ix_span(c, br, &l, &h);
+        tr_seg_max(&c->cur->ch.ix, l, h, c->q);
+        c->q_ok = true;
+    }
+    return c->q;
+}
+
 /* The first level below j (passed into SS_j) that block does not pass. */
-static uint32_t tr_chain_stop(const tr_ctx *c, uint32_t j, uint32_t block) {
+static uint32_t tr_chain_stop(tr_ctx *c, uint32_t j, uint32_t block) {
     const tr_chain *ch = &c->cur->ch;
     uint64_t b = tr_hint(c, block);
     if (c->nodes[ch->lv[j - 1].ts].hint < b)
         return j - 1;
-    uint32_t l, h, lo = 0, hi = j - 1;
-    tr_ix_span(c, tr_live(c, block), &l, &h);
-    uint32_t m[2];
-    tr_seg_max(&ch->ix, l, h, m);
+    uint32_t lo = 0, hi = j - 1;
+    const uint32_t *m = tr_chain_q(c, tr_live(c, block));
     uint32_t own = m[TR_OWN], low = m[TR_LOW];
     if (low == 0)
         return j - 1;
@@ -437,10 +448,8 @@ static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
 }
 
 /* Whether chain SpatialSplit ss (of the pool searched) overlaps br. */
-static bool tr_chain_holds(const tr_ctx *c, uint32_t ss, tr_range br) {
-    uint32_t l, h, m[2];
-    tr_ix_span(c, br, &l, &h);
-    tr_seg_max(&c->cur->ch.ix, l, h, m);
+static bool tr_chain_holds(tr_ctx *c, uint32_t ss, tr_range br) {
+    const uint32_t *m = tr_chain_q(c, br);
     return m[TR_LOW] && UINT32_MAX - m[TR_LOW] <= c->cold[ss].lvl - 1;
 }
 
@@ -660,6 +669,7 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     is_last = p->can_expand && is_last;
     c->cur = p;
     c->low_done = false;
+    c->q_ok = false;
     c->hilow = UINT32_MAX;
     if (tr_allocate(c, p->root, block, is_last))
         return true;
@@ -670,74 +680,78 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     return false;
 }
 
-/* The symbolic size of every node under root, children first (an
- * explicit stack: the tree can be as deep as there are blocks); stk has
- * room for every node.  A TemporalSplit's is its children's largest (0
- * for an Empty), a SpatialSplit's its aligned left side's plus its
- * right side's. */
-static void tr_syms(tr_ctx *c, uint32_t root, uint32_t *stk) {
-    uint32_t sp = 0;
-    stk[sp++] = root;
-    while (sp) {
-        uint32_t id = stk[sp - 1];
-        tr_cold *k = &c->cold[id];
-        const tr_node *n = &c->nodes[id];
-        const uint32_t *kids = tr_kids(c, id);
-        if (k->fwd != UINT32_MAX) { /* first visit: the children first */
-            k->fwd = UINT32_MAX;
-            if (n->w & TR_F_SS) {
-                stk[sp++] = n->u.ss.left;
-                stk[sp++] = n->u.ss.right;
-            } else {
-                for (uint32_t i = 0; i < k->nkids; i++)
-                    if (!(kids[i] & TR_LEAF))
-                        stk[sp++] = kids[i];
-            }
-            continue;
-        }
-        sp--;
-        if (n->w & TR_F_SS) {
-            k->sym = tr_add(tr_align(tr_sym(c, n->u.ss.left), c->align),
-                            tr_sym(c, n->u.ss.right));
-            continue;
-        }
-        k->sym = 0;
-        for (uint32_t i = 0; i < k->nkids; i++)
-            if (tr_sym(c, kids[i]) > k->sym)
-                k->sym = tr_sym(c, kids[i]);
-    }
+/* A frame of tr_finalize: node id at offset off; i its next child (a
+ * TemporalSplit) or side (a SpatialSplit: 0 left, 1 right, 2 done); acc
+ * the largest size of its children so far (a TemporalSplit) or its left
+ * side's size (a SpatialSplit); back: a child just returned its size. */
+typedef struct tr_fin {
+    uint32_t id, i;
+    uint64_t off, acc;
+    bool back;
+} tr_fin;
+
+/* Leaf r at offset off in pool p; returns its size. */
+static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
+                            uint32_t *subpool) {
+    c->offsets[r & ~TR_LEAF] = off;
+    subpool[r & ~TR_LEAF] = p;
+    return tr_leaf_buf(c, r)->size;
 }
 
-/* The offset and pool p of every leaf under node root (an explicit stack:
- * the tree can be as deep as there are blocks).  Returns 0 or -1. */
-static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p,
-                       uint32_t *subpool) {
-    typedef struct tr_fin {
-        uint32_t id;
-        uint64_t off;
-    } tr_fin;
-    tr_fin *stk = malloc(((size_t)c->nnodes + c->pb->n + 1) * sizeof *stk);
+/* The offset and pool p of every leaf under node root, and root's
+ * symbolic (final) size into *size: a TemporalSplit's is its children's
+ * largest (0 for an Empty), a SpatialSplit's its aligned left side's plus
+ * its right side's.  One depth-first walk, left sides first, so that a
+ * right side's offset is known when it is entered; an explicit stack (the
+ * tree can be as deep as there are blocks).  Returns 0 or -1. */
+static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
+                       uint64_t *size) {
+    tr_fin *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
     if (!stk)
         return -1;
     uint32_t sp = 0;
-    stk[sp++] = (tr_fin){root, 0};
+    uint64_t ret = 0; /* the size of the node or leaf just finished */
+    stk[sp++] = (tr_fin){root, 0, 0, 0, false};
     while (sp) {
-        tr_fin f = stk[--sp];
-        if (f.id & TR_LEAF) {
-            c->offsets[f.id & ~TR_LEAF] = f.off;
-            subpool[f.id & ~TR_LEAF] = p;
-        } else if (c->nodes[f.id].w & TR_F_SS) {
-            const tr_node *n = &c->nodes[f.id];
-            uint64_t step = tr_align(tr_sym(c, n->u.ss.left), c->align);
-            stk[sp++] = (tr_fin){n->u.ss.left, f.off};
-            stk[sp++] = (tr_fin){n->u.ss.right, tr_add(f.off, step)};
+        tr_fin *f = &stk[sp - 1];
+        const tr_node *n = &c->nodes[f->id];
+        uint64_t off = f->off;
+        uint32_t r;
+        if (n->w & TR_F_SS) {
+            if (f->i == 2) {
+                ret = tr_add(tr_align(f->acc, c->align), ret);
+                sp--;
+                continue;
+            }
+            if (f->i == 1) {
+                f->acc = ret;
+                off = tr_add(off, tr_align(ret, c->align));
+            }
+            r = f->i++ == 0 ? n->u.ss.left : n->u.ss.right;
         } else {
-            const uint32_t *kids = tr_kids(c, f.id);
-            for (uint32_t i = 0; i < c->cold[f.id].nkids; i++)
-                stk[sp++] = (tr_fin){kids[i], f.off};
+            if (f->back && ret > f->acc)
+                f->acc = ret;
+            const uint32_t *kids = tr_kids(c, f->id);
+            uint32_t nk = c->cold[f->id].nkids;
+            for (; f->i < nk && (kids[f->i] & TR_LEAF); f->i++) {
+                uint64_t sz = tr_fin_leaf(c, kids[f->i], off, p, subpool);
+                f->acc = sz > f->acc ? sz : f->acc;
+            }
+            if (f->i == nk) {
+                ret = f->acc;
+                sp--;
+                continue;
+            }
+            r = kids[f->i++];
+            f->back = true;
         }
+        if (r & TR_LEAF)
+            ret = tr_fin_leaf(c, r, off, p, subpool);
+        else
+            stk[sp++] = (tr_fin){r, 0, off, 0, false};
     }
     free(stk);
+    *size = ret;
     return 0;
 }
 
@@ -807,17 +821,9 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     if (c.oom)
         goto out;
     /* finalize: which pool holds each leaf, and its offset */
-    uint32_t *stk = malloc(((size_t)c.nnodes + 1) * sizeof *stk);
-    if (!stk)
-        goto out;
     for (uint32_t p = 0; p < np; p++)
-        tr_syms(&c, pools[p].root, stk);
-    free(stk);
-    for (uint32_t p = 0; p < np; p++) {
-        subpool_size[p] = c.cold[pools[p].root].sym;
-        if (tr_finalize(&c, pools[p].root, p, subpool) != 0)
+        if (tr_finalize(&c, pools[p].root, p, subpool, &subpool_size[p]) != 0)
             goto out;
-    }
     *nsubpools = np;
     rc = 0;
 out:

@@ -91,9 +91,12 @@ void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
         i += i & 1;
         j -= j & 1;
     }
-    for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2)
+    for (a /= 2, b /= 2; a != b; a /= 2, b /= 2)
         for (unsigned f = 0; f < 2; f++)
             m[f] = ix_max(m[f], ix_max(t->node[a].tg[f], t->node[b].tg[f]));
+    for (; a > 0; a /= 2) /* the paths have met */
+        for (unsigned f = 0; f < 2; f++)
+            m[f] = ix_max(m[f], t->node[a].tg[f]);
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

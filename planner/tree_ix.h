@@ -92,12 +92,10 @@ typedef struct tr_node {
 } tr_node;
 
 typedef struct tr_cold {
-    uint64_t sym;            /* symbolic (final) size, from tr_syms */
     uint32_t koff;           /* children: kda[koff ..], or the only one */
     uint32_t nkids, capkids; /* capkids 0: the child is koff itself */
     uint32_t lvl;            /* chain level + 1 (TR_F_CHAIN) */
-    uint32_t fwd; /* the SS that replaced this child (tr_pad); UINT32_MAX:
-                     visited (tr_syms) */
+    uint32_t fwd;            /* the SS that replaced this child (tr_pad) */
 } tr_cold;
 
 /* An arena of elements of size esz (at least 4 bytes, the first four a
@@ -177,6 +175,9 @@ typedef struct tr_ctx {
                        whole range before it was placed; UINT32_MAX: none
                        (or not known yet) */
     tr_axis axis;   /* of the chain indexes; n == 0 until needed */
+    bool q_ok;      /* q holds the chain index's max over the block's
+                       range (it changes only once the block is placed) */
+    uint32_t q[2];
 } tr_ctx;
 
 /* ---- node access (a leaf is its buffer) ---- */
@@ -191,10 +192,6 @@ static inline const plan_buf *tr_leaf_buf(const tr_ctx *c, uint32_t r) {
 
 static inline uint64_t tr_hint(const tr_ctx *c, uint32_t r) {
     return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->nodes[r].hint;
-}
-
-static inline uint64_t tr_sym(const tr_ctx *c, uint32_t r) {
-    return r & TR_LEAF ? tr_leaf_buf(c, r)->size : c->cold[r].sym;
 }
 
 /* The live range of leaf r: [start, end + 1). */
