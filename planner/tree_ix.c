@@ -16,71 +16,130 @@ static uint32_t ix_min(uint32_t a, uint32_t b) {
     return a < b ? a : b;
 }
 
-/* Bottom-up over 2 * w nodes (w a power of two, leaves at w..2w-1): the
- * nodes covering [l, r] exactly, and their ancestors, which all lie on
- * the paths from leaves l and r to the root. */
+/* ---- the segment tree ----
+ * Positions are grouped in buckets of TR_SEG_W; a bucket's values are
+ * kept per position (flat), and the tree's leaves are the buckets.  An
+ * operation works position by position in the (at most two) buckets its
+ * range ends in, and on the tree's nodes over the buckets in between:
+ * bottom-up over 2 * nl nodes (nl a power of two, leaves at nl..2nl-1),
+ * the nodes covering those buckets exactly and their ancestors.  The
+ * value of a position is the max of its flat value and the tags of its
+ * bucket's leaf and that leaf's ancestors. */
+
+#define SEG_SH 5u
+#define SEG_W (1u << SEG_SH)
+
 bool tr_seg_init(tr_seg *t, uint32_t n) {
-    t->n = 1;
-    while (t->n < n)
-        t->n *= 2;
-    t->node = calloc(2 * (size_t)t->n, sizeof *t->node);
-    return t->node != NULL;
+    uint32_t nb = (uint32_t)(((uint64_t)n + SEG_W - 1) >> SEG_SH);
+    t->n = n;
+    t->nl = 1;
+    while (t->nl < nb)
+        t->nl *= 2;
+    t->node = calloc(2 * (size_t)t->nl, sizeof *t->node);
+    t->flat = calloc(2 * ((size_t)n + 1), sizeof *t->flat);
+    return t->node && t->flat;
 }
 
 void tr_seg_free(tr_seg *t) {
     free(t->node);
+    free(t->flat);
     t->node = NULL;
+    t->flat = NULL;
 }
 
-void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v) {
-    uint32_t a = l + t->n, b = r + t->n;
+/* Raises field f of node x to at least v as a tag (it covers a range). */
+static void seg_tag(tr_seg_node *x, unsigned f, uint32_t v) {
+    x->mx[f] = ix_max(x->mx[f], v);
+    x->tg[f] = ix_max(x->tg[f], v);
+    if (f == 1)
+        x->mn = ix_max(x->mn, v);
+}
+
+/* Node i's min of field 1 from its children's. */
+static void seg_pull_min(tr_seg *t, uint32_t i) {
+    tr_seg_node *x = t->node;
+    x[i].mn = ix_max(x[i].tg[1], ix_min(x[2 * i].mn, x[2 * i + 1].mn));
+}
+
+/* Field f of leaves [a, b] (buckets) raised to at least v. */
+static void seg_nodes_chmax(tr_seg *t, unsigned f, uint32_t a, uint32_t b,
+                            uint32_t v) {
+    a += t->nl;
+    b += t->nl;
     for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
-        if (i & 1) {
-            t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
-            t->node[i].tg[f] = ix_max(t->node[i].tg[f], v);
-            if (f == 1)
-                t->node[i].mn = ix_max(t->node[i].mn, v);
-            i++;
-        }
-        if (j & 1) {
-            j--;
-            t->node[j].mx[f] = ix_max(t->node[j].mx[f], v);
-            t->node[j].tg[f] = ix_max(t->node[j].tg[f], v);
-            if (f == 1)
-                t->node[j].mn = ix_max(t->node[j].mn, v);
-        }
+        if (i & 1)
+            seg_tag(&t->node[i++], f, v);
+        if (j & 1)
+            seg_tag(&t->node[--j], f, v);
     }
     for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2) {
         t->node[a].mx[f] = ix_max(t->node[a].mx[f], v);
         t->node[b].mx[f] = ix_max(t->node[b].mx[f], v);
         if (f == 1) {
-            tr_seg_node *x = t->node;
-            x[a].mn = ix_max(x[a].tg[1], ix_min(x[2 * a].mn, x[2 * a + 1].mn));
-            x[b].mn = ix_max(x[b].tg[1], ix_min(x[2 * b].mn, x[2 * b + 1].mn));
+            seg_pull_min(t, a);
+            seg_pull_min(t, b);
         }
     }
 }
 
-/* The min of field 1 over [l, r] in node i, which covers [nl, nr]. */
-static uint32_t seg_min(const tr_seg *t, uint32_t i, uint32_t nl, uint32_t nr,
-                        uint32_t l, uint32_t r) {
-    if (l <= nl && nr <= r)
-        return t->node[i].mn;
-    uint32_t mid = nl + (nr - nl) / 2, m = UINT32_MAX;
-    if (l <= mid)
-        m = seg_min(t, 2 * i, nl, mid, l, r);
-    if (r > mid)
-        m = ix_min(m, seg_min(t, 2 * i + 1, mid + 1, nr, l, r));
-    return ix_max(m, t->node[i].tg[1]);
+/* Positions [l, r] of bucket k raised in field f to at least v, and the
+ * path from k's leaf up. */
+static void seg_flat_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r,
+                           uint32_t k, uint32_t v) {
+    for (uint32_t p = l; p <= r; p++)
+        t->flat[2 * p + f] = ix_max(t->flat[2 * p + f], v);
+    uint32_t i = k + t->nl;
+    t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
+    if (f == 1) {
+        uint32_t m = UINT32_MAX, e = ix_min((k + 1) << SEG_SH, t->n);
+        for (uint32_t p = k << SEG_SH; p < e; p++)
+            m = ix_min(m, t->flat[2 * p + 1]);
+        t->node[i].mn = ix_max(t->node[i].tg[1], m);
+    }
+    for (i /= 2; i > 0; i /= 2) {
+        t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
+        if (f == 1)
+            seg_pull_min(t, i);
+    }
 }
 
-uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r) {
-    return seg_min(t, 1, 0, t->n - 1, l, r);
+/* The last position of bucket k in [.., r]. */
+static uint32_t seg_end(uint32_t k, uint32_t r) {
+    return ix_min(((k + 1) << SEG_SH) - 1, r);
 }
 
-void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
-    uint32_t a = l + t->n, b = r + t->n;
-    m[0] = m[1] = 0;
+void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v) {
+    uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
+    seg_flat_chmax(t, f, l, seg_end(a, r), a, v);
+    if (a != b)
+        seg_flat_chmax(t, f, b << SEG_SH, r, b, v);
+    if (a + 1 < b)
+        seg_nodes_chmax(t, f, a + 1, b - 1, v);
+}
+
+/* The tags of bucket k's leaf and its ancestors, into m (max). */
+static void seg_path_tags(const tr_seg *t, uint32_t k, uint32_t m[2]) {
+    for (uint32_t i = k + t->nl; i > 0; i /= 2) {
+        m[0] = ix_max(m[0], t->node[i].tg[0]);
+        m[1] = ix_max(m[1], t->node[i].tg[1]);
+    }
+}
+
+/* Positions [l, r] of bucket k, into m (max of each field). */
+static void seg_flat_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t k,
+                         uint32_t m[2]) {
+    for (uint32_t p = l; p <= r; p++) {
+        m[0] = ix_max(m[0], t->flat[2 * p]);
+        m[1] = ix_max(m[1], t->flat[2 * p + 1]);
+    }
+    seg_path_tags(t, k, m);
+}
+
+/* Leaves [a, b] (buckets), into m (max of each field). */
+static void seg_nodes_max(const tr_seg *t, uint32_t a, uint32_t b,
+                          uint32_t m[2]) {
+    a += t->nl;
+    b += t->nl;
     for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
         for (unsigned f = 0; f < 2; f++) {
             if (i & 1)
@@ -97,6 +156,50 @@ void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
     for (; a > 0; a /= 2) /* the paths have met */
         for (unsigned f = 0; f < 2; f++)
             m[f] = ix_max(m[f], t->node[a].tg[f]);
+}
+
+void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
+    uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
+    m[0] = m[1] = 0;
+    seg_flat_max(t, l, seg_end(a, r), a, m);
+    if (a != b)
+        seg_flat_max(t, b << SEG_SH, r, b, m);
+    if (a + 1 < b)
+        seg_nodes_max(t, a + 1, b - 1, m);
+}
+
+/* The min of field 1 over leaves [l, r] in node i, which covers leaves
+ * [nl, nr]. */
+static uint32_t seg_nodes_min(const tr_seg *t, uint32_t i, uint32_t nl,
+                              uint32_t nr, uint32_t l, uint32_t r) {
+    if (l <= nl && nr <= r)
+        return t->node[i].mn;
+    uint32_t mid = nl + (nr - nl) / 2, m = UINT32_MAX;
+    if (l <= mid)
+        m = seg_nodes_min(t, 2 * i, nl, mid, l, r);
+    if (r > mid)
+        m = ix_min(m, seg_nodes_min(t, 2 * i + 1, mid + 1, nr, l, r));
+    return ix_max(m, t->node[i].tg[1]);
+}
+
+/* The min of field 1 over positions [l, r] of bucket k. */
+static uint32_t seg_flat_min(const tr_seg *t, uint32_t l, uint32_t r,
+                             uint32_t k) {
+    uint32_t m = UINT32_MAX, tg[2] = {0, 0};
+    for (uint32_t p = l; p <= r; p++)
+        m = ix_min(m, t->flat[2 * p + 1]);
+    seg_path_tags(t, k, tg);
+    return ix_max(m, tg[1]);
+}
+
+uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r) {
+    uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
+    uint32_t m = seg_flat_min(t, l, seg_end(a, r), a);
+    if (a != b)
+        m = ix_min(m, seg_flat_min(t, b << SEG_SH, r, b));
+    if (a + 1 < b)
+        m = ix_min(m, seg_nodes_min(t, 1, 0, t->nl - 1, a + 1, b - 1));
+    return m;
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

@@ -3,10 +3,13 @@
  * its nodes, their interval indexes and the time-axis index of its pool
  * chains (planner/tree_ix.c; used by planner/tree.c only).
  *
- * A tr_seg is a segment tree over [0, n) positions of a time axis, of two
- * fields queried together (one cache line per node for both), with range
- * chmax (raise every position to at least v) and range max; values start
- * at 0.  Tags are not pushed down: O(log n) per operation.
+ * A tr_seg holds two fields per position of [0, n) of a time axis,
+ * queried together, with range chmax (raise every position to at least
+ * v), range max and range min (field 1); values start at 0.  Positions
+ * are kept in buckets of 32 with a segment tree over the buckets (tags
+ * not pushed down): O(32 + log n) per operation, and the short ranges of
+ * most blocks read a cache line or two of positions and a tree that
+ * stays in cache (n / 32 leaves).
  *
  * A tr_axis maps times to positions: the identity when the times are
  * small (no larger than a few times the number of buffers), else the
@@ -29,8 +32,10 @@ typedef struct tr_seg_node {
 } tr_seg_node;
 
 typedef struct tr_seg {
-    uint32_t n; /* leaves: a power of two */
-    tr_seg_node *node;
+    uint32_t n;        /* positions */
+    uint32_t nl;       /* leaves (buckets): a power of two */
+    tr_seg_node *node; /* 2 * nl */
+    uint32_t *flat;    /* per position p, both fields: flat[2p + f] */
 } tr_seg;
 
 bool tr_seg_init(tr_seg *t, uint32_t n);

@@ -1,0 +1,118 @@
+/*
+ * tests/planner/test_tree_ix.c - the chain index of `tree` (tr_seg,
+ * planner/tree_ix.c) against a plain array: random range chmax, range
+ * max and range min, short ranges (inside a bucket or across two) and
+ * long ones, on axes that are and are not whole numbers of buckets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "planner/tree_ix.h"
+
+static uint64_t ix_rnd(uint64_t *s) {
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A random range of [0, n): mostly short (a block's), sometimes long. */
+static void ix_range(uint64_t *s, uint32_t n, uint32_t *l, uint32_t *r) {
+    uint32_t len = ix_rnd(s) % 4 ? 1 + (uint32_t)(ix_rnd(s) % 70)
+                                 : 1 + (uint32_t)(ix_rnd(s) % n);
+    if (len > n)
+        len = n;
+    *l = (uint32_t)(ix_rnd(s) % (n - len + 1));
+    *r = *l + len - 1;
+}
+
+/* ops random operations on an axis of n positions, each checked
+ * against ref (both fields per position). */
+static void ix_check(uint32_t n, uint32_t ops, uint64_t seed) {
+    tr_seg t;
+    assert_true(tr_seg_init(&t, n));
+    uint32_t *ref = calloc(2 * (size_t)n, sizeof *ref);
+    assert_non_null(ref);
+    uint64_t s = seed;
+    for (uint32_t k = 0; k < ops; k++) {
+        uint32_t l, r, op = (uint32_t)(ix_rnd(&s) % 3);
+        ix_range(&s, n, &l, &r);
+        if (op == 0) {
+            unsigned f = (unsigned)(ix_rnd(&s) % 2);
+            /* values as tree.c uses them: small levels in field 0,
+             * UINT32_MAX - level in field 1 */
+            uint32_t v = (uint32_t)(ix_rnd(&s) % 200);
+            if (f == 1)
+                v = UINT32_MAX - v;
+            tr_seg_chmax(&t, f, l, r, v);
+            for (uint32_t p = l; p <= r; p++)
+                if (ref[2 * p + f] < v)
+                    ref[2 * p + f] = v;
+        } else if (op == 1) {
+            uint32_t m[2], e[2] = {0, 0};
+            tr_seg_max(&t, l, r, m);
+            for (uint32_t p = l; p <= r; p++)
+                for (unsigned f = 0; f < 2; f++)
+                    if (ref[2 * p + f] > e[f])
+                        e[f] = ref[2 * p + f];
+            assert_int_equal(m[0], e[0]);
+            assert_int_equal(m[1], e[1]);
+        } else {
+            uint32_t e = UINT32_MAX;
+            for (uint32_t p = l; p <= r; p++)
+                if (ref[2 * p + 1] < e)
+                    e = ref[2 * p + 1];
+            assert_int_equal(tr_seg_min1(&t, l, r), e);
+        }
+    }
+    free(ref);
+    tr_seg_free(&t);
+}
+
+static void test_seg_small_axes(void **st) {
+    (void)st;
+    static const uint32_t ns[] = {1, 2, 31, 32, 33, 63, 64, 65, 100};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ix_check(ns[i], 3000, 1 + i);
+}
+
+static void test_seg_large_axes(void **st) {
+    (void)st;
+    ix_check(1000, 20000, 11);
+    ix_check(4096, 20000, 12);
+    ix_check(5003, 20000, 13);
+}
+
+/* The min sees a bucket's untouched positions (0) until every position
+ * of the bucket is raised; then the tags of ranges that covered it. */
+static void test_seg_min_partial_bucket(void **st) {
+    (void)st;
+    tr_seg t;
+    assert_true(tr_seg_init(&t, 100));
+    tr_seg_chmax(&t, 1, 0, 30, 7);
+    assert_int_equal(tr_seg_min1(&t, 0, 31), 0);
+    assert_int_equal(tr_seg_min1(&t, 0, 30), 7);
+    tr_seg_chmax(&t, 1, 31, 99, 5);
+    assert_int_equal(tr_seg_min1(&t, 0, 99), 5);
+    assert_int_equal(tr_seg_min1(&t, 10, 20), 7);
+    tr_seg_chmax(&t, 1, 0, 99, 6);
+    assert_int_equal(tr_seg_min1(&t, 0, 99), 6);
+    uint32_t m[2];
+    tr_seg_max(&t, 40, 90, m);
+    assert_int_equal(m[0], 0);
+    assert_int_equal(m[1], 6);
+    tr_seg_free(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seg_small_axes),
+        cmocka_unit_test(test_seg_large_axes),
+        cmocka_unit_test(test_seg_min_partial_bucket),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
