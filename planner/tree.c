@@ -610,6 +610,8 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             continue;
         }
         if (ss) {
+            if (f->phase == 0)
+                TR_PREFETCH(&c->nodes[n->u.ss.right]); /* if left fails */
             if (f->phase == 0 && tr_dead_hit(n, br))
                 f->phase = 1; /* the left side fails: skip it */
             if (f->phase < 2) {
@@ -698,6 +700,20 @@ static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
     return tr_leaf_buf(c, r)->size;
 }
 
+/* Asks for what tr_finalize reads of the nk children kids of a node: a
+ * leaf's buffer, a node's hot and cold halves. */
+static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
+                            uint32_t nk) {
+    for (uint32_t i = 0; i < nk; i++) {
+        if (kids[i] & TR_LEAF) {
+            TR_PREFETCH(tr_leaf_buf(c, kids[i]));
+        } else {
+            TR_PREFETCH(&c->nodes[kids[i]]);
+            TR_PREFETCH(&c->cold[kids[i]]);
+        }
+    }
+}
+
 /* The offset and pool p of every leaf under node root, and root's
  * symbolic (final) size into *size: a TemporalSplit's is its children's
  * largest (0 for an Empty), a SpatialSplit's its aligned left side's plus
@@ -723,7 +739,10 @@ static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
                 sp--;
                 continue;
             }
-            if (f->i == 1) {
+            if (f->i == 0) {
+                uint32_t sides[2] = {n->u.ss.left, n->u.ss.right};
+                tr_fin_prefetch(c, sides, 2);
+            } else if (f->i == 1) {
                 f->acc = ret;
                 off = tr_add(off, tr_align(ret, c->align));
             }
@@ -733,6 +752,8 @@ static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
                 f->acc = ret;
             const uint32_t *kids = tr_kids(c, f->id);
             uint32_t nk = c->cold[f->id].nkids;
+            if (f->i == 0)
+                tr_fin_prefetch(c, kids, nk);
             for (; f->i < nk && (kids[f->i] & TR_LEAF); f->i++) {
                 uint64_t sz = tr_fin_leaf(c, kids[f->i], off, p, subpool);
                 f->acc = sz > f->acc ? sz : f->acc;
@@ -797,6 +818,8 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         bool out_block = k < no;
         uint32_t i = out_block ? outs[k] : mids[k - no];
         uint32_t blk = TR_LEAF | i;
+        if (k + 1 < no + nm) /* the next block's buffer, in random order */
+            TR_PREFETCH(&pb->bufs[k + 1 < no ? outs[k + 1] : mids[k + 1 - no]]);
         bool placed = false;
         if (out_block) {
             if (np && (mode == PLAN_MP_OUTPUTS || mode == PLAN_MP_COMBINED)) {

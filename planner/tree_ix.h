@@ -185,6 +185,14 @@ typedef struct tr_ctx {
     uint32_t q[2];
 } tr_ctx;
 
+/* Asks for the cache line at p ahead of its use (a hint; nothing where
+ * the compiler has no such builtin). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TR_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define TR_PREFETCH(p) ((void)(p))
+#endif
+
 /* ---- node access (a leaf is its buffer) ---- */
 
 static inline bool tr_is_ss(const tr_ctx *c, uint32_t id) {
