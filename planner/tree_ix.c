@@ -89,17 +89,27 @@ static void seg_flat_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r,
     for (uint32_t p = l; p <= r; p++)
         t->flat[2 * p + f] = ix_max(t->flat[2 * p + f], v);
     uint32_t i = k + t->nl;
-    t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
-    if (f == 1) {
-        uint32_t m = UINT32_MAX, e = ix_min((k + 1) << SEG_SH, t->n);
+    tr_seg_node *x = t->node;
+    bool mx = x[i].mx[f] < v, mn = f == 1 && x[i].mn < v;
+    x[i].mx[f] = ix_max(x[i].mx[f], v);
+    if (mn) {
+        uint32_t m = UINT32_MAX, e = ix_min((k + 1) << SEG_SH, t->n), old;
         for (uint32_t p = k << SEG_SH; p < e; p++)
             m = ix_min(m, t->flat[2 * p + 1]);
-        t->node[i].mn = ix_max(t->node[i].tg[1], m);
+        old = x[i].mn;
+        x[i].mn = ix_max(x[i].tg[1], m);
+        mn = x[i].mn != old;
     }
-    for (i /= 2; i > 0; i /= 2) {
-        t->node[i].mx[f] = ix_max(t->node[i].mx[f], v);
-        if (f == 1)
+    /* up to the first ancestor whose max and min stay as they are (its
+     * own ancestors' do too) */
+    for (i /= 2; i > 0 && (mx || mn); i /= 2) {
+        mx = mx && x[i].mx[f] < v;
+        x[i].mx[f] = ix_max(x[i].mx[f], v);
+        if (mn) {
+            uint32_t old = x[i].mn;
             seg_pull_min(t, i);
+            mn = x[i].mn != old;
+        }
     }
 }
 
