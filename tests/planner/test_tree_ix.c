@@ -2,12 +2,15 @@
  * tests/planner/test_tree_ix.c - the chain index of `tree` (tr_seg,
  * planner/tree_ix.c) against a plain array: random range chmax, range
  * max and range min, short ranges (inside a bucket or across two) and
- * long ones, on axes that are and are not whole numbers of buckets.
+ * long ones, on axes that are and are not whole numbers of buckets; and
+ * the search of a TemporalSplit's interval index (tr_kr_after,
+ * tr_kr_overlaps) against a scan, on evenly spread and clustered ranges.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -108,11 +111,72 @@ static void test_seg_min_partial_bucket(void **st) {
     tr_seg_free(&t);
 }
 
+/* A TemporalSplit whose index holds n disjoint ranges of distinct
+ * children, spread evenly or clustered (most of them packed at the start
+ * of the axis, the rest far apart); lo/hi get the ranges. */
+static uint32_t ix_ts(tr_ctx *c, uint32_t n, bool clustered, uint64_t *s,
+                      uint32_t *lo, uint32_t *hi) {
+    uint32_t id = tr_new(c, false), t = 0;
+    assert_int_not_equal(id, UINT32_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        bool far = clustered ? i % 16 == 15 : true;
+        t += (uint32_t)(ix_rnd(s) % (far ? 1000 : 2));
+        lo[i] = t;
+        hi[i] = t + (uint32_t)(ix_rnd(s) % 5);
+        t = hi[i] + 2; /* a gap: no two entries merge */
+        tr_kr_add(c, id, (tr_range){lo[i], (uint64_t)hi[i] + 1}, TR_LEAF | i);
+    }
+    assert_int_equal(tr_nkr(&c->nodes[id]), n);
+    return id;
+}
+
+/* tr_kr_after and tr_kr_overlaps against a scan of the ranges. */
+static void test_kr_search(void **st) {
+    (void)st;
+    static const uint32_t ns[] = {1, 2, 16, 17, 18, 100, 1000, 5000};
+    uint64_t s = 5;
+    uint32_t *lo = malloc(5000 * sizeof *lo), *hi = malloc(5000 * sizeof *hi);
+    assert_true(lo && hi);
+    for (size_t k = 0; k < 2 * sizeof ns / sizeof ns[0]; k++) {
+        uint32_t n = ns[k / 2];
+        tr_ctx c;
+        memset(&c, 0, sizeof c);
+        tr_arena_init(&c.kra, sizeof(tr_kre));
+        tr_arena_init(&c.kda, sizeof(uint32_t));
+        uint32_t id = ix_ts(&c, n, k % 2, &s, lo, hi);
+        uint64_t top = (uint64_t)hi[n - 1] + 3;
+        for (uint32_t q = 0; q < 3000; q++) {
+            uint64_t a = ix_rnd(&s) % top, b = a + 1 + ix_rnd(&s) % 8;
+            uint32_t want = 0, nov = 0, first = 0;
+            while (want < n && hi[want] < a)
+                want++;
+            assert_int_equal(tr_kr_after(&c, id, a), want);
+            for (uint32_t i = 0; i < n; i++)
+                if (lo[i] < b && a <= hi[i] && nov++ == 0)
+                    first = TR_LEAF | i;
+            uint32_t ov = 0, pos = 0;
+            uint32_t got = tr_kr_overlaps(&c, id, (tr_range){a, b}, &ov, &pos);
+            assert_int_equal(got, nov > 1 ? 2 : nov);
+            assert_int_equal(pos, want);
+            if (nov)
+                assert_int_equal(ov, first);
+        }
+        assert_false(c.oom);
+        tr_arena_free(&c.kra);
+        tr_arena_free(&c.kda);
+        free(c.nodes);
+        free(c.cold);
+    }
+    free(lo);
+    free(hi);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seg_small_axes),
         cmocka_unit_test(test_seg_large_axes),
         cmocka_unit_test(test_seg_min_partial_bucket),
+        cmocka_unit_test(test_kr_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
