@@ -439,10 +439,12 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
 
 /* Pushes a frame for node id; false when out of memory. */
 static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
-    void *p = c->stk;
-    if (!tr_grow(c, &p, &c->capstk, *sp + 1, sizeof *c->stk))
-        return false;
-    c->stk = p;
+    if (*sp == c->capstk) {
+        void *p = c->stk;
+        if (!tr_grow(c, &p, &c->capstk, *sp + 1, sizeof *c->stk))
+            return false;
+        c->stk = p;
+    }
     c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0, 0};
     return true;
 }
