@@ -321,33 +321,38 @@ static int tr_cmp(const void *ctx, uint32_t a, uint32_t b) {
 }
 
 /* Two stable radix passes (length, then size) when every size fits 32
- * bits; else the comparison sort. */
+ * bits; else the comparison sort.  One pass over the buffers (in idx
+ * order) reads what both need, so the second pass reads the sizes from a
+ * dense array instead of the buffers in sorted (random) order. */
 int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
+    uint64_t *v = malloc(((size_t)n + 1) * sizeof *v);
+    uint32_t *sz = malloc(((size_t)n + 1) * sizeof *sz);
     bool small = true;
-    for (uint32_t i = 0; i < n && small; i++)
-        small = bufs[idx[i]].size <= UINT32_MAX;
-    if (!small || n < 64) {
-        tr_sort_ctx s = {bufs, dir};
-        return plan_sort_idx(idx, n, tr_cmp, &s);
-    }
-    uint64_t *v = malloc((size_t)n * sizeof *v);
-    if (!v)
-        return -1;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && v && sz && small; i++) {
         const plan_buf *b = &bufs[idx[i]];
-        v[i] = (uint64_t)(UINT32_MAX - (b->end - b->start)) << 32 | idx[i];
+        small = b->size <= UINT32_MAX;
+        sz[i] = (uint32_t)b->size;
+        v[i] = (uint64_t)(UINT32_MAX - (b->end - b->start)) << 32 | i;
     }
-    int rc = plan_radix_sort_hi(v, n);
+    int rc = v && sz ? 0 : -1;
+    if (rc == 0 && (!small || n < 64)) {
+        tr_sort_ctx s = {bufs, dir};
+        rc = plan_sort_idx(idx, n, tr_cmp, &s);
+        n = 0;
+    }
+    if (rc == 0)
+        rc = plan_radix_sort_hi(v, n);
     for (uint32_t i = 0; i < n && rc == 0; i++) {
-        uint32_t j = (uint32_t)v[i];
-        uint64_t sz = bufs[j].size;
-        v[i] = (dir < 0 ? UINT32_MAX - sz : sz) << 32 | j;
+        uint32_t p = (uint32_t)v[i];
+        uint64_t k = dir < 0 ? UINT32_MAX - sz[p] : sz[p];
+        v[i] = k << 32 | idx[p];
     }
     if (rc == 0)
         rc = plan_radix_sort_hi(v, n);
     for (uint32_t i = 0; i < n && rc == 0; i++)
         idx[i] = (uint32_t)v[i];
     free(v);
+    free(sz);
     return rc;
 }
 
