@@ -698,7 +698,8 @@ typedef struct tr_fin {
 static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
                             uint32_t *subpool) {
     c->offsets[r & ~TR_LEAF] = off;
-    subpool[r & ~TR_LEAF] = p;
+    if (p != 0) /* pool 0 was written in index order */
+        subpool[r & ~TR_LEAF] = p;
     return tr_leaf_buf(c, r)->size;
 }
 
@@ -806,7 +807,7 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
-        subpool[i] = UINT32_MAX;
+        subpool[i] = pb->bufs[i].size ? 0 : UINT32_MAX; /* see tr_fin_leaf */
         if (pb->bufs[i].size == 0)
             continue;
         if (is_output && is_output[i] && mode != PLAN_MP_COMBINED)
