@@ -475,6 +475,7 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
         f->ov = ov;
         return 3;
     }
+    c->up_hint = slot; /* for the parent's update (tr_ss_update) */
     return tr_ts_add(c, f->id, block, slot, b) ? 2 : 1;
 }
 
@@ -493,6 +494,30 @@ static bool tr_vals_eq(tr_vals a, tr_vals b) {
     return a.hint == b.hint && a.dlo == b.dlo && a.dhi == b.dhi;
 }
 
+/* SpatialSplit frame f after the side it descended into (phase 1: left,
+ * 2: right) changed from hint c->up_hint: its hint is that side's aligned
+ * hint plus the other's, and the other side's (not loaded: a descent
+ * usually skips the left side on its dead interval) is what its own hint
+ * held beyond the old one, unless that sum saturated; its dead interval,
+ * its left side's, changes only when the block went left.  Other frames
+ * (a chain jump's) recompute both. */
+static void tr_ss_update(tr_ctx *c, const tr_frame *f) {
+    tr_node *n = &c->nodes[f->id];
+    uint64_t h = n->hint, kid = c->up_hint;
+    c->up_hint = h;
+    if (f->phase == 2 && h != UINT64_MAX) {
+        n->hint = tr_add(h - kid, tr_hint(c, n->u.ss.right));
+        return;
+    }
+    if (f->phase == 1 && h != UINT64_MAX) {
+        uint64_t right = h - tr_align(kid, c->align);
+        n->hint = tr_add(tr_align(tr_hint(c, n->u.ss.left), c->align), right);
+    } else {
+        tr_refresh(c, f->id);
+    }
+    tr_dead_ss(c, f->id);
+}
+
 /* Updates SpatialSplit or TemporalSplit frame f after a placement in the
  * child it descended into (which changed); rebuilt: a padding below
  * (recompute the dead intervals).  Returns whether the node may have
@@ -502,11 +527,11 @@ static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     if (c->nodes[f->id].w & TR_F_CHAIN)
         tr_chain_note(c, f->id, f->ov, br);
     if (tr_is_ss(c, f->id)) {
-        tr_refresh(c, f->id);
-        tr_dead_ss(c, f->id);
+        tr_ss_update(c, f);
         return true; /* its live ranges are its sides': they may grow */
     }
     tr_vals old = tr_vals_of(c, f->id);
+    c->up_hint = old.hint;
     tr_ts_grew(c, f->id, f->ov);
     bool grew;
     if (f->ov == tr_implicit(c, f->id)) /* held br already: unchanged */

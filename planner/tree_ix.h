@@ -174,14 +174,16 @@ typedef struct tr_ctx {
     uint32_t capstk;
     bool oom;
     uint64_t *offsets;
-    tr_pool *cur;   /* the pool being searched */
-    bool low_done;  /* the block's lowest chain SS noted (tr_chain_note) */
-    uint32_t hilow; /* the lowest level whose chain SS held the block's
-                       whole range before it was placed; UINT32_MAX: none
-                       (or not known yet) */
-    tr_axis axis;   /* of the chain indexes; n == 0 until needed */
-    bool q_ok;      /* q holds the chain index's max over the block's
-                       range (it changes only once the block is placed) */
+    tr_pool *cur;     /* the pool being searched */
+    bool low_done;    /* the block's lowest chain SS noted (tr_chain_note) */
+    uint32_t hilow;   /* the lowest level whose chain SS held the block's
+                         whole range before it was placed; UINT32_MAX: none
+                         (or not known yet) */
+    uint64_t up_hint; /* the hint, before the placement, of the node the
+                         frame being updated descended into */
+    tr_axis axis;     /* of the chain indexes; n == 0 until needed */
+    bool q_ok;        /* q holds the chain index's max over the block's
+                         range (it changes only once the block is placed) */
     uint32_t q[2];
 } tr_ctx;
 
