@@ -14,22 +14,16 @@
 
 #include <cmocka.h>
 
+#include "plan_test_util.h"
 #include "planner/tree_ix.h"
-
-static uint64_t ix_rnd(uint64_t *s) {
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
 
 /* A random range of [0, n): mostly short (a block's), sometimes long. */
 static void ix_range(uint64_t *s, uint32_t n, uint32_t *l, uint32_t *r) {
-    uint32_t len = ix_rnd(s) % 4 ? 1 + (uint32_t)(ix_rnd(s) % 70)
-                                 : 1 + (uint32_t)(ix_rnd(s) % n);
+    uint32_t len = pt_rand(s) % 4 ? 1 + (uint32_t)(pt_rand(s) % 70)
+                                  : 1 + (uint32_t)(pt_rand(s) % n);
     if (len > n)
         len = n;
-    *l = (uint32_t)(ix_rnd(s) % (n - len + 1));
+    *l = (uint32_t)(pt_rand(s) % (n - len + 1));
     *r = *l + len - 1;
 }
 
@@ -42,13 +36,13 @@ static void ix_check(uint32_t n, uint32_t ops, uint64_t seed) {
     assert_non_null(ref);
     uint64_t s = seed;
     for (uint32_t k = 0; k < ops; k++) {
-        uint32_t l, r, op = (uint32_t)(ix_rnd(&s) % 3);
+        uint32_t l, r, op = (uint32_t)(pt_rand(&s) % 3);
         ix_range(&s, n, &l, &r);
         if (op == 0) {
-            unsigned f = (unsigned)(ix_rnd(&s) % 2);
+            unsigned f = (unsigned)(pt_rand(&s) % 2);
             /* values as tree.c uses them: small levels in field 0,
              * UINT32_MAX - level in field 1 */
-            uint32_t v = (uint32_t)(ix_rnd(&s) % 200);
+            uint32_t v = (uint32_t)(pt_rand(&s) % 200);
             if (f == 1)
                 v = UINT32_MAX - v;
             tr_seg_chmax(&t, f, l, r, v);
@@ -120,9 +114,9 @@ static uint32_t ix_ts(tr_ctx *c, uint32_t n, bool clustered, uint64_t *s,
     assert_int_not_equal(id, UINT32_MAX);
     for (uint32_t i = 0; i < n; i++) {
         bool far = clustered ? i % 16 == 15 : true;
-        t += (uint32_t)(ix_rnd(s) % (far ? 1000 : 2));
+        t += (uint32_t)(pt_rand(s) % (far ? 1000 : 2));
         lo[i] = t;
-        hi[i] = t + (uint32_t)(ix_rnd(s) % 5);
+        hi[i] = t + (uint32_t)(pt_rand(s) % 5);
         t = hi[i] + 2; /* a gap: no two entries merge */
         tr_kr_add(c, id, (tr_range){lo[i], (uint64_t)hi[i] + 1}, TR_LEAF | i);
     }
@@ -146,7 +140,7 @@ static void test_kr_search(void **st) {
         uint32_t id = ix_ts(&c, n, k % 2, &s, lo, hi);
         uint64_t top = (uint64_t)hi[n - 1] + 3;
         for (uint32_t q = 0; q < 3000; q++) {
-            uint64_t a = ix_rnd(&s) % top, b = a + 1 + ix_rnd(&s) % 8;
+            uint64_t a = pt_rand(&s) % top, b = a + 1 + pt_rand(&s) % 8;
             uint32_t want = 0, nov = 0, first = 0;
             while (want < n && hi[want] < a)
                 want++;
