@@ -87,6 +87,40 @@ static bool rescan(sr *s, uint32_t k, uint64_t least) {
     return true;
 }
 
+/* The largest total of the sections [s0, s1): whole blocks by their
+ * maximum, the ends one by one. */
+static uint64_t max_total(const sr *s, uint32_t s0, uint32_t s1) {
+    uint64_t mx = 0;
+    uint32_t k = s0;
+    for (; k < s1 && (k & (SEARCH_BLK - 1)); k++)
+        mx = s->total[k] > mx ? s->total[k] : mx;
+    for (; k + SEARCH_BLK <= s1; k += SEARCH_BLK)
+        if (s->bmax[k >> SEARCH_BLK_SHIFT] > mx)
+            mx = s->bmax[k >> SEARCH_BLK_SHIFT];
+    for (; k < s1; k++)
+        mx = s->total[k] > mx ? s->total[k] : mx;
+    return mx;
+}
+
+/* The block maxima after the totals of [lo, hi) fell by `by`: a block
+ * inside the range falls by as much, one it straddles is recomputed. */
+static bool blocks_fall(sr *s, uint32_t lo, uint32_t hi, uint64_t by) {
+    for (uint32_t b = lo >> SEARCH_BLK_SHIFT; b <= (hi - 1) >> SEARCH_BLK_SHIFT;
+         b++) {
+        uint32_t bs = b << SEARCH_BLK_SHIFT, be = bs + SEARCH_BLK;
+        be = be < s->nsec ? be : s->nsec;
+        uint64_t v = 0;
+        if (bs >= lo && be <= hi)
+            v = s->bmax[b] - by;
+        else
+            for (uint32_t k = bs; k < be; k++)
+                v = s->total[k] > v ? s->total[k] : v;
+        if (v != s->bmax[b] && !set(s, &s->bmax[b], v))
+            return false;
+    }
+    return true;
+}
+
 /* Places u at o.  Returns R_FOUND when consistent, R_NONE when the
  * partial solution is already infeasible, R_OOM. */
 static int place(sr *s, uint32_t u, uint64_t o) {
@@ -126,6 +160,8 @@ static int place(sr *s, uint32_t u, uint64_t o) {
         if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
             return R_NONE;
     }
+    if (!blocks_fall(s, s->slo[u], s->shi[u], s->size[u]))
+        return R_OOM;
     /* elsewhere only where the buffer holding the minimum moved */
     for (uint32_t i = 0; i < nchg; i++) {
         uint32_t v = s->chg[i];
@@ -147,25 +183,130 @@ static int place(sr *s, uint32_t u, uint64_t o) {
     return R_FOUND;
 }
 
-static bool check(const sr *s, uint32_t s0, uint32_t s1, uint64_t last) {
-    for (uint32_t k = s0; k < s1; k++) {
-        if (!s->total[k])
-            continue;
-        uint64_t f = s->floor[k] > last ? s->floor[k] : last;
-        if (f + s->total[k] > s->cap)
-            return false;
-    }
-    return true;
+/* Whether, after placing u at `last` (above the last offset), every
+ * section of [s0, s1) still has room above `last` (every later buffer
+ * goes at or above it) for its unplaced buffers.  place() keeps
+ * floor[k] + total[k] <= cap in every section it touches, so a section
+ * whose floor is at or above `last` has room; for the others the test is
+ * last + total[k] <= cap: together, last + the largest total <= cap.
+ * Placing u takes its size off the totals of its own sections only, so
+ * the test runs before the placement (most candidates fail it, and a
+ * placement undone costs far more). */
+static bool room_after(const sr *s, uint32_t s0, uint32_t s1, uint32_t u,
+                       uint64_t last) {
+    uint64_t room = s->cap - last;
+    uint32_t a = s->slo[u] > s0 ? s->slo[u] : s0;
+    uint32_t b = s->shi[u] < s1 ? s->shi[u] : s1;
+    if (a >= b)
+        return max_total(s, s0, s1) <= room;
+    /* u is unplaced: every total of its sections counts its size */
+    return max_total(s, s0, a) <= room && max_total(s, b, s1) <= room &&
+           max_total(s, a, b) - s->size[u] <= room;
 }
 
 static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
                uint32_t s1, uint64_t last_off, int64_t last_rank);
 
-static int cand_cmp(const void *a, const void *b) {
-    const cand *x = a, *y = b;
-    if (x->off != y->off)
-        return x->off < y->off ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
+/* A candidate dropped by room_after counts the work of the placement it
+ * saves. */
+static void skipped(sr *s, uint32_t u) {
+    s->work += s->adj_beg[u + 1] - s->adj_beg[u] + s->shi[u] - s->slo[u];
+}
+
+/* The first section of [s0, s1) (scanning from s0 up, or from s1 - 1
+ * down when `down`) whose total is mx, the largest. */
+static uint32_t where_max(const sr *s, uint32_t s0, uint32_t s1, uint64_t mx,
+                          bool down) {
+    uint32_t k = down ? s1 - 1 : s0;
+    for (;;) {
+        uint32_t b = k >> SEARCH_BLK_SHIFT;
+        uint32_t bs = b << SEARCH_BLK_SHIFT, be = bs + SEARCH_BLK;
+        bool whole = bs >= s0 && be <= s1;
+        if (s->total[k] == mx)
+            return k;
+        if (whole && s->bmax[b] < mx && (down ? k == be - 1 : k == bs)) {
+            k = down ? bs - 1 : be; /* skip the block */
+            continue;
+        }
+        k = down ? k - 1 : k + 1;
+    }
+}
+
+/* Drops the candidates of cst[from, to) without room after them (above
+ * the last offset; room_after); returns the new end.  With the largest
+ * total mx of the piece and the first and last sections holding it, most
+ * are settled at once: mx fits, or a section holding it lies outside the
+ * candidate's own (whose totals are the only ones its placement lowers). */
+static size_t keep_roomy(sr *s, size_t from, size_t to, uint32_t s0,
+                         uint32_t s1, uint64_t last_off) {
+    uint64_t mx = max_total(s, s0, s1);
+    uint32_t kf = where_max(s, s0, s1, mx, false);
+    uint32_t kl = where_max(s, s0, s1, mx, true);
+    size_t w = from;
+    for (size_t q = from; q < to; q++) {
+        cand cd = s->cst[q];
+        uint32_t u = cd.id;
+        bool ok = cd.off == last_off || mx <= s->cap - cd.off ||
+                  (kf >= s->slo[u] && kl < s->shi[u] &&
+                   room_after(s, s0, s1, u, cd.off));
+        if (ok)
+            s->cst[w++] = cd;
+        else
+            skipped(s, u);
+    }
+    return w;
+}
+
+static inline bool cand_less(const cand *x, const cand *y) {
+    return x->off < y->off || (x->off == y->off && x->rank < y->rank);
+}
+
+static void cand_swap(cand *v, size_t i, size_t j) {
+    cand t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+}
+
+/* Sorts v[0..n) by offset, then rank (ranks are unique within a piece,
+ * so the order is total and any sort gives the same result): quicksort
+ * on the median of three, inline comparisons, insertion sort below 16. */
+static void cand_sort(cand *v, size_t n) {
+    while (n > 16) {
+        size_t m = n / 2;
+        if (cand_less(&v[m], &v[0]))
+            cand_swap(v, m, 0);
+        if (cand_less(&v[n - 1], &v[0]))
+            cand_swap(v, n - 1, 0);
+        if (cand_less(&v[n - 1], &v[m]))
+            cand_swap(v, n - 1, m);
+        cand p = v[m];
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare: v[0] <= p <= v[n - 1] stop both scans */
+            while (cand_less(&v[i], &p))
+                i++;
+            while (cand_less(&p, &v[j]))
+                j--;
+            if (i >= j)
+                break;
+            cand_swap(v, i++, j--);
+        }
+        /* [0, j] <= p <= [j + 1, n): recurse on the smaller side */
+        if (j + 1 < n - j - 1) {
+            cand_sort(v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            cand_sort(v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        cand t = v[i];
+        size_t j = i;
+        for (; j > 0 && cand_less(&t, &v[j - 1]); j--)
+            v[j] = v[j - 1];
+        v[j] = t;
+    }
 }
 
 /* Moves the least of v[0..n) (by offset, then rank) to v[0]: a dive
@@ -174,8 +315,7 @@ static int cand_cmp(const void *a, const void *b) {
 static void least_first(cand *v, size_t n) {
     size_t b = 0;
     for (size_t i = 1; i < n; i++)
-        if (v[i].off < v[b].off ||
-            (v[i].off == v[b].off && v[i].rank < v[b].rank))
+        if (cand_less(&v[i], &v[b]))
             b = i;
     cand t = v[0];
     v[0] = v[b];
@@ -286,57 +426,68 @@ static int dfs(sr *s, ctl *c, size_t pbeg, uint32_t np, uint32_t s0,
     if ((++c->nodes & 1023) == 0 && !plan_sr_tick(c))
         return R_ABORT;
 
-    /* the unplaced members move to the front of the piece, which from
-     * here on is only them (the piece is a set: its order is free) */
+    /* One pass: the unplaced members move to the front of the piece,
+     * which from here on is only them (the piece is a set: its order is
+     * free); the candidates are those below the least top (minh) of the
+     * unplaced, after the last placement in (offset, rank) order.  A
+     * member is listed when below the least top so far, and the list is
+     * cut to those below the final one after the pass. */
     uint64_t minh = UINT64_MAX;
     uint32_t *mem = s->stk + pbeg, nu = 0;
+    size_t c0 = s->ncst;
+    if (!grow((void **)&s->cst, &s->capcst, c0 + np, sizeof *s->cst))
+        return R_OOM;
+    cand *cs = s->cst;
+    size_t nc = c0;
     for (uint32_t i = 0; i < np; i++) {
         uint32_t u = mem[i];
-        if (s->minoff[u] == UNPLACED)
+        uint64_t o = s->minoff[u];
+        if (o == UNPLACED)
             continue;
         mem[i] = mem[nu];
         mem[nu++] = u;
-        uint64_t h = s->minoff[u] + s->size[u];
+        uint64_t h = o + s->size[u];
         if (h > s->cap)
             return R_NONE;
         if (h < minh)
             minh = h;
+        if (o >= minh || (o < last_off ||
+                          (o == last_off && (int64_t)s->rank[u] <= last_rank)))
+            continue;
+        cs[nc].off = o;
+        cs[nc].rank = (uint32_t)s->rank[u];
+        cs[nc].id = u;
+        nc++;
     }
     if (nu == 0)
         return R_FOUND;
     np = nu;
-
-    size_t c0 = s->ncst;
-    for (uint32_t i = 0; i < np; i++) {
-        uint32_t u = s->stk[pbeg + i];
-        uint64_t o = s->minoff[u];
-        if (o >= minh)
-            continue;
-        if (o < last_off || (o == last_off && (int64_t)s->rank[u] <= last_rank))
-            continue;
-        if (!grow((void **)&s->cst, &s->capcst, s->ncst + 1, sizeof *s->cst))
-            return R_OOM;
-        s->cst[s->ncst].off = o;
-        s->cst[s->ncst].rank = (uint32_t)s->rank[u];
-        s->cst[s->ncst].id = u;
-        s->ncst++;
-    }
-    size_t c1 = s->ncst;
+    size_t c1 = c0;
+    for (size_t j = c0; j < nc; j++)
+        if (cs[j].off < minh)
+            cs[c1++] = cs[j];
+    s->ncst = c1;
     for (size_t j = c0; j < c1; j++) {
-        if (j == c0)
+        if (j == c0) {
             least_first(s->cst + j, c1 - j); /* a dive takes only it */
-        else if (j == c0 + 1)
-            qsort(s->cst + j, c1 - j, sizeof *s->cst, cand_cmp);
+        } else if (j == c0 + 1) {
+            /* back for the rest: those with room, in order */
+            c1 = s->ncst = keep_roomy(s, j, c1, s0, s1, last_off);
+            cand_sort(s->cst + j, c1 - j);
+            if (j == c1)
+                break;
+        }
         cand cd = s->cst[j];
+        if (j == c0 && cd.off != last_off &&
+            !room_after(s, s0, s1, cd.id, cd.off)) {
+            skipped(s, cd.id);
+            continue;
+        }
         size_t mark = s->ntrail;
         int r = place(s, cd.id, cd.off);
-        if (r == R_FOUND) {
-            if (cd.off == last_off || check(s, s0, s1, cd.off))
-                r = descend(s, c, pbeg, np, s0, s1, cd.id, cd.off,
-                            (int64_t)cd.rank);
-            else
-                r = R_NONE;
-        }
+        if (r == R_FOUND)
+            r = descend(s, c, pbeg, np, s0, s1, cd.id, cd.off,
+                        (int64_t)cd.rank);
         if (r == R_FOUND) {
             s->ncst = c0;
             return R_FOUND;

@@ -23,6 +23,10 @@
 #define SEARCH_MAX_EDGES 4000000u
 #define NHEUR 3
 #define UNPLACED UINT64_MAX
+/* section totals are also kept per block of SEARCH_BLK sections (their
+ * maximum), for the room test of search_core.c */
+#define SEARCH_BLK_SHIFT 4u
+#define SEARCH_BLK (1u << SEARCH_BLK_SHIFT)
 
 enum { R_FOUND = 1, R_NONE = 0, R_ABORT = -1, R_OOM = -2 };
 
@@ -73,6 +77,7 @@ typedef struct sr {
 
     /* search state */
     uint64_t *off, *minoff, *floor, *total, *cut;
+    uint64_t *bmax; /* per block of SEARCH_BLK sections: the largest total */
     uint64_t cap;
     tr_ent *trail;
     size_t ntrail, captrail;

@@ -47,6 +47,7 @@ void plan_sr_free(sr *s) {
     free(s->minoff);
     free(s->floor);
     free(s->total);
+    free(s->bmax);
     free(s->cut);
     free(s->trail);
     free(s->stk);
@@ -296,6 +297,13 @@ int plan_sr_init(sr *s, const plan_problem *pb, const uint32_t *ids, uint32_t m,
         s->total[k] += s->total[k - 1];
         s->cut[k] += s->cut[k - 1];
     }
+    s->bmax =
+        calloc(((size_t)s->nsec >> SEARCH_BLK_SHIFT) + 1, sizeof *s->bmax);
+    if (!s->bmax)
+        return -1;
+    for (uint32_t k = 0; k < s->nsec; k++)
+        if (s->total[k] > s->bmax[k >> SEARCH_BLK_SHIFT])
+            s->bmax[k >> SEARCH_BLK_SHIFT] = s->total[k];
     if (sr_parts(s) != 0 || sr_ranks(s) != 0)
         return -1;
     for (uint32_t k = 0; k < s->nsec; k++) {
