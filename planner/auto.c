@@ -61,14 +61,25 @@ int plan_auto(const plan_problem *pb, const plan_search_opts *o,
     return plan_search(pb, &so, offsets, size, st);
 }
 
+/* Why the search stopped short of the lower bound: its budget used up,
+ * or (steps left) the large-neighbourhood search's share after the exact
+ * search used up (planner/search.c, run_class). */
+static const char *auto_why(const plan_search_opts *o,
+                            const plan_search_stats *st) {
+    uint64_t budget = o && o->budget ? o->budget : PLAN_AUTO_BUDGET;
+    return st->optimal           ? "optimal"
+           : st->time_limit_hit  ? "time limit hit"
+           : st->steps >= budget ? "budget exhausted"
+                                 : "large-neighbourhood share used up";
+}
+
 size_t plan_auto_describe(char *buf, size_t len, uint64_t size,
                           const plan_search_opts *o,
                           const plan_search_stats *st) {
     unsigned long long sz = size, lb = st->lower_bound, bf = st->start_size,
-                       steps = st->steps;
-    const char *why = st->optimal          ? "optimal"
-                      : st->time_limit_hit ? "time limit hit"
-                                           : "budget exhausted";
+                       steps = st->steps,
+                       budget = o && o->budget ? o->budget : PLAN_AUTO_BUDGET;
+    const char *why = auto_why(o, st);
     int n;
     if (o && o->capacity && st->start_size <= o->capacity)
         n = snprintf(buf, len,
@@ -78,8 +89,8 @@ size_t plan_auto_describe(char *buf, size_t len, uint64_t size,
     else if (size < st->start_size)
         n = snprintf(buf, len,
                      "search won: %llu bytes (bestfit %llu, lower "
-                     "bound %llu, %s, %llu steps)",
-                     sz, bf, lb, why, steps);
+                     "bound %llu, %s, %llu of %llu steps)",
+                     sz, bf, lb, why, steps, budget);
     else if (st->steps == 0)
         n = snprintf(buf, len,
                      "bestfit won: %llu bytes (lower bound %llu, "
@@ -88,8 +99,9 @@ size_t plan_auto_describe(char *buf, size_t len, uint64_t size,
     else
         n = snprintf(buf, len,
                      "bestfit won: %llu bytes (lower bound %llu; "
-                     "search found nothing smaller: %s, %llu steps)",
-                     sz, lb, why, steps);
+                     "search found nothing smaller: %s, %llu of %llu "
+                     "steps)",
+                     sz, lb, why, steps, budget);
     return n < 0 ? 0 : (size_t)n;
 }
 

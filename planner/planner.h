@@ -164,15 +164,15 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
  * PLAN_AUTO_SCHEDULE steps (attempts of a quarter of it, descending
  * from the best-fit size).  Never larger than plan_bestfit; returns 0 or -1 as
  * plan_search. */
-#define PLAN_AUTO_BUDGET 48000u
-#define PLAN_AUTO_SCHEDULE 48000u
+#define PLAN_AUTO_BUDGET 120000u
+#define PLAN_AUTO_SCHEDULE 120000u
 int plan_auto(const plan_problem *pb, const plan_search_opts *o,
               uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 
 /* The `auto` outcome of a pool as one line: which algorithm won, for
  * example "search won: 1025024 bytes (bestfit 1291264, lower bound
- * 986112, budget exhausted, 20000 steps)" or "bestfit won: 4096 bytes
- * (lower bound 4096, optimal)".  snprintf semantics. */
+ * 986112, budget exhausted, 120000 of 120000 steps)" or "bestfit won: 4096
+ * bytes (lower bound 4096, optimal)".  snprintf semantics. */
 size_t plan_auto_describe(char *buf, size_t len, uint64_t size,
                           const plan_search_opts *o,
                           const plan_search_stats *st);

@@ -607,12 +607,15 @@ static void test_monotone(void **state) {
     plan_buf *bufs = dense_instance(n, 11);
     plan_problem big = {n, bufs, 64, NULL};
     const plan_problem *pbs[] = {&mm, &big};
-    const uint64_t budgets[] = {500, 2000, 8000, 16000};
+    /* D: across several of auto's attempts (a quarter of its schedule
+     * each); the dense one: the large-neighbourhood search */
+    const uint64_t budgets[] = {500, 2000, 8000, 16000, 45000, 75000};
+    const size_t nb[] = {6, 4};
     for (int k = 0; k < 2; k++) {
         const plan_problem *pb = pbs[k];
         uint64_t *off = calloc(pb->n + 1, sizeof *off), prev = UINT64_MAX;
         assert_non_null(off);
-        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+        for (size_t b = 0; b < nb[k]; b++) {
             /* D with auto's short attempts, so that every budget counts */
             plan_search_opts o = {.budget = budgets[b],
                                   .schedule = k ? 0 : PLAN_AUTO_SCHEDULE};
@@ -638,7 +641,8 @@ static void test_monotone(void **state) {
 }
 
 /* A partition of more than 2048 buffers is searched too (large-
- * neighbourhood search): steps are spent, the plan gets smaller. */
+ * neighbourhood search): steps are spent, the plan gets smaller; with
+ * auto too, and its note is honest about what stopped it. */
 static void test_large_partition(void **state) {
     (void)state;
     uint32_t n = 3000;
@@ -652,6 +656,24 @@ static void test_large_partition(void **state) {
     expect_valid(&pb, off, size);
     assert_true(st.steps > 0);
     assert_true(size < st.start_size);
+    /* auto: the large-neighbourhood search spends the budget, up to its
+     * share of auto's schedule (1/12); the note says which stopped it */
+    char msg[300], want[120];
+    const uint64_t share = PLAN_AUTO_SCHEDULE / 12;
+    const uint64_t budgets[] = {share / 2, share + share / 2};
+    for (int k = 0; k < 2; k++) {
+        o.budget = budgets[k];
+        assert_int_equal(plan_auto(&pb, &o, off, &size, &st), 0);
+        expect_valid(&pb, off, size);
+        assert_true(size <= st.start_size);
+        assert_int_equal(st.steps, k ? share : budgets[k]);
+        plan_auto_describe(msg, sizeof msg, size, &o, &st);
+        print_message("%s\n", msg);
+        snprintf(want, sizeof want, "%s, %llu of %llu steps)",
+                 k ? "large-neighbourhood share used up" : "budget exhausted",
+                 (unsigned long long)st.steps, (unsigned long long)budgets[k]);
+        assert_non_null(strstr(msg, want));
+    }
     free(off);
     free(bufs);
 }
@@ -674,6 +696,22 @@ static void test_auto(void **state) {
     assert_true(st.steps > 0 && st.steps <= PLAN_AUTO_BUDGET);
     plan_auto_describe(msg, sizeof msg, size, NULL, &st);
     assert_true(strncmp(msg, "search won: ", 12) == 0);
+    /* the note says how many steps of the budget and why it stopped:
+     * "budget exhausted" only when every step was spent */
+    char of[40];
+    snprintf(of, sizeof of, " of %u steps)", PLAN_AUTO_BUDGET);
+    assert_non_null(strstr(msg, of));
+    assert_true(strstr(msg, "budget exhausted") == NULL ||
+                st.steps == PLAN_AUTO_BUDGET);
+    /* deterministic: the same offsets and steps again */
+    uint64_t *off2 = calloc(pb.n + 1, sizeof *off2), size2 = 0;
+    assert_non_null(off2);
+    plan_search_stats st2;
+    assert_int_equal(plan_auto(&pb, NULL, off2, &size2, &st2), 0);
+    assert_int_equal(size2, size);
+    assert_int_equal(st2.steps, st.steps);
+    assert_memory_equal(off2, off, pb.n * sizeof *off);
+    free(off2);
     /* a chain: bestfit is at the lower bound, no search */
     plan_buf chain[3] = {
         {64, 1, 0, 1, 0, -1}, {64, 1, 1, 2, 0, -1}, {64, 1, 2, 3, 0, -1}};
