@@ -46,7 +46,7 @@
 #include <string.h>
 
 /* Starts per block. */
-#define BK_STARTS 64
+#define BK_STARTS PLAN_BK_STARTS
 
 /* The most list entries (buffer, block) allowed: a buffer spans about
  * (its life / the block length) + 2 blocks. */
@@ -58,11 +58,7 @@ typedef struct bk_ent {
     uint32_t s, e;
 } bk_ent;
 
-/* A buffer of the pass, gathered in pass order. */
-typedef struct bk_q {
-    uint32_t s, e, k0, k1; /* life; the blocks it spans */
-    uint64_t size, a;
-} bk_q;
+typedef plan_bk_query bk_q;
 
 typedef struct bk_ctx {
     uint32_t nblk;
@@ -80,35 +76,48 @@ static uint32_t bk_block(const bk_ctx *b, uint32_t k, uint32_t t) {
     return k;
 }
 
-/* The blocks: their first times from the sorted starts sst, the blocks
- * every buffer spans (into q, by position in start order), and the lists'
- * layout.  Returns 0, 1 (more than BK_ENTRIES(m) entries) or -1. */
-static int bk_layout(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
-                     uint32_t m, uint32_t *k01) {
+/* The blocks' first times from the sorted starts sst, and the blocks
+ * every buffer spans (into k01, by position in start order). */
+static int bk_spans(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
+                    uint32_t m, uint32_t *k01) {
     b->nblk = (m + BK_STARTS - 1) / BK_STARTS;
     b->t0 = malloc(((size_t)b->nblk + 1) * sizeof *b->t0);
-    b->base = calloc((size_t)b->nblk + 1, sizeof *b->base);
-    b->fill = calloc((size_t)b->nblk + 1, sizeof *b->fill);
-    b->ptr = malloc(((size_t)b->nblk + 1) * sizeof *b->ptr);
-    if (!b->t0 || !b->base || !b->fill || !b->ptr)
+    if (!b->t0)
         return -1;
     for (uint32_t k = 0; k < b->nblk; k++)
         b->t0[k] = sst[(size_t)k * BK_STARTS];
     b->t0[b->nblk] = UINT32_MAX;
-    uint64_t total = 0, limit = BK_ENTRIES(m);
     for (uint32_t q = 0, k = 0; q < m; q++) {
         k = bk_block(b, k, sst[q]); /* starts ascending: k too */
-        uint32_t k1 = bk_block(b, k, ends[q]);
         k01[2 * q] = k;
-        k01[2 * q + 1] = k1;
-        total += k1 - k + 1;
+        k01[2 * q + 1] = bk_block(b, k, ends[q]);
+    }
+    return 0;
+}
+
+/* The lists' layout from the blocks the queries span.  Returns 0, 1
+ * (more than BK_ENTRIES(m) entries) or -1. */
+static int bk_lists(bk_ctx *b, const bk_q *qs, uint32_t m) {
+    b->base = calloc((size_t)b->nblk + 1, sizeof *b->base);
+    b->fill = calloc((size_t)b->nblk + 1, sizeof *b->fill);
+    b->ptr = malloc(((size_t)b->nblk + 1) * sizeof *b->ptr);
+    if (!b->base || !b->fill || !b->ptr)
+        return -1;
+    uint64_t total = 0, limit = BK_ENTRIES(m);
+    for (uint32_t q = 0; q < m; q++) {
+        total += qs[q].k1 - qs[q].k0 + 1;
         if (total > limit)
             return 1;
-        for (uint32_t j = k; j <= k1; j++)
-            b->base[j + 1]++;
+        b->base[qs[q].k0]++;
+        b->base[qs[q].k1 + 1]--; /* wraps; the prefix sums unwrap it */
     }
-    for (uint32_t k = 0; k < b->nblk; k++)
-        b->base[k + 1] += b->base[k];
+    uint64_t run = 0, sum = 0;
+    for (uint32_t k = 0; k < b->nblk; k++) { /* base[k]: entries before k */
+        run += b->base[k];
+        b->base[k] = sum;
+        sum += run;
+    }
+    b->base[b->nblk] = sum;
     b->ent = malloc((total + 1) * sizeof *b->ent);
     return b->ent ? 0 : -1;
 }
@@ -117,23 +126,26 @@ static int bk_layout(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
  * counts the entries read. */
 static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
     uint32_t nspan = q->k1 - q->k0 + 1, quiet = 0, k = q->k0;
-    uint64_t cand = 0, n = 0;
+    uint64_t cand = 0, n = 0, size = q->size, am1 = q->a - 1;
+    uint32_t qs = q->s, qe = q->e;
     for (uint32_t j = q->k0; j <= q->k1; j++)
         b->ptr[j] = 0;
     while (quiet < nspan) {
         const bk_ent *l = b->ent + b->base[k];
         uint32_t j = b->ptr[k], f = b->fill[k];
-        bool moved = false;
-        for (; j < f && l[j].lo < cand + q->size; j++) {
-            /* branch-free: whether an entry is in the way is unpredictable */
-            bool hit = (l[j].hi > cand) & (l[j].s <= q->e) & (l[j].e >= q->s);
-            uint64_t up = (l[j].hi + q->a - 1) & ~(q->a - 1);
-            cand = hit ? up : cand;
-            moved |= hit;
+        uint64_t was = cand;
+        /* cand is aligned, so an entry in the way (its end above cand)
+         * takes it to its aligned end and any other live one leaves it:
+         * a running maximum, whose chain is one compare and move per
+         * entry (whether an entry is live is unpredictable: no branch) */
+        for (; j < f && l[j].lo < cand + size; j++) {
+            uint64_t live = (l[j].s <= qe) & (l[j].e >= qs);
+            uint64_t up = (l[j].hi + am1) & ~am1 & (0 - live);
+            cand = up > cand ? up : cand;
         }
         n += j - b->ptr[k] + 1;
         b->ptr[k] = j;
-        quiet = moved ? 1 : quiet + 1;
+        quiet = cand != was ? 1 : quiet + 1;
         k = k == q->k1 ? q->k0 : k + 1;
     }
     *walked += n;
@@ -181,6 +193,24 @@ static uint64_t bk_run(bk_ctx *b, bk_q *qs, uint32_t m, uint64_t *off) {
     return top;
 }
 
+uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
+                           uint64_t *off) {
+    bk_ctx b;
+    memset(&b, 0, sizeof b);
+    b.nblk = nblk;
+    uint64_t top = UINT64_MAX;
+    int rc = bk_lists(&b, qs, m);
+    if (rc == 0)
+        top = bk_run(&b, qs, m, off);
+    else if (rc > 0)
+        top = PLAN_BF_NO_LAYOUT;
+    free(b.base);
+    free(b.fill);
+    free(b.ptr);
+    free(b.ent);
+    return top;
+}
+
 uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
                             const uint32_t *sst, uint32_t m,
                             const uint32_t *order, uint64_t *off) {
@@ -198,11 +228,8 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
         ends[q] = pb->bufs[byst[q]].end;
         at[byst[q]] = q;
     }
-    int rc = bk_layout(&b, sst, ends, m, k01);
-    if (rc != 0) {
-        top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
+    if (bk_spans(&b, sst, ends, m, k01) != 0)
         goto out;
-    }
     for (uint32_t k = 0; k < m; k++) { /* gathered: read in order */
         const plan_buf *bb = &pb->bufs[order[k]];
         uint32_t p = at[order[k]];
@@ -213,7 +240,7 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
         qs[k].size = bb->size;
         qs[k].a = bb->align > pa ? bb->align : pa;
     }
-    top = bk_run(&b, qs, m, qo);
+    top = plan_bf_block_run(qs, m, b.nblk, qo);
     for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
         off[order[k]] = qo[k];
 out:
@@ -223,10 +250,6 @@ out:
     free(qs);
     free(qo);
     free(b.t0);
-    free(b.base);
-    free(b.fill);
-    free(b.ptr);
-    free(b.ent);
     return top;
 }
 

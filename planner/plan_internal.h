@@ -247,6 +247,19 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
                             const uint32_t *sst, uint32_t m,
                             const uint32_t *order, uint64_t *off);
 
+/* A buffer of a block pass, in pass order: its life, the first and last
+ * blocks of PLAN_BK_STARTS starts it overlaps, its size and alignment. */
+#define PLAN_BK_STARTS 64
+typedef struct plan_bk_query {
+    uint32_t s, e, k0, k1;
+    uint64_t size, a;
+} plan_bk_query;
+
+/* The block pass over nblk blocks on queries already gathered; offsets
+ * into off[k] for qs[k].  Returns as plan_bf_block_pass. */
+uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
+                           uint64_t *off);
+
 /* Reorders `order` (m nonzero buffers; byst and sst as above) to sweep
  * time (planner/bestfit_blocks.c).  `exact`: every buffer stays after
  * each buffer that overlaps it and precedes it in `order`, so a greedy
