@@ -281,7 +281,7 @@ static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_iv *arr,
 /* Places qs[k] in order with the live blocks in the treap t: see the
  * top of the file.  Returns the pool top or PLAN_BF_OVER. */
 static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
-                              uint64_t cap) {
+                              uint64_t cap, uint64_t pa) {
     uint32_t root = BF_NIL, nheap = 0;
     uint64_t top = 0;
     for (uint32_t k = 0; k < m; k++) {
@@ -297,7 +297,12 @@ static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
         if (cand + q->size > top)
             top = cand + q->size;
         t[k].off = cand;
-        t[k].end = cand + q->size;
+        /* the end rounded up to the pool's alignment (which divides every
+         * buffer's, all powers of two): the same offsets, and a padding
+         * gap smaller than that alignment, useless to any buffer, is no
+         * gap in the summaries (else every small buffer would search
+         * every such gap: quadratic when all are live at once) */
+        t[k].end = plan_align_up(cand + q->size, pa);
         t[k].l = t[k].r = BF_NIL;
         t[k].pri = (uint32_t)((k + 1) * UINT64_C(0x9e3779b97f4a7c15) >> 32);
         bf_pull(t, k);
@@ -325,7 +330,7 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
             qs[k].a = bb->align > pa ? bb->align : pa;
         }
         top = few ? bf_array_pass(qs, m, heap, arr, cap)
-                  : bf_treap_pass(qs, m, heap, t, cap);
+                  : bf_treap_pass(qs, m, heap, t, cap, pa);
         for (uint32_t k = 0; top != PLAN_BF_OVER && k < m; k++)
             off[order[k]] = qs[k].off;
     }
