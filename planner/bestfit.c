@@ -356,7 +356,7 @@ static uint64_t bf_pass(bf_ctx *c, const uint32_t *order, uint64_t *off) {
     return top;
 }
 
-#define BF_LARGE 131072
+#define BF_LARGE PLAN_BF_LARGE
 /* Up to this many buffers, conflicts are found by scanning the placed
  * buffers in offset order (stopping at the first fitting gap), which
  * beats sorting the conflicts of dense instances. */
@@ -659,7 +659,7 @@ static const int bf_large[][2] = {{0, 0}, {4, 1}};
 
 /* Above BF_LARGE buffers, the start-order pass runs only when the size
  * pass is more than 1/BF_CLOSE above the lower bound. */
-#define BF_CLOSE 100
+#define BF_CLOSE PLAN_BF_CLOSE
 
 /* One pass of ordering o (see bf_passes): the start-order pass, the block
  * pass above BF_LARGE buffers (the scanning pass when its lists would be
@@ -720,8 +720,16 @@ out:
     return rc;
 }
 
-static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
-                             uint64_t *size) {
+/* Every pass of the general path (any size): the pool top into *best. */
+static int bf_general(bf_ctx *c, uint64_t *offsets, uint64_t *best) {
+    int dense = bf_setup_order(c) != 0 ? -1 : bf_too_dense(c);
+    if (dense < 0 || (!dense && c->m <= BF_LARGE && bf_setup_buckets(c) != 0))
+        return -1;
+    return bf_passes(c, c->lb, dense != 0, offsets, best);
+}
+
+static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
+                   bool large_path) {
     uint32_t n = pb->n;
     bf_ctx c;
     memset(&c, 0, sizeof c);
@@ -744,10 +752,10 @@ static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
         c.placed = NULL;
     }
     uint64_t best;
-    int dense = -1;
-    if (bf_setup_order(&c) != 0 || (dense = bf_too_dense(&c)) < 0 ||
-        (!dense && c.m <= BF_LARGE && bf_setup_buckets(&c) != 0) ||
-        bf_passes(&c, c.lb, dense, offsets, &best) != 0)
+    int large = large_path && c.m > BF_LARGE
+                    ? plan_bf_large(pb, c.m, offsets, &best)
+                    : 1;
+    if (large < 0 || (large > 0 && bf_general(&c, offsets, &best) != 0))
         goto out;
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller
@@ -767,6 +775,21 @@ out:
     return rc;
 }
 
+static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
+                             uint64_t *size) {
+    return bf_core(pb, offsets, size, true);
+}
+
+static int bf_general_core(const plan_problem *pb, uint64_t *offsets,
+                           uint64_t *size) {
+    return bf_core(pb, offsets, size, false);
+}
+
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     return plan_run_colored(pb, plan_bestfit_core, offsets, size);
+}
+
+int plan_bestfit_general(const plan_problem *pb, uint64_t *offsets,
+                         uint64_t *size) {
+    return plan_run_colored(pb, bf_general_core, offsets, size);
 }

@@ -156,14 +156,11 @@ static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
 static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
     for (uint32_t k = q->k0; k <= q->k1; k++) {
         bk_ent *l = b->ent + b->base[k];
-        uint32_t lo = 0, hi = b->fill[k];
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (l[mid].lo <= off)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        /* the walk (bk_lowest) stopped at the first offset at or above
+         * off + size in every list: the place is at most a few back */
+        uint32_t lo = b->ptr[k];
+        while (lo > 0 && l[lo - 1].lo > off)
+            lo--;
         memmove(l + lo + 1, l + lo, (b->fill[k] - lo) * sizeof *l);
         l[lo].lo = off;
         l[lo].hi = off + q->size;
@@ -256,7 +253,7 @@ out:
 /* ---- the sweep order ---- */
 
 /* Buffers per chunk of the sweep order, and the most held back. */
-#define SW_CHUNK 4096
+#define SW_CHUNK PLAN_SW_CHUNK
 #define SW_HELD (4 * SW_CHUNK)
 
 /* A buffer of the sweep: its rank in the priority order, its life. */
@@ -338,4 +335,58 @@ out:
     free(end);
     free(held);
     return rc;
+}
+
+/* A held buffer of plan_bf_sweep_words: its word, its life. */
+typedef struct sw_word {
+    uint64_t w;
+    uint32_t s, e;
+} sw_word;
+
+/* sw_run's sweep (not exact) over words already sorted by chunk, then
+ * rank (see plan_bf_sweep_words). */
+static void sw_words(const uint64_t *w, uint32_t m, unsigned rbits,
+                     unsigned pbits, const uint32_t *sst, const uint32_t *ends,
+                     uint32_t *out, sw_word *held) {
+    uint64_t rmask = ((uint64_t)1 << rbits) - 1;
+    uint32_t pmask = (uint32_t)(((uint64_t)1 << pbits) - 1);
+    uint32_t nch = (m + SW_CHUNK - 1) / SW_CHUNK, nc = 0, nout = 0;
+    sw_word *carry = held, *nxt = held + SW_HELD;
+    for (uint32_t k = 0; k < nch; k++) {
+        uint32_t i = k * SW_CHUNK, j = 0, nn = 0;
+        uint32_t iend = m - i > SW_CHUNK ? i + SW_CHUNK : m;
+        uint64_t t = k + 1 < nch ? sst[(size_t)(k + 1) * SW_CHUNK] : UINT64_MAX;
+        uint64_t bmin = UINT64_MAX; /* the lowest start held back */
+        while (i < iend || j < nc) {
+            sw_word b;
+            if (j == nc ||
+                (i < iend && (w[i] & rmask) < (carry[j].w & rmask))) {
+                uint32_t p = (uint32_t)w[i++] & pmask;
+                b = (sw_word){w[i - 1], sst[p], ends[p]};
+            } else {
+                b = carry[j++];
+            }
+            if ((b.e >= t || b.e >= bmin) && nn < SW_HELD) {
+                nxt[nn++] = b;
+                bmin = b.s < bmin ? b.s : bmin;
+            } else {
+                out[nout++] = (uint32_t)b.w & pmask;
+            }
+        }
+        sw_word *tmp = carry;
+        carry = nxt;
+        nxt = tmp;
+        nc = nn;
+    }
+}
+
+int plan_bf_sweep_words(const uint64_t *w, uint32_t m, unsigned rbits,
+                        unsigned pbits, const uint32_t *sst,
+                        const uint32_t *ends, uint32_t *out) {
+    sw_word *held = malloc(2 * (size_t)SW_HELD * sizeof *held);
+    if (!held)
+        return -1;
+    sw_words(w, m, rbits, pbits, sst, ends, out, held);
+    free(held);
+    return 0;
 }

@@ -216,6 +216,10 @@ int plan_radix_sort_hi(uint64_t *v, size_t n);
  * cnt: cannot fail. */
 #define PLAN_RADIX_COUNTS 2048u
 void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp, uint32_t *cnt);
+/* The same on bits lo..63 of each word (the bits below lo: the payload,
+ * its order kept). */
+void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, uint64_t *tmp,
+                             uint32_t *cnt);
 
 /* bestfit's start-order pass (planner/bestfit_start.c): places the m
  * buffers of `order` (non-decreasing starts) each in the lowest gap among
@@ -228,6 +232,23 @@ void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp, uint32_t *cnt);
 uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
                             uint32_t m, uint32_t maxlive, uint64_t cap,
                             uint64_t *off);
+
+/* bestfit above PLAN_BF_LARGE nonzero buffers (m of them;
+ * planner/bestfit_large.c): the plan of bestfit's general path (its two
+ * passes; the start pass only when the size pass is more than
+ * 1/PLAN_BF_CLOSE above the lower bound), offsets into offsets[buffer]
+ * (the zero-size ones left as they are), the pool top into *best
+ * (UINT64_MAX when every pass passed PLAN_MAX_POOL_SIZE).  Returns 0, 1
+ * (this path does not apply: run the general one) or -1 (out of
+ * memory). */
+#define PLAN_BF_LARGE 131072
+#define PLAN_BF_CLOSE 100
+int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
+                  uint64_t *best);
+/* plan_bestfit without plan_bf_large (its general path at every size),
+ * for the tests that compare the two. */
+int plan_bestfit_general(const plan_problem *pb, uint64_t *offsets,
+                         uint64_t *size);
 
 /* What a bestfit pass in any order returns when it has visited more than
  * PLAN_BF_VISITS(m) candidates (about 100 conflicts per buffer): it gives
@@ -268,6 +289,17 @@ uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
 int plan_bf_sweep_order(const plan_problem *pb, const uint32_t *byst,
                         const uint32_t *sst, uint32_t m, uint32_t *order,
                         bool exact);
+
+/* The sweep of plan_bf_sweep_order (not exact) from a pass order given
+ * as words sorted ascending: bits 0..pbits-1 a position in start order
+ * (the m nonzero buffers, sst their starts and ends their ends by
+ * position), bits 0..rbits-1 the rank in the pass order (a priority above
+ * the position), and above them the position / PLAN_SW_CHUNK.  The
+ * positions in sweep order into out.  Returns 0 or -1 (out of memory). */
+#define PLAN_SW_CHUNK 4096
+int plan_bf_sweep_words(const uint64_t *w, uint32_t m, unsigned rbits,
+                        unsigned pbits, const uint32_t *sst,
+                        const uint32_t *ends, uint32_t *out);
 
 /* Large-neighbourhood search (planner/lns.c) on a plan of one colour
  * class (colours are not looked at): `offsets` and `*size` hold a valid

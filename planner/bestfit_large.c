@@ -1,0 +1,282 @@
+/*
+ * planner/bestfit_large.c - bestfit above PLAN_BF_LARGE buffers (see
+ * bestfit.c): its two passes (size; start two-sided) with the offsets of
+ * the general path, in fewer sweeps over memory.
+ *
+ * One radix sort by start, then the buffers are read once, in that
+ * order, into one array by position; everything after reads arrays by
+ * position, mostly in order:
+ *  - every buffer's end rank (the starts at or before its end: a galloping
+ *    search from its own position, O(log life)) gives the overlapping
+ *    pairs (the density check), the most buffers live at once and the
+ *    lower bound (difference arrays over positions, summed once), and the
+ *    last time block it spans: no sort by end;
+ *  - the size order and its sweep come from one radix sort of words
+ *    packing the sweep chunk, the size (in units of the largest power of
+ *    two dividing every size), the life and the position, when they fit
+ *    in 64 bits; the sweep then merges the held buffers by word.
+ * When something does not fit (keys wider than 64 bits, live bytes past
+ * 2^64, block lists too long), it returns 1 and the general path runs:
+ * the same plan, more slowly.
+ */
+#include "plan_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the passes read about the buffer at a position in start order. */
+typedef struct bl_buf {
+    uint64_t size, a;
+} bl_buf;
+
+typedef struct bl_ctx {
+    const plan_problem *pb;
+    uint32_t m;
+    uint32_t *byst; /* position -> buffer */
+    uint32_t *sst;  /* per position: its start */
+    uint32_t *end;  /* per position: its end */
+    uint32_t *er;   /* per position: the starts <= its end */
+    bl_buf *b;
+    uint64_t lb;
+    uint32_t maxlive;
+    bool dense;
+} bl_ctx;
+
+static void bl_free(bl_ctx *c) {
+    free(c->byst);
+    free(c->sst);
+    free(c->end);
+    free(c->er);
+    free(c->b);
+}
+
+/* The start order (ties by buffer), and the buffers read into it. */
+static int bl_setup(bl_ctx *c) {
+    const plan_buf *bf = c->pb->bufs;
+    size_t m1 = (size_t)c->m + 1;
+    uint64_t *v = malloc(m1 * sizeof *v);
+    c->byst = malloc(m1 * sizeof *c->byst);
+    c->sst = malloc(m1 * sizeof *c->sst);
+    c->end = malloc(m1 * sizeof *c->end);
+    c->er = malloc(m1 * sizeof *c->er);
+    c->b = malloc(m1 * sizeof *c->b);
+    if (!v || !c->byst || !c->sst || !c->end || !c->er || !c->b) {
+        free(v);
+        return -1;
+    }
+    for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
+        if (bf[i].size)
+            v[q++] = (uint64_t)bf[i].start << 32 | i;
+    if (plan_radix_sort_hi(v, c->m) != 0) {
+        free(v);
+        return -1;
+    }
+    uint64_t pa = c->pb->align ? c->pb->align : 1;
+    for (uint32_t q = 0; q < c->m; q++) {
+        uint32_t i = (uint32_t)v[q];
+        c->byst[q] = i;
+        c->sst[q] = (uint32_t)(v[q] >> 32);
+        c->end[q] = bf[i].end;
+        c->b[q].size = bf[i].size;
+        c->b[q].a = bf[i].align > pa ? bf[i].align : pa;
+    }
+    free(v);
+    return 0;
+}
+
+/* The first position at or after `from` whose start is after e (the
+ * start before `from` is not): galloping, then halving. */
+static uint32_t bl_upper(const uint32_t *sst, uint32_t m, uint32_t from,
+                         uint32_t e) {
+    uint32_t lo = from, step = 1;
+    while (lo < m && sst[lo] <= e) {
+        uint32_t nx = lo + step;
+        if (nx >= m || sst[nx] > e) { /* in (lo, min(nx, m)] */
+            uint32_t hi = nx < m ? nx : m;
+            lo++;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (sst[mid] <= e)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            return lo;
+        }
+        lo = nx + 1;
+        step *= 2;
+    }
+    return lo;
+}
+
+/* The end ranks, the density check, the most buffers live at once and
+ * the lower bound (as plan_lower_bound).  Returns 0, 1 (live bytes could
+ * pass 2^64) or -1. */
+static int bl_profile(bl_ctx *c) {
+    uint32_t m = c->m;
+    uint64_t pa = c->pb->align ? c->pb->align : 1, pairs = 0, total = 0;
+    uint64_t *d = calloc((size_t)m + 1, sizeof *d);
+    int32_t *n = calloc((size_t)m + 1, sizeof *n);
+    int rc = -1;
+    if (!d || !n)
+        goto out;
+    for (uint32_t q = 0; q < m; q++) {
+        uint32_t r = bl_upper(c->sst, m, q + 1, c->end[q]);
+        uint64_t s = plan_align_up(c->b[q].size, pa);
+        rc = 1;
+        if (s > UINT64_MAX - total)
+            goto out;
+        total += s;
+        c->er[q] = r;
+        pairs += r - q - 1;
+        d[q] += s;
+        d[r] -= s; /* wraps; the prefix sum unwraps it */
+        n[q]++;
+        n[r]--;
+    }
+    uint64_t live = 0, best = 0;
+    int32_t cnt = 0;
+    c->maxlive = 0;
+    for (uint32_t q = 0; q < m; q++) {
+        live += d[q];
+        cnt += n[q];
+        if ((q + 1 == m || c->sst[q + 1] != c->sst[q]) && live > best)
+            best = live;
+        if ((uint32_t)cnt > c->maxlive)
+            c->maxlive = (uint32_t)cnt;
+    }
+    c->lb = plan_align_up(best, pa);
+    c->dense = pairs > PLAN_BF_VISITS(m) / 2;
+    rc = 0;
+out:
+    free(d);
+    free(n);
+    return rc;
+}
+
+/* Bits to write x. */
+static unsigned bl_bits(uint64_t x) {
+    unsigned k = 0;
+    for (; x; x >>= 1)
+        k++;
+    return k;
+}
+
+/* The size order (size, then life descending, then position) swept
+ * (plan_bf_sweep_words) into order[] as positions.  Returns 0, 1 (the
+ * keys do not fit in a word) or -1. */
+static int bl_size_order(const bl_ctx *c, uint32_t *order) {
+    uint32_t m = c->m;
+    uint64_t any = 0, smin = UINT64_MAX, smax = 0, lmin = UINT64_MAX,
+             lmax = 0;
+    for (uint32_t q = 0; q < m; q++) {
+        uint64_t s = c->b[q].size, l = (uint64_t)c->end[q] - c->sst[q] + 1;
+        any |= s;
+        smin = s < smin ? s : smin;
+        smax = s > smax ? s : smax;
+        lmin = l < lmin ? l : lmin;
+        lmax = l > lmax ? l : lmax;
+    }
+    unsigned tz = 0;
+    while (!(any >> tz & 1))
+        tz++;
+    smin >>= tz;
+    smax >>= tz;
+    unsigned pw = bl_bits(m - 1), lw = bl_bits(lmax - lmin),
+             sw = bl_bits(smax - smin), rw = pw + lw + sw;
+    if (rw + bl_bits((m - 1) / PLAN_SW_CHUNK) > 64)
+        return 1;
+    uint64_t *w = malloc(2 * ((size_t)m + 1) * sizeof *w);
+    uint32_t *cnt = malloc(PLAN_RADIX_COUNTS * sizeof *cnt);
+    int rc = -1;
+    if (w && cnt) {
+        for (uint32_t q = 0; q < m; q++) {
+            uint64_t l = (uint64_t)c->end[q] - c->sst[q] + 1;
+            uint64_t key = (smax - (c->b[q].size >> tz)) << lw | (lmax - l);
+            uint64_t ch = rw < 64 ? (uint64_t)(q / PLAN_SW_CHUNK) << rw : 0;
+            w[q] = ch | key << pw | q;
+        }
+        plan_radix_sort_bits_in(w, m, pw, w + m + 1, cnt);
+        rc = plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
+    }
+    free(w);
+    free(cnt);
+    return rc;
+}
+
+/* The size pass over time blocks: offsets into offsets[buffer].  Returns
+ * as plan_bf_block_pass. */
+static uint64_t bl_size_pass(const bl_ctx *c, uint64_t *offsets) {
+    uint32_t m = c->m, *order = malloc(((size_t)m + 1) * sizeof *order);
+    plan_bk_query *qs = malloc(((size_t)m + 1) * sizeof *qs);
+    uint64_t *qo = malloc(((size_t)m + 1) * sizeof *qo), top = UINT64_MAX;
+    uint32_t *k0 = malloc(((size_t)m + 1) * sizeof *k0);
+    int rc = order && qs && qo && k0 ? bl_size_order(c, order) : -1;
+    if (rc != 0) {
+        top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
+        goto out;
+    }
+    for (uint32_t q = m, g = m; q-- > 0;) { /* the first block spanned: */
+        g = q + 1 < m && c->sst[q + 1] == c->sst[q] ? g : q;
+        k0[q] = g / PLAN_BK_STARTS; /* that of the last equal start */
+    }
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t p = order[k];
+        qs[k] = (plan_bk_query){c->sst[p], c->end[p], k0[p],
+                                (c->er[p] - 1) / PLAN_BK_STARTS, c->b[p].size,
+                                c->b[p].a};
+    }
+    top = plan_bf_block_run(qs, m, (m + PLAN_BK_STARTS - 1) / PLAN_BK_STARTS,
+                            qo);
+    for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
+        offsets[c->byst[order[k]]] = qo[k];
+out:
+    free(order);
+    free(k0);
+    free(qs);
+    free(qo);
+    return top;
+}
+
+/* The passes (see the top of bestfit.c); returns 0, 1 or -1. */
+static int bl_passes(const bl_ctx *c, uint64_t *offsets, uint64_t *best) {
+    *best = UINT64_MAX;
+    if (!c->dense) {
+        uint64_t top = bl_size_pass(c, offsets);
+        if (top == UINT64_MAX)
+            return -1;
+        if (top == PLAN_BF_NO_LAYOUT)
+            return 1;
+        if (top < PLAN_BF_GAVE_UP)
+            *best = top;
+    }
+    if (*best <= c->lb + c->lb / PLAN_BF_CLOSE)
+        return 0;
+    uint64_t *off = malloc(((size_t)c->pb->n + 1) * sizeof *off);
+    if (!off)
+        return -1;
+    uint64_t top =
+        plan_bf_start_pass(c->pb, c->byst, c->m, c->maxlive, c->lb, off);
+    if (top < PLAN_BF_GAVE_UP && top < *best) {
+        *best = top;
+        for (uint32_t q = 0; q < c->m; q++)
+            offsets[c->byst[q]] = off[c->byst[q]];
+    }
+    free(off);
+    return top == UINT64_MAX ? -1 : 0;
+}
+
+int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
+                  uint64_t *best) {
+    bl_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pb = pb;
+    c.m = m;
+    int rc = bl_setup(&c);
+    if (rc == 0)
+        rc = bl_profile(&c);
+    if (rc == 0)
+        rc = bl_passes(&c, offsets, best);
+    bl_free(&c);
+    return rc;
+}
