@@ -67,7 +67,10 @@ static int bl_setup(bl_ctx *c) {
     for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
         if (bf[i].size)
             v[q++] = (uint64_t)bf[i].start << 32 | i;
-    if (plan_radix_sort_hi(v, c->m) != 0) {
+    uint32_t k = 1; /* the starts are often sorted already */
+    while (k < c->m && v[k - 1] >> 32 <= v[k] >> 32)
+        k++;
+    if (k < c->m && plan_radix_sort_hi(v, c->m) != 0) {
         free(v);
         return -1;
     }
@@ -167,8 +170,7 @@ static unsigned bl_bits(uint64_t x) {
  * keys do not fit in a word) or -1. */
 static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     uint32_t m = c->m;
-    uint64_t any = 0, smin = UINT64_MAX, smax = 0, lmin = UINT64_MAX,
-             lmax = 0;
+    uint64_t any = 0, smin = UINT64_MAX, smax = 0, lmin = UINT64_MAX, lmax = 0;
     for (uint32_t q = 0; q < m; q++) {
         uint64_t s = c->b[q].size, l = (uint64_t)c->end[q] - c->sst[q] + 1;
         any |= s;
@@ -196,7 +198,12 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
             uint64_t ch = rw < 64 ? (uint64_t)(q / PLAN_SW_CHUNK) << rw : 0;
             w[q] = ch | key << pw | q;
         }
-        plan_radix_sort_bits_in(w, m, pw, w + m + 1, cnt);
+        /* the words are in position order, so grouped by chunk: sorted
+         * chunk by chunk, in cache */
+        for (uint32_t q = 0; q < m; q += PLAN_SW_CHUNK)
+            plan_radix_sort_bits_in(
+                w + q, m - q < PLAN_SW_CHUNK ? m - q : PLAN_SW_CHUNK, pw,
+                w + m + 1, cnt);
         rc = plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
     }
     free(w);
@@ -222,12 +229,12 @@ static uint64_t bl_size_pass(const bl_ctx *c, uint64_t *offsets) {
     }
     for (uint32_t k = 0; k < m; k++) {
         uint32_t p = order[k];
-        qs[k] = (plan_bk_query){c->sst[p], c->end[p], k0[p],
-                                (c->er[p] - 1) / PLAN_BK_STARTS, c->b[p].size,
-                                c->b[p].a};
+        qs[k] = (plan_bk_query){c->sst[p],    c->end[p],
+                                k0[p],        (c->er[p] - 1) / PLAN_BK_STARTS,
+                                c->b[p].size, c->b[p].a};
     }
-    top = plan_bf_block_run(qs, m, (m + PLAN_BK_STARTS - 1) / PLAN_BK_STARTS,
-                            qo);
+    top =
+        plan_bf_block_run(qs, m, (m + PLAN_BK_STARTS - 1) / PLAN_BK_STARTS, qo);
     for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
         offsets[c->byst[order[k]]] = qo[k];
 out:
