@@ -9,7 +9,9 @@
  * found in O(log n) whatever the density; they leave it (a heap by end)
  * when their life is over.  When at most BF_ARR_MAX buffers are ever
  * live at once, a sorted array scanned in order gives the same offsets
- * with smaller constants.  O(n log n) on every input.
+ * with smaller constants (blocks whose life is over leave it in one
+ * pass, when a start passes the lowest end).  O(n log n) on every
+ * input.
  */
 #include "plan_internal.h"
 
@@ -30,8 +32,10 @@ typedef struct bf_tn {
  * in a sorted array rather than a treap. */
 #define BF_ARR_MAX 256
 
+/* A live block of the array pass: its bytes [lo, hi), its last step. */
 typedef struct bf_iv {
     uint64_t lo, hi;
+    uint32_t end;
 } bf_iv;
 
 /* What the pass reads about each buffer, gathered in pass order. */
@@ -247,21 +251,33 @@ static uint32_t bf_arr_find(const bf_iv *arr, uint32_t n, uint64_t o) {
     return lo;
 }
 
+/* Drops the blocks of arr[0..n) whose life ends before t, in one
+ * branch-free pass; returns how many are left, their lowest end into
+ * *minend. */
+static uint32_t bf_arr_expire(bf_iv *arr, uint32_t n, uint32_t t,
+                              uint32_t *minend) {
+    uint32_t w = 0, me = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        bool keep = arr[i].end >= t;
+        arr[w] = arr[i];
+        w += keep;
+        me = keep && arr[i].end < me ? arr[i].end : me;
+    }
+    *minend = me;
+    return w;
+}
+
 /* Places qs[k] in order with the live blocks in arr (sorted by offset,
- * room for BF_ARR_MAX): the offsets of bf_treap_pass.  Returns the pool
- * top or PLAN_BF_OVER. */
-static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_iv *arr,
-                              uint64_t cap) {
-    uint32_t nheap = 0, n = 0;
+ * room for BF_ARR_MAX; a block leaves when a start passes its end, the
+ * array scanned only when the lowest end is passed): the offsets of
+ * bf_treap_pass.  Returns the pool top or PLAN_BF_OVER. */
+static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, bf_iv *arr, uint64_t cap) {
+    uint32_t n = 0, minend = UINT32_MAX;
     uint64_t top = 0;
     for (uint32_t k = 0; k < m; k++) {
         const bf_sq *q = &qs[k];
-        while (nheap && qs[heap[0]].end < q->start) {
-            uint32_t x = bf_heap_pop(heap, &nheap, qs);
-            uint32_t i = bf_arr_find(arr, n, qs[x].off);
-            memmove(arr + i, arr + i + 1, (n - i - 1) * sizeof *arr);
-            n--;
-        }
+        if (minend < q->start)
+            n = bf_arr_expire(arr, n, q->start, &minend);
         uint64_t cand = bf_fit_arr(arr, n, q->size, q->a, cap);
         if (cand > PLAN_MAX_POOL_SIZE || q->size > PLAN_MAX_POOL_SIZE - cand)
             return PLAN_BF_OVER;
@@ -270,10 +286,9 @@ static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_iv *arr,
             top = cand + q->size;
         uint32_t i = bf_arr_find(arr, n, cand);
         memmove(arr + i + 1, arr + i, (n - i) * sizeof *arr);
-        arr[i].lo = cand;
-        arr[i].hi = cand + q->size;
+        arr[i] = (bf_iv){cand, cand + q->size, q->end};
         n++;
-        bf_heap_push(heap, &nheap, k, qs);
+        minend = q->end < minend ? q->end : minend;
     }
     return top;
 }
@@ -318,10 +333,10 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
     uint64_t pa = pb->align ? pb->align : 1, top = UINT64_MAX;
     bool few = maxlive <= BF_ARR_MAX;
     bf_sq *qs = malloc(((size_t)m + 1) * sizeof *qs);
-    uint32_t *heap = malloc(((size_t)m + 1) * sizeof *heap);
+    uint32_t *heap = few ? NULL : malloc(((size_t)m + 1) * sizeof *heap);
     bf_iv *arr = few ? malloc((BF_ARR_MAX + 1) * sizeof *arr) : NULL;
     bf_tn *t = few ? NULL : malloc(((size_t)m + 1) * sizeof *t);
-    if (qs && heap && (arr || t)) {
+    if (qs && (arr || (heap && t))) {
         for (uint32_t k = 0; k < m; k++) { /* gathered: read in order */
             const plan_buf *bb = &pb->bufs[order[k]];
             qs[k].start = bb->start;
@@ -329,7 +344,7 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
             qs[k].size = bb->size;
             qs[k].a = bb->align > pa ? bb->align : pa;
         }
-        top = few ? bf_array_pass(qs, m, heap, arr, cap)
+        top = few ? bf_array_pass(qs, m, arr, cap)
                   : bf_treap_pass(qs, m, heap, t, cap, pa);
         for (uint32_t k = 0; top != PLAN_BF_OVER && k < m; k++)
             off[order[k]] = qs[k].off;
