@@ -3,11 +3,14 @@
  * bestfit.c): its two passes (size; start two-sided) with the offsets of
  * the general path, in fewer sweeps over memory.
  *
- * One radix sort by start, then the buffers are read once, in that
- * order, into one array by position; everything after reads arrays by
+ * The start order by counting the starts per step when the horizon is
+ * short (at most twice the buffers), else by one radix sort (none when
+ * the starts are in order already); the buffers are read once, in that
+ * order, into arrays by position, and everything after reads them by
  * position, mostly in order:
- *  - every buffer's end rank (the starts at or before its end: a galloping
- *    search from its own position, O(log life)) gives the overlapping
+ *  - every buffer's end rank (the starts at or before its end: from the
+ *    counts, or a galloping search from its own position, O(log life))
+ *    gives the overlapping
  *    pairs (the density check), the most buffers live at once and the
  *    lower bound (difference arrays over positions, summed once), and the
  *    last time block it spans: no sort by end;
@@ -40,6 +43,7 @@ typedef struct bl_ctx {
     uint64_t lb;
     uint32_t maxlive;
     bool dense;
+    bool ranked; /* er[] is set (bl_count) */
 } bl_ctx;
 
 static void bl_free(bl_ctx *c) {
@@ -50,41 +54,90 @@ static void bl_free(bl_ctx *c) {
     free(c->b);
 }
 
-/* The start order (ties by buffer), and the buffers read into it. */
-static int bl_setup(bl_ctx *c) {
+/* Reads buffer i into position q. */
+static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
+    const plan_buf *bb = &c->pb->bufs[i];
+    uint64_t pa = c->pb->align ? c->pb->align : 1;
+    c->byst[q] = i;
+    c->sst[q] = bb->start;
+    c->end[q] = bb->end;
+    c->b[q].size = bb->size;
+    c->b[q].a = bb->align > pa ? bb->align : pa;
+}
+
+/* The start order by a radix sort (skipped when the starts are sorted
+ * already). */
+static int bl_sort(bl_ctx *c) {
     const plan_buf *bf = c->pb->bufs;
-    size_t m1 = (size_t)c->m + 1;
-    uint64_t *v = malloc(m1 * sizeof *v);
-    c->byst = malloc(m1 * sizeof *c->byst);
-    c->sst = malloc(m1 * sizeof *c->sst);
-    c->end = malloc(m1 * sizeof *c->end);
-    c->er = malloc(m1 * sizeof *c->er);
-    c->b = malloc(m1 * sizeof *c->b);
-    if (!v || !c->byst || !c->sst || !c->end || !c->er || !c->b) {
-        free(v);
+    uint64_t *v = malloc(((size_t)c->m + 1) * sizeof *v);
+    if (!v)
         return -1;
-    }
     for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
         if (bf[i].size)
             v[q++] = (uint64_t)bf[i].start << 32 | i;
-    uint32_t k = 1; /* the starts are often sorted already */
+    uint32_t k = 1;
     while (k < c->m && v[k - 1] >> 32 <= v[k] >> 32)
         k++;
     if (k < c->m && plan_radix_sort_hi(v, c->m) != 0) {
         free(v);
         return -1;
     }
-    uint64_t pa = c->pb->align ? c->pb->align : 1;
-    for (uint32_t q = 0; q < c->m; q++) {
-        uint32_t i = (uint32_t)v[q];
-        c->byst[q] = i;
-        c->sst[q] = (uint32_t)(v[q] >> 32);
-        c->end[q] = bf[i].end;
-        c->b[q].size = bf[i].size;
-        c->b[q].a = bf[i].align > pa ? bf[i].align : pa;
-    }
+    for (uint32_t q = 0; q < c->m; q++)
+        bl_put(c, q, (uint32_t)v[q]);
     free(v);
     return 0;
+}
+
+/* The start order by counting the starts of each step of [t0, t0 + nt)
+ * (a short horizon), which also gives every end rank.  Returns 0 or -1. */
+static int bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
+    const plan_buf *bf = c->pb->bufs;
+    uint32_t *first = calloc((size_t)nt + 1, sizeof *first);
+    uint32_t *next = malloc(((size_t)nt + 1) * sizeof *next);
+    if (!first || !next) {
+        free(first);
+        free(next);
+        return -1;
+    }
+    for (uint32_t i = 0; i < c->pb->n; i++)
+        if (bf[i].size)
+            first[bf[i].start - t0 + 1]++;
+    for (uint32_t t = 1; t <= nt; t++) /* first[t]: the starts before t0 + t */
+        first[t] += first[t - 1];
+    memcpy(next, first, (size_t)nt * sizeof *next);
+    for (uint32_t i = 0; i < c->pb->n; i++) {
+        if (!bf[i].size)
+            continue;
+        uint32_t q = next[bf[i].start - t0]++;
+        uint64_t e = (uint64_t)bf[i].end - t0 + 1;
+        bl_put(c, q, i);
+        c->er[q] = first[e < nt ? e : nt];
+    }
+    free(first);
+    free(next);
+    c->ranked = true;
+    return 0;
+}
+
+/* The start order (ties by buffer), the buffers read into it. */
+static int bl_setup(bl_ctx *c) {
+    size_t m1 = (size_t)c->m + 1;
+    c->byst = malloc(m1 * sizeof *c->byst);
+    c->sst = malloc(m1 * sizeof *c->sst);
+    c->end = malloc(m1 * sizeof *c->end);
+    c->er = malloc(m1 * sizeof *c->er);
+    c->b = malloc(m1 * sizeof *c->b);
+    if (!c->byst || !c->sst || !c->end || !c->er || !c->b)
+        return -1;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t i = 0; i < c->pb->n; i++) {
+        const plan_buf *bb = &c->pb->bufs[i];
+        lo = bb->size && bb->start < lo ? bb->start : lo;
+        hi = bb->size && bb->start > hi ? bb->start : hi;
+    }
+    if (hi - lo < 2 * (uint64_t)c->m)
+        return bl_count(c, lo, hi - lo + 1);
+    return bl_sort(c);
 }
 
 /* The first position at or after `from` whose start is after e (the
@@ -124,7 +177,8 @@ static int bl_profile(bl_ctx *c) {
     if (!d || !n)
         goto out;
     for (uint32_t q = 0; q < m; q++) {
-        uint32_t r = bl_upper(c->sst, m, q + 1, c->end[q]);
+        uint32_t r =
+            c->ranked ? c->er[q] : bl_upper(c->sst, m, q + 1, c->end[q]);
         uint64_t s = plan_align_up(c->b[q].size, pa);
         rc = 1;
         if (s > UINT64_MAX - total)

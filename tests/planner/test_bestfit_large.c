@@ -2,7 +2,8 @@
  * tests/planner/test_bestfit_large.c - bestfit's large-instance path
  * (planner/bestfit_large.c, above PLAN_BF_LARGE buffers) gives the plan
  * of its general path (plan_bestfit_general), offset for offset, on
- * every shape: short and long lives, equal starts across time blocks,
+ * every shape: short and long lives, short and long horizons (the
+ * start order counted, sorted, or given), equal starts across time blocks,
  * sizes with and without a common power of two, buffer alignments, zero
  * sizes, everything live at once (the start pass alone), and the inputs
  * it hands back to the general path (keys too wide for a word, block
@@ -22,6 +23,8 @@ enum { N = PLAN_BF_LARGE + 8000 };
 typedef enum shape {
     SPARSE,    /* a start per step, short lives, sizes in 64-byte units */
     DENSE,     /* random starts, log-spread lives, any size, alignments */
+    SPREAD,    /* DENSE over 4 steps a buffer: sorted, not counted */
+    STRIDE,    /* SPARSE a start every 3 steps: in order already */
     TIES,      /* about 8 equal starts per step, zero sizes */
     LONG,      /* lives to the end of the horizon: lists too long */
     ALL_LIVE,  /* one step: the start pass alone */
@@ -41,14 +44,20 @@ static void make(plan_problem *pb, plan_buf *b, shape sh, uint64_t seed) {
     static const uint64_t al[] = {1, 8, 64, 256};
     for (uint32_t i = 0; i < N; i++) {
         uint32_t st = sh == SPARSE || sh == LONG ? i
-                      : sh == TIES               ? (uint32_t)pt_below(&s, N / 8)
-                      : sh == ALL_LIVE           ? 0
-                                                 : (uint32_t)pt_below(&s, N);
-        uint32_t len = sh == LONG       ? N - i
-                       : sh == ALL_LIVE ? 1
-                       : sh == SPARSE   ? 1 + (uint32_t)pt_below(&s, 8)
-                                        : life(&s);
-        uint64_t size = sh == SPARSE ? 64 * (1 + pt_below(&s, 256))
+                      : sh == STRIDE             ? 3 * i
+                      : sh == SPREAD   ? (uint32_t)pt_below(&s, 4 * (uint64_t)N)
+                      : sh == TIES     ? (uint32_t)pt_below(&s, N / 8)
+                      : sh == ALL_LIVE ? 0
+                                       : (uint32_t)pt_below(&s, N);
+        uint32_t len =
+            sh == LONG       ? N - i
+            : sh == ALL_LIVE ? 1
+            : sh == SPARSE || sh == STRIDE
+                ? 1 + (uint32_t)pt_below(&s, 8 * (sh == STRIDE ? 3 : 1))
+            : sh == SPREAD ? 4 * life(&s)
+                           : life(&s);
+        uint64_t size = sh == SPARSE || sh == STRIDE
+                            ? 64 * (1 + pt_below(&s, 256))
                         : sh == WIDE ? 1 + pt_below(&s, (uint64_t)1 << 40)
                         : sh == HUGE_SIZES
                             ? (uint64_t)1 << 50
@@ -56,7 +65,7 @@ static void make(plan_problem *pb, plan_buf *b, shape sh, uint64_t seed) {
         if (sh == TIES && pt_below(&s, 16) == 0)
             size = 0;
         b[i] = nb(size, st, st + len - 1, i);
-        if (sh == DENSE || sh == TIES)
+        if (sh == DENSE || sh == SPREAD || sh == TIES)
             b[i].align = al[pt_below(&s, 4)];
     }
     *pb = (plan_problem){N, b, sh == SPARSE ? 1 : 64, NULL};
