@@ -50,7 +50,9 @@
  * when the first is more than 1% above the lower bound (it could gain at
  * most that).  The smallest pool wins (the first pass on ties), so the
  * result is deterministic; the naive plan is kept when it is smaller
- * (alignment padding).
+ * (alignment padding).  Above 131072 buffers, planner/bestfit_large.c
+ * runs those two passes with fewer sweeps over memory (the same plan;
+ * the general path below when its keys do not fit).
  */
 #include "plan_internal.h"
 
