@@ -40,6 +40,9 @@ typedef struct bl_ctx {
     uint32_t *end;  /* per position: its end */
     uint32_t *er;   /* per position: the starts <= its end */
     bl_buf *b;
+    uint64_t *tmp; /* 2 (m + 1) words that each step reuses in turn (fewer
+                      fresh pages to fault in) */
+    uint32_t *cnt; /* PLAN_RADIX_COUNTS */
     uint64_t lb;
     uint32_t maxlive;
     bool dense;
@@ -52,6 +55,8 @@ static void bl_free(bl_ctx *c) {
     free(c->end);
     free(c->er);
     free(c->b);
+    free(c->tmp);
+    free(c->cnt);
 }
 
 /* Reads buffer i into position q. */
@@ -67,38 +72,27 @@ static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
 
 /* The start order by a radix sort (skipped when the starts are sorted
  * already). */
-static int bl_sort(bl_ctx *c) {
+static void bl_sort(bl_ctx *c) {
     const plan_buf *bf = c->pb->bufs;
-    uint64_t *v = malloc(((size_t)c->m + 1) * sizeof *v);
-    if (!v)
-        return -1;
+    uint64_t *v = c->tmp;
     for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
         if (bf[i].size)
             v[q++] = (uint64_t)bf[i].start << 32 | i;
     uint32_t k = 1;
     while (k < c->m && v[k - 1] >> 32 <= v[k] >> 32)
         k++;
-    if (k < c->m && plan_radix_sort_hi(v, c->m) != 0) {
-        free(v);
-        return -1;
-    }
+    if (k < c->m)
+        plan_radix_sort_hi_in(v, c->m, v + c->m + 1, c->cnt);
     for (uint32_t q = 0; q < c->m; q++)
         bl_put(c, q, (uint32_t)v[q]);
-    free(v);
-    return 0;
 }
 
 /* The start order by counting the starts of each step of [t0, t0 + nt)
- * (a short horizon), which also gives every end rank.  Returns 0 or -1. */
-static int bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
+ * (a short horizon, nt <= 2 m), which also gives every end rank. */
+static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
     const plan_buf *bf = c->pb->bufs;
-    uint32_t *first = calloc((size_t)nt + 1, sizeof *first);
-    uint32_t *next = malloc(((size_t)nt + 1) * sizeof *next);
-    if (!first || !next) {
-        free(first);
-        free(next);
-        return -1;
-    }
+    uint32_t *first = (uint32_t *)c->tmp, *next = first + nt + 1;
+    memset(first, 0, ((size_t)nt + 1) * sizeof *first);
     for (uint32_t i = 0; i < c->pb->n; i++)
         if (bf[i].size)
             first[bf[i].start - t0 + 1]++;
@@ -113,10 +107,7 @@ static int bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
         bl_put(c, q, i);
         c->er[q] = first[e < nt ? e : nt];
     }
-    free(first);
-    free(next);
     c->ranked = true;
-    return 0;
 }
 
 /* The start order (ties by buffer), the buffers read into it. */
@@ -127,7 +118,9 @@ static int bl_setup(bl_ctx *c) {
     c->end = malloc(m1 * sizeof *c->end);
     c->er = malloc(m1 * sizeof *c->er);
     c->b = malloc(m1 * sizeof *c->b);
-    if (!c->byst || !c->sst || !c->end || !c->er || !c->b)
+    c->tmp = malloc(2 * m1 * sizeof *c->tmp);
+    c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
+    if (!c->byst || !c->sst || !c->end || !c->er || !c->b || !c->tmp || !c->cnt)
         return -1;
     uint32_t lo = UINT32_MAX, hi = 0;
     for (uint32_t i = 0; i < c->pb->n; i++) {
@@ -136,8 +129,10 @@ static int bl_setup(bl_ctx *c) {
         hi = bb->size && bb->start > hi ? bb->start : hi;
     }
     if (hi - lo < 2 * (uint64_t)c->m)
-        return bl_count(c, lo, hi - lo + 1);
-    return bl_sort(c);
+        bl_count(c, lo, hi - lo + 1);
+    else
+        bl_sort(c);
+    return 0;
 }
 
 /* The first position at or after `from` whose start is after e (the
@@ -166,23 +161,21 @@ static uint32_t bl_upper(const uint32_t *sst, uint32_t m, uint32_t from,
 }
 
 /* The end ranks, the density check, the most buffers live at once and
- * the lower bound (as plan_lower_bound).  Returns 0, 1 (live bytes could
- * pass 2^64) or -1. */
+ * the lower bound (as plan_lower_bound).  Returns 0 or 1 (live bytes
+ * could pass 2^64). */
 static int bl_profile(bl_ctx *c) {
     uint32_t m = c->m;
     uint64_t pa = c->pb->align ? c->pb->align : 1, pairs = 0, total = 0;
-    uint64_t *d = calloc((size_t)m + 1, sizeof *d);
-    int32_t *n = calloc((size_t)m + 1, sizeof *n);
-    int rc = -1;
-    if (!d || !n)
-        goto out;
+    uint64_t *d = c->tmp;
+    int32_t *n = (int32_t *)(c->tmp + m + 1);
+    memset(d, 0, ((size_t)m + 1) * sizeof *d);
+    memset(n, 0, ((size_t)m + 1) * sizeof *n);
     for (uint32_t q = 0; q < m; q++) {
         uint32_t r =
             c->ranked ? c->er[q] : bl_upper(c->sst, m, q + 1, c->end[q]);
         uint64_t s = plan_align_up(c->b[q].size, pa);
-        rc = 1;
         if (s > UINT64_MAX - total)
-            goto out;
+            return 1;
         total += s;
         c->er[q] = r;
         pairs += r - q - 1;
@@ -204,11 +197,7 @@ static int bl_profile(bl_ctx *c) {
     }
     c->lb = plan_align_up(best, pa);
     c->dense = pairs > PLAN_BF_VISITS(m) / 2;
-    rc = 0;
-out:
-    free(d);
-    free(n);
-    return rc;
+    return 0;
 }
 
 /* Bits to write x. */
@@ -242,27 +231,20 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
              sw = bl_bits(smax - smin), rw = pw + lw + sw;
     if (rw + bl_bits((m - 1) / PLAN_SW_CHUNK) > 64)
         return 1;
-    uint64_t *w = malloc(2 * ((size_t)m + 1) * sizeof *w);
-    uint32_t *cnt = malloc(PLAN_RADIX_COUNTS * sizeof *cnt);
-    int rc = -1;
-    if (w && cnt) {
-        for (uint32_t q = 0; q < m; q++) {
-            uint64_t l = (uint64_t)c->end[q] - c->sst[q] + 1;
-            uint64_t key = (smax - (c->b[q].size >> tz)) << lw | (lmax - l);
-            uint64_t ch = rw < 64 ? (uint64_t)(q / PLAN_SW_CHUNK) << rw : 0;
-            w[q] = ch | key << pw | q;
-        }
-        /* the words are in position order, so grouped by chunk: sorted
-         * chunk by chunk, in cache */
-        for (uint32_t q = 0; q < m; q += PLAN_SW_CHUNK)
-            plan_radix_sort_bits_in(
-                w + q, m - q < PLAN_SW_CHUNK ? m - q : PLAN_SW_CHUNK, pw,
-                w + m + 1, cnt);
-        rc = plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
+    uint64_t *w = c->tmp;
+    for (uint32_t q = 0; q < m; q++) {
+        uint64_t l = (uint64_t)c->end[q] - c->sst[q] + 1;
+        uint64_t key = (smax - (c->b[q].size >> tz)) << lw | (lmax - l);
+        uint64_t ch = rw < 64 ? (uint64_t)(q / PLAN_SW_CHUNK) << rw : 0;
+        w[q] = ch | key << pw | q;
     }
-    free(w);
-    free(cnt);
-    return rc;
+    /* the words are in position order, so grouped by chunk: sorted chunk
+     * by chunk, in cache */
+    for (uint32_t q = 0; q < m; q += PLAN_SW_CHUNK)
+        plan_radix_sort_bits_in(w + q,
+                                m - q < PLAN_SW_CHUNK ? m - q : PLAN_SW_CHUNK,
+                                pw, w + m + 1, c->cnt);
+    return plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
 }
 
 /* The size pass over time blocks: offsets into offsets[buffer].  Returns
@@ -270,9 +252,10 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
 static uint64_t bl_size_pass(const bl_ctx *c, uint64_t *offsets) {
     uint32_t m = c->m, *order = malloc(((size_t)m + 1) * sizeof *order);
     plan_bk_query *qs = malloc(((size_t)m + 1) * sizeof *qs);
-    uint64_t *qo = malloc(((size_t)m + 1) * sizeof *qo), top = UINT64_MAX;
-    uint32_t *k0 = malloc(((size_t)m + 1) * sizeof *k0);
-    int rc = order && qs && qo && k0 ? bl_size_order(c, order) : -1;
+    int rc = order && qs ? bl_size_order(c, order) : -1;
+    /* c->tmp (the words) is free again: the first blocks, the offsets */
+    uint64_t *qo = c->tmp + m + 1, top = UINT64_MAX;
+    uint32_t *k0 = (uint32_t *)c->tmp;
     if (rc != 0) {
         top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
         goto out;
@@ -293,9 +276,7 @@ static uint64_t bl_size_pass(const bl_ctx *c, uint64_t *offsets) {
         offsets[c->byst[order[k]]] = qo[k];
 out:
     free(order);
-    free(k0);
     free(qs);
-    free(qo);
     return top;
 }
 
@@ -313,7 +294,8 @@ static int bl_passes(const bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     }
     if (*best <= c->lb + c->lb / PLAN_BF_CLOSE)
         return 0;
-    uint64_t *off = malloc(((size_t)c->pb->n + 1) * sizeof *off);
+    bool own = c->pb->n >= 2 * (uint64_t)c->m; /* else c->tmp has room */
+    uint64_t *off = own ? malloc(((size_t)c->pb->n + 1) * sizeof *off) : c->tmp;
     if (!off)
         return -1;
     uint64_t top =
@@ -323,7 +305,8 @@ static int bl_passes(const bl_ctx *c, uint64_t *offsets, uint64_t *best) {
         for (uint32_t q = 0; q < c->m; q++)
             offsets[c->byst[q]] = off[c->byst[q]];
     }
-    free(off);
+    if (own)
+        free(off);
     return top == UINT64_MAX ? -1 : 0;
 }
 
