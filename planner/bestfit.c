@@ -31,11 +31,12 @@
  *    first rearranged to sweep time (plan_bf_sweep_order,
  *    planner/bestfit_blocks.c) without changing any offset, so that the
  *    pass reads one stretch of the instance at a time.
- *  - Above 131072 buffers, the size pass walks offset-sorted lists of
- *    time blocks instead (plan_bf_block_pass, same offsets, no sort of
- *    the conflicts), and its sweep may bend the size order where more
- *    than 16384 buffers would wait (the plan stays valid; at 10^6 the
- *    pools measured are the same size).
+ *  - Above 2048 buffers, every pass but the start-order one walks
+ *    offset-sorted lists of time blocks instead (plan_bf_block_pass, the
+ *    same offsets, no sort of the conflicts; the scanning pass when its
+ *    lists would be too long); above 131072 its sweep may bend the size
+ *    order where more than 16384 buffers would wait (the plan stays
+ *    valid; at 10^6 the pools measured are the same size).
  *
  * Passes (ties broken by start, then buffer order): size descending;
  * contention (the highest live bytes during the buffer's life)
@@ -664,13 +665,13 @@ static const int bf_large[][2] = {{0, 0}, {4, 1}};
 #define BF_CLOSE PLAN_BF_CLOSE
 
 /* One pass of ordering o (see bf_passes): the start-order pass, the block
- * pass above BF_LARGE buffers (the scanning pass when its lists would be
+ * pass above BF_SMALL buffers (the scanning pass when its lists would be
  * too long), or the scanning pass. */
 static uint64_t bf_run_pass(bf_ctx *c, int o, uint64_t cap,
                             const uint32_t *order, uint64_t *off) {
     if (o == 4)
         return plan_bf_start_pass(c->pb, order, c->m, c->maxlive, cap, off);
-    if (c->m > BF_LARGE) {
+    if (c->m > BF_SMALL) {
         uint64_t top =
             plan_bf_block_pass(c->pb, c->byst, c->sst, c->m, order, off);
         if (top != PLAN_BF_NO_LAYOUT)
@@ -725,7 +726,7 @@ out:
 /* Every pass of the general path (any size): the pool top into *best. */
 static int bf_general(bf_ctx *c, uint64_t *offsets, uint64_t *best) {
     int dense = bf_setup_order(c) != 0 ? -1 : bf_too_dense(c);
-    if (dense < 0 || (!dense && c->m <= BF_LARGE && bf_setup_buckets(c) != 0))
+    if (dense < 0 || (!dense && c->m <= BF_SMALL && bf_setup_buckets(c) != 0))
         return -1;
     return bf_passes(c, c->lb, dense != 0, offsets, best);
 }
