@@ -20,8 +20,18 @@
  * live to the end; outputs stay live to the end in the estimate.  Frees
  * within one statement are pushed in buffer order, not in string order.
  *
+ * The scan needs no scan.  Frees are pushed in order of their end, so a
+ * stack is sorted by end, bottom to top; a deeper candidate's gap holds
+ * a shallower one's, so its peak check passes only if the shallower one's
+ * does.  The scan's choice is therefore the topmost candidate whose slot
+ * is large and aligned enough, when that one passes the peak check, and
+ * none otherwise.  Each key's stack is split by slot class (size,
+ * alignment): a candidate is the top of its class's stack, so the choice
+ * is the most recently pushed top among the key's classes that fit.
+ *
  * Every chain of reuses is one "slot"; slots are laid out one after the
- * other in buffer order.  O(n log n + candidates scanned * log n).
+ * other in buffer order.  O(n log n + n * classes per key): a class per
+ * distinct (size, alignment) of a key's slots, one in the usual case.
  */
 #include "plan_internal.h"
 #include "base/base.h"
@@ -59,8 +69,13 @@ static int ru_cmp_end(const void *ctx, uint32_t a, uint32_t b) {
 typedef struct ru_state {
     const plan_problem *pb;
     uint32_t n;
-    uint32_t *bykey, *keyid, *kbase, *klen, *stack, *bystart, *byend;
+    uint32_t *bykey, *keyid, *bystart, *byend;
     uint32_t *slot, *slot_creator, *sort_tmp;
+    /* the stacks: per key its first class; per class its slot size and
+     * alignment, its top and the key's next class; per dead storage the
+     * one below it and when it was pushed */
+    uint32_t *key_first, *cls_next, *cls_top, *below, *pushed_at, *slot_cls;
+    uint64_t *cls_size, *cls_align;
     uint64_t *slot_size, *slot_align, *slot_off;
     uint64_t *ax; /* the time axis: m points */
     uint32_t m;
@@ -77,13 +92,17 @@ static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
     R->slot_size = PLAN_CARVE(c, n1, uint64_t);
     R->slot_align = PLAN_CARVE(c, n1, uint64_t);
     R->slot_off = PLAN_CARVE(c, n1, uint64_t);
+    R->cls_size = PLAN_CARVE(c, n1, uint64_t);
+    R->cls_align = PLAN_CARVE(c, n1, uint64_t);
     R->ax = PLAN_CARVE(c, na, uint64_t);
     R->mem = PLAN_CARVE(c, na, int64_t);
     R->st_mx = PLAN_CARVE(c, 4 * na, int64_t);
     R->st_tag = PLAN_CARVE(c, 4 * na, int64_t);
-    uint32_t **u32[] = {&R->bykey,        &R->keyid,   &R->kbase, &R->klen,
-                        &R->stack,        &R->bystart, &R->byend, &R->slot,
-                        &R->slot_creator, &R->sort_tmp};
+    uint32_t **u32[] = {&R->bykey,    &R->keyid,     &R->bystart,
+                        &R->byend,    &R->slot,      &R->slot_creator,
+                        &R->sort_tmp, &R->key_first, &R->cls_next,
+                        &R->cls_top,  &R->below,     &R->pushed_at,
+                        &R->slot_cls};
     for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++)
         *u32[i] = PLAN_CARVE(c, n1, uint32_t);
 }
@@ -95,8 +114,8 @@ static size_t ru_core_scratch_size(size_t n) {
     return c.used;
 }
 
-/* Step 1: the buffers in key, start and end order; the buffers of one
- * reuse key are bykey[kbase[k] .. kbase[k + 1]). */
+/* Step 1: the buffers in key, start and end order, a dense id per key,
+ * no class yet. */
 static void ru_keys(ru_state *R) {
     const plan_buf *bf = R->pb->bufs;
     ru_ctx ctx = {bf};
@@ -109,11 +128,9 @@ static void ru_keys(ru_state *R) {
     for (uint32_t i = 0; i < R->n; i++) {
         if (i == 0 ||
             bf[R->bykey[i]].reuse_key != bf[R->bykey[i - 1]].reuse_key)
-            R->kbase[nk++] = i;
+            R->key_first[nk++] = UINT32_MAX;
         R->keyid[R->bykey[i]] = nk - 1;
     }
-    R->kbase[nk] = R->n;
-    memset(R->klen, 0, ((size_t)nk + 1) * sizeof *R->klen);
 }
 
 /* Step 2: the time axis (every start and every end + 1, so that the live
@@ -170,12 +187,57 @@ static bool ru_try(ru_state *R, uint32_t f, uint32_t b, uint64_t need_align) {
     return true;
 }
 
-/* Step 3: the walk in start order: frees push on their key's stack;
- * each allocation takes the first dead storage from the top that passes
- * ru_try, or opens a new slot.  Returns the number of slots. */
+/* Buffer b opens a new slot, of a class of its key (found or added). */
+static uint32_t ru_new_slot(ru_state *R, uint32_t b, uint64_t align,
+                            uint32_t nslots, uint32_t *ncls) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t *first = &R->key_first[R->keyid[b]], c = *first;
+    while (c != UINT32_MAX &&
+           (R->cls_size[c] != bf[b].size || R->cls_align[c] != align))
+        c = R->cls_next[c];
+    if (c == UINT32_MAX) {
+        c = (*ncls)++;
+        R->cls_size[c] = bf[b].size;
+        R->cls_align[c] = align;
+        R->cls_top[c] = UINT32_MAX;
+        R->cls_next[c] = *first;
+        *first = c;
+    }
+    R->slot[b] = nslots;
+    R->slot_size[nslots] = bf[b].size;
+    R->slot_align[nslots] = align;
+    R->slot_creator[nslots] = b;
+    R->slot_cls[nslots] = c;
+    return nslots + 1;
+}
+
+/* The candidate the scan from the top of b's key's stack would try
+ * first: the most recently pushed top of a class whose slots are large
+ * and aligned enough (its class in *cls); UINT32_MAX when none. */
+static uint32_t ru_candidate(const ru_state *R, uint32_t b, uint64_t align,
+                             uint32_t *cls) {
+    uint64_t size = R->pb->bufs[b].size;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t c = R->key_first[R->keyid[b]]; c != UINT32_MAX;
+         c = R->cls_next[c]) {
+        uint32_t f = R->cls_top[c];
+        if (f == UINT32_MAX || R->cls_size[c] < size || R->cls_align[c] < align)
+            continue;
+        if (best == UINT32_MAX || R->pushed_at[f] > R->pushed_at[best]) {
+            best = f;
+            *cls = c;
+        }
+    }
+    return best;
+}
+
+/* Step 3: the walk in start order: frees push on their slot class's
+ * stack; each allocation takes the candidate that the scan of its key's
+ * stack from the top would take (see the file comment), or opens a new
+ * slot.  Returns the number of slots. */
 static uint32_t ru_assign(ru_state *R) {
     const plan_buf *bf = R->pb->bufs;
-    uint32_t n = R->n, nslots = 0, fe = 0;
+    uint32_t n = R->n, nslots = 0, ncls = 0, fe = 0;
     for (uint32_t si = 0; si < n; si++) {
         uint32_t b = R->bystart[si];
         if (bf[b].size == 0) {
@@ -183,31 +245,22 @@ static uint32_t ru_assign(ru_state *R) {
             continue;
         }
         /* free every storage that died before this statement */
-        while (fe < n && bf[R->byend[fe]].end < bf[b].start) {
-            uint32_t f = R->byend[fe++];
+        for (; fe < n && bf[R->byend[fe]].end < bf[b].start; fe++) {
+            uint32_t f = R->byend[fe];
             if (bf[f].size == 0)
                 continue;
-            uint32_t k = R->keyid[f];
-            R->stack[R->kbase[k] + R->klen[k]++] = f;
+            uint32_t c = R->slot_cls[R->slot[f]];
+            R->below[f] = R->cls_top[c];
+            R->pushed_at[f] = fe;
+            R->cls_top[c] = f;
         }
-        uint32_t k = R->keyid[b];
-        uint32_t *stk = R->stack + R->kbase[k];
         uint64_t need_align = plan_buf_align(R->pb, &bf[b]);
-        bool taken = false;
-        for (uint32_t j = R->klen[k]; j-- > 0 && !taken;) {
-            if (!ru_try(R, stk[j], b, need_align))
-                continue;
-            R->slot[b] = R->slot[stk[j]];
-            memmove(stk + j, stk + j + 1, (R->klen[k] - j - 1) * sizeof *stk);
-            R->klen[k]--;
-            taken = true;
-        }
-        if (!taken) {
-            R->slot[b] = nslots;
-            R->slot_size[nslots] = bf[b].size;
-            R->slot_align[nslots] = need_align;
-            R->slot_creator[nslots] = b;
-            nslots++;
+        uint32_t c = 0, f = ru_candidate(R, b, need_align, &c);
+        if (f != UINT32_MAX && ru_try(R, f, b, need_align)) {
+            R->slot[b] = R->slot[f];
+            R->cls_top[c] = R->below[f];
+        } else {
+            nslots = ru_new_slot(R, b, need_align, nslots, &ncls);
         }
     }
     return nslots;

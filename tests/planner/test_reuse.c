@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plan_test_util.h"
+#include "reuse_ref.h"
 
 /* RU-10: the peak check rejects reuse across a peak. */
 static void test_ru10_peak_check(void **st) {
@@ -80,12 +81,71 @@ static void test_ru_colors(void **st) {
     assert_false(plan_verify_problem(&pb, off, size, NULL, 0));
 }
 
+/* One random instance from seed s: n buffers over a horizon, sizes from a
+ * few classes or free, keys that fix the size or not, alignments per
+ * buffer and pool, a few zero sizes, stream colours sometimes. */
+static void random_instance(uint64_t *s, plan_problem *pb, plan_buf *b,
+                            uint32_t n) {
+    static const uint64_t aligns[] = {0, 1, 16, 64, 256};
+    uint32_t horizon = 1 + (uint32_t)pt_below(s, 2 * (uint64_t)n);
+    uint32_t life = 1 + (uint32_t)pt_below(s, 40);
+    uint64_t nkeys = 1 + pt_below(s, 6);
+    bool key_is_size = pt_below(s, 2), colors = pt_below(s, 4) == 0;
+    bool mixed_align = pt_below(s, 2);
+    for (uint32_t i = 0; i < n; i++) {
+        plan_buf *x = &b[i];
+        memset(x, 0, sizeof *x);
+        x->start = (uint32_t)pt_below(s, horizon);
+        x->end = x->start + (uint32_t)pt_below(s, pt_below(s, 8) == 0
+                                                      ? 4 * (uint64_t)life
+                                                      : life);
+        uint64_t k = pt_below(s, nkeys);
+        x->size = key_is_size ? (uint64_t)64 << k : 1 + pt_below(s, 4096);
+        if (pt_below(s, 30) == 0)
+            x->size = 0;
+        x->reuse_key = key_is_size ? k : pt_below(s, nkeys);
+        x->align = mixed_align ? aligns[pt_below(s, 5)] : 0;
+        x->color = colors ? (int32_t)pt_below(s, 3) - 1 : -1;
+        if (colors && pt_below(s, 10) == 0)
+            x->color = -2;
+    }
+    *pb = (plan_problem){n, b, pt_below(s, 2) ? 64 : 1, NULL};
+}
+
+/* The indexed reuse gives the reference scan's offsets and size on every
+ * random instance (tests/planner/reuse_ref.c). */
+static void test_ru_same_as_scan(void **st) {
+    (void)st;
+    enum { MAXN = 400 };
+    static plan_buf b[MAXN];
+    static uint64_t off[MAXN], want[MAXN];
+    uint32_t reused = 0;
+    for (uint64_t seed = 1; seed <= 4000; seed++) {
+        uint64_t s = seed;
+        uint32_t n = 1 + (uint32_t)pt_below(&s, seed % 10 == 0 ? MAXN : 60);
+        plan_problem pb;
+        random_instance(&s, &pb, b, n);
+        uint64_t size = 0, wsize = 0, naive = 0;
+        assert_int_equal(ref_reuse(&pb, want, &wsize), 0);
+        assert_int_equal(plan_reuse(&pb, off, &size), 0);
+        if (size != wsize || memcmp(off, want, n * sizeof *off) != 0)
+            fail_msg("seed %llu: n %u size %llu, the scan %llu",
+                     (unsigned long long)seed, n, (unsigned long long)size,
+                     (unsigned long long)wsize);
+        assert_true(plan_verify_problem(&pb, off, size, NULL, 0));
+        assert_int_equal(plan_naive(&pb, want, &naive), 0);
+        reused += size < naive;
+    }
+    assert_true(reused > 1000); /* the instances do reuse */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ru10_peak_check),
         cmocka_unit_test(test_ru1_ru4_keys),
         cmocka_unit_test(test_ru_lifo_and_scan),
         cmocka_unit_test(test_ru_colors),
+        cmocka_unit_test(test_ru_same_as_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
