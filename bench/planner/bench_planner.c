@@ -3,8 +3,8 @@
  *
  *   bench_planner csv FILE.csv...    per algorithm: pool size, size / lower
  *                                    bound, time; geometric means
- *   bench_planner scale              bestfit on synthetic instances of
- *                                    10^3..10^6 buffers; fitted exponent
+ *   bench_planner scale              the algorithms on synthetic instances
+ *                                    of 10^3..10^6 buffers; fitted exponent
  *   bench_planner models FILE.pw...  bestfit vs the lower bound per pool
  *   bench_planner gen SHAPE N SEED   a synthetic instance as CSV
  *   bench_planner ratio FILE.csv [ALGO [REPS]]
@@ -286,9 +286,10 @@ static const char *verdict(double ratio) {
  * same run: reading the CSV and the lower bound), size against the lower
  * bound; growth exponents. */
 static int scale_shape(shape sh, uint32_t tree_max) {
-    static const char *const algos[] = {"naive", "bestfit", "tree", "auto"};
+    static const char *const algos[] = {"naive", "bestfit", "tree", "auto",
+                                        "reuse"};
     uint32_t ns[] = {1000, 10000, 100000, 1000000};
-    double nn[4], tt[4][4], sz[4][4];
+    double nn[4], tt[5][4], sz[5][4];
     int bad = 0;
     printf("%-8s %-8s %8s %10s %8s %9s %9s\n", shape_names[sh], "algo", "n",
            "time_s", "/naive", "size/lb", "");
@@ -298,7 +299,7 @@ static int scale_shape(shape sh, uint32_t tree_max) {
         nn[k] = ns[k];
         int reps = ns[k] >= 1000000 ? 1 : ns[k] >= 100000 ? 2 : 3;
         double tnaive = 0;
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < 5; a++) {
             tt[a][k] = 0;
             if (a == 2 && ns[k] > tree_max)
                 continue;
@@ -322,7 +323,7 @@ static int scale_shape(shape sh, uint32_t tree_max) {
         }
         free(text);
     }
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < 5; a++) {
         int m = a == 2 ? (tree_max >= 1000000  ? 4
                           : tree_max >= 100000 ? 3
                                                : 2)
@@ -334,6 +335,9 @@ static int scale_shape(shape sh, uint32_t tree_max) {
     printf("%s: bestfit at 10^6 = %.2fx naive vs target 2.5x: ratio %.2f "
            "%s\n",
            shape_names[sh], tt[1][3] / tt[0][3], rb, verdict(rb));
+    double rr = tt[4][3] / tt[0][3] / 5.0;
+    printf("%s: reuse at 10^6 = %.2fx naive vs target 5x: ratio %.2f %s\n",
+           shape_names[sh], tt[4][3] / tt[0][3], rr, verdict(rr));
     printf("%s: auto at 10^4 = %.4fx the lower bound, bestfit %.4fx: auto/"
            "bestfit %.4f (target: below 1)\n",
            shape_names[sh], sz[3][1], sz[1][1], sz[3][1] / sz[1][1]);
