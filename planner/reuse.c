@@ -13,7 +13,7 @@
  * between the free and the allocation stays within the overall peak of
  * the no-reuse profile; an accepted reuse keeps the bytes alive through
  * the gap, so its size is added over the gap (a range-add / range-max
- * segment tree).
+ * segment tree, iterative).
  *
  * Differences from Inductor (docs/planning.md, "reuse"): every
  * candidate of the stack is tried, not only the top; storages never freed
@@ -32,6 +32,8 @@
  * Every chain of reuses is one "slot"; slots are laid out one after the
  * other in buffer order.  O(n log n + n * classes per key): a class per
  * distinct (size, alignment) of a key's slots, one in the usual case.
+ * The walk reads each buffer's fields from one record, the records in
+ * start order (radix sorts), so that 10^6 buffers cost few cache misses.
  */
 #include "plan_internal.h"
 #include "base/base.h"
@@ -50,59 +52,86 @@ static int ru_cmp_key(const void *ctx, uint32_t a, uint32_t b) {
     return a < b ? -1 : a > b;
 }
 
-static int ru_cmp_start(const void *ctx, uint32_t a, uint32_t b) {
-    const plan_buf *bf = ((const ru_ctx *)ctx)->bufs;
-    if (bf[a].start != bf[b].start)
-        return bf[a].start < bf[b].start ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
+/* A buffer, by its rank in start order (then index order). */
+typedef struct ru_item {
+    uint64_t size, align; /* align: plan_buf_align */
+    uint32_t start, end;
+    uint32_t key;              /* dense id of its reuse key */
+    uint32_t at_start, at_end; /* its start and end + 1 on the axis */
+    uint32_t slot;             /* UINT32_MAX: no bytes */
+    uint32_t cls;              /* its slot's class */
+    uint32_t below;            /* dead: the next one down its stack */
+    uint32_t pushed_at;        /* dead: when it was pushed (end order) */
+} ru_item;
 
-static int ru_cmp_end(const void *ctx, uint32_t a, uint32_t b) {
-    const plan_buf *bf = ((const ru_ctx *)ctx)->bufs;
-    if (bf[a].end != bf[b].end)
-        return bf[a].end < bf[b].end ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
+/* A slot class of a key: its stack of dead storages, with what the walk
+ * needs of the top one (so that a candidate's record is read only when
+ * it is taken). */
+typedef struct ru_class {
+    uint64_t size, align;
+    uint32_t next;      /* the key's next class */
+    uint32_t top;       /* UINT32_MAX: empty */
+    uint32_t top_fe;    /* when the top was pushed (its place in end order) */
+    uint32_t top_after; /* its end + 1 on the axis */
+    uint32_t top_slot;
+} ru_class;
 
-/* The state of one run: per buffer and per slot arrays, the time axis
- * and the no-reuse profile. */
+/* A slot: its size and alignment are its class's. */
+typedef struct ru_slot {
+    uint64_t off;
+    uint32_t creator; /* its first buffer's index */
+    uint32_t cls;
+} ru_slot;
+
+/* The no-reuse profile: range add, range max over the axis points, a
+ * bottom-up tree of p leaves (a power of two: leaf k is node p + k, node
+ * i's children are 2i and 2i + 1).  d[i] is what was added to the whole
+ * subtree of internal node i; t[i] is the max of i's subtree with the adds
+ * of i and its descendants (not of its ancestors).  The leaves past the
+ * axis hold INT64_MIN and are never in a range. */
+typedef struct ru_node {
+    int64_t t, d; /* together: one cache line serves both */
+} ru_node;
+
+typedef struct ru_tree {
+    uint32_t p;
+    ru_node *x;
+} ru_tree;
+
+/* The state of one run. */
 typedef struct ru_state {
     const plan_problem *pb;
-    uint32_t n;
-    uint32_t *bykey, *keyid, *bystart, *byend;
-    uint32_t *slot, *slot_creator, *sort_tmp;
-    /* the stacks: per key its first class; per class its slot size and
-     * alignment, its top and the key's next class; per dead storage the
-     * one below it and when it was pushed */
-    uint32_t *key_first, *cls_next, *cls_top, *below, *pushed_at, *slot_cls;
-    uint64_t *cls_size, *cls_align;
-    uint64_t *slot_size, *slot_align, *slot_off;
-    uint64_t *ax; /* the time axis: m points */
-    uint32_t m;
-    int64_t *mem;
+    uint32_t n, m; /* buffers, axis points */
+    ru_item *it;
+    uint32_t *order; /* order[r]: the index of rank r */
+    uint32_t *rank;  /* rank[i]: the rank of index i */
+    uint32_t *endr;  /* the ranks in end order */
+    uint32_t *bykey, *sort_tmp, *key_first, *cnt;
+    ru_class *cls;
+    ru_slot *slots;
+    uint64_t *ax, *pk, *pk_tmp; /* the axis; radix sort keys */
     int64_t peak;
-    int64_t *st_mx, *st_tag; /* the segment tree's arrays */
-    plan_segtree st;
+    ru_tree st;
 } ru_state;
 
 /* Every array of a run, carved from the caller's scratch: n + 1 entries
- * per buffer or slot, 2n + 2 axis points, a segment tree over them. */
+ * per buffer or slot, 2n + 2 axis points, a tree over them (a power of
+ * two leaves). */
 static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
     size_t n1 = n + 1, na = 2 * n + 2;
-    R->slot_size = PLAN_CARVE(c, n1, uint64_t);
-    R->slot_align = PLAN_CARVE(c, n1, uint64_t);
-    R->slot_off = PLAN_CARVE(c, n1, uint64_t);
-    R->cls_size = PLAN_CARVE(c, n1, uint64_t);
-    R->cls_align = PLAN_CARVE(c, n1, uint64_t);
+    R->it = PLAN_CARVE(c, n1, ru_item);
+    R->cls = PLAN_CARVE(c, n1, ru_class);
+    R->slots = PLAN_CARVE(c, n1, ru_slot);
     R->ax = PLAN_CARVE(c, na, uint64_t);
-    R->mem = PLAN_CARVE(c, na, int64_t);
-    R->st_mx = PLAN_CARVE(c, 4 * na, int64_t);
-    R->st_tag = PLAN_CARVE(c, 4 * na, int64_t);
-    uint32_t **u32[] = {&R->bykey,    &R->keyid,     &R->bystart,
-                        &R->byend,    &R->slot,      &R->slot_creator,
-                        &R->sort_tmp, &R->key_first, &R->cls_next,
-                        &R->cls_top,  &R->below,     &R->pushed_at,
-                        &R->slot_cls};
+    R->pk = PLAN_CARVE(c, na, uint64_t);
+    R->pk_tmp = PLAN_CARVE(c, na, uint64_t);
+    size_t p = 1;
+    while (p < na)
+        p *= 2;
+    R->st.x = PLAN_CARVE(c, 2 * p, ru_node);
+    R->cnt = PLAN_CARVE(c, PLAN_RADIX_COUNTS, uint32_t);
+    uint32_t **u32[] = {&R->order, &R->rank,     &R->endr,
+                        &R->bykey, &R->sort_tmp, &R->key_first};
     for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++)
         *u32[i] = PLAN_CARVE(c, n1, uint32_t);
 }
@@ -114,121 +143,292 @@ static size_t ru_core_scratch_size(size_t n) {
     return c.used;
 }
 
-/* Step 1: the buffers in key, start and end order, a dense id per key,
- * no class yet. */
-static void ru_keys(ru_state *R) {
-    const plan_buf *bf = R->pb->bufs;
-    ru_ctx ctx = {bf};
+/* out[0..n) = the indices in order of the 32-bit val[i], then of index
+ * (a stable radix sort). */
+static void ru_sort_by(ru_state *R, uint32_t *out, const uint32_t *val) {
     for (uint32_t i = 0; i < R->n; i++)
-        R->bykey[i] = R->bystart[i] = R->byend[i] = i;
-    plan_sort_idx_in(R->bykey, R->n, R->sort_tmp, ru_cmp_key, &ctx);
-    plan_sort_idx_in(R->bystart, R->n, R->sort_tmp, ru_cmp_start, &ctx);
-    plan_sort_idx_in(R->byend, R->n, R->sort_tmp, ru_cmp_end, &ctx);
+        R->pk[i] = (uint64_t)val[i] << 32 | i;
+    plan_radix_sort_hi_in(R->pk, R->n, R->pk_tmp, R->cnt);
+    for (uint32_t i = 0; i < R->n; i++)
+        out[i] = (uint32_t)R->pk[i];
+}
+
+/* Step 1: the records in start order, the ranks in end order, a dense
+ * id per key (radix sorts; the keys by merge sort when one does not fit
+ * in 32 bits). */
+static void ru_order(ru_state *R) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t n = R->n, *val = R->sort_tmp;
+    for (uint32_t i = 0; i < n; i++)
+        val[i] = bf[i].start;
+    ru_sort_by(R, R->order, val);
+    for (uint32_t r = 0; r < n; r++) {
+        const plan_buf *b = &bf[R->order[r]];
+        R->rank[R->order[r]] = r;
+        R->it[r] = (ru_item){.size = b->size,
+                             .align = plan_buf_align(R->pb, b),
+                             .start = b->start,
+                             .end = b->end};
+    }
+    for (uint32_t i = 0; i < n; i++)
+        val[i] = bf[i].end;
+    ru_sort_by(R, R->endr, val);
+    for (uint32_t i = 0; i < n; i++)
+        R->endr[i] = R->rank[R->endr[i]];
+    bool small_keys = true;
+    for (uint32_t i = 0; i < n; i++) {
+        val[i] = (uint32_t)bf[i].reuse_key;
+        small_keys &= bf[i].reuse_key <= UINT32_MAX;
+    }
+    if (small_keys) {
+        ru_sort_by(R, R->bykey, val);
+    } else {
+        ru_ctx ctx = {bf};
+        for (uint32_t i = 0; i < n; i++)
+            R->bykey[i] = i;
+        plan_sort_idx_in(R->bykey, n, R->sort_tmp, ru_cmp_key, &ctx);
+    }
     uint32_t nk = 0;
-    for (uint32_t i = 0; i < R->n; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (i == 0 ||
             bf[R->bykey[i]].reuse_key != bf[R->bykey[i - 1]].reuse_key)
             R->key_first[nk++] = UINT32_MAX;
-        R->keyid[R->bykey[i]] = nk - 1;
+        R->it[R->rank[R->bykey[i]]].key = nk - 1;
     }
 }
 
-/* Step 2: the time axis (every start and every end + 1, so that the live
- * set is constant between two consecutive points), the no-reuse memory
- * profile in the segment tree, and its peak. */
-static void ru_profile(ru_state *R) {
-    const plan_buf *bf = R->pb->bufs;
+/* Step 2a: the time axis (every start and every end + 1, so that the
+ * live set is constant between two consecutive points) and each buffer's
+ * points on it: a radix sort of (time, end point) pairs when every time
+ * fits in 32 bits, else qsort and binary searches. */
+static void ru_axis(ru_state *R) {
+    ru_item *it = R->it;
     uint64_t *ax = R->ax;
-    uint32_t na = 0;
-    for (uint32_t i = 0; i < R->n; i++) {
-        ax[na++] = bf[i].start;
-        ax[na++] = (uint64_t)bf[i].end + 1;
+    uint32_t n = R->n, na = 2 * n, m = 0;
+    bool small = n < UINT32_MAX / 2;
+    for (uint32_t r = 0; r < n; r++)
+        small &= it[r].end < UINT32_MAX;
+    if (!small) {
+        for (uint32_t r = 0; r < n; r++) {
+            ax[2 * r] = it[r].start;
+            ax[2 * r + 1] = (uint64_t)it[r].end + 1;
+        }
+        qsort(ax, na, sizeof *ax, base_cmp_u64);
+        for (uint32_t i = 0; i < na; i++)
+            if (m == 0 || ax[m - 1] != ax[i])
+                ax[m++] = ax[i];
+        for (uint32_t r = 0; r < n; r++) {
+            it[r].at_start = base_lower_bound_u64(ax, m, it[r].start);
+            it[r].at_end = base_lower_bound_u64(ax, m, (uint64_t)it[r].end + 1);
+        }
+        R->m = m;
+        return;
     }
-    qsort(ax, na, sizeof *ax, base_cmp_u64);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < na; i++)
-        if (m == 0 || ax[m - 1] != ax[i])
-            ax[m++] = ax[i];
+    for (uint32_t r = 0; r < n; r++) {
+        R->pk[2 * r] = (uint64_t)it[r].start << 32 | (2 * r);
+        R->pk[2 * r + 1] = ((uint64_t)it[r].end + 1) << 32 | (2 * r + 1);
+    }
+    plan_radix_sort_hi_in(R->pk, na, R->pk_tmp, R->cnt);
+    for (uint64_t i = 0, last = 0; i < na; i++) {
+        uint64_t t = R->pk[i] >> 32;
+        uint32_t e = (uint32_t)R->pk[i];
+        if (m == 0 || last != t)
+            m++;
+        last = t;
+        *(e & 1 ? &it[e / 2].at_end : &it[e / 2].at_start) = m - 1;
+    }
     R->m = m;
-    plan_segtree_init_in(&R->st, m, R->st_mx, R->st_tag);
-    memset(R->mem, 0, ((size_t)m + 1) * sizeof *R->mem);
-    for (uint32_t i = 0; i < R->n; i++) {
-        if (bf[i].size == 0)
+}
+
+/* ---- the tree ---- */
+
+/* The tree over the m leaves the caller wrote at x[p ..] (ru_tree_size
+ * gave p). */
+static void ru_tree_size(ru_tree *T, uint32_t m) {
+    for (T->p = 1; T->p < m; T->p *= 2)
+        ;
+}
+
+static void ru_tree_build(ru_tree *T, uint32_t m) {
+    for (uint32_t i = m; i < T->p; i++)
+        T->x[T->p + i].t = INT64_MIN;
+    T->x[0].d = 0;
+    for (uint32_t i = T->p; i-- > 1;) {
+        int64_t a = T->x[2 * i].t, b = T->x[2 * i + 1].t;
+        T->x[i].t = a > b ? a : b;
+        T->x[i].d = 0;
+    }
+}
+
+/* Recomputes the strict ancestors of node x. */
+static void ru_pull(ru_tree *T, uint32_t x) {
+    for (x >>= 1; x >= 1; x >>= 1) {
+        int64_t a = T->x[2 * x].t, b = T->x[2 * x + 1].t;
+        T->x[x].t = (a > b ? a : b) + T->x[x].d;
+    }
+}
+
+/* Adds v over the points [l, r), l < r: to the O(log p) nodes that
+ * cover the range exactly, then their ancestors are recomputed. */
+static void ru_tree_add(ru_tree *T, uint32_t l, uint32_t r, int64_t v) {
+    uint32_t l0 = l + T->p, r0 = r + T->p;
+    for (l = l0, r = r0; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) {
+            T->x[l].t += v;
+            if (l < T->p)
+                T->x[l].d += v;
+            l++;
+        }
+        if (r & 1) {
+            --r;
+            T->x[r].t += v;
+            if (r < T->p)
+                T->x[r].d += v;
+        }
+    }
+    ru_pull(T, l0);
+    ru_pull(T, r0 - 1);
+}
+
+/* The adds of the strict ancestors of node x added to best. */
+static int64_t ru_above(const ru_tree *T, uint32_t x, int64_t best) {
+    for (x >>= 1; x >= 1; x >>= 1)
+        best += T->x[x].d;
+    return best;
+}
+
+/* The max over the points [l, r), l < r, read-only: the nodes covering
+ * the range from both ends upwards.  After each step up, the nodes taken
+ * on the left are all below node l - 1 and those on the right below node
+ * r, so each side adds the d of those nodes and then of their
+ * ancestors. */
+static int64_t ru_tree_max(const ru_tree *T, uint32_t l, uint32_t r) {
+    int64_t bl = 0, br = 0;
+    bool left = false, right = false; /* a node taken on that side */
+    for (l += T->p, r += T->p; l < r;) {
+        if (l & 1) {
+            bl = !left || T->x[l].t > bl ? T->x[l].t : bl;
+            left = true;
+            l++;
+        }
+        if (r & 1) {
+            r--;
+            br = !right || T->x[r].t > br ? T->x[r].t : br;
+            right = true;
+        }
+        l >>= 1;
+        r >>= 1;
+        bl += left ? T->x[l - 1].d : 0;
+        br += right ? T->x[r].d : 0;
+    }
+    if (!right)
+        return ru_above(T, l - 1, bl);
+    if (!left)
+        return ru_above(T, r, br);
+    bl = ru_above(T, l - 1, bl);
+    br = ru_above(T, r, br);
+    return bl > br ? bl : br;
+}
+
+/* Step 2: the axis, the no-reuse memory profile in the tree, and its
+ * peak. */
+static void ru_profile(ru_state *R) {
+    ru_axis(R);
+    uint32_t m = R->m;
+    ru_tree_size(&R->st, m);
+    ru_node *leaf = R->st.x + R->st.p;
+    memset(leaf, 0, (size_t)m * sizeof *leaf);
+    for (uint32_t r = 0; r < R->n; r++) {
+        if (R->it[r].size == 0)
             continue;
-        R->mem[base_lower_bound_u64(ax, m, bf[i].start)] += (int64_t)bf[i].size;
-        R->mem[base_lower_bound_u64(ax, m, (uint64_t)bf[i].end + 1)] -=
-            (int64_t)bf[i].size;
+        leaf[R->it[r].at_start].t += (int64_t)R->it[r].size;
+        leaf[R->it[r].at_end].t -= (int64_t)R->it[r].size;
     }
     int64_t cur = 0;
     R->peak = 0;
     for (uint32_t i = 0; i < m; i++) {
-        cur += R->mem[i];
+        cur += leaf[i].t;
         if (cur > R->peak)
             R->peak = cur;
-        plan_segtree_add(&R->st, i, i, cur);
+        leaf[i].t = cur;
     }
+    ru_tree_build(&R->st, m);
 }
 
-/* Step 3a: the dead storage f's slot for buffer b, when its size and
- * alignment suffice and the peak check passes (then the bytes stay live
- * through the gap). */
-static bool ru_try(ru_state *R, uint32_t f, uint32_t b, uint64_t need_align) {
-    const plan_buf *bf = R->pb->bufs;
-    uint32_t s = R->slot[f];
-    if (R->slot_size[s] < bf[b].size || R->slot_align[s] < need_align)
-        return false;
-    uint32_t lo = base_lower_bound_u64(R->ax, R->m, (uint64_t)bf[f].end + 1);
-    uint32_t hi = base_lower_bound_u64(R->ax, R->m, bf[b].start);
-    if ((uint64_t)bf[f].end + 1 != bf[b].start && lo < hi &&
-        (int64_t)bf[b].size + plan_segtree_max(&R->st, lo, hi - 1) > R->peak)
+/* Step 3a: the peak check of the top of class c for buffer b (its slot
+ * is large and aligned enough): passes when the two are adjacent or when
+ * b's size over the gap stays within the peak; then the bytes stay live
+ * through the gap.  Adjacent: the free's end + 1 is b's start, the same
+ * axis point. */
+static bool ru_try(ru_state *R, const ru_class *c, const ru_item *b) {
+    uint32_t lo = c->top_after, hi = b->at_start;
+    if (lo < hi && (int64_t)b->size + ru_tree_max(&R->st, lo, hi) > R->peak)
         return false;
     if (lo < hi)
-        plan_segtree_add(&R->st, lo, hi - 1, (int64_t)bf[b].size);
+        ru_tree_add(&R->st, lo, hi, (int64_t)b->size);
     return true;
 }
 
-/* Buffer b opens a new slot, of a class of its key (found or added). */
-static uint32_t ru_new_slot(ru_state *R, uint32_t b, uint64_t align,
-                            uint32_t nslots, uint32_t *ncls) {
-    const plan_buf *bf = R->pb->bufs;
-    uint32_t *first = &R->key_first[R->keyid[b]], c = *first;
+/* Buffer b (rank r) opens a new slot, of a class of its key (found or
+ * added). */
+static uint32_t ru_new_slot(ru_state *R, uint32_t r, uint32_t nslots,
+                            uint32_t *ncls) {
+    ru_item *b = &R->it[r];
+    uint32_t *first = &R->key_first[b->key], c = *first;
     while (c != UINT32_MAX &&
-           (R->cls_size[c] != bf[b].size || R->cls_align[c] != align))
-        c = R->cls_next[c];
+           (R->cls[c].size != b->size || R->cls[c].align != b->align))
+        c = R->cls[c].next;
     if (c == UINT32_MAX) {
         c = (*ncls)++;
-        R->cls_size[c] = bf[b].size;
-        R->cls_align[c] = align;
-        R->cls_top[c] = UINT32_MAX;
-        R->cls_next[c] = *first;
+        R->cls[c] = (ru_class){.size = b->size,
+                               .align = b->align,
+                               .next = *first,
+                               .top = UINT32_MAX};
         *first = c;
     }
-    R->slot[b] = nslots;
-    R->slot_size[nslots] = bf[b].size;
-    R->slot_align[nslots] = align;
-    R->slot_creator[nslots] = b;
-    R->slot_cls[nslots] = c;
+    b->slot = nslots;
+    b->cls = c;
+    R->slots[nslots] = (ru_slot){0, R->order[r], c};
     return nslots + 1;
 }
 
-/* The candidate the scan from the top of b's key's stack would try
- * first: the most recently pushed top of a class whose slots are large
- * and aligned enough (its class in *cls); UINT32_MAX when none. */
-static uint32_t ru_candidate(const ru_state *R, uint32_t b, uint64_t align,
-                             uint32_t *cls) {
-    uint64_t size = R->pb->bufs[b].size;
+/* The class whose top the scan from the top of b's key's stack would
+ * take first: of the classes whose slots are large and aligned enough,
+ * the one whose top was pushed last; UINT32_MAX when none. */
+static uint32_t ru_candidate(const ru_state *R, const ru_item *b) {
     uint32_t best = UINT32_MAX;
-    for (uint32_t c = R->key_first[R->keyid[b]]; c != UINT32_MAX;
-         c = R->cls_next[c]) {
-        uint32_t f = R->cls_top[c];
-        if (f == UINT32_MAX || R->cls_size[c] < size || R->cls_align[c] < align)
+    for (uint32_t c = R->key_first[b->key]; c != UINT32_MAX;
+         c = R->cls[c].next) {
+        const ru_class *k = &R->cls[c];
+        if (k->top == UINT32_MAX || k->size < b->size || k->align < b->align)
             continue;
-        if (best == UINT32_MAX || R->pushed_at[f] > R->pushed_at[best]) {
-            best = f;
-            *cls = c;
-        }
+        if (best == UINT32_MAX || k->top_fe > R->cls[best].top_fe)
+            best = c;
     }
     return best;
+}
+
+/* Dead storage f (rank fr, pushed fe-th) goes on its class's stack. */
+static void ru_push_dead(ru_state *R, uint32_t fr, uint32_t fe) {
+    ru_item *f = &R->it[fr];
+    ru_class *c = &R->cls[f->cls];
+    f->below = c->top;
+    f->pushed_at = fe;
+    c->top = fr;
+    c->top_fe = fe;
+    c->top_after = f->at_end;
+    c->top_slot = f->slot;
+}
+
+/* The top of class c taken: the one below becomes the top. */
+static void ru_pop(ru_state *R, ru_class *c) {
+    c->top = R->it[c->top].below;
+    if (c->top == UINT32_MAX)
+        return;
+    const ru_item *f = &R->it[c->top];
+    c->top_after = f->at_end;
+    c->top_slot = f->slot;
+    c->top_fe = f->pushed_at;
 }
 
 /* Step 3: the walk in start order: frees push on their slot class's
@@ -236,31 +436,25 @@ static uint32_t ru_candidate(const ru_state *R, uint32_t b, uint64_t align,
  * stack from the top would take (see the file comment), or opens a new
  * slot.  Returns the number of slots. */
 static uint32_t ru_assign(ru_state *R) {
-    const plan_buf *bf = R->pb->bufs;
+    ru_item *it = R->it;
     uint32_t n = R->n, nslots = 0, ncls = 0, fe = 0;
-    for (uint32_t si = 0; si < n; si++) {
-        uint32_t b = R->bystart[si];
-        if (bf[b].size == 0) {
-            R->slot[b] = UINT32_MAX;
+    for (uint32_t r = 0; r < n; r++) {
+        ru_item *b = &it[r];
+        if (b->size == 0) {
+            b->slot = UINT32_MAX;
             continue;
         }
         /* free every storage that died before this statement */
-        for (; fe < n && bf[R->byend[fe]].end < bf[b].start; fe++) {
-            uint32_t f = R->byend[fe];
-            if (bf[f].size == 0)
-                continue;
-            uint32_t c = R->slot_cls[R->slot[f]];
-            R->below[f] = R->cls_top[c];
-            R->pushed_at[f] = fe;
-            R->cls_top[c] = f;
-        }
-        uint64_t need_align = plan_buf_align(R->pb, &bf[b]);
-        uint32_t c = 0, f = ru_candidate(R, b, need_align, &c);
-        if (f != UINT32_MAX && ru_try(R, f, b, need_align)) {
-            R->slot[b] = R->slot[f];
-            R->cls_top[c] = R->below[f];
+        for (; fe < n && it[R->endr[fe]].end < b->start; fe++)
+            if (it[R->endr[fe]].size != 0)
+                ru_push_dead(R, R->endr[fe], fe);
+        uint32_t c = ru_candidate(R, b);
+        if (c != UINT32_MAX && ru_try(R, &R->cls[c], b)) {
+            b->slot = R->cls[c].top_slot;
+            b->cls = c;
+            ru_pop(R, &R->cls[c]);
         } else {
-            nslots = ru_new_slot(R, b, need_align, nslots, &ncls);
+            nslots = ru_new_slot(R, r, nslots, &ncls);
         }
     }
     return nslots;
@@ -276,19 +470,22 @@ static void plan_reuse_core(const plan_problem *pb, void *scratch,
     ru_state R = {.pb = pb, .n = pb->n};
     plan_carver c = plan_carver_of(scratch, scratch_size);
     ru_layout(&c, R.n, &R);
-    ru_keys(&R);
+    ru_order(&R);
     ru_profile(&R);
     ru_assign(&R);
     uint64_t top = 0;
     for (uint32_t i = 0; i < R.n; i++) {
-        uint32_t s = R.slot[i];
-        if (s == UINT32_MAX || R.slot_creator[s] != i)
+        uint32_t s = R.it[R.rank[i]].slot;
+        if (s == UINT32_MAX || R.slots[s].creator != i)
             continue;
-        R.slot_off[s] = plan_align_up(top, R.slot_align[s]);
-        top = R.slot_off[s] + R.slot_size[s];
+        const ru_class *k = &R.cls[R.slots[s].cls];
+        R.slots[s].off = plan_align_up(top, k->align);
+        top = R.slots[s].off + k->size;
     }
-    for (uint32_t i = 0; i < R.n; i++)
-        offsets[i] = R.slot[i] == UINT32_MAX ? 0 : R.slot_off[R.slot[i]];
+    for (uint32_t i = 0; i < R.n; i++) {
+        uint32_t s = R.it[R.rank[i]].slot;
+        offsets[i] = s == UINT32_MAX ? 0 : R.slots[s].off;
+    }
     *size = plan_align_up(top, pb->align ? pb->align : 1);
 }
 
