@@ -17,7 +17,8 @@
 #include <string.h>
 
 /* The kernel of each call, by name (kernels are few: a temporary hash
- * keyed by name). */
+ * keyed by name, and a cache by the name's address, since the checker
+ * gives a call the kernel's interned name). */
 static const int32_t *record_kernels(base_arena *a, const ir_program *p) {
     typedef struct kn {
         const char *name;
@@ -32,11 +33,20 @@ static const int32_t *record_kernels(base_arena *a, const ir_program *p) {
         HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
     }
     int32_t *of = base_arena_array(a, p->nstmts + 1, sizeof *of);
+    kn *seen[64] = {0}; /* by name pointer: repeated names skip the hash */
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
         kn *e = NULL;
-        if (s->kind == IR_CALL)
-            HASH_FIND_STR(map, s->name.name, e);
+        if (s->kind == IR_CALL) {
+            const char *nm = s->name.name;
+            size_t slot = ((uintptr_t)nm >> 4) & 63;
+            if (seen[slot] && seen[slot]->name == nm)
+                e = seen[slot];
+            else
+                HASH_FIND_STR(map, nm, e);
+            if (e && e->name == nm)
+                seen[slot] = e;
+        }
         of[i] = e ? (int32_t)e->k : -1;
     }
     HASH_CLEAR(hh, map); /* the entries live in the arena */

@@ -34,10 +34,11 @@
  * `reuse` only when (device, dtype, elements, comm, group, stream colour)
  * are equal.  The key's bytes are the fields in a fixed layout, each string
  * preceded by a presence byte and ended by its NUL; a uthash table over
- * those bytes gives each distinct key a dense id in order of first
- * appearance, which becomes plan_buf.reuse_key.  uthash compares whole
- * keys, so equal ids mean equal keys: no hash collision can let two
- * different kinds of storage share bytes. */
+ * those bytes (hashed from the fields, pp_key_hash) gives each distinct
+ * key a dense id in order of first appearance, which becomes
+ * plan_buf.reuse_key.  uthash compares whole keys, so equal ids mean
+ * equal keys: no hash collision can let two different kinds of storage
+ * share bytes. */
 typedef struct pp_reuse_class {
     UT_hash_handle hh;
     uint64_t id;
@@ -81,6 +82,22 @@ static size_t pp_key_bytes(unsigned char *out, const ir_value *val,
     return pp_key_str(out, at, val->group);
 }
 
+/* The table's hash of a key: its fixed fields mixed by multiplication
+ * (a few steps, where FNV takes one per byte), the strings by FNV-1a. */
+static unsigned pp_key_hash(const ir_value *val, int32_t color) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    uint64_t f[] = {(uint64_t)val->device.kind, (uint64_t)val->device.index,
+                    (uint64_t)val->dtype, ir_value_elements(val),
+                    (uint64_t)(uint32_t)color};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        h = (h ^ f[i]) * 0xff51afd7ed558ccdull;
+    const char *str[] = {val->comm, val->group};
+    for (size_t i = 0; i < 2; i++)
+        for (const char *c = str[i]; c && *c; c++)
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    return (unsigned)((h ^ (h >> 32)) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
 static uint64_t pp_reuse_key(pp_reuse_keys *k, const ir_value *val,
                              int32_t color) {
     unsigned char scratch[512];
@@ -88,14 +105,15 @@ static uint64_t pp_reuse_key(pp_reuse_keys *k, const ir_value *val,
     unsigned char *key =
         len <= sizeof scratch ? scratch : base_arena_alloc(k->arena, len);
     pp_key_bytes(key, val, color);
+    unsigned hv = pp_key_hash(val, color);
     pp_reuse_class *found = NULL;
-    HASH_FIND(hh, k->table, key, len, found);
+    HASH_FIND_BYHASHVALUE(hh, k->table, key, len, hv, found);
     if (found)
         return found->id;
     pp_reuse_class *c = base_arena_alloc(k->arena, sizeof *c + len);
     memcpy(c->key, key, len);
     c->id = k->next++;
-    HASH_ADD_KEYPTR(hh, k->table, c->key, len, c);
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, k->table, c->key, len, hv, c);
     return c->id;
 }
 
