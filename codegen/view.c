@@ -270,8 +270,9 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->pl = pl;
     v->prog = pl->prog;
     v->a = base_arena_new();
-    v->str = v->a;
-    v->scratch = base_arena_new();
+    v->sa = base_arena_new_aligned(1);
+    v->str = v->sa;
+    v->scratch = base_arena_new_aligned(1);
     v->cuda = target == CG_TARGET_CUDA;
     v->kernel_status = o && o->kernel_status;
     v->keep = o ? o->keep : NULL;
@@ -359,6 +360,7 @@ void cg_view_free(cg_view *cv) {
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);
+    base_arena_free(cv->v.sa);
     base_arena_free(cv->v.scratch);
     free(cv);
 }

@@ -61,9 +61,12 @@ typedef struct vw {
     const plan *pl;
     const ir_program *prog;
     base_arena *a;
-    /* where strings go: `a`, or while an element of a list built on
+    /* the strings that live as long as the view, unaligned: packed
+     * together, no padding after each (most are short names) */
+    base_arena *sa;
+    /* where strings go: `sa`, or while an element of a list built on
      * demand is built, a scratch arena emptied before the next one (its
-     * strings are copied into the element's JSON) */
+     * strings are copied into the element) */
     base_arena *str;
     base_arena *scratch;
     bool cuda;
@@ -202,7 +205,7 @@ static inline void cg_element_begin(vw *v) {
 }
 
 static inline void cg_element_end(vw *v) {
-    v->str = v->a;
+    v->str = v->sa;
 }
 
 /* For a value memoized across elements: its strings go to the builder's
@@ -210,7 +213,7 @@ static inline void cg_element_end(vw *v) {
 static inline base_arena *cg_str_persist(const vw *v) {
     vw *m = (vw *)v; /* every vw is mutable: only the memos change */
     base_arena *s = m->str;
-    m->str = m->a;
+    m->str = m->sa;
     return s;
 }
 

@@ -86,11 +86,14 @@ void cg_set_clear(cg_nameset *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it
- * (in the view's arena). */
+/* Returns `base`, or base_2, base_3, ... : the first not in `s`; adds it.
+ * `base` must live as long as the view (a literal, an IR name, or a
+ * string made by cg_vfmt or cg_upper outside an element): the set and the
+ * view keep it, uncopied. */
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
+    PW_ASSERT(v->str == v->sa); /* cg_vfmt's strings outlive the view */
     size_t len = strlen(base);
-    const char *cand = base_arena_strndup(v->a, base, len);
+    const char *cand = base;
     for (unsigned k = 2; !set_put(s, cand, len); k++) {
         cand = cg_vfmt(v, "%s_%u", base, k);
         len = strlen(cand);
@@ -119,7 +122,7 @@ const char *cg_field_base(vw *v, const char *name) {
 }
 
 char *cg_upper(vw *v, const char *s) {
-    char *u = base_arena_strdup(v->a, s);
+    char *u = base_arena_strdup(v->sa, s);
     for (char *p = u; *p; p++)
         if (*p >= 'a' && *p <= 'z')
             *p = (char)(*p - 'a' + 'A');

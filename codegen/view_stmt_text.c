@@ -54,7 +54,7 @@ const char *cg_input_hash(vw *v) {
         h ^= '\n';
         h *= 0x100000001b3u;
         if (emits_text(s))
-            text[i] = base_arena_strndup(v->a, p, b.len);
+            text[i] = base_arena_strndup(v->sa, p, b.len);
     }
     base_sb_free(&b);
     v->stmt_text = text;
