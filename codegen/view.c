@@ -165,11 +165,12 @@ static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
 
 /* Element i of a list served natively (statements, buffers), built by
  * build in an arena of its own (cg_el_begin) for a section whose body
- * looks up `names`: no jansson; native_release ends it. */
+ * looks up `names`: no jansson; native_release ends it.  Its strings
+ * are made in that arena too (v->str): set uncopied (nsetk). */
 static mst_val native_of(vw *v, mst_val (*build)(vw *, uint32_t), size_t i,
                          const mst_names *names) {
     cg_el_begin(v);
-    cg_element_begin(v);
+    v->str = v->el;
     v->section = names;
     mst_val e = build(v, (uint32_t)i);
     cg_element_end(v);

@@ -350,7 +350,9 @@ static inline void setk_n(vw *v, json_t *o, const char *k, size_t kn,
 
 /* Native elements (mst_val) built into v->el: the same key set and
  * section filter as set, sets and setk.  nsets copies the string into
- * v->el; nsetk does not (a string that lives as long as the view). */
+ * v->el; nsetk does not: a string that lives as long as the element,
+ * either as long as the view or made in v->str while the element is built
+ * (native_of points v->str at v->el), never one in a temporary buffer. */
 static inline mst_val nmissing(void) {
     mst_val m = {.type = MST_MISSING};
     return m;

@@ -319,12 +319,12 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     nsetk(v, o, "size_macro", v->size_macro[s]);
     nsetk(v, o, "align_macro", v->align_macro[s]);
     if (keep_key(v, "assert_id", 9)) /* formatted only when looked up */
-        nsets(v, o, "assert_id",
+        nsetk(v, o, "assert_id",
               cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
     nset(v, o, "start", mst_v_int(st->start));
     nset(v, o, "end", mst_v_int(st->end));
     if (keep_key(v, "live", 4)) /* not formatted in vain: 6 passes in gen */
-        nsets(v, o, "live", live_text(v, st->start, st->end));
+        nsetk(v, o, "live", live_text(v, st->start, st->end));
     nset(v, o, "is_output", mst_v_bool(st->is_output));
     nset(v, o, "last", mst_v_bool(k + 1 == v->nbuffers));
     cg_fw_buffer(v, o, s); /* fw_view.c */

@@ -64,14 +64,14 @@ static void wait_events(vw *v, const ir_stmt *s, const char *to,
         const plan_wait *pw = &sy->waits[i];
         mst_val wb;
         mst_val w = cg_event(v, "wait", &wb);
-        nsets(v, wb, "event",
+        nsetk(v, wb, "event",
               cg_vfmt(v, "%s->events[%" PRIu32 "]", v->p_ctx, i));
         nset(v, wb, "index", mst_v_int(i));
-        nsets(v, wb, "from",
+        nsetk(v, wb, "from",
               cg_stream_expr(
                   v, pw->bit == 0 ? -1 : (int64_t)v->stream_ids[pw->bit - 1]));
-        nsets(v, wb, "to", to);
-        nsets(v, wb, "buffer", v->prog->values[pw->value].name);
+        nsetk(v, wb, "to", to);
+        nsetk(v, wb, "buffer", v->prog->values[pw->value].name);
         nappend(v, events, w);
     }
 }
@@ -91,22 +91,22 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         ex = v->local[val];
         if (ok && v->is_const[val] && !v->kconst[k][j])
             ex = cg_vfmt(v, "(%s)%s", ptype, ex);
-        nsets(v, q, "kind", "buffer");
+        nsetk(v, q, "kind", "buffer");
         nsetk(v, q, "buffer", iv->name);
         nsetk(v, q, "dtype", ir_dtype_name(iv->dtype));
         nset(v, q, "bytes", nu64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
-        nsets(v, q, "kind", "string");
+        nsetk(v, q, "kind", "string");
     } else if (g->kind == IR_ARG_INT) {
         ex = cg_vfmt(v, "%" PRId64, g->ival); /* decimal: no octal 010 */
-        nsets(v, q, "kind", "int");
+        nsetk(v, q, "kind", "int");
     } else {
-        nsets(v, q, "kind", "float");
+        nsetk(v, q, "kind", "float");
     }
-    nsets(v, q, "expr", ex);
-    nsets(v, q, "ctype", ptype);
-    nsets(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
+    nsetk(v, q, "expr", ex);
+    nsetk(v, q, "ctype", ptype);
+    nsetk(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
     nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
     return ex;
 }
@@ -134,11 +134,11 @@ static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
             continue;
         const char *nm = v->prog->values[v->pl->storages[sid].value].name;
         mst_val o = nobj(v);
-        nsets(v, o, "name_str", cg_c_string(v, nm, false));
-        nsets(v, o, "pool_local", v->pool_local[v->spool[sid]]);
+        nsetk(v, o, "name_str", cg_c_string(v, nm, false));
+        nsetk(v, o, "pool_local", v->pool_local[v->spool[sid]]);
         nsetk(v, o, "offset_macro", v->off_macro[sid]);
         nsetk(v, o, "size_macro", v->size_macro[sid]);
-        nsets(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
+        nsetk(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
         nset(v, o, "line", mst_v_int(s->loc.line));
         nappend(v, arr, o);
     }
@@ -150,12 +150,12 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     mst_val b;
     mst_val e = cg_event(v, "call", &b);
     nsetk(v, b, "kernel", s->name.name);
-    nsets(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    nsetk(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     nset(v, b, "status", mst_v_bool(v->kernel_status));
     nset(v, b, "has_stream", mst_v_bool(s->has_stream));
     nset(v, b, "stream", s->has_stream ? nu64(s->stream) : mst_v_null());
     const char *sx = cg_stream_expr(v, s->has_stream ? (int64_t)s->stream : -1);
-    nsets(v, b, "stream_expr", sx);
+    nsetk(v, b, "stream_expr", sx);
 
     sbuf args;
     cg_sb_init(&args);
@@ -177,8 +177,8 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
         nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     const char *as = cg_sb_done(v, &args);
-    nsets(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
-    nsets(v, b, "expr_stream",
+    nsetk(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
+    nsetk(v, b, "expr_stream",
           cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
     return e;
 }
@@ -192,7 +192,7 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     mst_val e = cg_event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
     nsetk(v, b, "name", nm);
-    nsets(v, b, "name_str", cg_c_string(v, nm, false));
+    nsetk(v, b, "name_str", cg_c_string(v, nm, false));
     nsetk(v, b, "pool_local", v->pool_local[pi]);
     nsetk(v, b, "offset_macro", v->off_macro[s]);
     nsetk(v, b, "size_macro", v->size_macro[s]);
@@ -214,7 +214,7 @@ static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
     nsetk(v, b, "local", v->local[s->value]);
     nsetk(v, b, "decl", cg_decl_of(v, s->value));
     const char *field = v->io_field[s->value];
-    nsets(v, b, "expr",
+    nsetk(v, b, "expr",
           cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
     nset(v, b, "unused", mst_v_bool(!v->used[s->value]));
     nsetk(v, b, "field", field);
@@ -237,7 +237,7 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
     nsetk(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
-    nsets(v, b, "size_text",
+    nsetk(v, b, "size_text",
           cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
     bool same = p->values[hv].dtype == p->values[val].dtype;
     nset(v, b, "same_type", mst_v_bool(same));
@@ -245,7 +245,7 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     const char *ex = cg_vfmt(v, "%s->%s", v->p_out, field);
     if (!same)
         ex = cg_vfmt(v, "(%s)(void *)%s", cg_ptr_type(v, val), ex);
-    nsets(v, b, "expr", ex);
+    nsetk(v, b, "expr", ex);
     nappend(v, events, e);
 }
 
@@ -267,7 +267,7 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
         for (uint32_t i = 0; i < st->ndonors; i++) {
             const plan_donor *d = &v->pl->donors[st->donor_begin + i];
             mst_val o = nobj(v);
-            nsets(v, o, "name",
+            nsetk(v, o, "name",
                   p->values[v->pl->storages[d->storage].value].name);
             nset(v, o, "lo", nu64(d->lo));
             nset(v, o, "hi", nu64(d->hi));
@@ -283,7 +283,7 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     mst_val b;
     mst_val e = cg_event(v, "alloc", &b);
     nsetk(v, b, "name", p->values[val].name);
-    nsets(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
+    nsetk(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
     nsetk(v, b, "local", v->local[val]);
     nsetk(v, b, "decl", cg_decl_of(v, val));
     nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
@@ -316,7 +316,7 @@ static void alias_event(vw *v, const ir_stmt *s, mst_val events) {
     }
     nsetk(v, b, "local", v->local[val]);
     nsetk(v, b, "decl", cg_decl_of(v, val));
-    nsets(v, b, "expr", cg_alias_expr(v, val));
+    nsetk(v, b, "expr", cg_alias_expr(v, val));
     nset(v, b, "unused", mst_v_bool(!v->used[val]));
     nappend(v, events, e);
 }
@@ -343,7 +343,7 @@ static void names_events(vw *v, const ir_stmt *s, mst_val events) {
         nsetk(v, b, "name", s->names[j].name);
         nsetk(v, b, "src", v->local[val]);
         nset(v, b, "copied", mst_v_bool(v->out_copy[j]));
-        nsets(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
+        nsetk(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
         nsetk(v, b, "size_macro", v->out_size_macro[j]);
         nappend(v, events, e);
     }
@@ -414,7 +414,7 @@ mst_val cg_statement_val(vw *v, uint32_t i) {
     nset(v, o, "line", mst_v_int(s->loc.line));
     const char *txt = cg_stmt_text(v, s);
     nset(v, o, "emit", mst_v_bool(txt != NULL));
-    nsets(v, o, "ir", txt ? txt : "");
+    nsetk(v, o, "ir", txt ? txt : "");
     if (!txt) {
         nsetk(v, o, "comment", "");
     } else if (comment_begin(v)) {
