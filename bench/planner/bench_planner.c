@@ -303,10 +303,11 @@ static int scale_shape(shape sh, uint32_t tree_max) {
             tt[a][k] = 0;
             if (a == 2 && ns[k] > tree_max)
                 continue;
-            /* naive is cheap: best of 3 at every n, so that the
-             * reference is never one cold run (its first run at 10^6
-             * pays the page faults that the others then reuse) */
-            run_out r = best_of(text, len, algos[a], a == 0 ? 3 : reps);
+            /* naive, bestfit and reuse: best of 3 at every n, so that
+             * no ratio compares a cold run (the first run at 10^6 pays
+             * page faults that later runs reuse) with a warm one */
+            run_out r = best_of(text, len, algos[a],
+                                a == 0 || a == 1 || a == 4 ? 3 : reps);
             if (!r.ok) {
                 printf("%s %s %u: INVALID PLAN\n", shape_names[sh], algos[a],
                        ns[k]);
