@@ -210,7 +210,7 @@ static bool cli_gen_clobbers(const cli_gen_run *r, plan **plans,
 typedef struct cli_gen_outs {
     const char *outdir;
     base_out **o;
-    size_t n;
+    size_t n, cap; /* o[0, n) open, room for cap */
     base_diag *d;
 } cli_gen_outs;
 
@@ -224,6 +224,7 @@ static FILE *cli_gen_open(void *ctx, const char *name) {
     free(path);
     if (!o)
         return NULL;
+    PW_ASSERT(w->n < w->cap); /* the files cg_target_files listed */
     w->o[w->n++] = o;
     return base_out_stream(o);
 }
@@ -241,6 +242,7 @@ static bool cli_gen_write_first(const cli_gen_run *r, plan **plans,
         free(ps);
         if (!o)
             return false;
+        PW_ASSERT(w->n < w->cap);
         w->o[w->n++] = o;
         if (!cg_write_weights(plans[i], cg_view_root(views[i]),
                               base_out_stream(o), r->d))
@@ -276,8 +278,9 @@ static bool cli_gen_write(const cli_gen_run *r, plan **plans, cg_view **views,
             rmdir(r->outdir);
         return false;
     }
-    cli_gen_outs w = {
-        r->outdir, base_xcalloc(nfiles + r->npaths + 1, sizeof *w.o), 0, r->d};
+    size_t cap = nfiles + r->npaths;
+    cli_gen_outs w = {r->outdir, base_xcalloc(cap + 1, sizeof *w.o), 0, cap,
+                      r->d};
     bool ok = cli_gen_write_first(r, plans, views, files, nshared, &w);
     for (size_t i = 0; i < r->npaths && ok; i++)
         ok = cg_render_target_to(views[i], r->target, r->tdir, cli_gen_open, &w,
