@@ -243,6 +243,15 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
  * memory). */
 #define PLAN_BF_LARGE 131072
 #define PLAN_BF_CLOSE 100
+/* The work budget of bestfit's general path up to PLAN_BF_LARGE buffers,
+ * in buffer placements: of its eleven passes, pass i (from 0) runs only
+ * while i * m < PLAN_BF_WORK (4.5 * PLAN_BF_LARGE), so all eleven run up
+ * to 58982 buffers, six at 10^5, five at PLAN_BF_LARGE: the time stays
+ * flat up to PLAN_BF_LARGE instead of growing with m to eleven passes
+ * against plan_bf_large's two or fewer.  plan_bf_npasses(m): how
+ * many passes that leaves for m nonzero buffers (2 above PLAN_BF_LARGE). */
+#define PLAN_BF_WORK ((uint64_t)PLAN_BF_LARGE * 9 / 2)
+int plan_bf_npasses(uint32_t m);
 int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
                   uint64_t *best);
 /* plan_bestfit without plan_bf_large (its general path at every size),

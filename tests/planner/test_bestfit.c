@@ -147,6 +147,59 @@ static void test_bestfit_huge(void **st) {
     free(off);
 }
 
+/* The work budget (PLAN_BF_WORK): all eleven passes up to 58982 buffers,
+ * then pass i only while i * m < PLAN_BF_WORK, never fewer than the
+ * first three (size, contention, start) up to PLAN_BF_LARGE, two above;
+ * the count never grows with m, and the passes before the last place
+ * fewer than PLAN_BF_WORK buffers. */
+static void test_bestfit_work_budget(void **st) {
+    (void)st;
+    assert_int_equal(plan_bf_npasses(1), 11);
+    assert_int_equal(plan_bf_npasses(58982), 11);
+    assert_int_equal(plan_bf_npasses(58983), 10);
+    assert_int_equal(plan_bf_npasses(100000), 6);
+    assert_int_equal(plan_bf_npasses(PLAN_BF_LARGE), 5);
+    assert_int_equal(plan_bf_npasses(PLAN_BF_LARGE + 1), 2);
+    assert_int_equal(plan_bf_npasses(UINT32_MAX), 2);
+    int prev = 11;
+    for (uint32_t m = 1; m <= PLAN_BF_LARGE; m++) {
+        int np = plan_bf_npasses(m);
+        if (np > prev || np < 3 ||
+            (np < 11 && (uint64_t)np * m < PLAN_BF_WORK) ||
+            (uint64_t)(np - 1) * m >= PLAN_BF_WORK)
+            fail_msg("m %u: %d passes after %d", m, np, prev);
+        prev = np;
+    }
+}
+
+/* Between 58982 buffers and PLAN_BF_LARGE, fewer passes: still a valid
+ * plan between the lower bound and naive (the O(n log n) verifier). */
+static void test_bestfit_budgeted(void **st) {
+    (void)st;
+    enum { N = 90000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    uint64_t s = 777, size, naive;
+    plan_problem pb = {N, bufs, 64, NULL};
+    for (uint32_t i = 0; i < N; i++) {
+        bufs[i].start = i;
+        bufs[i].end = i + (uint32_t)pt_below(&s, pt_below(&s, 50) ? 8 : 300);
+        bufs[i].size = 64 * (1 + pt_below(&s, 32));
+        bufs[i].align = 1;
+        bufs[i].color = -1;
+    }
+    assert_int_equal(plan_bf_npasses(N), 7);
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    char err[256] = "";
+    if (!plan_verify_problem(&pb, off, size, err, sizeof err))
+        fail_msg("seed 777: %s", err);
+    assert_true(size >= plan_lower_bound(&pb));
+    assert_int_equal(plan_naive(&pb, off, &naive), 0);
+    assert_true(size <= naive);
+    free(bufs);
+    free(off);
+}
+
 /* The start-order pass keeps few live blocks in a sorted array, many in
  * a treap: both give the same offsets (lowest and two-sided), on random
  * instances with up to ~200 buffers live at once and mixed alignments. */
@@ -199,6 +252,8 @@ int main(void) {
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_bestfit_large_random),
         cmocka_unit_test(test_bestfit_huge),
+        cmocka_unit_test(test_bestfit_work_budget),
+        cmocka_unit_test(test_bestfit_budgeted),
         cmocka_unit_test(test_start_pass_array_is_treap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
