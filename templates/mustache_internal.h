@@ -254,6 +254,7 @@ typedef struct ov_frame {
 } ov_frame;
 
 #define MST_DCACHE 256u
+#define MST_LMEMO 256u
 
 typedef struct rctx {
     const mst_loader *loader;
@@ -305,6 +306,21 @@ typedef struct rctx {
          * until the render ends, and the entry stays valid whatever gen */
         bool lasting;
     } dc[MST_DCACHE];
+    /* Bumped at every push: a frame's serial names it and, since the
+     * frames below a frame stay while it is on the stack, the whole
+     * stack from it down. */
+    uint64_t serial;
+    /* A direct-mapped cache of (tag, lasting frame) -> value: the
+     * lookup of the first part of tag n's name from the highest frame
+     * that is not transient down to the root.  Those frames and their
+     * values stay until the render ends, so the answer does too; the
+     * names that elements do not have (the event kinds of a view, tested
+     * in every event and found at the root) are looked up once. */
+    struct lmemo {
+        const mst_node *n;
+        uint64_t serial;
+        mst_val v;
+    } lm[MST_LMEMO];
 } rctx;
 
 /* Objects with more keys than this are searched with json_object_getn
@@ -342,6 +358,7 @@ typedef struct frame {
     /* pushed while a lazy element was on the stack: its value (and any
      * value reached from it) may be released before the render ends */
     bool transient;
+    uint64_t serial; /* rctx.serial when pushed */
     uint8_t slot[MST_INDEX_SLOTS];
 } frame;
 

@@ -95,6 +95,20 @@ static void test_numbers(void **state) {
            NULL, NULL, "true false []");
 }
 
+/* A lookup that falls through frames pushed for other values at the
+ * same depth, from inside a section that pushes a value without keys
+ * (each element of l; x, then y, from the same tag of partial p): no
+ * answer is kept from one of those frames for the next. */
+static void test_lookup_cache(void **state) {
+    (void)state;
+    const char *data = "{\"yes\": true, \"a\": 0, \"l\": [{\"a\": 1}, "
+                       "{\"a\": 2}, {}], \"x\": {\"a\": 3}, "
+                       "\"y\": {\"a\": 4}}";
+    expect("{{#l}}{{#yes}}{{a}}{{/yes}}{{/l}}", data, NULL, NULL, "120");
+    expect("{{#x}}{{>p}}{{/x}}{{#y}}{{>p}}{{/y}}{{>p}}", data,
+           "{\"p\": \"{{#yes}}{{a}}{{/yes}}\"}", NULL, "340");
+}
+
 static void test_strict(void **state) {
     (void)state;
     mst_options o = {.strict = true};
@@ -266,6 +280,35 @@ static char *render_lazy(const char *tpl, lazy_fixture *f, mst_error *err) {
     json_decref(f->last);
     f->last = NULL;
     return out;
+}
+
+/* A lookup from the elements of a lazy list that falls through to
+ * frames pushed for other values at the same depth (x, then y): the
+ * cache of the lookups below the elements (rctx.lm) must tell x and y
+ * apart, though the same tag of partial p looks a up in both. */
+static void test_lazy_lookup_cache(void **state) {
+    (void)state;
+    json_t *marker = json_array();
+    json_t *d = json_pack("{s:o, s:{s:i}, s:{s:i}}", "items", marker, "x", "a",
+                          3, "y", "a", 4);
+    json_t *partials = json_pack("{s:s}", "p", "{{#items}}{{a}}{{/items}};");
+    lazy_fixture f = {2, 0, SIZE_MAX, NULL};
+    mst_lazy_list lz = {marker, lazy_count, lazy_element, &f, NULL, NULL, NULL};
+    mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
+    mst_loader ld = {spec_load_json, partials, NULL};
+    const char *tpl = "{{#x}}{{>p}}{{/x}}{{#y}}{{>p}}{{/y}}";
+    mst_error err;
+    mst_template *t = mst_compile("t", tpl, strlen(tpl), &err);
+    assert_non_null(t);
+    char *out = NULL;
+    size_t len;
+    assert_int_equal(mst_render(t, d, &ld, &o, &out, &len, &err), 0);
+    assert_string_equal(out, "33;44;");
+    free(out);
+    mst_template_free(t);
+    json_decref(d);
+    json_decref(partials);
+    json_decref(f.last);
 }
 
 /* Lists built on demand (mst_options.lazy): elements in order, lookups
@@ -654,6 +697,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_escape),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_lookup_cache),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_dynamic_and_builtin_names),
         cmocka_unit_test(test_crlf_indentation),
@@ -661,6 +705,7 @@ int main(void) {
         cmocka_unit_test(test_render_many),
         cmocka_unit_test(test_big_template),
         cmocka_unit_test(test_lazy_lists),
+        cmocka_unit_test(test_lazy_lookup_cache),
         cmocka_unit_test(test_lazy_reused_element),
         cmocka_unit_test(test_lazy_many_lists),
         cmocka_unit_test(test_deep_sections),
