@@ -108,24 +108,11 @@ bool cli_write_file_atomic(const char *path, const char *data, size_t len,
  * cli_write_file_atomic.  Aborts on out of memory. */
 bool cli_write_program(const char *path, const ir_program *p, base_diag *d);
 
-/* Writes files[0..n) into directory `outdir` (created with its missing
- * parents), each atomically (cli_write_file_atomic).  Refuses before
- * writing anything when a destination is a directory or is the file
- * `input` (may be NULL).  On failure reports the error to d and returns
- * false. */
-bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
-                     const char *input, base_diag *d);
-/* The same, committing the n_pre files opened and written by the caller
- * (base_out_open) together with them, first; they are committed or
- * discarded in every case. */
 /* Creates outdir and checks, before anything is written, that no file
  * of files[0, n) (names only) under it is the input or a directory;
  * false after reporting one. */
 bool cli_check_outputs(const char *outdir, const cg_file *files, size_t n,
                        const char *input, base_diag *d);
-bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
-                          const char *input, base_out **pre, size_t n_pre,
-                          base_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* Planning options shared by `plan` and `gen` (cli/plan_opts.c).

@@ -1,8 +1,8 @@
 /*
  * cli/files.c - output files, through base's atomic writer (base/out.c:
  * a temporary file in the destination directory renamed over the
- * destination; devices and FIFOs written in place).  Several files (gen)
- * are all written first and renamed only when every one is complete.
+ * destination; devices and FIFOs written in place), and the checks
+ * `gen` makes of its output directory before it writes anything.
  */
 #include "cli/cli.h"
 
@@ -15,35 +15,6 @@
 bool cli_write_file_atomic(const char *path, const char *data, size_t len,
                            base_diag *d) {
     return base_write_file_atomic(path, data, len, d);
-}
-
-/* Writes every file and commits them with the n_pre files already
- * opened (renamed first). */
-static bool cli_write_files_atomic(size_t n, char *const *paths,
-                                   char *const *contents, const size_t *lens,
-                                   base_out **pre, size_t n_pre, base_diag *d) {
-    base_out **outs = base_xcalloc(n + n_pre + 1, sizeof *outs);
-    for (size_t i = 0; i < n_pre; i++)
-        outs[i] = pre[i];
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-        base_out *o = base_out_open(paths[i], d);
-        outs[n_pre + i] = o;
-        ok = o != NULL;
-        if (ok && lens[i] &&
-            fwrite(contents[i], 1, lens[i], base_out_stream(o)) != lens[i]) {
-            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", paths[i],
-                          strerror(errno));
-            ok = false;
-        }
-    }
-    if (ok)
-        ok = base_out_commit_all(outs, n + n_pre, d);
-    else
-        for (size_t i = 0; i < n + n_pre; i++)
-            base_out_discard(outs[i]);
-    free(outs);
-    return ok;
 }
 
 /* mkdir -p: creates DIR and its missing parents. */
@@ -73,84 +44,32 @@ static bool cli_mkdirs(const char *dir) {
     return ok;
 }
 
-bool cli_write_files(const char *outdir, const cg_file *files, size_t n,
-                     const char *input, base_diag *d) {
-    return cli_write_files_with(outdir, files, n, input, NULL, 0, d);
-}
-
-/* The paths of files[0, n) under outdir (malloc'ed, as the array), or
- * NULL after reporting a path that must not be written: the input, or
- * a directory.  Creates outdir first. */
-static char **cli_output_paths(const char *outdir, const cg_file *files,
-                               size_t n, const char *input, base_diag *d) {
+bool cli_check_outputs(const char *outdir, const cg_file *files, size_t n,
+                       const char *input, base_diag *d) {
     if (!cli_mkdirs(outdir)) {
         base_diag_msg(d, BASE_SEV_ERROR, "cannot create directory %s: %s",
                       outdir, strerror(errno));
-        return NULL;
+        return false;
     }
-    /* Refuse before writing anything when a destination is a directory. */
-    char **paths = base_xcalloc(n + 1, sizeof *paths);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         base_sb p = {0};
         base_sb_printf(&p, "%s/%s", outdir, files[i].name);
-        paths[i] = base_sb_take(&p, NULL);
-        if (input && cli_same_file(paths[i], input)) {
+        char *path = base_sb_take(&p, NULL);
+        struct stat st;
+        if (input && cli_same_file(path, input)) {
             base_diag_msg(d, BASE_SEV_ERROR,
                           "output %s is the input %s: it would be "
                           "overwritten (write the output elsewhere)",
-                          paths[i], input);
+                          path, input);
             ok = false;
-            break;
-        }
-        struct stat st;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", paths[i],
+        } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", path,
                           strerror(EISDIR));
             ok = false;
         }
+        free(path);
     }
-    if (!ok) {
-        for (size_t i = 0; i < n; i++)
-            free(paths[i]);
-        free(paths);
-        return NULL;
-    }
-    return paths;
-}
-
-bool cli_check_outputs(const char *outdir, const cg_file *files, size_t n,
-                       const char *input, base_diag *d) {
-    char **paths = cli_output_paths(outdir, files, n, input, d);
-    bool ok = paths != NULL;
-    for (size_t i = 0; ok && i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return ok;
-}
-
-bool cli_write_files_with(const char *outdir, const cg_file *files, size_t n,
-                          const char *input, base_out **pre, size_t n_pre,
-                          base_diag *d) {
-    char **paths = cli_output_paths(outdir, files, n, input, d);
-    bool ok = paths != NULL;
-    if (ok) {
-        char **data = base_xcalloc(n, sizeof *data);
-        size_t *lens = base_xcalloc(n, sizeof *lens);
-        for (size_t i = 0; i < n; i++) {
-            data[i] = (char *)files[i].data;
-            lens[i] = files[i].len;
-        }
-        ok = cli_write_files_atomic(n, paths, data, lens, pre, n_pre, d);
-        n_pre = 0; /* committed or discarded */
-        free(data);
-        free(lens);
-    }
-    for (size_t i = 0; i < n_pre; i++)
-        base_out_discard(pre[i]);
-    for (size_t i = 0; paths && i < n; i++)
-        free(paths[i]);
-    free(paths);
     return ok;
 }
 
