@@ -187,6 +187,18 @@ int base_cmp_u32(const void *a, const void *b);
  * strcmp's byte order. */
 int base_cmp_str(const void *a, const void *b);
 
+/* A hash of bytes p[0..n) for the project's own name tables: FNV-1a over
+ * 64 bits, then folded and multiplied so that both the low bits (a mask)
+ * and the high bits (a shift) are well mixed, also for names that differ
+ * only at the end (b_t1, b_t2, ...).  Never emit in hash order. */
+static inline uint64_t base_hash_bytes(const void *p, size_t n) {
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return (h ^ (h >> 32)) * 0x9E3779B97F4A7C15ull;
+}
+
 /* The first index i in sorted a[0..n) with a[i] >= v (n when none). */
 static inline uint32_t base_lower_bound_u64(const uint64_t *a, uint32_t n,
                                             uint64_t v) {

@@ -15,15 +15,12 @@
 /* ------------------------------------------------------------------ */
 /* Identifier sets. */
 
-/* The hash of a name in a set: FNV-1a over 64 bits, folded by a
- * Fibonacci multiplication (never 0: 0 marks an empty slot).  The view
- * names every value, so the set is probed 10^5 times and more: open
- * addressing keeps each probe to one cache line or two. */
+/* The hash of a name in a set: base_hash_bytes's high half (never 0: 0
+ * marks an empty slot).  The view names every value, so the set is
+ * probed 10^5 times and more: open addressing keeps each probe to one
+ * cache line or two. */
 static uint32_t name_hash(const char *s, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    uint32_t r = (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 32);
+    uint32_t r = (uint32_t)(base_hash_bytes(s, n) >> 32);
     return r ? r : 1;
 }
 

@@ -34,13 +34,6 @@ typedef struct csv_rows {
     size_t nlen;
 } csv_rows;
 
-static uint64_t csv_hash(const char *s, size_t n) {
-    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
-    return h ^ (h >> 31);
-}
-
 /* A row's buffer: live in [lower, upper). */
 static void csv_set(plan_buf *b, uint64_t lower, uint64_t upper,
                     uint64_t size) {
@@ -56,7 +49,7 @@ static void csv_set(plan_buf *b, uint64_t lower, uint64_t upper,
  * (and adds nothing), else UINT32_MAX. */
 static uint32_t csv_add(csv_rows *r, const char *s, size_t n, uint64_t lower,
                         uint64_t upper, uint64_t size, uint32_t line) {
-    size_t h = (size_t)csv_hash(s, n) & r->mask;
+    size_t h = (size_t)base_hash_bytes(s, n) & r->mask;
     for (;; h = (h + 1) & r->mask) {
         uint32_t q = r->tab[h];
         if (q == 0)
@@ -261,7 +254,7 @@ static int csv_distinct(const csv_rows *r) {
         return -1;
     for (uint32_t i = 0; i < r->n; i++) {
         const char *s = r->names[i];
-        v[i] = csv_hash(s, strlen(s)) << 32 | i;
+        v[i] = base_hash_bytes(s, strlen(s)) << 32 | i;
     }
     int rc = plan_radix_sort_hi(v, r->n) != 0 ? -1 : 1;
     for (uint32_t i = 0; rc == 1 && i + 1 < r->n; i++)

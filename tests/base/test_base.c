@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,6 +138,30 @@ static void search_and_compare(void **state) {
     assert_string_equal(s[3], "b");
     const char *key = "ab";
     assert_ptr_equal(bsearch(&key, s, 4, sizeof s[0], base_cmp_str), &s[2]);
+}
+
+/* base_hash_bytes: equal bytes hash equal; 10^5 names that differ only
+ * at the end (b_t0, b_t1, ...) spread over 2^17 slots by the low bits
+ * (a mask) and by the high bits (a shift), a few to a slot at most. */
+static void hash_bytes_spreads(void **state) {
+    (void)state;
+    assert_true(base_hash_bytes("b_t1", 4) == base_hash_bytes("b_t1x", 4));
+    assert_true(base_hash_bytes("b_t1", 4) != base_hash_bytes("b_t2", 4));
+    assert_true(base_hash_bytes("", 0) != base_hash_bytes("\0", 1));
+    enum { N = 100000, BITS = 17 };
+    uint8_t *lo = calloc(1u << BITS, 1), *hi = calloc(1u << BITS, 1);
+    unsigned most = 0;
+    for (unsigned i = 0; i < N; i++) {
+        char name[16];
+        int n = snprintf(name, sizeof name, "b_t%u", i);
+        uint64_t h = base_hash_bytes(name, (size_t)n);
+        unsigned a = ++lo[h & ((1u << BITS) - 1)], b = ++hi[h >> (64 - BITS)];
+        most = a > most ? a : most;
+        most = b > most ? b : most;
+    }
+    free(lo);
+    free(hi);
+    assert_true(most <= 10);
 }
 
 static void diag_limit(void **state) {
@@ -333,6 +358,7 @@ int main(void) {
         cmocka_unit_test(read_file_arena),
         cmocka_unit_test(now_monotonic),
         cmocka_unit_test(search_and_compare),
+        cmocka_unit_test(hash_bytes_spreads),
         cmocka_unit_test(diag_limit),
         cmocka_unit_test(diag_msg),
         cmocka_unit_test(diag_quiet_and_limit),
