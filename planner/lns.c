@@ -15,7 +15,15 @@
  * after k steps is the best found in the first k steps, and a larger
  * budget never gives a larger pool.
  *
- * Three moves in four are that; the fourth is a window move: lift the
+ * Two moves in four are that; one is a repack (lns_repack): take a
+ * buffer at the top, the time in its life where the most bytes are live
+ * (the peaks of dense instances are narrow and fragmented), and the 48
+ * to 256 buffers live nearest that time (all, or those above a band 10,
+ * 20 or 30% under the top: seeded); lift them and put them back in 24
+ * seeded orders (size descending, each size scaled by a factor in [1/2,
+ * 3/2]) among the others, which stay; a try stops once a top reaches
+ * the lifted buffers' old highest top, and the lowest complete try is
+ * kept.  The fourth is a window move: lift the
  * highest buffers (8 to 16) of a time window around a buffer at the top
  * and re-solve them exactly among the others, which stay where they are
  * (plan_window_solve, planner/window.c, within LNS_WIN_NODES nodes); kept
@@ -45,6 +53,10 @@
 #define LNS_WIN_K 16u /* <= PLAN_WIN_MAX */
 #define LNS_WIN_NODES 1000u
 #define LNS_BUCKETS PLAN_LIFE_BUCKETS
+#define LNS_PACK_MIN 48u /* a repack lifts 48 to 256 buffers */
+#define LNS_PACK_SPAN 209u
+#define LNS_PACK_MAX 384u /* never more (the window doubles) */
+#define LNS_PACK_TRIES 24u
 
 typedef plan_iv lns_iv;
 
@@ -66,6 +78,12 @@ typedef struct lns {
     lns_iv *iv;
     uint32_t niv, capiv;
     uint64_t rng, steps, visits;
+    /* the live bytes: live[k] from time pt[k] on (npt points; built by
+     * the first repack) */
+    uint64_t *pt, *live;
+    uint32_t npt;
+    uint32_t *order; /* a repack's order, LNS_PACK_MAX */
+    uint64_t *key, *packed;
 } lns;
 
 static uint64_t lns_rnd(lns *l) {
@@ -391,6 +409,182 @@ static int lns_window(lns *l, uint64_t budget) {
     return ok ? found : -1;
 }
 
+/* The live-bytes profile (l->pt, l->live): the buffers sorted by start
+ * and by end, merged.  -1 out of memory. */
+static int lns_profile(lns *l) {
+    size_t m = l->m;
+    uint64_t *st = malloc((m + 1) * sizeof *st);
+    uint64_t *en = malloc((m + 1) * sizeof *en);
+    l->pt = malloc((2 * m + 1) * sizeof *l->pt);
+    l->live = malloc((2 * m + 1) * sizeof *l->live);
+    int rc = -1;
+    if (!st || !en || !l->pt || !l->live)
+        goto done;
+    for (uint32_t u = 0; u < l->m; u++) {
+        st[u] = (uint64_t)lns_buf(l, u)->start << 32 | u;
+        en[u] = (uint64_t)lns_buf(l, u)->end << 32 | u;
+    }
+    if (plan_radix_sort_hi(st, m) != 0 || plan_radix_sort_hi(en, m) != 0)
+        goto done;
+    uint64_t cur = 0;
+    size_t i = 0, j = 0;
+    while (i < m) { /* every end at or after its start: ends outlast */
+        uint64_t ts = st[i] >> 32, te = (en[j] >> 32) + 1;
+        uint64_t t = ts < te ? ts : te;
+        for (; i < m && st[i] >> 32 == t; i++)
+            cur += l->size[(uint32_t)st[i]];
+        for (; j < m && (en[j] >> 32) + 1 == t; j++)
+            cur -= l->size[(uint32_t)en[j]];
+        if (l->npt > 0 && l->pt[l->npt - 1] == t)
+            l->npt--;
+        l->pt[l->npt] = t;
+        l->live[l->npt++] = cur;
+    }
+    rc = 0;
+done:
+    free(st);
+    free(en);
+    return rc;
+}
+
+/* The time in u's life where the most bytes are live (the first such). */
+static uint32_t lns_busiest(const lns *l, uint32_t u) {
+    const plan_buf *b = lns_buf(l, u);
+    uint32_t lo = 0, hi = l->npt;
+    while (lo < hi) { /* first point after the start */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->pt[mid] <= b->start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t k = lo > 0 ? lo - 1 : 0, best = k;
+    for (; k < l->npt && l->pt[k] <= b->end; k++)
+        if (l->live[k] > l->live[best])
+            best = k;
+    return l->pt[best] > b->start ? (uint32_t)l->pt[best] : b->start;
+}
+
+static bool lns_count(lns *l, uint32_t v, const void *arg) {
+    const lns_band *band = arg;
+    if (l->off[v] + l->size[v] > band->floor)
+        l->nruin++;
+    return true;
+}
+
+/* The repack set: the buffers above a band floor that live in a time
+ * window around time tc, the window doubling until it holds `want` of
+ * them (at most LNS_PACK_MAX, the highest kept). */
+static void lns_pack_set(lns *l, uint32_t tc, uint32_t want,
+                         const lns_band *band) {
+    for (uint64_t ww = 1;; ww *= 2) {
+        uint32_t s = tc > ww ? (uint32_t)(tc - ww) : 0;
+        uint32_t e = tc + ww < UINT32_MAX ? (uint32_t)(tc + ww) : UINT32_MAX;
+        l->nruin = 0;
+        lns_scan(l, s, e, lns_count, band);
+        if (l->nruin >= want || (s == 0 && e == UINT32_MAX) ||
+            ww >= UINT32_MAX) {
+            l->nruin = 0;
+            lns_scan(l, s, e, lns_add_ruin, band);
+            break;
+        }
+    }
+    if (l->nruin > LNS_PACK_MAX)
+        lns_trim(l, LNS_PACK_MAX);
+}
+
+/* Lifts the repack set (their tops out of the max tree). */
+static void lns_lift_all(lns *l) {
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        l->lifted[l->ruin[i]] = true;
+        lns_set_top(l, l->ruin[i], 0);
+    }
+}
+
+/* One try: the set put back in size order, each size scaled by a seeded
+ * factor in [1/2, 3/2] (none on the first try), stopping as soon as a
+ * top reaches `bound`.  Returns the highest top (>= bound: failed), or
+ * UINT64_MAX on running out of memory. */
+static uint64_t lns_pack_try(lns *l, uint32_t t, uint64_t bound,
+                             uint64_t budget) {
+    uint32_t n = l->nruin;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = l->ruin[i];
+        uint64_t f = t == 0 ? 1024 : 512 + lns_rnd(l) % 1025;
+        uint64_t k =
+            l->size[v] > UINT64_MAX / 2048 ? l->size[v] : l->size[v] * f;
+        uint32_t j = i;
+        while (j > 0 && l->key[j - 1] < k) {
+            l->key[j] = l->key[j - 1];
+            l->order[j] = l->order[j - 1];
+            j--;
+        }
+        l->key[j] = k;
+        l->order[j] = v;
+    }
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n && top < bound; i++) {
+        if (l->steps + l->visits / 64 >= budget)
+            return bound;
+        uint32_t v = l->order[i];
+        if (!lns_place(l, v))
+            return UINT64_MAX;
+        if (l->off[v] + l->size[v] > top)
+            top = l->off[v] + l->size[v];
+    }
+    return top;
+}
+
+/* A repack move: take a buffer at the top of the pool, the time of its
+ * life where the most bytes are live, and the 48 to 256 buffers (above a
+ * seeded band floor: none, or 10%, 20%, 30% under the top) live nearest
+ * that time; lift them and put them back greedily in LNS_PACK_TRIES
+ * seeded orders (as lns_try) among the others, which stay; keep the
+ * lowest try when its highest top is below theirs before.  1 kept, 0
+ * not, -1 out of memory. */
+static int lns_repack(lns *l, uint64_t budget) {
+    if (!l->pt && lns_profile(l) != 0)
+        return -1;
+    uint64_t h = l->mx[1];
+    uint32_t b = lns_peak(l);
+    uint32_t tc = lns_busiest(l, b);
+    uint32_t want = LNS_PACK_MIN + (uint32_t)(lns_rnd(l) % LNS_PACK_SPAN);
+    uint64_t q = lns_rnd(l) % 4;
+    lns_band band = {q == 0 ? 0 : h - h / 10 * q};
+    lns_pack_set(l, tc, want, &band);
+    uint64_t old = 0;
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        uint32_t v = l->ruin[i];
+        l->saved[i] = l->off[v];
+        if (l->off[v] + l->size[v] > old)
+            old = l->off[v] + l->size[v];
+    }
+    lns_lift_all(l);
+    uint64_t best = old;
+    bool found = false;
+    for (uint32_t t = 0; t < LNS_PACK_TRIES; t++) {
+        uint64_t top = lns_pack_try(l, t, best, budget);
+        if (top == UINT64_MAX)
+            return -1;
+        if (top < best) {
+            best = top;
+            found = true;
+            for (uint32_t i = 0; i < l->nruin; i++)
+                l->packed[i] = l->off[l->ruin[i]];
+        }
+        lns_lift_all(l);
+        if (l->steps + l->visits / 64 >= budget)
+            break;
+    }
+    for (uint32_t i = 0; i < l->nruin; i++) {
+        uint32_t v = l->ruin[i];
+        l->off[v] = found ? l->packed[i] : l->saved[i];
+        l->lifted[v] = false;
+        lns_set_top(l, v, l->off[v] + l->size[v]);
+    }
+    return found;
+}
+
 typedef struct lns_key {
     uint64_t k;
     uint32_t u;
@@ -496,8 +690,11 @@ static int lns_init(lns *l, const plan_problem *pb, const uint64_t *offsets) {
     l->lifted = calloc(n1, sizeof *l->lifted);
     l->ruin = malloc(n1 * sizeof *l->ruin);
     l->saved = malloc(n1 * sizeof *l->saved);
+    l->order = malloc(LNS_PACK_MAX * sizeof *l->order);
+    l->key = malloc(LNS_PACK_MAX * sizeof *l->key);
+    l->packed = malloc(LNS_PACK_MAX * sizeof *l->packed);
     if (!l->ids || !l->size || !l->align || !l->off || !l->byb || !l->lifted ||
-        !l->ruin || !l->saved)
+        !l->ruin || !l->saved || !l->order || !l->key || !l->packed)
         return -1;
     for (uint32_t i = 0; i < pb->n; i++)
         if (pb->bufs[i].size) {
@@ -532,6 +729,11 @@ static void lns_free(lns *l) {
     free(l->saved);
     free(l->mx);
     free(l->iv);
+    free(l->pt);
+    free(l->live);
+    free(l->order);
+    free(l->key);
+    free(l->packed);
 }
 
 int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
@@ -574,8 +776,9 @@ int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
             out->time_limit_hit = true;
             break;
         }
-        int r =
-            it % 4 != 3 ? lns_move(&l, o->budget) : lns_window(&l, o->budget);
+        int r = it % 4 == 1   ? lns_repack(&l, o->budget)
+                : it % 4 != 3 ? lns_move(&l, o->budget)
+                              : lns_window(&l, o->budget);
         if (r == -1) {
             rc = -1;
             goto done;

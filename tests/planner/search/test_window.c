@@ -37,6 +37,11 @@ static uint64_t rnd_in(uint64_t lo, uint64_t hi) { /* [lo, hi] */
 #define MAXK 5
 #define NFIX 8
 #define SPAN 64 /* every top tried up to it: above every obstacle */
+#ifndef DENSE_N
+#define DENSE_N 3000u
+#define DENSE_SEED 1u
+#define DENSE_BUDGET 40000u
+#endif
 
 typedef struct inst {
     plan_win w;
@@ -246,11 +251,75 @@ static void test_lns_monotone(void **state) {
     }
 }
 
+/* A dense instance (as bench/planner's: about 60 buffers live at once,
+ * sizes over 16 octaves), above LNS_REBUILD_MAX (no greedy starts: only
+ * the moves). */
+static plan_buf *dense(uint32_t n, uint64_t seed) {
+    rng_state = seed * 0x94d049bb133111ebull;
+    plan_buf *b = calloc(n, sizeof *b);
+    assert_non_null(b);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = (uint32_t)rnd_in(0, n - 1);
+        uint64_t life = rnd_in(1, (uint64_t)1 << rnd_in(0, 8));
+        if (rnd() % 100 == 0)
+            life = rnd_in(256, 4096);
+        b[i] = (plan_buf){.size = 64 * rnd_in(1, (uint64_t)1 << rnd_in(0, 16)),
+                          .align = 1,
+                          .start = s,
+                          .end = s + (uint32_t)life - 1,
+                          .color = -1};
+    }
+    return b;
+}
+
+/* plan_lns on a dense instance (every kind of move, the repack among
+ * them): strictly below bestfit within the budget, never larger with a
+ * larger budget, and the same offsets on a second run (deterministic in
+ * steps). */
+static void test_lns_dense(void **state) {
+    (void)state;
+    const uint64_t budgets[] = {DENSE_BUDGET / 4, DENSE_BUDGET / 2,
+                                DENSE_BUDGET};
+    uint32_t n = DENSE_N;
+    plan_buf *b = dense(n, DENSE_SEED);
+    plan_problem pb = {n, b, 64, NULL};
+    uint64_t *off = calloc(n, sizeof *off), bf = 0, prev = UINT64_MAX;
+    uint64_t *o2 = calloc(n, sizeof *o2), *o3 = calloc(n, sizeof *o3);
+    assert_true(off && o2 && o3);
+    assert_int_equal(plan_bestfit(&pb, off, &bf), 0);
+    for (size_t k = 0; k < sizeof budgets / sizeof *budgets; k++) {
+        uint64_t size = bf, size3 = bf;
+        plan_lns_opts o = {budgets[k], plan_lower_bound(&pb), 0};
+        plan_lns_out out;
+        memcpy(o2, off, n * sizeof *o2);
+        memcpy(o3, off, n * sizeof *o3);
+        assert_int_equal(plan_lns(&pb, o2, &size, &o, &out), 0);
+        assert_int_equal(plan_lns(&pb, o3, &size3, &o, &out), 0);
+        assert_int_equal(size, size3);
+        assert_memory_equal(o2, o3, n * sizeof *o2);
+        char err[256];
+        assert_true(plan_verify_problem(&pb, o2, size, err, sizeof err));
+        assert_true(size <= prev);
+        prev = size;
+        print_message("budget %llu: bestfit %llu, lns %llu, lower bound "
+                      "%llu\n",
+                      (unsigned long long)budgets[k], (unsigned long long)bf,
+                      (unsigned long long)size,
+                      (unsigned long long)plan_lower_bound(&pb));
+    }
+    assert_true(prev < bf);
+    free(off);
+    free(o2);
+    free(o3);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_vs_brute),
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_lns_monotone),
+        cmocka_unit_test(test_lns_dense),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
