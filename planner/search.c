@@ -270,6 +270,25 @@ static int class_lns(const plan_problem *pb, const uint32_t *ids, uint32_t m,
     return rc;
 }
 
+/* `auto` (a schedule given): the large-neighbourhood search's share of
+ * the schedule.  After the exact search (some partition small enough for
+ * it), 1/12: its steps cost more (about 2.5 us at 10^4 dense buffers,
+ * against 0.15-0.4 us for the exact search's).  When the exact search
+ * takes no partition, all of it up to LNS_FULL buffers, falling as
+ * (LNS_FULL / m)^2 above (a move improves one stretch of time, and at
+ * 10^5..10^6 buffers the plan of bestfit is already within 1% of the
+ * lower bound), never below 1/12. */
+#define LNS_FULL 16384u
+static uint64_t auto_lns_share(const sr *s, uint64_t schedule) {
+    for (uint32_t p = 0; p < s->npart; p++)
+        if (s->parts[p].searchable)
+            return schedule / 12;
+    uint64_t share = schedule;
+    if (s->m > LNS_FULL)
+        share = share / s->m * LNS_FULL / s->m * LNS_FULL;
+    return share > schedule / 12 ? share : schedule / 12;
+}
+
 /* Searches one class (ids[0..m)) from start layout `start`, writing the
  * class-local offsets back into start[] and the outcome into out.
  * budget 0 = the default divided by `share`.  Two phases: the exact
@@ -298,14 +317,9 @@ static int run_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
      * capacity and not proved infeasible */
     bool more =
         cap ? out->height > cap && out->lo <= cap : out->lo < out->height;
-    /* `auto` (a schedule given): the large-neighbourhood search gets at
-     * most 1/12 of the schedule, also when no partition is small enough
-     * for the exact search: it mostly plateaus, and its steps cost more
-     * (about 3 us at 10^4 dense buffers, against 0.15-0.4 us for the
-     * exact search's) */
     uint64_t lns = end - c->steps;
-    if (c->schedule && lns > c->schedule / 12)
-        lns = c->schedule / 12;
+    if (c->schedule && lns > auto_lns_share(&s, c->schedule))
+        lns = auto_lns_share(&s, c->schedule);
     if (more && c->steps < end)
         rc = class_lns(pb, ids, m, start, target, lns, c);
     out->height = plan_sr_height_of(&s, start);
