@@ -21,9 +21,10 @@
  * to 256 buffers live nearest that time (all, or those above a band 10,
  * 20 or 30% under the top: seeded); lift them and put them back in 24
  * seeded orders (size descending, each size scaled by a factor in [1/2,
- * 3/2]) among the others, which stay; a try stops once a top reaches
- * the lifted buffers' old highest top, and the lowest complete try is
- * kept.  The fourth is a window move: lift the
+ * 3/2]) among the others, which stay; a try stops once a top passes
+ * the lifted buffers' old highest top; the lowest complete try is kept
+ * when lower than that, or as high with lower tops in total (sideways).
+ * The fourth is a window move: lift the
  * highest buffers (8 to 16) of a time window around a buffer at the top
  * and re-solve them exactly among the others, which stay where they are
  * (plan_window_solve, planner/window.c, within LNS_WIN_NODES nodes); kept
@@ -501,6 +502,15 @@ static void lns_lift_all(lns *l) {
     }
 }
 
+/* The sum of the tops of the repack set at offsets off[0..nruin) (NULL:
+ * where they are). */
+static uint64_t lns_tops(const lns *l, const uint64_t *off) {
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < l->nruin; i++)
+        t += (off ? off[i] : l->off[l->ruin[i]]) + l->size[l->ruin[i]];
+    return t;
+}
+
 /* One try: the set put back in size order, each size scaled by a seeded
  * factor in [1/2, 3/2] (none on the first try), stopping as soon as a
  * top reaches `bound`.  Returns the highest top (>= bound: failed), or
@@ -539,9 +549,9 @@ static uint64_t lns_pack_try(lns *l, uint32_t t, uint64_t bound,
  * life where the most bytes are live, and the 48 to 256 buffers (above a
  * seeded band floor: none, or 10%, 20%, 30% under the top) live nearest
  * that time; lift them and put them back greedily in LNS_PACK_TRIES
- * seeded orders (as lns_try) among the others, which stay; keep the
- * lowest try when its highest top is below theirs before.  1 kept, 0
- * not, -1 out of memory. */
+ * seeded orders (lns_pack_try) among the others, which stay; keep the
+ * lowest try when its highest top is below theirs before (or as high,
+ * with lower tops in total).  1 kept, 0 not, -1 out of memory. */
 static int lns_repack(lns *l, uint64_t budget) {
     if (!l->pt && lns_profile(l) != 0)
         return -1;
@@ -560,15 +570,23 @@ static int lns_repack(lns *l, uint64_t budget) {
             old = l->off[v] + l->size[v];
     }
     lns_lift_all(l);
-    uint64_t best = old;
-    bool found = false;
+    /* strictly lower (found), or as high with lower tops in total (a
+     * sideways move on a plateau, only while none is lower and when the
+     * sum cannot wrap) */
+    bool can_side = old <= UINT64_MAX / LNS_PACK_MAX, found = false;
+    bool side = false;
+    uint64_t best = old, sum = can_side ? lns_tops(l, l->saved) : 0;
     for (uint32_t t = 0; t < LNS_PACK_TRIES; t++) {
-        uint64_t top = lns_pack_try(l, t, best, budget);
+        uint64_t top =
+            lns_pack_try(l, t, found || !can_side ? best : old + 1, budget);
         if (top == UINT64_MAX)
             return -1;
-        if (top < best) {
+        if (top < best ||
+            (can_side && !found && top == old && lns_tops(l, NULL) < sum)) {
+            found = found || top < best;
+            side = !found;
             best = top;
-            found = true;
+            sum = found ? sum : lns_tops(l, NULL);
             for (uint32_t i = 0; i < l->nruin; i++)
                 l->packed[i] = l->off[l->ruin[i]];
         }
@@ -576,6 +594,7 @@ static int lns_repack(lns *l, uint64_t budget) {
         if (l->steps + l->visits / 64 >= budget)
             break;
     }
+    found = found || side;
     for (uint32_t i = 0; i < l->nruin; i++) {
         uint32_t v = l->ruin[i];
         l->off[v] = found ? l->packed[i] : l->saved[i];
