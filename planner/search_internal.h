@@ -62,9 +62,8 @@ typedef struct sr {
     uint32_t nsec;
     uint32_t *adj_beg, *adj;     /* time overlaps, CSR (searchable parts) */
     uint32_t *sec_beg, *sec_mem; /* members of each section, CSR */
-    uint32_t *ranks[NHEUR];
-    uint64_t *width; /* lifespan in statements */
-    uint64_t *rank;  /* working ranks of the current heuristic (trailed) */
+    uint64_t *width;             /* lifespan in statements */
+    uint64_t *rank; /* working ranks of the current heuristic (trailed) */
     int heur;
     uint64_t seed;  /* perturbs the preorder keys (0: none) */
     uint64_t work;  /* buffers and sections scanned, not yet counted */

@@ -36,8 +36,6 @@ void plan_sr_free(sr *s) {
     free(s->adj);
     free(s->sec_beg);
     free(s->sec_mem);
-    for (int h = 0; h < NHEUR; h++)
-        free(s->ranks[h]);
     free(s->width);
     free(s->rank);
     free(s->rks);
@@ -201,22 +199,12 @@ void plan_sr_keys(const sr *s, int h, uint32_t i, rk *out) {
     out->id = i;
 }
 
+/* The scratch of the preorder ranks (each piece is ranked when the
+ * search reaches it: search_core.c, rerank). */
 static int sr_ranks(sr *s) {
     s->rks = calloc((size_t)s->m + 1, sizeof *s->rks);
     s->rank = calloc((size_t)s->m + 1, sizeof *s->rank);
-    if (!s->rks || !s->rank)
-        return -1;
-    for (int h = 0; h < NHEUR; h++) {
-        s->ranks[h] = calloc((size_t)s->m + 1, sizeof *s->ranks[h]);
-        if (!s->ranks[h])
-            return -1;
-        for (uint32_t i = 0; i < s->m; i++)
-            plan_sr_keys(s, h, i, &s->rks[i]);
-        qsort(s->rks, s->m, sizeof *s->rks, plan_sr_rk_cmp);
-        for (uint32_t i = 0; i < s->m; i++)
-            s->ranks[h][s->rks[i].id] = i;
-    }
-    return 0;
+    return s->rks && s->rank ? 0 : -1;
 }
 
 int plan_sr_init(sr *s, const plan_problem *pb, const uint32_t *ids, uint32_t m,
