@@ -207,6 +207,54 @@ static int sr_ranks(sr *s) {
     return s->rks && s->rank ? 0 : -1;
 }
 
+/* The section of every start and end: the distinct points of {start,
+ * end + 1} sorted, slo/shi the rank of a buffer's own; s->nsec.  Points
+ * below 2^32 (every end below UINT32_MAX) are radix-sorted with their
+ * buffer as payload, in O(m); otherwise sorted and searched.  pts holds
+ * 2m + 2 words.  Returns 0 or -1 (out of memory). */
+static int sr_points(sr *s, const plan_problem *pb, const uint32_t *ids,
+                     uint64_t *pts) {
+    uint32_t m = s->m;
+    size_t n2 = 2 * (size_t)m, u = 0;
+    bool small = m < UINT32_MAX / 2;
+    for (uint32_t i = 0; i < m && small; i++)
+        small = pb->bufs[ids[i]].end < UINT32_MAX;
+    if (small) {
+        for (uint32_t i = 0; i < m; i++) {
+            const plan_buf *b = &pb->bufs[ids[i]];
+            pts[2 * i] = (uint64_t)b->start << 32 | (2 * i);
+            pts[2 * i + 1] = (uint64_t)(b->end + 1) << 32 | (2 * i + 1);
+        }
+        if (plan_radix_sort_hi(pts, n2) != 0)
+            return -1;
+        for (size_t k = 0; k < n2; k++) {
+            if (k == 0 || pts[k] >> 32 != pts[k - 1] >> 32)
+                u++;
+            uint32_t q = (uint32_t)pts[k];
+            *(q & 1 ? &s->shi[q / 2] : &s->slo[q / 2]) = (uint32_t)(u - 1);
+        }
+        s->nsec = u ? (uint32_t)u - 1 : 0;
+        return 0;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        const plan_buf *b = &pb->bufs[ids[i]];
+        pts[2 * i] = b->start;
+        pts[2 * i + 1] = (uint64_t)b->end + 1;
+    }
+    qsort(pts, n2, sizeof *pts, base_cmp_u64);
+    for (size_t i = 0; i < n2; i++)
+        if (u == 0 || pts[u - 1] != pts[i])
+            pts[u++] = pts[i];
+    uint32_t npts = (uint32_t)u;
+    s->nsec = npts ? npts - 1 : 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const plan_buf *b = &pb->bufs[ids[i]];
+        s->slo[i] = base_lower_bound_u64(pts, npts, b->start);
+        s->shi[i] = base_lower_bound_u64(pts, npts, (uint64_t)b->end + 1);
+    }
+    return 0;
+}
+
 int plan_sr_init(sr *s, const plan_problem *pb, const uint32_t *ids, uint32_t m,
                  const uint64_t *start) {
     memset(s, 0, sizeof *s);
@@ -244,27 +292,16 @@ int plan_sr_init(sr *s, const plan_problem *pb, const uint32_t *ids, uint32_t m,
         s->best[i] = start[i];
         s->off[i] = UNPLACED;
         s->width[i] = (uint64_t)b->end - b->start + 1;
-        pts[2 * i] = b->start;
-        pts[2 * i + 1] = (uint64_t)b->end + 1;
     }
     s->gran = g ? g : 1;
     s->uniform = true;
     for (uint32_t i = 1; i < m; i++)
         if (s->align[i] != s->align[0])
             s->uniform = false;
-    size_t n2 = 2 * (size_t)m, u = 0;
-    qsort(pts, n2, sizeof *pts, base_cmp_u64);
-    for (size_t i = 0; i < n2; i++)
-        if (u == 0 || pts[u - 1] != pts[i])
-            pts[u++] = pts[i];
-    uint32_t npts = (uint32_t)u;
-    s->nsec = npts ? npts - 1 : 0;
-    for (uint32_t i = 0; i < m; i++) {
-        const plan_buf *b = &pb->bufs[ids[i]];
-        s->slo[i] = base_lower_bound_u64(pts, npts, b->start);
-        s->shi[i] = base_lower_bound_u64(pts, npts, (uint64_t)b->end + 1);
-    }
+    int rc = sr_points(s, pb, ids, pts);
     free(pts);
+    if (rc != 0)
+        return -1;
     size_t ns1 = (size_t)s->nsec + 1;
     s->floor = calloc(ns1, sizeof *s->floor);
     s->total = calloc(ns1 + 1, sizeof *s->total);

@@ -594,6 +594,36 @@ static plan_buf *dense_instance(uint32_t n, uint64_t seed) {
     return bufs;
 }
 
+/* Times are only compared: shifted so that the last buffer ends at
+ * UINT32_MAX (where the sections are sorted another way), the same
+ * instance gives the same plan. */
+static void test_time_shift(void **state) {
+    (void)state;
+    enum { N = 40 };
+    plan_buf bufs[N];
+    uint64_t off[N], off2[N];
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        rng_state = seed * 0x9e3779b97f4a7c15ull;
+        plan_problem pb;
+        gen(&pb, bufs, N, seed % 2 == 0, seed % 3 == 0);
+        plan_search_opts o = {.budget = 3000};
+        plan_search_stats st;
+        uint64_t size = 0, size2 = 0;
+        assert_int_equal(plan_search(&pb, &o, off, &size, &st), 0);
+        uint32_t last = 0;
+        for (uint32_t i = 0; i < N; i++)
+            last = bufs[i].end > last ? bufs[i].end : last;
+        for (uint32_t i = 0; i < N; i++) {
+            bufs[i].start += UINT32_MAX - last;
+            bufs[i].end += UINT32_MAX - last;
+        }
+        assert_int_equal(plan_search(&pb, &o, off2, &size2, &st), 0);
+        expect_valid(&pb, off2, size2);
+        assert_int_equal(size, size2);
+        assert_memory_equal(off, off2, sizeof off);
+    }
+}
+
 /* Sizes for increasing budgets never increase (the exact search's
  * schedule and the large-neighbourhood search do not depend on the
  * budget), on a minimalloc instance (exact search) and on a partition
@@ -749,6 +779,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_large_and_edges),
+        cmocka_unit_test(test_time_shift),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_large_partition),
         cmocka_unit_test(test_auto),
