@@ -83,8 +83,15 @@ typedef struct lns {
      * the first repack) */
     uint64_t *pt, *live;
     uint32_t npt;
-    uint32_t *order; /* a repack's order, LNS_PACK_MAX */
+    uint32_t *order; /* a repack's order (local indices), LNS_PACK_MAX */
     uint64_t *key, *packed;
+    /* per buffer of a repack set (local index i): its fixed obstacles
+     * iv[fbeg[i] .. fbeg[i+1]) and the set's buffers it meets in time
+     * nbr[nbeg[i] .. nbeg[i+1]) (LNS_PACK_MAX^2, built by the first
+     * repack) */
+    uint32_t fbeg[LNS_PACK_MAX + 1], nbeg[LNS_PACK_MAX + 1];
+    uint16_t *nbr;
+    lns_iv *pl; /* scratch: the placed neighbours, LNS_PACK_MAX */
 } lns;
 
 static uint64_t lns_rnd(lns *l) {
@@ -549,10 +556,70 @@ static uint64_t lns_tops(const lns *l, const uint64_t *off) {
     return t;
 }
 
+/* Before the tries of a repack (the set lifted): the fixed obstacles of
+ * each buffer of the set (lns_obstacles) and the pairs of the set that
+ * meet in time.  false: out of memory. */
+static bool lns_pack_prep(lns *l) {
+    if (!l->nbr) {
+        l->nbr = malloc((size_t)LNS_PACK_MAX * LNS_PACK_MAX * sizeof *l->nbr);
+        l->pl = malloc(LNS_PACK_MAX * sizeof *l->pl);
+        if (!l->nbr || !l->pl)
+            return false;
+    }
+    uint32_t n = l->nruin, q = 0;
+    l->niv = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const plan_buf *b = lns_buf(l, l->ruin[i]);
+        l->fbeg[i] = l->niv;
+        if (!lns_obstacles(l, b->start, b->end))
+            return false;
+        l->nbeg[i] = q;
+        for (uint32_t j = 0; j < n; j++)
+            if (j != i && lns_meet(b, lns_buf(l, l->ruin[j])))
+                l->nbr[q++] = (uint16_t)j;
+    }
+    l->fbeg[n] = l->niv;
+    l->nbeg[n] = q;
+    l->visits += (uint64_t)n * n / 8;
+    return true;
+}
+
+/* Puts buffer i of the repack set (lifted) back at the lowest aligned
+ * offset where it meets neither its fixed obstacles nor the buffers of
+ * the set already put back: the same offset as lns_place, from the
+ * obstacle list built once for all the tries. */
+static void lns_place_packed(lns *l, uint32_t i) {
+    uint32_t v = l->ruin[i], np = 0;
+    for (uint32_t q = l->nbeg[i]; q < l->nbeg[i + 1]; q++) {
+        uint32_t w = l->ruin[l->nbr[q]];
+        if (!l->lifted[w]) {
+            l->pl[np].lo = l->off[w];
+            l->pl[np++].hi = l->off[w] + l->size[w];
+        }
+    }
+    lns_sort_iv(l->pl, np);
+    const lns_iv *f = l->iv + l->fbeg[i];
+    uint32_t nf = l->fbeg[i + 1] - l->fbeg[i], x = 0, y = 0;
+    uint64_t cand = 0, a = l->align[v], sz = l->size[v];
+    while (x < nf || y < np) { /* the two sorted lists merged by lo */
+        const lns_iv *c = y == np || (x < nf && f[x].lo <= l->pl[y].lo)
+                              ? &f[x++]
+                              : &l->pl[y++];
+        if (cand + sz <= c->lo)
+            break;
+        if (c->hi > cand)
+            cand = plan_align_up(c->hi, a);
+    }
+    l->visits += x + y + (l->nbeg[i + 1] - l->nbeg[i]);
+    l->off[v] = cand;
+    l->lifted[v] = false;
+    lns_set_top(l, v, cand + sz);
+    l->steps++;
+}
+
 /* One try: the set put back in size order, each size scaled by a seeded
  * factor in [1/2, 3/2] (none on the first try), stopping as soon as a
- * top reaches `bound`.  Returns the highest top (>= bound: failed), or
- * UINT64_MAX on running out of memory. */
+ * top reaches `bound`.  Returns the highest top (>= bound: failed). */
 static uint64_t lns_pack_try(lns *l, uint32_t t, uint64_t bound,
                              uint64_t budget) {
     uint32_t n = l->nruin;
@@ -568,15 +635,14 @@ static uint64_t lns_pack_try(lns *l, uint32_t t, uint64_t bound,
             j--;
         }
         l->key[j] = k;
-        l->order[j] = v;
+        l->order[j] = i;
     }
     uint64_t top = 0;
     for (uint32_t i = 0; i < n && top < bound; i++) {
         if (l->steps + l->visits / 64 >= budget)
             return bound;
-        uint32_t v = l->order[i];
-        if (!lns_place(l, v))
-            return UINT64_MAX;
+        uint32_t v = l->ruin[l->order[i]];
+        lns_place_packed(l, l->order[i]);
         if (l->off[v] + l->size[v] > top)
             top = l->off[v] + l->size[v];
     }
@@ -608,6 +674,8 @@ static int lns_repack(lns *l, uint64_t budget) {
             old = l->off[v] + l->size[v];
     }
     lns_lift_all(l);
+    if (!lns_pack_prep(l))
+        return -1;
     /* strictly lower (found), or as high with lower tops in total (a
      * sideways move on a plateau, only while none is lower and when the
      * sum cannot wrap) */
@@ -617,8 +685,6 @@ static int lns_repack(lns *l, uint64_t budget) {
     for (uint32_t t = 0; t < LNS_PACK_TRIES; t++) {
         uint64_t top =
             lns_pack_try(l, t, found || !can_side ? best : old + 1, budget);
-        if (top == UINT64_MAX)
-            return -1;
         if (top < best ||
             (can_side && !found && top == old && lns_tops(l, NULL) < sum)) {
             found = found || top < best;
@@ -791,6 +857,8 @@ static void lns_free(lns *l) {
     free(l->order);
     free(l->key);
     free(l->packed);
+    free(l->nbr);
+    free(l->pl);
 }
 
 int plan_lns(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
