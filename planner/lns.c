@@ -18,7 +18,7 @@
  * Two moves in four are that; one is a repack (lns_repack): take a
  * buffer at the top, the time in its life where the most bytes are live
  * (the peaks of dense instances are narrow and fragmented), and the 48
- * to 256 buffers live nearest that time (all, or those above a band 10,
+ * to 947 buffers live nearest that time (all, or those above a band 10,
  * 20 or 30% under the top: seeded); lift them and put them back in 24
  * seeded orders (size descending, each size scaled by a factor in [1/2,
  * 3/2]) among the others, which stay; a try stops once a top passes
@@ -54,9 +54,9 @@
 #define LNS_WIN_K 16u /* <= PLAN_WIN_MAX */
 #define LNS_WIN_NODES 1000u
 #define LNS_BUCKETS PLAN_LIFE_BUCKETS
-#define LNS_PACK_MIN 48u /* a repack lifts 48 to 256 buffers */
-#define LNS_PACK_SPAN 209u
-#define LNS_PACK_MAX 384u /* never more (the window doubles) */
+#define LNS_PACK_MIN 48u /* a repack lifts 48 to 947 buffers */
+#define LNS_PACK_SPAN 900u
+#define LNS_PACK_MAX 1024u /* never more (the window doubles) */
 #define LNS_PACK_TRIES 24u
 
 typedef plan_iv lns_iv;
@@ -87,8 +87,8 @@ typedef struct lns {
     uint64_t *key, *packed;
     /* per buffer of a repack set (local index i): its fixed obstacles
      * iv[fbeg[i] .. fbeg[i+1]) and the set's buffers it meets in time
-     * nbr[nbeg[i] .. nbeg[i+1]) (LNS_PACK_MAX^2, built by the first
-     * repack) */
+     * nbr[nbeg[i] .. nbeg[i+1]) (min(m, LNS_PACK_MAX)^2, built by the
+     * first repack) */
     uint32_t fbeg[LNS_PACK_MAX + 1], nbeg[LNS_PACK_MAX + 1];
     uint16_t *nbr;
     lns_iv *pl; /* scratch: the placed neighbours, LNS_PACK_MAX */
@@ -561,7 +561,8 @@ static uint64_t lns_tops(const lns *l, const uint64_t *off) {
  * meet in time.  false: out of memory. */
 static bool lns_pack_prep(lns *l) {
     if (!l->nbr) {
-        l->nbr = malloc((size_t)LNS_PACK_MAX * LNS_PACK_MAX * sizeof *l->nbr);
+        size_t k = l->m < LNS_PACK_MAX ? l->m : LNS_PACK_MAX; /* >= nruin */
+        l->nbr = malloc(k * k * sizeof *l->nbr + 1);
         l->pl = malloc(LNS_PACK_MAX * sizeof *l->pl);
         if (!l->nbr || !l->pl)
             return false;
@@ -650,7 +651,7 @@ static uint64_t lns_pack_try(lns *l, uint32_t t, uint64_t bound,
 }
 
 /* A repack move: take a buffer at the top of the pool, the time of its
- * life where the most bytes are live, and the 48 to 256 buffers (above a
+ * life where the most bytes are live, and the 48 to 947 buffers (above a
  * seeded band floor: none, or 10%, 20%, 30% under the top) live nearest
  * that time; lift them and put them back greedily in LNS_PACK_TRIES
  * seeded orders (lns_pack_try) among the others, which stay; keep the
