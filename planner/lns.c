@@ -113,18 +113,29 @@ static void lns_set_top(lns *l, uint32_t u, uint64_t top) {
             l->mx[2 * i] > l->mx[2 * i + 1] ? l->mx[2 * i] : l->mx[2 * i + 1];
 }
 
+/* The first leaf at or after `lo` under node i (covering leaves [nl,
+ * nr)) whose top is at least h, or UINT32_MAX: a descent of the max
+ * tree, O(log^2 m) at worst. */
+static uint32_t lns_first(const lns *l, uint32_t i, uint32_t nl, uint32_t nr,
+                          uint32_t lo, uint64_t h) {
+    if (nr <= lo || l->mx[i] < h)
+        return UINT32_MAX;
+    if (i >= l->w)
+        return i - l->w;
+    uint32_t mid = nl + (nr - nl) / 2;
+    uint32_t r = lns_first(l, 2 * i, nl, mid, lo, h);
+    return r != UINT32_MAX ? r : lns_first(l, 2 * i + 1, mid, nr, lo, h);
+}
+
 /* A buffer whose top is the pool's height, the first from a seeded
  * position on (wrapping). */
 static uint32_t lns_peak(lns *l) {
     uint64_t h = l->mx[1];
     uint32_t from = (uint32_t)(lns_rnd(l) % l->m);
-    for (uint32_t i = l->w + from; i < 2 * l->w; i++)
-        if (l->mx[i] == h)
-            return i - l->w;
-    for (uint32_t i = l->w; i < l->w + from; i++)
-        if (l->mx[i] == h)
-            return i - l->w;
-    return 0;
+    uint32_t u = lns_first(l, 1, 0, l->w, from, h);
+    if (u == UINT32_MAX)
+        u = lns_first(l, 1, 0, l->w, 0, h);
+    return u == UINT32_MAX ? 0 : u;
 }
 
 /* Calls fn on every buffer whose life overlaps [s, e]. */
