@@ -782,35 +782,38 @@ static int lns_rebuild(lns *l, int how) {
 /* The bucket index: local ids by lifetime bucket, then start. */
 static int lns_index(lns *l) {
     uint64_t *v = malloc(((size_t)l->m + 1) * sizeof *v);
-    if (!v)
-        return -1;
-    for (uint32_t u = 0; u < l->m; u++)
-        v[u] = (uint64_t)lns_buf(l, u)->start << 32 | u;
-    if (plan_radix_sort_hi(v, l->m) != 0) {
+    uint8_t *bk = malloc((size_t)l->m + 1); /* by local id: in order */
+    if (!v || !bk) {
         free(v);
+        free(bk);
         return -1;
     }
     uint32_t cnt[LNS_BUCKETS + 1];
     memset(cnt, 0, sizeof cnt);
-    for (uint32_t q = 0; q < l->m; q++) {
-        const plan_buf *b = lns_buf(l, (uint32_t)v[q]);
+    for (uint32_t u = 0; u < l->m; u++) {
+        const plan_buf *b = lns_buf(l, u);
         uint32_t k = plan_life_bucket(b);
+        bk[u] = (uint8_t)k;
         cnt[k + 1]++;
         if (k + 1 > l->nbk)
             l->nbk = k + 1;
         if (b->end - b->start > l->bk_max[k])
             l->bk_max[k] = b->end - b->start;
+        v[u] = (uint64_t)b->start << 32 | u;
     }
-    for (uint32_t k = 0; k < LNS_BUCKETS; k++) {
-        l->bk_lo[k] = cnt[k];
-        cnt[k + 1] += cnt[k];
-        l->bk_hi[k] = cnt[k + 1];
+    int rc = plan_radix_sort_hi(v, l->m);
+    if (rc == 0) {
+        for (uint32_t k = 0; k < LNS_BUCKETS; k++) {
+            l->bk_lo[k] = cnt[k];
+            cnt[k + 1] += cnt[k];
+            l->bk_hi[k] = cnt[k + 1];
+        }
+        for (uint32_t q = 0; q < l->m; q++)
+            l->byb[cnt[bk[(uint32_t)v[q]]]++] = (uint32_t)v[q];
     }
-    for (uint32_t q = 0; q < l->m; q++)
-        l->byb[cnt[plan_life_bucket(lns_buf(l, (uint32_t)v[q]))]++] =
-            (uint32_t)v[q];
     free(v);
-    return 0;
+    free(bk);
+    return rc;
 }
 
 static int lns_init(lns *l, const plan_problem *pb, const uint64_t *offsets) {
