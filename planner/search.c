@@ -271,21 +271,31 @@ static int class_lns(const plan_problem *pb, const uint32_t *ids, uint32_t m,
 }
 
 /* `auto` (a schedule given): the large-neighbourhood search's share of
- * the schedule.  After the exact search (some partition small enough for
- * it), 1/12: its steps cost more (about 2.5 us at 10^4 dense buffers,
- * against 0.15-0.4 us for the exact search's).  When the exact search
- * takes no partition, all of it up to LNS_FULL buffers, falling as
+ * the schedule, after the exact search.  1/12 when the class's height is
+ * that of a partition small enough for the exact search: its steps cost
+ * more (about 1 us at 10^4 dense buffers, against 0.15-0.4 us for the
+ * exact search's).  When it is that of a partition too large for the
+ * exact search, all of it up to LNS_FULL buffers, falling as
  * (LNS_FULL / m)^2 above (a move improves one stretch of time, and at
  * 10^5..10^6 buffers the plan of bestfit is already within 1% of the
- * lower bound), never below 1/12. */
+ * lower bound), never below 1/12 (from about 57,000 buffers on). */
 #define LNS_FULL 16384u
 static uint64_t auto_lns_share(const sr *s, uint64_t schedule) {
+    uint64_t fixed = 0;
     for (uint32_t p = 0; p < s->npart; p++)
-        if (s->parts[p].searchable)
-            return schedule / 12;
+        if (!s->parts[p].searchable) {
+            uint64_t h = plan_sr_part_height(s, &s->parts[p]);
+            fixed = h > fixed ? h : fixed;
+        }
+    if (fixed < plan_sr_height(s))
+        return schedule / 12;
     uint64_t share = schedule;
-    if (s->m > LNS_FULL)
+    if (s->m > LNS_FULL && share <= UINT64_MAX / LNS_FULL) {
+        share = share * LNS_FULL / s->m; /* now below schedule */
+        share = share * LNS_FULL / s->m;
+    } else if (s->m > LNS_FULL) {
         share = share / s->m * LNS_FULL / s->m * LNS_FULL;
+    }
     return share > schedule / 12 ? share : schedule / 12;
 }
 
@@ -318,8 +328,8 @@ static int run_class(const plan_problem *pb, const uint32_t *ids, uint32_t m,
     bool more =
         cap ? out->height > cap && out->lo <= cap : out->lo < out->height;
     uint64_t lns = end - c->steps;
-    if (c->schedule && lns > auto_lns_share(&s, c->schedule))
-        lns = auto_lns_share(&s, c->schedule);
+    uint64_t most = c->schedule ? auto_lns_share(&s, c->schedule) : lns;
+    lns = lns < most ? lns : most;
     if (more && c->steps < end)
         rc = class_lns(pb, ids, m, start, target, lns, c);
     out->height = plan_sr_height_of(&s, start);

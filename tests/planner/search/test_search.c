@@ -675,8 +675,19 @@ static void test_monotone(void **state) {
  * auto too, and its note is honest about what stopped it. */
 static void test_large_partition(void **state) {
     (void)state;
-    uint32_t n = 3000;
+    uint32_t n = 3000, nsmall = 8;
     plan_buf *bufs = dense_instance(n, 5);
+    /* and a small partition (searchable) after it, far below the top */
+    plan_buf *more = realloc(bufs, (n + nsmall) * sizeof *bufs);
+    assert_non_null(more);
+    bufs = more;
+    for (uint32_t i = 0; i < nsmall; i++)
+        bufs[n + i] = (plan_buf){.size = 64 * (i % 3 + 1),
+                                 .align = 1,
+                                 .start = 2 * n + i / 2,
+                                 .end = 2 * n + i / 2 + 1,
+                                 .color = -1};
+    n += nsmall;
     plan_problem pb = {n, bufs, 64, NULL};
     uint64_t *off = calloc(n, sizeof *off), size = 0;
     assert_non_null(off);
@@ -687,8 +698,9 @@ static void test_large_partition(void **state) {
     assert_true(st.steps > 0);
     assert_true(size < st.start_size);
     /* auto: the large-neighbourhood search spends the budget, up to its
-     * share of auto's schedule: all of it here (no partition small enough
-     * for the exact search, at most 16384 buffers); a schedule of 12000
+     * share of auto's schedule: all of it here (the pool's height is that
+     * of a partition too large for the exact search, at most 16384
+     * buffers; 1/12 if the small partition counted); a schedule of 12000
      * keeps the test short.  The note says which stopped it. */
     char msg[300], want[120];
     const uint64_t sched = 12000;
