@@ -671,13 +671,15 @@ static const int bf_large[][2] = {{0, 0}, {4, 1}};
  * pass is more than 1/BF_CLOSE above the lower bound. */
 #define BF_CLOSE PLAN_BF_CLOSE
 
-/* One pass of ordering o (see bf_passes): the start-order pass, the block
- * pass above BF_SMALL buffers (the scanning pass when its lists would be
- * too long), or the scanning pass. */
-static uint64_t bf_run_pass(bf_ctx *c, int o, uint64_t cap,
+/* One pass of ordering o (see bf_passes): the start-order pass (which
+ * ends early once its top reaches `best`, the smallest pool so far), the
+ * block pass above BF_SMALL buffers (the scanning pass when its lists
+ * would be too long), or the scanning pass. */
+static uint64_t bf_run_pass(bf_ctx *c, int o, uint64_t cap, uint64_t best,
                             const uint32_t *order, uint64_t *off) {
     if (o == 4)
-        return plan_bf_start_pass(c->pb, order, c->m, c->maxlive, cap, off);
+        return plan_bf_start_pass(c->pb, order, c->m, c->maxlive, cap, best,
+                                  off);
     if (c->m > BF_SMALL) {
         uint64_t top =
             plan_bf_block_pass(c->pb, c->byst, c->sst, c->m, order, off);
@@ -722,7 +724,8 @@ static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
             continue; /* close enough: the other pass can gain little */
         if (bf_order(c, o, keys, order) != 0)
             goto out;
-        uint64_t top = bf_run_pass(c, o, passes[pass][1] ? lb : 0, order, off);
+        uint64_t top =
+            bf_run_pass(c, o, passes[pass][1] ? lb : 0, *best, order, off);
         if (top == UINT64_MAX)
             goto out;
         gave_up = gave_up || top == BF_GAVE_UP;

@@ -299,7 +299,7 @@ static int bl_passes(const bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     if (!off)
         return -1;
     uint64_t top =
-        plan_bf_start_pass(c->pb, c->byst, c->m, c->maxlive, c->lb, off);
+        plan_bf_start_pass(c->pb, c->byst, c->m, c->maxlive, c->lb, *best, off);
     if (top < PLAN_BF_GAVE_UP && top < *best) {
         *best = top;
         for (uint32_t q = 0; q < c->m; q++)

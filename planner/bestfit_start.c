@@ -44,6 +44,31 @@ typedef struct bf_sq {
     uint64_t size, a, off;
 } bf_sq;
 
+/* The queries, gathered in pass order a stretch at a time (a pass that
+ * stops early reads and writes only what it placed). */
+typedef struct bf_src {
+    const plan_problem *pb;
+    const uint32_t *order;
+    uint32_t m, filled; /* qs[0..filled) gathered */
+    uint64_t pa;
+} bf_src;
+
+#define BF_GATHER 4096
+
+/* Gathers the next stretch of qs. */
+static void bf_gather(bf_src *src, bf_sq *qs) {
+    uint32_t k = src->filled,
+             to = src->m - k > BF_GATHER ? k + BF_GATHER : src->m;
+    for (; k < to; k++) {
+        const plan_buf *bb = &src->pb->bufs[src->order[k]];
+        qs[k].start = bb->start;
+        qs[k].end = bb->end;
+        qs[k].size = bb->size;
+        qs[k].a = bb->align > src->pa ? bb->align : src->pa;
+    }
+    src->filled = to;
+}
+
 static void bf_pull(bf_tn *t, uint32_t x) {
     bf_tn *n = &t[x];
     n->mn = n->off;
@@ -270,11 +295,15 @@ static uint32_t bf_arr_expire(bf_iv *arr, uint32_t n, uint32_t t,
 /* Places qs[k] in order with the live blocks in arr (sorted by offset,
  * room for BF_ARR_MAX; a block leaves when a start passes its end, the
  * array scanned only when the lowest end is passed): the offsets of
- * bf_treap_pass.  Returns the pool top or PLAN_BF_OVER. */
-static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, bf_iv *arr, uint64_t cap) {
+ * bf_treap_pass.  Returns the pool top, PLAN_BF_OVER, or the first top
+ * at or above `stop` (the rest not placed). */
+static uint64_t bf_array_pass(bf_src *src, bf_sq *qs, bf_iv *arr, uint64_t cap,
+                              uint64_t stop) {
     uint32_t n = 0, minend = UINT32_MAX;
     uint64_t top = 0;
-    for (uint32_t k = 0; k < m; k++) {
+    for (uint32_t k = 0; k < src->m; k++) {
+        if (k == src->filled)
+            bf_gather(src, qs);
         const bf_sq *q = &qs[k];
         if (minend < q->start)
             n = bf_arr_expire(arr, n, q->start, &minend);
@@ -284,6 +313,8 @@ static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, bf_iv *arr, uint64_t cap) {
         qs[k].off = cand;
         if (cand + q->size > top)
             top = cand + q->size;
+        if (top >= stop)
+            return top;
         uint32_t i = bf_arr_find(arr, n, cand);
         memmove(arr + i + 1, arr + i, (n - i) * sizeof *arr);
         arr[i] = (bf_iv){cand, cand + q->size, q->end};
@@ -294,12 +325,14 @@ static uint64_t bf_array_pass(bf_sq *qs, uint32_t m, bf_iv *arr, uint64_t cap) {
 }
 
 /* Places qs[k] in order with the live blocks in the treap t: see the
- * top of the file.  Returns the pool top or PLAN_BF_OVER. */
-static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
-                              uint64_t cap, uint64_t pa) {
+ * top of the file.  Returns as bf_array_pass. */
+static uint64_t bf_treap_pass(bf_src *src, bf_sq *qs, uint32_t *heap, bf_tn *t,
+                              uint64_t cap, uint64_t stop) {
     uint32_t root = BF_NIL, nheap = 0;
-    uint64_t top = 0;
-    for (uint32_t k = 0; k < m; k++) {
+    uint64_t top = 0, pa = src->pa;
+    for (uint32_t k = 0; k < src->m; k++) {
+        if (k == src->filled)
+            bf_gather(src, qs);
         const bf_sq *q = &qs[k];
         while (nheap && qs[heap[0]].end < q->start) {
             uint32_t x = bf_heap_pop(heap, &nheap, qs);
@@ -311,6 +344,8 @@ static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
         qs[k].off = cand;
         if (cand + q->size > top)
             top = cand + q->size;
+        if (top >= stop)
+            return top;
         t[k].off = cand;
         /* the end rounded up to the pool's alignment (which divides every
          * buffer's, all powers of two): the same offsets, and a padding
@@ -329,24 +364,18 @@ static uint64_t bf_treap_pass(bf_sq *qs, uint32_t m, uint32_t *heap, bf_tn *t,
 
 uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
                             uint32_t m, uint32_t maxlive, uint64_t cap,
-                            uint64_t *off) {
-    uint64_t pa = pb->align ? pb->align : 1, top = UINT64_MAX;
+                            uint64_t stop, uint64_t *off) {
+    uint64_t top = UINT64_MAX;
+    bf_src src = {pb, order, m, 0, pb->align ? pb->align : 1};
     bool few = maxlive <= BF_ARR_MAX;
     bf_sq *qs = malloc(((size_t)m + 1) * sizeof *qs);
     uint32_t *heap = few ? NULL : malloc(((size_t)m + 1) * sizeof *heap);
     bf_iv *arr = few ? malloc((BF_ARR_MAX + 1) * sizeof *arr) : NULL;
     bf_tn *t = few ? NULL : malloc(((size_t)m + 1) * sizeof *t);
     if (qs && (arr || (heap && t))) {
-        for (uint32_t k = 0; k < m; k++) { /* gathered: read in order */
-            const plan_buf *bb = &pb->bufs[order[k]];
-            qs[k].start = bb->start;
-            qs[k].end = bb->end;
-            qs[k].size = bb->size;
-            qs[k].a = bb->align > pa ? bb->align : pa;
-        }
-        top = few ? bf_array_pass(qs, m, arr, cap)
-                  : bf_treap_pass(qs, m, heap, t, cap, pa);
-        for (uint32_t k = 0; top != PLAN_BF_OVER && k < m; k++)
+        top = few ? bf_array_pass(&src, qs, arr, cap, stop)
+                  : bf_treap_pass(&src, qs, heap, t, cap, stop);
+        for (uint32_t k = 0; top != PLAN_BF_OVER && top < stop && k < m; k++)
             off[order[k]] = qs[k].off;
     }
     free(qs);

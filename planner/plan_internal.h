@@ -227,11 +227,14 @@ void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, uint64_t *tmp,
  * highest gap under cap when the lowest is not at offset 0; maxlive: the
  * most buffers live at once.  Offsets into off[buffer].  Returns the pool
  * top, PLAN_BF_OVER when a buffer would end past PLAN_MAX_POOL_SIZE, or
- * UINT64_MAX when out of memory.  O(n log n). */
+ * UINT64_MAX when out of memory.  The top only grows: as soon as it
+ * reaches `stop` (the size of a plan the caller has already; UINT64_MAX:
+ * none), the pass cannot give a smaller plan, so it ends there and returns
+ * that top (>= stop) without writing `off`.  O(n log n). */
 #define PLAN_BF_OVER (UINT64_MAX - 1)
 uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
                             uint32_t m, uint32_t maxlive, uint64_t cap,
-                            uint64_t *off);
+                            uint64_t stop, uint64_t *off);
 
 /* bestfit above PLAN_BF_LARGE nonzero buffers (m of them;
  * planner/bestfit_large.c): the plan of bestfit's general path (its two

@@ -200,6 +200,34 @@ static void test_bestfit_budgeted(void **st) {
     free(off);
 }
 
+/* The start-order pass with a stop (array and treap): at the top it
+ * gives with none (t1, offsets o1) or below, it ends at a top >= the stop
+ * (at most t1) and writes no offset; just above, it is the whole pass. */
+static void start_pass_stops(const plan_problem *pb, const uint32_t *order,
+                             uint32_t maxlive, uint64_t cap, uint64_t t1,
+                             const uint64_t *o1) {
+    uint32_t n = pb->n;
+    uint64_t *o = malloc(n * sizeof *o);
+    const uint32_t lives[] = {maxlive, UINT32_MAX};
+    for (int v = 0; v < 2; v++) {
+        const uint64_t stops[] = {t1 / 2, t1, t1 + 1};
+        for (int k = 0; k < 3; k++) {
+            memset(o, 0xab, n * sizeof *o);
+            uint64_t t =
+                plan_bf_start_pass(pb, order, n, lives[v], cap, stops[k], o);
+            if (k < 2) {
+                assert_true(t >= stops[k] && t <= t1);
+                for (uint32_t i = 0; i < n; i++)
+                    assert_true(o[i] == UINT64_C(0xabababababababab));
+            } else {
+                assert_true(t == t1);
+                assert_memory_equal(o, o1, n * sizeof *o);
+            }
+        }
+    }
+    free(o);
+}
+
 /* The start-order pass keeps few live blocks in a sorted array, many in
  * a treap: both give the same offsets (lowest and two-sided), on random
  * instances with up to ~200 buffers live at once and mixed alignments. */
@@ -227,15 +255,16 @@ static void test_start_pass_array_is_treap(void **st) {
         plan_problem pb = {N, b, 64, NULL};
         uint64_t caps[] = {0, plan_lower_bound(&pb)};
         for (int k = 0; k < 2; k++) {
-            uint64_t t1 =
-                plan_bf_start_pass(&pb, order, N, maxlive, caps[k], o1);
-            uint64_t t2 =
-                plan_bf_start_pass(&pb, order, N, UINT32_MAX, caps[k], o2);
+            uint64_t t1 = plan_bf_start_pass(&pb, order, N, maxlive, caps[k],
+                                             UINT64_MAX, o1);
+            uint64_t t2 = plan_bf_start_pass(&pb, order, N, UINT32_MAX, caps[k],
+                                             UINT64_MAX, o2);
             if (t1 != t2 || memcmp(o1, o2, N * sizeof *o1) != 0)
                 fail_msg("seed %llu cap %llu: array top %llu, treap %llu",
                          (unsigned long long)seed, (unsigned long long)caps[k],
                          (unsigned long long)t1, (unsigned long long)t2);
             assert_true(pt_check_slow(&pb, o1, (t1 + 63) / 64 * 64));
+            start_pass_stops(&pb, order, maxlive, caps[k], t1, o1);
         }
     }
     free(b);
