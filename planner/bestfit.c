@@ -755,49 +755,43 @@ static int bf_general(bf_ctx *c, uint64_t *offsets, uint64_t *best) {
 
 static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
                    bool large_path) {
-    uint32_t n = pb->n;
+    uint32_t n = pb->n, m = 0;
     bf_ctx c;
     memset(&c, 0, sizeof c);
     c.pb = pb;
-    int rc = -1;
-    if (bf_alloc(&c, n) != 0)
-        goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
-        if (pb->bufs[i].size)
-            c.ids[c.m++] = i;
+        m += pb->bufs[i].size != 0;
     }
-    if (c.m == 0) {
-        *size = 0;
-        rc = 0;
-        goto out;
-    }
-    if (c.m > BF_SMALL) {
-        free(c.placed);
-        c.placed = NULL;
-    }
+    *size = 0;
+    if (m == 0)
+        return 0;
     uint64_t best;
-    int large = large_path && c.m > BF_LARGE
-                    ? plan_bf_large(pb, c.m, offsets, &best)
-                    : 1;
-    if (large < 0 || (large > 0 && bf_general(&c, offsets, &best) != 0))
-        goto out;
+    int large =
+        large_path && m > BF_LARGE ? plan_bf_large(pb, m, offsets, &best) : 1;
+    int rc = large < 0 ? -1 : 0;
+    if (large > 0) { /* the general path: its arrays */
+        rc = bf_alloc(&c, n);
+        for (uint32_t i = 0; rc == 0 && i < n; i++)
+            if (pb->bufs[i].size)
+                c.ids[c.m++] = i;
+        if (rc == 0 && c.m > BF_SMALL) {
+            free(c.placed);
+            c.placed = NULL;
+        }
+        rc = rc == 0 ? bf_general(&c, offsets, &best) : -1;
+        bf_free(&c);
+    }
+    if (rc != 0)
+        return rc;
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller
      * when every buffer overlaps every other; when every pass is BF_OVER,
      * best is UINT64_MAX and naive wins) */
-    uint64_t nsize = 0, *off = malloc(((size_t)n + 1) * sizeof *off);
-    if (!off)
-        goto out;
-    if (plan_naive(pb, off, &nsize) == 0 && nsize < *size) {
-        memcpy(offsets, off, (size_t)n * sizeof *offsets);
-        *size = nsize;
-    }
-    free(off);
-    rc = 0;
-out:
-    bf_free(&c);
-    return rc;
+    uint64_t nsize = plan_naive_size(pb, NULL);
+    if (nsize < *size)
+        *size = plan_naive_size(pb, offsets);
+    return 0;
 }
 
 static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,

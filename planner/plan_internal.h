@@ -94,6 +94,10 @@ static inline void *plan_carve_rest(plan_carver *c, size_t need, size_t *rest) {
     return p;
 }
 
+/* The naive plan (plan_naive, on a problem that passes plan_problem_ok):
+ * its size, and its offsets into `offsets` unless that is NULL. */
+uint64_t plan_naive_size(const plan_problem *pb, uint64_t *offsets);
+
 /* Rounds v up to a multiple of a (a power of two >= 1); saturates at
  * UINT64_MAX rounded down. */
 uint64_t plan_align_up(uint64_t v, uint64_t a);

@@ -310,19 +310,21 @@ uint64_t plan_lower_bound(const plan_problem *pb) {
  * Every storage at its own offset, in order: the upper bound, and the
  * debugging mode that keeps every intermediate intact.  O(n).
  */
-static void plan_naive_core(const plan_problem *pb, uint64_t *offsets,
-                            uint64_t *size) {
+uint64_t plan_naive_size(const plan_problem *pb, uint64_t *offsets) {
     uint64_t top = 0;
     for (uint32_t i = 0; i < pb->n; i++) {
         const plan_buf *b = &pb->bufs[i];
-        if (b->size == 0) {
-            offsets[i] = 0;
-            continue;
-        }
-        offsets[i] = plan_align_up(top, plan_buf_align(pb, b));
-        top = offsets[i] + b->size;
+        uint64_t off = b->size ? plan_align_up(top, plan_buf_align(pb, b)) : 0;
+        if (offsets)
+            offsets[i] = off;
+        top = b->size ? off + b->size : top;
     }
-    *size = plan_align_up(top, pb->align ? pb->align : 1);
+    return plan_align_up(top, pb->align ? pb->align : 1);
+}
+
+static void plan_naive_core(const plan_problem *pb, uint64_t *offsets,
+                            uint64_t *size) {
+    *size = plan_naive_size(pb, offsets);
 }
 
 size_t plan_naive_scratch_size(const plan_problem *pb) {
