@@ -58,7 +58,11 @@ typedef struct bk_ent {
     uint32_t s, e;
 } bk_ent;
 
-typedef plan_bk_query bk_q;
+/* A query: the buffer being placed. */
+typedef struct bk_q {
+    uint32_t s, e, k0, k1;
+    uint64_t size, a;
+} bk_q;
 
 typedef struct bk_ctx {
     uint32_t nblk;
@@ -77,9 +81,9 @@ static uint32_t bk_block(const bk_ctx *b, uint32_t k, uint32_t t) {
 }
 
 /* The blocks' first times from the sorted starts sst, and the blocks
- * every buffer spans (into k01, by position in start order). */
+ * every buffer spans (into k0, k1, by position in start order). */
 static int bk_spans(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
-                    uint32_t m, uint32_t *k01) {
+                    uint32_t m, uint32_t *k0, uint32_t *k1) {
     b->nblk = (m + BK_STARTS - 1) / BK_STARTS;
     b->t0 = malloc(((size_t)b->nblk + 1) * sizeof *b->t0);
     if (!b->t0)
@@ -89,27 +93,27 @@ static int bk_spans(bk_ctx *b, const uint32_t *sst, const uint32_t *ends,
     b->t0[b->nblk] = UINT32_MAX;
     for (uint32_t q = 0, k = 0; q < m; q++) {
         k = bk_block(b, k, sst[q]); /* starts ascending: k too */
-        k01[2 * q] = k;
-        k01[2 * q + 1] = bk_block(b, k, ends[q]);
+        k0[q] = k;
+        k1[q] = bk_block(b, k, ends[q]);
     }
     return 0;
 }
 
-/* The lists' layout from the blocks the queries span.  Returns 0, 1
+/* The lists' layout from the blocks the buffers span.  Returns 0, 1
  * (more than BK_ENTRIES(m) entries) or -1. */
-static int bk_lists(bk_ctx *b, const bk_q *qs, uint32_t m) {
+static int bk_lists(bk_ctx *b, const plan_bk_in *in) {
     b->base = calloc((size_t)b->nblk + 1, sizeof *b->base);
     b->fill = calloc((size_t)b->nblk + 1, sizeof *b->fill);
     b->ptr = malloc(((size_t)b->nblk + 1) * sizeof *b->ptr);
     if (!b->base || !b->fill || !b->ptr)
         return -1;
-    uint64_t total = 0, limit = BK_ENTRIES(m);
-    for (uint32_t q = 0; q < m; q++) {
-        total += qs[q].k1 - qs[q].k0 + 1;
+    uint64_t total = 0, limit = BK_ENTRIES(in->m);
+    for (uint32_t p = 0; p < in->m; p++) {
+        total += in->k1[p] - in->k0[p] + 1;
         if (total > limit)
             return 1;
-        b->base[qs[q].k0]++;
-        b->base[qs[q].k1 + 1]--; /* wraps; the prefix sums unwrap it */
+        b->base[in->k0[p]]++;
+        b->base[in->k1[p] + 1]--; /* wraps; the prefix sums unwrap it */
     }
     uint64_t run = 0, sum = 0;
     for (uint32_t k = 0; k < b->nblk; k++) { /* base[k]: entries before k */
@@ -170,35 +174,51 @@ static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
     }
 }
 
-/* Places the queries in order; the pool top, PLAN_BF_OVER or
+/* Queries gathered at a time: their reads overlap (the walk, which
+ * needs each at once, would wait for them one by one). */
+#define BK_BATCH 256
+
+/* Places the buffers in pass order; the pool top, PLAN_BF_OVER or
  * PLAN_BF_GAVE_UP. */
-static uint64_t bk_run(bk_ctx *b, bk_q *qs, uint32_t m, uint64_t *off) {
-    uint64_t top = 0, walked = 0, limit = PLAN_BF_VISITS(m);
-    for (uint32_t k = 0; k < m; k++) {
-        const bk_q *q = &qs[k];
-        uint64_t cand = bk_lowest(b, q, &walked);
-        if (walked > limit)
-            return PLAN_BF_GAVE_UP;
-        /* placed ends are <= PLAN_MAX_POOL_SIZE < 2^63: no wrap */
-        if (cand > PLAN_MAX_POOL_SIZE || q->size > PLAN_MAX_POOL_SIZE - cand)
-            return PLAN_BF_OVER;
-        off[k] = cand;
-        if (cand + q->size > top)
-            top = cand + q->size;
-        bk_insert(b, q, cand);
+static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *off) {
+    uint64_t top = 0, walked = 0, limit = PLAN_BF_VISITS(in->m);
+    bk_q qb[BK_BATCH];
+    uint64_t ob[BK_BATCH];
+    for (uint32_t k0 = 0; k0 < in->m; k0 += BK_BATCH) {
+        uint32_t nb = in->m - k0 < BK_BATCH ? in->m - k0 : BK_BATCH;
+        for (uint32_t j = 0; j < nb; j++) {
+            uint32_t p = in->order[k0 + j];
+            qb[j] = (bk_q){in->s[p],  in->e[p],      in->k0[p],
+                           in->k1[p], in->b[p].size, in->b[p].a};
+        }
+        for (uint32_t j = 0; j < nb; j++) {
+            const bk_q *q = &qb[j];
+            uint64_t cand = bk_lowest(b, q, &walked);
+            if (walked > limit)
+                return PLAN_BF_GAVE_UP;
+            /* placed ends are <= PLAN_MAX_POOL_SIZE < 2^63: no wrap */
+            if (cand > PLAN_MAX_POOL_SIZE ||
+                q->size > PLAN_MAX_POOL_SIZE - cand)
+                return PLAN_BF_OVER;
+            ob[j] = cand;
+            if (cand + q->size > top)
+                top = cand + q->size;
+            bk_insert(b, q, cand);
+        }
+        for (uint32_t j = 0; j < nb; j++)
+            off[in->byst[in->order[k0 + j]]] = ob[j];
     }
     return top;
 }
 
-uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
-                           uint64_t *off) {
+uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *off) {
     bk_ctx b;
     memset(&b, 0, sizeof b);
-    b.nblk = nblk;
+    b.nblk = in->nblk;
     uint64_t top = UINT64_MAX;
-    int rc = bk_lists(&b, qs, m);
+    int rc = bk_lists(&b, in);
     if (rc == 0)
-        top = bk_run(&b, qs, m, off);
+        top = bk_run(&b, in, off);
     else if (rc > 0)
         top = PLAN_BF_NO_LAYOUT;
     free(b.base);
@@ -208,43 +228,43 @@ uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
     return top;
 }
 
+/* The pass offsets go through a scratch array: a pass that fails leaves
+ * off as it was. */
 uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
                             const uint32_t *sst, uint32_t m,
                             const uint32_t *order, uint64_t *off) {
     bk_ctx b;
     memset(&b, 0, sizeof b);
     uint64_t top = UINT64_MAX, pa = pb->align ? pb->align : 1;
-    uint32_t *ends = calloc((size_t)m + 1, sizeof *ends);
-    uint32_t *k01 = malloc(2 * ((size_t)m + 1) * sizeof *k01);
+    size_t m1 = (size_t)m + 1;
+    uint32_t *ends = calloc(m1, sizeof *ends), *k0 = malloc(m1 * sizeof *k0);
+    uint32_t *k1 = malloc(m1 * sizeof *k1), *pos = malloc(m1 * sizeof *pos);
     uint32_t *at = malloc(((size_t)pb->n + 1) * sizeof *at);
-    bk_q *qs = malloc(((size_t)m + 1) * sizeof *qs);
-    uint64_t *qo = malloc(((size_t)m + 1) * sizeof *qo);
-    if (!ends || !k01 || !at || !qs || !qo)
+    plan_bk_buf *bb = malloc(m1 * sizeof *bb);
+    uint64_t *qo = malloc(((size_t)pb->n + 1) * sizeof *qo);
+    if (!ends || !k0 || !k1 || !pos || !at || !bb || !qo)
         goto out;
     for (uint32_t q = 0; q < m; q++) {
-        ends[q] = pb->bufs[byst[q]].end;
+        const plan_buf *pbuf = &pb->bufs[byst[q]];
+        ends[q] = pbuf->end;
+        bb[q] = (plan_bk_buf){pbuf->size, pbuf->align > pa ? pbuf->align : pa};
         at[byst[q]] = q;
     }
-    if (bk_spans(&b, sst, ends, m, k01) != 0)
+    for (uint32_t k = 0; k < m; k++)
+        pos[k] = at[order[k]];
+    if (bk_spans(&b, sst, ends, m, k0, k1) != 0)
         goto out;
-    for (uint32_t k = 0; k < m; k++) { /* gathered: read in order */
-        const plan_buf *bb = &pb->bufs[order[k]];
-        uint32_t p = at[order[k]];
-        qs[k].s = bb->start;
-        qs[k].e = bb->end;
-        qs[k].k0 = k01[2 * p];
-        qs[k].k1 = k01[2 * p + 1];
-        qs[k].size = bb->size;
-        qs[k].a = bb->align > pa ? bb->align : pa;
-    }
-    top = plan_bf_block_run(qs, m, b.nblk, qo);
+    plan_bk_in in = {m, b.nblk, pos, byst, sst, ends, k0, k1, bb};
+    top = plan_bf_block_run(&in, qo);
     for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
-        off[order[k]] = qo[k];
+        off[order[k]] = qo[order[k]];
 out:
     free(ends);
-    free(k01);
+    free(k0);
+    free(k1);
+    free(pos);
     free(at);
-    free(qs);
+    free(bb);
     free(qo);
     free(b.t0);
     return top;

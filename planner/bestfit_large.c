@@ -28,9 +28,7 @@
 #include <string.h>
 
 /* What the passes read about the buffer at a position in start order. */
-typedef struct bl_buf {
-    uint64_t size, a;
-} bl_buf;
+typedef plan_bk_buf bl_buf;
 
 typedef struct bl_ctx {
     const plan_problem *pb;
@@ -99,12 +97,14 @@ static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
     for (uint32_t t = 1; t <= nt; t++) /* first[t]: the starts before t0 + t */
         first[t] += first[t - 1];
     memcpy(next, first, (size_t)nt * sizeof *next);
-    for (uint32_t i = 0; i < c->pb->n; i++) {
-        if (!bf[i].size)
-            continue;
-        uint32_t q = next[bf[i].start - t0]++;
-        uint64_t e = (uint64_t)bf[i].end - t0 + 1;
-        bl_put(c, q, i);
+    /* one scattered write per buffer (its index), then everything else
+     * read in start order: the ends, hence `first`, nearly in order */
+    for (uint32_t i = 0; i < c->pb->n; i++)
+        if (bf[i].size)
+            c->byst[next[bf[i].start - t0]++] = i;
+    for (uint32_t q = 0; q < c->m; q++) {
+        bl_put(c, q, c->byst[q]);
+        uint64_t e = (uint64_t)c->end[q] - t0 + 1;
         c->er[q] = first[e < nt ? e : nt];
     }
     c->ranked = true;
@@ -247,41 +247,34 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     return plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
 }
 
-/* The size pass over time blocks: offsets into offsets[buffer].  Returns
- * as plan_bf_block_pass. */
-static uint64_t bl_size_pass(const bl_ctx *c, uint64_t *offsets) {
+/* The size pass over time blocks: offsets into offsets[buffer] (some
+ * written even when it fails).  Returns as plan_bf_block_pass.  The end
+ * ranks are then overwritten (by the last blocks). */
+static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
     uint32_t m = c->m, *order = malloc(((size_t)m + 1) * sizeof *order);
-    plan_bk_query *qs = malloc(((size_t)m + 1) * sizeof *qs);
-    int rc = order && qs ? bl_size_order(c, order) : -1;
-    /* c->tmp (the words) is free again: the first blocks, the offsets */
-    uint64_t *qo = c->tmp + m + 1, top = UINT64_MAX;
-    uint32_t *k0 = (uint32_t *)c->tmp;
-    if (rc != 0) {
-        top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
-        goto out;
+    int rc = order ? bl_size_order(c, order) : -1;
+    /* c->tmp (the words) is free again: the first blocks */
+    uint32_t *k0 = (uint32_t *)c->tmp, *k1 = c->er;
+    uint64_t top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
+    if (rc == 0) {
+        for (uint32_t q = m, g = m; q-- > 0;) { /* the first block spanned: */
+            g = q + 1 < m && c->sst[q + 1] == c->sst[q] ? g : q;
+            k0[q] = g / PLAN_BK_STARTS; /* that of the last equal start */
+            k1[q] = (c->er[q] - 1) / PLAN_BK_STARTS;
+        }
+        plan_bk_in in = {m,      (m + PLAN_BK_STARTS - 1) / PLAN_BK_STARTS,
+                         order,  c->byst,
+                         c->sst, c->end,
+                         k0,     k1,
+                         c->b};
+        top = plan_bf_block_run(&in, offsets);
     }
-    for (uint32_t q = m, g = m; q-- > 0;) { /* the first block spanned: */
-        g = q + 1 < m && c->sst[q + 1] == c->sst[q] ? g : q;
-        k0[q] = g / PLAN_BK_STARTS; /* that of the last equal start */
-    }
-    for (uint32_t k = 0; k < m; k++) {
-        uint32_t p = order[k];
-        qs[k] = (plan_bk_query){c->sst[p],    c->end[p],
-                                k0[p],        (c->er[p] - 1) / PLAN_BK_STARTS,
-                                c->b[p].size, c->b[p].a};
-    }
-    top =
-        plan_bf_block_run(qs, m, (m + PLAN_BK_STARTS - 1) / PLAN_BK_STARTS, qo);
-    for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
-        offsets[c->byst[order[k]]] = qo[k];
-out:
     free(order);
-    free(qs);
     return top;
 }
 
 /* The passes (see the top of bestfit.c); returns 0, 1 or -1. */
-static int bl_passes(const bl_ctx *c, uint64_t *offsets, uint64_t *best) {
+static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     *best = UINT64_MAX;
     if (!c->dense) {
         uint64_t top = bl_size_pass(c, offsets);

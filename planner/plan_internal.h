@@ -284,18 +284,26 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
                             const uint32_t *sst, uint32_t m,
                             const uint32_t *order, uint64_t *off);
 
-/* A buffer of a block pass, in pass order: its life, the first and last
- * blocks of PLAN_BK_STARTS starts it overlaps, its size and alignment. */
+/* The block pass's input: the m nonzero buffers by position in start
+ * order (byst: position -> buffer), with per position its life [s, e],
+ * the first and last of the nblk blocks of PLAN_BK_STARTS starts it
+ * overlaps (k0, k1), its size and alignment (b); and the pass order as
+ * positions. */
 #define PLAN_BK_STARTS 64
-typedef struct plan_bk_query {
-    uint32_t s, e, k0, k1;
+typedef struct plan_bk_buf {
     uint64_t size, a;
-} plan_bk_query;
+} plan_bk_buf;
+typedef struct plan_bk_in {
+    uint32_t m, nblk;
+    const uint32_t *order, *byst;
+    const uint32_t *s, *e, *k0, *k1;
+    const plan_bk_buf *b;
+} plan_bk_in;
 
-/* The block pass over nblk blocks on queries already gathered; offsets
- * into off[k] for qs[k].  Returns as plan_bf_block_pass. */
-uint64_t plan_bf_block_run(plan_bk_query *qs, uint32_t m, uint32_t nblk,
-                           uint64_t *off);
+/* The block pass on that input, reading it in place (no copy in pass
+ * order); offsets into off[buffer] (some written even when it fails, none
+ * when it returns PLAN_BF_NO_LAYOUT).  Returns as plan_bf_block_pass. */
+uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *off);
 
 /* Reorders `order` (m nonzero buffers; byst and sst as above) to sweep
  * time (planner/bestfit_blocks.c).  `exact`: every buffer stays after
