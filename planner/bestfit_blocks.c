@@ -70,7 +70,8 @@ typedef struct bk_ctx {
     uint64_t *base; /* per block: where its list begins in ent */
     uint32_t *fill; /* per block: its list's length */
     uint32_t *ptr;  /* per block: the walk's position (one query) */
-    bk_ent *ent;
+    bk_ent *ent;    /* the lists, each ended by a sentinel (lo UINT64_MAX) */
+    uint64_t amin;  /* the smallest alignment: every hi is rounded up to it */
 } bk_ctx;
 
 /* The last block whose first time is <= t, from block k on. */
@@ -108,52 +109,71 @@ static int bk_lists(bk_ctx *b, const plan_bk_in *in) {
     if (!b->base || !b->fill || !b->ptr)
         return -1;
     uint64_t total = 0, limit = BK_ENTRIES(in->m);
+    b->amin = UINT64_MAX;
     for (uint32_t p = 0; p < in->m; p++) {
         total += in->k1[p] - in->k0[p] + 1;
         if (total > limit)
             return 1;
         b->base[in->k0[p]]++;
         b->base[in->k1[p] + 1]--; /* wraps; the prefix sums unwrap it */
+        b->amin = in->b[p].a < b->amin ? in->b[p].a : b->amin;
     }
     uint64_t run = 0, sum = 0;
-    for (uint32_t k = 0; k < b->nblk; k++) { /* base[k]: entries before k */
-        run += b->base[k];
+    for (uint32_t k = 0; k < b->nblk; k++) { /* base[k]: entries and */
+        run += b->base[k];                   /* sentinels before k */
         b->base[k] = sum;
-        sum += run;
+        sum += run + 1;
     }
     b->base[b->nblk] = sum;
-    b->ent = malloc((total + 1) * sizeof *b->ent);
-    return b->ent ? 0 : -1;
+    b->ent = malloc((sum + 1) * sizeof *b->ent);
+    if (!b->ent)
+        return -1;
+    for (uint32_t k = 0; k < b->nblk; k++)
+        b->ent[b->base[k]].lo = UINT64_MAX;
+    return 0;
+}
+
+/* Walks list l from entry j while the entries begin below *lim (the
+ * candidate offset + the size; the sentinel ends it).  The candidate is
+ * aligned, so an entry in the way (its end above the candidate) takes it
+ * to its aligned end and any other live one leaves it: a running maximum,
+ * whose chain is one compare and move per entry (whether an entry is live
+ * is unpredictable: no branch).  `align`: the query's alignment am1 + 1
+ * is above the one the ends are rounded to.  Returns where it stopped. */
+static inline uint32_t bk_walk(const bk_ent *l, uint32_t j, uint64_t *lim,
+                               const bk_q *q, bool align) {
+    uint64_t top = *lim, size = q->size, am1 = q->a - 1;
+    uint32_t qs = q->s, qe = q->e;
+    for (; l[j].lo < top; j++) {
+        uint64_t live = (l[j].s <= qe) & (l[j].e >= qs);
+        uint64_t hi = align ? (l[j].hi + am1) & ~am1 : l[j].hi;
+        uint64_t up = (hi + size) & (0 - live);
+        top = up > top ? up : top;
+    }
+    *lim = top;
+    return j;
 }
 
 /* The lowest aligned offset for q (see the top of the file); *walked
  * counts the entries read. */
 static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
     uint32_t nspan = q->k1 - q->k0 + 1, quiet = 0, k = q->k0;
-    uint64_t cand = 0, n = 0, size = q->size, am1 = q->a - 1;
-    uint32_t qs = q->s, qe = q->e;
+    uint64_t lim = q->size, n = 0;
+    bool align = q->a != b->amin;
     for (uint32_t j = q->k0; j <= q->k1; j++)
         b->ptr[j] = 0;
     while (quiet < nspan) {
         const bk_ent *l = b->ent + b->base[k];
-        uint32_t j = b->ptr[k], f = b->fill[k];
-        uint64_t was = cand;
-        /* cand is aligned, so an entry in the way (its end above cand)
-         * takes it to its aligned end and any other live one leaves it:
-         * a running maximum, whose chain is one compare and move per
-         * entry (whether an entry is live is unpredictable: no branch) */
-        for (; j < f && l[j].lo < cand + size; j++) {
-            uint64_t live = (l[j].s <= qe) & (l[j].e >= qs);
-            uint64_t up = (l[j].hi + am1) & ~am1 & (0 - live);
-            cand = up > cand ? up : cand;
-        }
+        uint64_t was = lim;
+        uint32_t j = align ? bk_walk(l, b->ptr[k], &lim, q, true)
+                           : bk_walk(l, b->ptr[k], &lim, q, false);
         n += j - b->ptr[k] + 1;
         b->ptr[k] = j;
-        quiet = cand != was ? 1 : quiet + 1;
+        quiet = lim != was ? 1 : quiet + 1;
         k = k == q->k1 ? q->k0 : k + 1;
     }
     *walked += n;
-    return cand;
+    return lim - q->size;
 }
 
 /* Inserts q at offset off into the lists of the blocks it spans. */
@@ -165,9 +185,9 @@ static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
         uint32_t lo = b->ptr[k];
         while (lo > 0 && l[lo - 1].lo > off)
             lo--;
-        memmove(l + lo + 1, l + lo, (b->fill[k] - lo) * sizeof *l);
+        memmove(l + lo + 1, l + lo, (b->fill[k] + 1 - lo) * sizeof *l);
         l[lo].lo = off;
-        l[lo].hi = off + q->size;
+        l[lo].hi = plan_align_up(off + q->size, b->amin);
         l[lo].s = q->s;
         l[lo].e = q->e;
         b->fill[k]++;
