@@ -58,6 +58,10 @@ typedef struct bk_ent {
     uint32_t s, e;
 } bk_ent;
 
+/* Queries gathered at a time: their reads overlap (the walk, which
+ * needs each at once, would wait for them one by one). */
+#define BK_BATCH 256
+
 /* A query: the buffer being placed. */
 typedef struct bk_q {
     uint32_t s, e, k0, k1;
@@ -70,8 +74,15 @@ typedef struct bk_ctx {
     uint64_t *base; /* per block: where its list begins in ent */
     uint32_t *fill; /* per block: its list's length */
     uint32_t *ptr;  /* per block: the walk's position (one query) */
-    bk_ent *ent;    /* the lists, each ended by a sentinel (lo UINT64_MAX) */
     uint64_t amin;  /* the smallest alignment: every hi is rounded up to it */
+    /* The lists, each ended by a sentinel (lo UINT64_MAX), laid out one
+     * after the other (base) but held in a window: ent[i] is entry wlo + i
+     * of that layout, of cap entries; the lists below kinit have their
+     * sentinel. */
+    bk_ent *ent;
+    uint64_t wlo, cap;
+    uint32_t kinit;
+    uint32_t *kmin; /* per batch of queries: the least k0 from it on */
 } bk_ctx;
 
 /* The last block whose first time is <= t, from block k on. */
@@ -125,11 +136,45 @@ static int bk_lists(bk_ctx *b, const plan_bk_in *in) {
         sum += run + 1;
     }
     b->base[b->nblk] = sum;
-    b->ent = malloc((sum + 1) * sizeof *b->ent);
-    if (!b->ent)
+    /* the least first block of the queries from each batch on */
+    uint32_t nbat = (in->m + BK_BATCH - 1) / BK_BATCH;
+    b->kmin = malloc(((size_t)nbat + 1) * sizeof *b->kmin);
+    if (!b->kmin)
         return -1;
-    for (uint32_t k = 0; k < b->nblk; k++)
-        b->ent[b->base[k]].lo = UINT64_MAX;
+    b->kmin[nbat] = UINT32_MAX;
+    for (uint32_t j = nbat; j-- > 0;) {
+        uint32_t k = b->kmin[j + 1], to = (j + 1) * BK_BATCH;
+        for (uint32_t i = j * BK_BATCH; i < to && i < in->m; i++)
+            k = in->k0[in->order[i]] < k ? in->k0[in->order[i]] : k;
+        b->kmin[j] = k;
+    }
+    return 0;
+}
+
+/* Makes the window hold lists kfrom..kto, lists below kfrom being read
+ * no more: moves the ones in use to its start when it would overflow,
+ * and doubles it when they fill more than half of it (so that each entry
+ * is moved O(1) times on average).  Returns 0 or -1 (out of memory). */
+static int bk_window(bk_ctx *b, uint32_t kfrom, uint32_t kto) {
+    uint64_t need = b->base[kto + 1];
+    if (need - b->wlo > b->cap) {
+        uint64_t lo = b->base[kfrom];
+        uint64_t hi = b->kinit > kfrom ? b->base[b->kinit] : lo;
+        if (hi > lo)
+            memmove(b->ent, b->ent + (lo - b->wlo), (hi - lo) * sizeof *b->ent);
+        b->wlo = lo;
+        if (need - lo > b->cap / 2) {
+            uint64_t cap = 2 * (need - lo);
+            bk_ent *e = realloc(b->ent, cap * sizeof *e);
+            if (!e)
+                return -1;
+            b->ent = e;
+            b->cap = cap;
+        }
+    }
+    for (uint32_t k = b->kinit > kfrom ? b->kinit : kfrom; k <= kto; k++)
+        b->ent[b->base[k] - b->wlo].lo = UINT64_MAX;
+    b->kinit = kto + 1 > b->kinit ? kto + 1 : b->kinit;
     return 0;
 }
 
@@ -163,7 +208,7 @@ static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
     for (uint32_t j = q->k0; j <= q->k1; j++)
         b->ptr[j] = 0;
     while (quiet < nspan) {
-        const bk_ent *l = b->ent + b->base[k];
+        const bk_ent *l = b->ent + (b->base[k] - b->wlo);
         uint64_t was = lim;
         uint32_t j = align ? bk_walk(l, b->ptr[k], &lim, q, true)
                            : bk_walk(l, b->ptr[k], &lim, q, false);
@@ -179,7 +224,7 @@ static uint64_t bk_lowest(bk_ctx *b, const bk_q *q, uint64_t *walked) {
 /* Inserts q at offset off into the lists of the blocks it spans. */
 static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
     for (uint32_t k = q->k0; k <= q->k1; k++) {
-        bk_ent *l = b->ent + b->base[k];
+        bk_ent *l = b->ent + (b->base[k] - b->wlo);
         /* the walk (bk_lowest) stopped at the first offset at or above
          * off + size in every list: the place is at most a few back */
         uint32_t lo = b->ptr[k];
@@ -194,23 +239,22 @@ static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
     }
 }
 
-/* Queries gathered at a time: their reads overlap (the walk, which
- * needs each at once, would wait for them one by one). */
-#define BK_BATCH 256
-
-/* Places the buffers in pass order; the pool top, PLAN_BF_OVER or
- * PLAN_BF_GAVE_UP. */
+/* Places the buffers in pass order; the pool top, PLAN_BF_OVER,
+ * PLAN_BF_GAVE_UP or UINT64_MAX (out of memory). */
 static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *off) {
     uint64_t top = 0, walked = 0, limit = PLAN_BF_VISITS(in->m);
     bk_q qb[BK_BATCH];
     uint64_t ob[BK_BATCH];
     for (uint32_t k0 = 0; k0 < in->m; k0 += BK_BATCH) {
-        uint32_t nb = in->m - k0 < BK_BATCH ? in->m - k0 : BK_BATCH;
+        uint32_t nb = in->m - k0 < BK_BATCH ? in->m - k0 : BK_BATCH, kto = 0;
         for (uint32_t j = 0; j < nb; j++) {
             uint32_t p = in->order[k0 + j];
             qb[j] = (bk_q){in->s[p],  in->e[p],      in->k0[p],
                            in->k1[p], in->b[p].size, in->b[p].a};
+            kto = qb[j].k1 > kto ? qb[j].k1 : kto;
         }
+        if (bk_window(b, b->kmin[k0 / BK_BATCH], kto) != 0)
+            return UINT64_MAX;
         for (uint32_t j = 0; j < nb; j++) {
             const bk_q *q = &qb[j];
             uint64_t cand = bk_lowest(b, q, &walked);
@@ -244,6 +288,7 @@ uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *off) {
     free(b.base);
     free(b.fill);
     free(b.ptr);
+    free(b.kmin);
     free(b.ent);
     return top;
 }
