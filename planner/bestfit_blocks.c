@@ -232,7 +232,7 @@ static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
             lo--;
         memmove(l + lo + 1, l + lo, (b->fill[k] + 1 - lo) * sizeof *l);
         l[lo].lo = off;
-        l[lo].hi = plan_align_up(off + q->size, b->amin);
+        l[lo].hi = (off + q->size + b->amin - 1) & ~(b->amin - 1);
         l[lo].s = q->s;
         l[lo].e = q->e;
         b->fill[k]++;

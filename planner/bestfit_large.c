@@ -3,11 +3,11 @@
  * bestfit.c): its two passes (size; start two-sided) with the offsets of
  * the general path, in fewer sweeps over memory.
  *
- * The start order by counting the starts per step when the horizon is
- * short (at most twice the buffers), else by one radix sort (none when
- * the starts are in order already); the buffers are read once, in that
- * order, into arrays by position, and everything after reads them by
- * position, mostly in order:
+ * The start order is the buffer order when the starts are in order
+ * already, else by counting the starts per step when the horizon is
+ * short (at most twice the buffers), else by one radix sort; the buffers
+ * are read once, in that order, into arrays by position, and everything
+ * after reads them by position, mostly in order:
  *  - every buffer's end rank (the starts at or before its end: from the
  *    counts, or a galloping search from its own position, O(log life))
  *    gives the overlapping
@@ -68,19 +68,14 @@ static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
     c->b[q].a = bb->align > pa ? bb->align : pa;
 }
 
-/* The start order by a radix sort (skipped when the starts are sorted
- * already). */
+/* The start order by a radix sort. */
 static void bl_sort(bl_ctx *c) {
     const plan_buf *bf = c->pb->bufs;
     uint64_t *v = c->tmp;
     for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
         if (bf[i].size)
             v[q++] = (uint64_t)bf[i].start << 32 | i;
-    uint32_t k = 1;
-    while (k < c->m && v[k - 1] >> 32 <= v[k] >> 32)
-        k++;
-    if (k < c->m)
-        plan_radix_sort_hi_in(v, c->m, v + c->m + 1, c->cnt);
+    plan_radix_sort_hi_in(v, c->m, v + c->m + 1, c->cnt);
     for (uint32_t q = 0; q < c->m; q++)
         bl_put(c, q, (uint32_t)v[q]);
 }
@@ -123,15 +118,24 @@ static int bl_setup(bl_ctx *c) {
     if (!c->byst || !c->sst || !c->end || !c->er || !c->b || !c->tmp || !c->cnt)
         return -1;
     uint32_t lo = UINT32_MAX, hi = 0;
+    bool sorted = true; /* the starts in buffer order already */
     for (uint32_t i = 0; i < c->pb->n; i++) {
         const plan_buf *bb = &c->pb->bufs[i];
-        lo = bb->size && bb->start < lo ? bb->start : lo;
-        hi = bb->size && bb->start > hi ? bb->start : hi;
+        if (!bb->size)
+            continue;
+        sorted = sorted && bb->start >= hi;
+        lo = bb->start < lo ? bb->start : lo;
+        hi = bb->start > hi ? bb->start : hi;
     }
-    if (hi - lo < 2 * (uint64_t)c->m)
+    if (sorted) {
+        for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
+            if (c->pb->bufs[i].size)
+                bl_put(c, q++, i);
+    } else if (hi - lo < 2 * (uint64_t)c->m) {
         bl_count(c, lo, hi - lo + 1);
-    else
+    } else {
         bl_sort(c);
+    }
     return 0;
 }
 
