@@ -189,14 +189,15 @@ static inline uint32_t bk_walk(const bk_ent *l, uint32_t j, uint64_t *lim,
                                const bk_q *q, bool align) {
     uint64_t top = *lim, size = q->size, am1 = q->a - 1;
     uint32_t qs = q->s, qe = q->e;
-    for (; l[j].lo < top; j++) {
-        uint64_t live = (l[j].s <= qe) & (l[j].e >= qs);
-        uint64_t hi = align ? (l[j].hi + am1) & ~am1 : l[j].hi;
+    const bk_ent *x = l + j;
+    for (; x->lo < top; x++) {
+        uint64_t live = (x->s <= qe) & (x->e >= qs);
+        uint64_t hi = align ? (x->hi + am1) & ~am1 : x->hi;
         uint64_t up = (hi + size) & (0 - live);
         top = up > top ? up : top;
     }
     *lim = top;
-    return j;
+    return (uint32_t)(x - l);
 }
 
 /* The lowest aligned offset for q (see the top of the file); *walked
