@@ -80,25 +80,45 @@ static void bl_sort(bl_ctx *c) {
         bl_put(c, q, (uint32_t)v[q]);
 }
 
+/* Reads the nonzero buffers in buffer order (their starts in order
+ * already) into the position arrays. */
+static void bl_in_order(bl_ctx *c) {
+    for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
+        if (c->pb->bufs[i].size)
+            bl_put(c, q++, i);
+}
+
 /* The start order by counting the starts of each step of [t0, t0 + nt)
- * (a short horizon, nt <= 2 m), which also gives every end rank. */
-static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt) {
+ * (a short horizon, nt <= 2 m), which also gives every end rank; when
+ * the starts are `sorted` already, only the ranks (counted from the
+ * position arrays, not from the buffers). */
+static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
     const plan_buf *bf = c->pb->bufs;
     uint32_t *first = (uint32_t *)c->tmp, *next = first + nt + 1;
     memset(first, 0, ((size_t)nt + 1) * sizeof *first);
-    for (uint32_t i = 0; i < c->pb->n; i++)
-        if (bf[i].size)
-            first[bf[i].start - t0 + 1]++;
+    if (sorted) {
+        bl_in_order(c);
+        for (uint32_t q = 0; q < c->m; q++)
+            first[c->sst[q] - t0 + 1]++;
+    } else {
+        for (uint32_t i = 0; i < c->pb->n; i++)
+            if (bf[i].size)
+                first[bf[i].start - t0 + 1]++;
+    }
     for (uint32_t t = 1; t <= nt; t++) /* first[t]: the starts before t0 + t */
         first[t] += first[t - 1];
-    memcpy(next, first, (size_t)nt * sizeof *next);
-    /* one scattered write per buffer (its index), then everything else
-     * read in start order: the ends, hence `first`, nearly in order */
-    for (uint32_t i = 0; i < c->pb->n; i++)
-        if (bf[i].size)
-            c->byst[next[bf[i].start - t0]++] = i;
+    if (!sorted) {
+        memcpy(next, first, (size_t)nt * sizeof *next);
+        /* one scattered write per buffer (its index), then everything
+         * else read in start order: the ends, hence `first`, nearly in
+         * order */
+        for (uint32_t i = 0; i < c->pb->n; i++)
+            if (bf[i].size)
+                c->byst[next[bf[i].start - t0]++] = i;
+        for (uint32_t q = 0; q < c->m; q++)
+            bl_put(c, q, c->byst[q]);
+    }
     for (uint32_t q = 0; q < c->m; q++) {
-        bl_put(c, q, c->byst[q]);
         uint64_t e = (uint64_t)c->end[q] - t0 + 1;
         c->er[q] = first[e < nt ? e : nt];
     }
@@ -127,15 +147,12 @@ static int bl_setup(bl_ctx *c) {
         lo = bb->start < lo ? bb->start : lo;
         hi = bb->start > hi ? bb->start : hi;
     }
-    if (sorted) {
-        for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
-            if (c->pb->bufs[i].size)
-                bl_put(c, q++, i);
-    } else if (hi - lo < 2 * (uint64_t)c->m) {
-        bl_count(c, lo, hi - lo + 1);
-    } else {
+    if (hi - lo < 2 * (uint64_t)c->m)
+        bl_count(c, lo, hi - lo + 1, sorted);
+    else if (sorted)
+        bl_in_order(c); /* the end ranks by galloping (bl_profile) */
+    else
         bl_sort(c);
-    }
     return 0;
 }
 
