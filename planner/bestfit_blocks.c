@@ -33,6 +33,15 @@
  * keeps in cache.  The offsets are those of the
  * scanning pass (the lowest aligned gap among the same conflicts).
  *
+ * The lists are laid out one after the other from the counts, each ended
+ * by a sentinel, but held in a window that follows the sweep: before each
+ * batch of BK_BATCH buffers it holds the blocks from the least first block
+ * of any buffer still to come to the batch's last block (the blocks below
+ * are read no more), moving the lists in use to its start when it would
+ * overflow and doubling when they fill half of it.  In the sweep order
+ * that is a few stretches of time (3.3 MB of 46 MB at 10^6 dense
+ * buffers); in any other order it holds everything.
+ *
  * Cost: per buffer, the entries below its gap in the lists it spans plus
  * the inserts.  The pass gives up (PLAN_BF_GAVE_UP) when the lists would
  * hold more than BK_ENTRIES(m) entries (long lives against the block

@@ -11,7 +11,9 @@
  * live at once, a sorted array scanned in order gives the same offsets
  * with smaller constants (blocks whose life is over leave it in one
  * pass, when a start passes the lowest end).  O(n log n) on every
- * input.
+ * input.  The pool top only grows, so the pass stops as soon as it
+ * reaches the size of the best plan so far (it cannot beat it), having
+ * read only the buffers it placed.
  */
 #include "plan_internal.h"
 

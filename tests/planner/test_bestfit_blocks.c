@@ -3,7 +3,8 @@
  * (planner/bestfit_blocks.c): the block pass places every buffer where a
  * plain greedy does (the lowest aligned gap among its placed conflicts,
  * found here by sorting them), and the exact sweep order changes no
- * offset.
+ * offset (in the swept order the pass's window of block lists moves and
+ * is compacted; in the size order it holds every list).
  */
 #include <setjmp.h>
 #include <stdarg.h>
