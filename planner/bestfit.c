@@ -756,12 +756,14 @@ static int bf_general(bf_ctx *c, uint64_t *offsets, uint64_t *best) {
 static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
                    bool large_path) {
     uint32_t n = pb->n, m = 0;
+    uint64_t total = 0; /* below 2^63: pb passed plan_problem_ok */
     bf_ctx c;
     memset(&c, 0, sizeof c);
     c.pb = pb;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
         m += pb->bufs[i].size != 0;
+        total += pb->bufs[i].size;
     }
     *size = 0;
     if (m == 0)
@@ -787,9 +789,9 @@ static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
     *size = plan_align_up(best, pb->align ? pb->align : 1);
     /* never worse than naive (which alignment padding can make smaller
      * when every buffer overlaps every other; when every pass is BF_OVER,
-     * best is UINT64_MAX and naive wins) */
-    uint64_t nsize = plan_naive_size(pb, NULL);
-    if (nsize < *size)
+     * best is UINT64_MAX and naive wins); naive's pool holds every size,
+     * so it can win only when this one is larger than their sum */
+    if (*size > total && plan_naive_size(pb, NULL) < *size)
         *size = plan_naive_size(pb, offsets);
     return 0;
 }
