@@ -271,11 +271,12 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
         w[q] = ch | key << pw | q;
     }
     /* the words are in position order, so grouped by chunk: sorted chunk
-     * by chunk, in cache */
+     * by chunk, in cache, on the key alone (the chunk bits above it are
+     * the same throughout a chunk) */
     for (uint32_t q = 0; q < m; q += PLAN_SW_CHUNK)
         plan_radix_sort_bits_in(w + q,
                                 m - q < PLAN_SW_CHUNK ? m - q : PLAN_SW_CHUNK,
-                                pw, w + m + 1, c->cnt);
+                                pw, rw, w + m + 1, c->cnt);
     return plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
 }
 

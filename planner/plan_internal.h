@@ -220,10 +220,11 @@ int plan_radix_sort_hi(uint64_t *v, size_t n);
  * cnt: cannot fail. */
 #define PLAN_RADIX_COUNTS 2048u
 void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp, uint32_t *cnt);
-/* The same on bits lo..63 of each word (the bits below lo: the payload,
- * its order kept). */
-void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, uint64_t *tmp,
-                             uint32_t *cnt);
+/* The same on bits lo..hi-1 of each word (lo <= hi <= 64; the bits below
+ * lo: the payload, its order kept; the caller knows the bits from hi up
+ * to be the same in every word, or wants them left out). */
+void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, unsigned hi,
+                             uint64_t *tmp, uint32_t *cnt);
 
 /* bestfit's start-order pass (planner/bestfit_start.c): places the m
  * buffers of `order` (non-decreasing starts) each in the lowest gap among

@@ -1,8 +1,8 @@
 /*
  * planner/radix.c - a stable LSD radix sort of 64-bit words on their high
  * 32 bits, for the planner's large inputs (a time or a size in the high
- * half, a buffer index in the low half), or on the bits from a given one
- * up.  Passes of 11 bits (three for 32); a pass whose digit is the same
+ * half, a buffer index in the low half), or on a given range of bits.
+ * Passes of 11 bits (three for 32); a pass whose digit is the same
  * in every word is skipped.  O(n).
  */
 #include "plan_internal.h"
@@ -14,12 +14,12 @@
 #define RX_SIZE (1u << RX_BITS)
 _Static_assert(RX_SIZE == PLAN_RADIX_COUNTS, "the counts the caller gives");
 
-void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, uint64_t *tmp,
-                             uint32_t *cnt) {
+void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, unsigned hi,
+                             uint64_t *tmp, uint32_t *cnt) {
     if (n < 2)
         return;
     uint64_t *src = v, *dst = tmp;
-    for (unsigned shift = lo; shift < 64; shift += RX_BITS) {
+    for (unsigned shift = lo; shift < hi; shift += RX_BITS) {
         memset(cnt, 0, RX_SIZE * sizeof *cnt);
         for (size_t i = 0; i < n; i++)
             cnt[(src[i] >> shift) & (RX_SIZE - 1)]++;
@@ -43,7 +43,7 @@ void plan_radix_sort_bits_in(uint64_t *v, size_t n, unsigned lo, uint64_t *tmp,
 
 void plan_radix_sort_hi_in(uint64_t *v, size_t n, uint64_t *tmp,
                            uint32_t *cnt) {
-    plan_radix_sort_bits_in(v, n, 32, tmp, cnt);
+    plan_radix_sort_bits_in(v, n, 32, 64, tmp, cnt);
 }
 
 int plan_radix_sort_hi(uint64_t *v, size_t n) {
