@@ -90,24 +90,16 @@ static void bl_sort(bl_ctx *c) {
         bl_put(c, q, (uint32_t)v[q]);
 }
 
-/* Reads the nonzero buffers in buffer order (their starts in order
- * already) into the position arrays. */
-static void bl_in_order(bl_ctx *c) {
-    for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
-        if (c->pb->bufs[i].size)
-            bl_put(c, q++, i);
-}
-
 /* The start order by counting the starts of each step of [t0, t0 + nt)
  * (a short horizon, nt <= 2 m), which also gives every end rank; when
- * the starts are `sorted` already, only the ranks (counted from the
- * position arrays, not from the buffers). */
+ * the starts are `sorted` already (and the buffers read into the position
+ * arrays in that order), only the ranks, counted from the position
+ * arrays, not from the buffers. */
 static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
     const plan_buf *bf = c->pb->bufs;
     uint32_t *first = (uint32_t *)c->tmp, *next = first + nt + 1;
     memset(first, 0, ((size_t)nt + 1) * sizeof *first);
     if (sorted) {
-        bl_in_order(c);
         for (uint32_t q = 0; q < c->m; q++)
             first[c->sst[q] - t0 + 1]++;
     } else {
@@ -147,8 +139,11 @@ static int bl_setup(bl_ctx *c) {
     c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
     if (!c->byst || !c->sst || !c->end || !c->er || !c->b || !c->tmp || !c->cnt)
         return -1;
-    uint32_t lo = UINT32_MAX, hi = 0;
-    bool sorted = true; /* the starts in buffer order already */
+    /* the range of the starts; while they are in buffer order, the
+     * buffers read into the position arrays in that order (which then
+     * is the start order) */
+    uint32_t lo = UINT32_MAX, hi = 0, q = 0;
+    bool sorted = true;
     for (uint32_t i = 0; i < c->pb->n; i++) {
         const plan_buf *bb = &c->pb->bufs[i];
         if (!bb->size)
@@ -156,13 +151,13 @@ static int bl_setup(bl_ctx *c) {
         sorted = sorted && bb->start >= hi;
         lo = bb->start < lo ? bb->start : lo;
         hi = bb->start > hi ? bb->start : hi;
+        if (sorted)
+            bl_put(c, q++, i);
     }
     if (hi - lo < 2 * (uint64_t)c->m)
         bl_count(c, lo, hi - lo + 1, sorted);
-    else if (sorted)
-        bl_in_order(c); /* the end ranks by galloping (bl_profile) */
-    else
-        bl_sort(c);
+    else if (!sorted)
+        bl_sort(c); /* (sorted: the end ranks by galloping, bl_profile) */
     return 0;
 }
 
