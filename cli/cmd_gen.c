@@ -244,8 +244,7 @@ static bool cli_gen_write_first(const cli_gen_run *r, plan **plans,
             return false;
         PW_ASSERT(w->n < w->cap);
         w->o[w->n++] = o;
-        if (!cg_write_weights(plans[i], cg_view_root(views[i]),
-                              base_out_stream(o), r->d))
+        if (!cg_write_weights(views[i], base_out_stream(o), r->d))
             return false;
     }
     for (size_t i = 0; i < n; i++) {

@@ -173,10 +173,9 @@ void cg_warn_blocks(const mst_template *t, const char *source,
 bool cg_has_weights(const ir_program *p);
 /* Writes MODEL_weights.c to `out`: the data= bytes of every const as
  * aligned static arrays, streamed from their files, and the default
- * consts instance, using the names of `view`.  False after reporting the
- * error to d (a data file that cannot be read). */
-bool cg_write_weights(const plan *pl, const json_t *view, FILE *out,
-                      base_diag *d);
+ * consts instance, with the names of view v (its consts' fields).  False
+ * after reporting the error to d (a data file that cannot be read). */
+bool cg_write_weights(const cg_view *v, FILE *out, base_diag *d);
 
 /* Shared pools across models (codegen/shared.c, docs/firmware.md): one
  * static pool per pool name (device, space, ...) of the models, sized and

@@ -17,6 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The root's lists built on demand (root_json). */
+enum {
+    LAZY_STATEMENTS,
+    LAZY_BUFFERS,
+    LAZY_KERNELS,
+    LAZY_INPUTS,
+    LAZY_CONSTS,
+    LAZY_OUTPUTS,
+    LAZY_ROOT_LISTS
+};
+
 /* The root's scalar fields: version, target, model, source, options and
  * file names. */
 static void root_fields(vw *v, json_t *root, cg_target target) {
@@ -73,26 +84,25 @@ static json_t *names_json(vw *v) {
     return names;
 }
 
-/* The sections, each built on its own, in the order of the document. */
+/* The sections, each built on its own, in the order of the document;
+ * lazy: the placeholders of the statements, buffers, kernels, inputs,
+ * consts and outputs (LAZY_*). */
 static void root_sections(vw *v, json_t *root, json_t *const *lazy) {
     json_t *pools = cg_pools_json(v);
-    json_t *inputs = cg_io_json(v, IR_INPUT, "INPUT");
-    json_t *consts = cg_io_json(v, IR_CONST, "CONST");
-    json_t *outputs = cg_io_json(v, IR_OUTPUT, "OUTPUT");
     bool any_copy = false;
-    for (size_t i = 0; i < json_array_size(outputs); i++)
-        any_copy = any_copy || v->out_copy[i];
+    for (uint32_t i = 0; i < v->nio[CG_IO_OUTPUTS]; i++)
+        any_copy = any_copy || v->out_copy[v->io_list[CG_IO_OUTPUTS][i]];
     set(v, root, "has_pools", json_boolean(json_array_size(pools) > 0));
-    set(v, root, "has_inputs", json_boolean(json_array_size(inputs) > 0));
-    set(v, root, "has_consts", json_boolean(json_array_size(consts) > 0));
-    set(v, root, "has_outputs", json_boolean(json_array_size(outputs) > 0));
+    set(v, root, "has_inputs", json_boolean(v->nio[CG_IO_INPUTS] > 0));
+    set(v, root, "has_consts", json_boolean(v->nio[CG_IO_CONSTS] > 0));
+    set(v, root, "has_outputs", json_boolean(v->nio[CG_IO_OUTPUTS] > 0));
     set(v, root, "has_copies", json_boolean(any_copy));
     set(v, root, "pools", pools);
-    set(v, root, "buffers", json_incref(lazy[1]));
-    set(v, root, "inputs", inputs);
-    set(v, root, "consts", consts);
-    set(v, root, "outputs", outputs);
-    set(v, root, "kernels", json_incref(lazy[2]));
+    set(v, root, "buffers", json_incref(lazy[LAZY_BUFFERS]));
+    set(v, root, "inputs", json_incref(lazy[LAZY_INPUTS]));
+    set(v, root, "consts", json_incref(lazy[LAZY_CONSTS]));
+    set(v, root, "outputs", json_incref(lazy[LAZY_OUTPUTS]));
+    set(v, root, "kernels", json_incref(lazy[LAZY_KERNELS]));
     json_t *streams = cg_streams_json(v);
     set(v, root, "has_streams", json_boolean(json_array_size(streams) > 0));
     set(v, root, "streams", streams);
@@ -104,7 +114,7 @@ static void root_sections(vw *v, json_t *root, json_t *const *lazy) {
     for (size_t i = 0; i < cg_nevent_kinds; i++)
         set_n(v, root, cg_event_kinds[i], strlen(cg_event_kinds[i]),
               json_false());
-    set(v, root, "statements", json_incref(lazy[0]));
+    set(v, root, "statements", json_incref(lazy[LAZY_STATEMENTS]));
 }
 
 /* The lists built on demand: their lengths and elements. */
@@ -225,6 +235,71 @@ static json_t *kernel_in(void *ctx, size_t i, const mst_names *names) {
     return element_of(ctx, cg_kernel_json, i, names);
 }
 
+/* The inputs, consts and outputs, served natively (cg_io_val). */
+static mst_val input_of(vw *v, uint32_t i) {
+    return cg_io_val(v, CG_IO_INPUTS, i);
+}
+
+static mst_val const_of(vw *v, uint32_t i) {
+    return cg_io_val(v, CG_IO_CONSTS, i);
+}
+
+static mst_val output_of(vw *v, uint32_t i) {
+    return cg_io_val(v, CG_IO_OUTPUTS, i);
+}
+
+static size_t count_inputs(void *ctx) {
+    return ((vw *)ctx)->nio[CG_IO_INPUTS];
+}
+
+static size_t count_consts(void *ctx) {
+    return ((vw *)ctx)->nio[CG_IO_CONSTS];
+}
+
+static size_t count_outputs(void *ctx) {
+    return ((vw *)ctx)->nio[CG_IO_OUTPUTS];
+}
+
+static json_t *input_at(void *ctx, size_t i) {
+    return native_json(ctx, input_of, i);
+}
+
+static json_t *const_at(void *ctx, size_t i) {
+    return native_json(ctx, const_of, i);
+}
+
+static json_t *output_at(void *ctx, size_t i) {
+    return native_json(ctx, output_of, i);
+}
+
+static bool input_val(void *ctx, size_t i, const mst_names *names,
+                      mst_val *out) {
+    *out = native_of(ctx, input_of, i, names);
+    return true;
+}
+
+static bool const_val(void *ctx, size_t i, const mst_names *names,
+                      mst_val *out) {
+    *out = native_of(ctx, const_of, i, names);
+    return true;
+}
+
+static bool output_val(void *ctx, size_t i, const mst_names *names,
+                       mst_val *out) {
+    *out = native_of(ctx, output_of, i, names);
+    return true;
+}
+
+/* A root list served natively: its placeholder (a new reference). */
+static json_t *
+native_list(vw *v, size_t (*count)(void *), json_t *(*element)(void *, size_t),
+            bool (*val)(void *, size_t, const mst_names *, mst_val *)) {
+    json_t *marker = cg_lazy_add(v, count, element, v, NULL);
+    v->lazy[v->nlazy - 1].element_val = val;
+    v->lazy[v->nlazy - 1].release = native_release;
+    return marker;
+}
+
 /* The phases before any JSON: names, then layout and types. */
 static void plan_view(vw *v) {
     cg_name_kernels(v);
@@ -233,6 +308,7 @@ static void plan_view(vw *v) {
     cg_plan_kernels(v);
     cg_plan_values(v);
     cg_plan_outputs(v);
+    cg_plan_io(v);
     cg_view_streams(v);
     cg_plan_buffers(v);
     cg_plan_statements(v);
@@ -242,19 +318,20 @@ static void plan_view(vw *v) {
 /* The root, with a placeholder for each lazy list. */
 static json_t *root_json(cg_view *cv, cg_target target) {
     vw *v = &cv->v;
-    json_t *marker[3];
-    marker[0] = cg_lazy_add(v, count_statements, statement_at, v, NULL);
-    v->lazy[v->nlazy - 1].element_val = statement_val; /* native */
-    v->lazy[v->nlazy - 1].release = native_release;
-    marker[1] = cg_lazy_add(v, count_buffers, buffer_at, v, NULL);
-    v->lazy[v->nlazy - 1].element_val = buffer_val;
-    v->lazy[v->nlazy - 1].release = native_release;
-    marker[2] = cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in);
+    json_t *marker[LAZY_ROOT_LISTS];
+    marker[LAZY_STATEMENTS] =
+        native_list(v, count_statements, statement_at, statement_val);
+    marker[LAZY_BUFFERS] = native_list(v, count_buffers, buffer_at, buffer_val);
+    marker[LAZY_KERNELS] =
+        cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in);
+    marker[LAZY_INPUTS] = native_list(v, count_inputs, input_at, input_val);
+    marker[LAZY_CONSTS] = native_list(v, count_consts, const_at, const_val);
+    marker[LAZY_OUTPUTS] = native_list(v, count_outputs, output_at, output_val);
     json_t *root = json_object();
     root_fields(v, root, target);
     set(v, root, "names", names_json(v));
     root_sections(v, root, marker);
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < LAZY_ROOT_LISTS; i++)
         json_decref(marker[i]);
     cg_fw_root(v, root, false); /* codegen/fw_view.c */
     if (v->cuda)

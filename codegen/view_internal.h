@@ -112,10 +112,18 @@ typedef struct vw {
 
     /* outputs */
     bool *out_copy; /* per output position: copied at the output stmt */
-    /* per output position: struct field and size macro (io_json) */
+    /* per output position: struct field and size macro (cg_plan_io) */
     const char **out_field, **out_size_macro;
-    /* per input or const value: struct field (io_json) */
+    /* per input or const value: struct field (cg_plan_io) */
     const char **io_field;
+    /* the "inputs", "consts" and "outputs" sections (cg_plan_io), served
+     * natively (cg_io_val): per section (cg_io_kind) its elements in
+     * order, the input or const values or the output positions
+     * (planned outputs left out); per input or const value its size
+     * macro */
+    uint32_t *io_list[3];
+    uint32_t nio[3];
+    const char **io_macro;
 
     /* json strings of the strings that live as long as the view (IR
      * names, the view's names and macros, static texts), by address:
@@ -460,7 +468,17 @@ json_t *cg_pools_json(vw *v);
 void cg_plan_buffers(vw *v);
 /* Buffer k as native data in v->el (cg_el_begin). */
 mst_val cg_buffer_val(vw *v, uint32_t k);
-json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind);
+/* The sections of cg_plan_io, in the order of the root. */
+typedef enum cg_io_kind {
+    CG_IO_INPUTS,
+    CG_IO_CONSTS,
+    CG_IO_OUTPUTS
+} cg_io_kind;
+/* Names the inputs, consts and outputs (struct fields, size macros) in
+ * IR order and lists each section's elements. */
+void cg_plan_io(vw *v);
+/* Element i of section k as native data in v->el (cg_el_begin). */
+mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i);
 
 /* view_streams.c */
 uint32_t cg_stream_slot(const vw *v, uint64_t st);

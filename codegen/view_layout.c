@@ -331,63 +331,90 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     return o;
 }
 
-/* inputs, consts or outputs */
-json_t *cg_io_json(vw *v, ir_stmt_kind kind, const char *macro_kind) {
+/* The struct field and size macro of input or const value val (or of
+ * output position pos when val is an output), named in the sets of its
+ * section. */
+static void io_name(vw *v, cg_nameset *fields, cg_nameset *stems,
+                    const char *kind, int32_t val, const char **field,
+                    const char **macro) {
+    const char *name = v->prog->values[val].name;
+    *field = cg_set_unique(v, fields, cg_field_base(v, name));
+    *macro = cg_vfmt(v, "%s_%s_%s_SIZE", v->M, kind,
+                     cg_set_unique(v, stems, cg_upper(v, name)));
+}
+
+/* The inputs and consts not planned into the arena, in IR order (value
+ * ids are in definition order), into the lists of their sections. */
+static void io_values(vw *v) {
     const ir_program *p = v->prog;
-    json_t *arr = json_array();
+    uint32_t *tmp = base_xcalloc((size_t)p->nvalues + 1, sizeof *tmp);
+    uint32_t n[2] = {0, 0}, all = 0;
+    for (uint32_t x = 0; x < p->nvalues; x++) {
+        uint8_t k = p->values[x].kind;
+        if ((k == IR_VAL_INPUT || k == IR_VAL_CONST) &&
+            v->pl->storage_of_value[x] < 0) /* else a planned input */
+        {
+            tmp[all++] = x;
+            n[k == IR_VAL_CONST]++;
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        v->io_list[s] = base_arena_array(v->a, n[s] + 1, sizeof(uint32_t));
+        v->nio[s] = 0;
+    }
+    for (uint32_t i = 0; i < all; i++) {
+        int s = p->values[tmp[i]].kind == IR_VAL_CONST;
+        v->io_list[s][v->nio[s]++] = tmp[i];
+    }
+    free(tmp);
+}
+
+void cg_plan_io(vw *v) {
+    const ir_program *p = v->prog;
+    static const char *const kind[] = {"INPUT", "CONST", "OUTPUT"};
+    v->io_macro = base_arena_array(v->a, p->nvalues + 1, sizeof(char *));
+    io_values(v);
+    for (int s = CG_IO_INPUTS; s <= CG_IO_CONSTS; s++) {
+        cg_nameset fields = {0}, stems = {0};
+        for (uint32_t i = 0; i < v->nio[s]; i++) {
+            uint32_t x = v->io_list[s][i];
+            io_name(v, &fields, &stems, kind[s], (int32_t)x, &v->io_field[x],
+                    &v->io_macro[x]);
+        }
+        cg_set_clear(&fields);
+        cg_set_clear(&stems);
+    }
+    uint32_t no = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
+    v->io_list[CG_IO_OUTPUTS] =
+        base_arena_array(v->a, no + 1, sizeof(uint32_t));
+    v->nio[CG_IO_OUTPUTS] = 0;
     cg_nameset fields = {0}, stems = {0};
-    if (kind == IR_OUTPUT) {
-        if (p->output_stmt >= 0) {
-            const ir_stmt *os = &p->stmts[p->output_stmt];
-            for (uint32_t i = 0; i < os->nnames; i++) {
-                int32_t val = cg_output_value_at(v, i);
-                const ir_value *iv = &p->values[val];
-                if (plan_planned_output(v->pl, val))
-                    continue; /* read in the pools */
-                json_t *o = json_object();
-                setk(v, o, "name", iv->name);
-                v->out_field[i] =
-                    cg_set_unique(v, &fields, cg_field_base(v, iv->name));
-                v->out_size_macro[i] =
-                    cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
-                            cg_set_unique(v, &stems, cg_upper(v, iv->name)));
-                sets(v, o, "field", v->out_field[i]);
-                setk(v, o, "ctype", cg_ctype_of(iv->dtype));
-                setk(v, o, "dtype", ir_dtype_name(iv->dtype));
-                sets(v, o, "size_macro", v->out_size_macro[i]);
-                set(v, o, "bytes", ju64(iv->bytes));
-                set(v, o, "copied", json_boolean(v->out_copy[i]));
-                json_array_append_new(arr, o);
-            }
-        }
-        size_t n = json_array_size(arr);
-        for (size_t i = 0; i < n; i++)
-            set(v, json_array_get(arr, i), "last", json_boolean(i + 1 == n));
-    } else {
-        for (uint32_t i = 0; i < p->nstmts; i++) {
-            const ir_stmt *s = &p->stmts[i];
-            if (s->kind != kind || s->value < 0 ||
-                v->pl->storage_of_value[s->value] >= 0) /* planned input */
-                continue;
-            const ir_value *iv = &p->values[s->value];
-            json_t *o = json_object();
-            setk(v, o, "name", iv->name);
-            v->io_field[s->value] =
-                cg_set_unique(v, &fields, cg_field_base(v, iv->name));
-            sets(v, o, "field", v->io_field[s->value]);
-            setk(v, o, "ctype", cg_ctype_of(iv->dtype));
-            setk(v, o, "dtype", ir_dtype_name(iv->dtype));
-            sets(v, o, "size_macro",
-                 cg_vfmt(v, "%s_%s_%s_SIZE", v->M, macro_kind,
-                         cg_set_unique(v, &stems, cg_upper(v, iv->name))));
-            set(v, o, "bytes", ju64(iv->bytes));
-            json_array_append_new(arr, o);
-        }
-        size_t n = json_array_size(arr);
-        for (size_t i = 0; i < n; i++)
-            set(v, json_array_get(arr, i), "last", json_boolean(i + 1 == n));
+    for (uint32_t i = 0; i < no; i++) {
+        int32_t val = cg_output_value_at(v, i);
+        if (plan_planned_output(v->pl, val))
+            continue; /* read in the pools */
+        v->io_list[CG_IO_OUTPUTS][v->nio[CG_IO_OUTPUTS]++] = i;
+        io_name(v, &fields, &stems, kind[CG_IO_OUTPUTS], val, &v->out_field[i],
+                &v->out_size_macro[i]);
     }
     cg_set_clear(&fields);
     cg_set_clear(&stems);
-    return arr;
+}
+
+mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
+    uint32_t x = v->io_list[k][i];
+    bool out = k == CG_IO_OUTPUTS;
+    int32_t val = out ? cg_output_value_at(v, x) : (int32_t)x;
+    const ir_value *iv = &v->prog->values[val];
+    mst_val o = nobj(v);
+    nsetk(v, o, "name", iv->name);
+    nsetk(v, o, "field", out ? v->out_field[x] : v->io_field[x]);
+    nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
+    nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
+    nsetk(v, o, "size_macro", out ? v->out_size_macro[x] : v->io_macro[x]);
+    nset(v, o, "bytes", nu64(iv->bytes));
+    if (out)
+        nset(v, o, "copied", mst_v_bool(v->out_copy[x]));
+    nset(v, o, "last", mst_v_bool(i + 1 == v->nio[k]));
+    return o;
 }

@@ -12,8 +12,7 @@
  * the same IR and data give byte-identical files.
  */
 #define _FILE_OFFSET_BITS 64
-#include "base/base.h"
-#include "codegen/codegen.h"
+#include "view_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +24,6 @@ bool cg_has_weights(const ir_program *p) {
         if (p->values[v].data_path)
             return true;
     return false;
-}
-
-static const char *cg_jstr(const json_t *o, const char *key) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
 }
 
 /* Streams `n` bytes at `at` of `path` as C initialisers. */
@@ -71,16 +65,6 @@ static void cg_comment_text(FILE *out, const char *s) {
     }
 }
 
-/* The const's value and its statement, by name. */
-static const ir_value *cg_const_value(const ir_program *p, const char *name,
-                                      const ir_stmt **st) {
-    int32_t v = ir_find_value(p, name);
-    if (v < 0 || p->values[v].kind != IR_VAL_CONST)
-        return NULL;
-    *st = &p->stmts[p->values[v].def];
-    return &p->values[v];
-}
-
 static void cg_weights_head(FILE *out, const char *M, const char *header) {
     fprintf(out,
             "/*\n * %s_weights.c - the embedded weights of model %s (const "
@@ -101,55 +85,51 @@ static void cg_weights_head(FILE *out, const char *M, const char *header) {
         header, M, M, M, M);
 }
 
-/* Writes the file to `out`; false after reporting an error to d. */
-static bool cg_weights_body(FILE *out, const plan *pl, const json_t *view,
-                            base_diag *d) {
-    const ir_program *p = pl->prog;
-    const char *M = cg_jstr(view, "model");
-    const json_t *names = json_object_get(view, "names");
-    const json_t *consts = json_object_get(view, "consts");
-    cg_weights_head(out, M, cg_jstr(view, "header"));
-    size_t i;
-    const json_t *c;
-    json_array_foreach(consts, i, c) {
-        const ir_stmt *st = NULL;
-        const ir_value *v = cg_const_value(p, cg_jstr(c, "name"), &st);
-        if (!v || !v->data_path)
+/* Writes the file to `out`: an array per const with data= and the
+ * default consts instance, the consts in the order of the view's
+ * "consts" (their fields).  False after reporting an error to d. */
+bool cg_write_weights(const cg_view *cv, FILE *out, base_diag *d) {
+    const vw *v = &cv->v;
+    const ir_program *p = v->prog;
+    const char *M = v->M;
+    base_sb header = {0};
+    base_sb_printf(&header, "%s.h", M);
+    cg_weights_head(out, M, base_sb_str(&header));
+    base_sb_free(&header);
+    const uint32_t *consts = v->io_list[CG_IO_CONSTS];
+    uint32_t n = v->nio[CG_IO_CONSTS];
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_value *c = &p->values[consts[i]];
+        if (!c->data_path)
             continue;
+        const ir_stmt *st = &p->stmts[c->def];
         fprintf(out,
                 "\n/* const %s: %" PRIu64 " bytes at byte %" PRIu64 " of \"",
-                v->name, v->bytes, v->data_at);
+                c->name, c->bytes, c->data_at);
         cg_comment_text(out, st->fw->data);
         fprintf(out,
                 "\" */\nstatic %s_WEIGHTS_ATTR const unsigned char "
                 "%s_weight_%s[%" PRIu64 "] = {",
-                M, M, cg_jstr(c, "field"), v->bytes ? v->bytes : 1);
-        if (v->bytes == 0)
+                M, M, v->io_field[consts[i]], c->bytes ? c->bytes : 1);
+        if (c->bytes == 0)
             fputs("0", out);
-        else if (!cg_stream_bytes(out, v->data_path, v->data_at, v->bytes,
+        else if (!cg_stream_bytes(out, c->data_path, c->data_at, c->bytes,
                                   st->fw->data, d))
             return false;
         fputs("\n};\n", out);
     }
-    fprintf(out, "\nconst %s %s_default_consts = {\n",
-            cg_jstr(names, "consts_t"), M);
-    json_array_foreach(consts, i, c) {
-        const ir_stmt *st = NULL;
-        const ir_value *v = cg_const_value(p, cg_jstr(c, "name"), &st);
-        if (v && v->data_path)
+    fprintf(out, "\nconst %s_consts %s_default_consts = {\n", M, M);
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_value *c = &p->values[consts[i]];
+        if (c->data_path)
             fprintf(out, "    (const %s *)(const void *)%s_weight_%s,\n",
-                    cg_jstr(c, "ctype"), M, cg_jstr(c, "field"));
+                    cg_ctype_of(c->dtype), M, v->io_field[consts[i]]);
         else
             fprintf(out, "    NULL, /* %s: no data=, the caller's */\n",
-                    cg_jstr(c, "name"));
+                    c->name);
     }
-    if (json_array_size(consts) == 0)
+    if (n == 0)
         fputs("    0\n", out);
     fputs("};\n", out);
     return true;
-}
-
-bool cg_write_weights(const plan *pl, const json_t *view, FILE *out,
-                      base_diag *d) {
-    return cg_weights_body(out, pl, view, d);
 }

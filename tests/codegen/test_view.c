@@ -473,6 +473,28 @@ static void test_field_names(void **state) {
     done(&f);
 }
 
+/* has_copies looks at every output: here the copied one (an input) comes
+ * after a planned output, which the "outputs" section leaves out. */
+static void test_has_copies(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "input x f32[4]\n"
+                      "alloc p f32[4] planned\n"
+                      "call k(x, p)\n"
+                      "output p x\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    json_t *outs = json_object_get(v, "outputs");
+    assert_int_equal(json_array_size(outs), 1);
+    assert_string_equal(str(json_array_get(outs, 0), "name"), "x");
+    assert_true(
+        json_is_true(json_object_get(json_array_get(outs, 0), "copied")));
+    assert_true(json_is_true(json_object_get(v, "has_copies")));
+    done(&f);
+}
+
 /* A view built with the key set of the built-in templates leaves keys
  * out, yet every built-in template renders exactly as with the complete
  * view. */
@@ -614,7 +636,7 @@ int main(void) {
         cmocka_unit_test(test_events),     cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_strings),    cmocka_unit_test(test_errors),
         cmocka_unit_test(test_streams),    cmocka_unit_test(test_field_names),
-        cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_has_copies), cmocka_unit_test(test_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
