@@ -97,9 +97,8 @@ typedef struct vw {
     /* per kernel */
     const char **kname; /* C name */
     uint32_t *knparams;
-    const char ***kptype;          /* parameter C types */
-    bool **kconst;                 /* parameter is a pointer to const */
-    const int32_t *kernel_of_stmt; /* the plan's */
+    const char ***kptype; /* parameter C types */
+    bool **kconst;        /* parameter is a pointer to const */
 
     /* streams: distinct stream= numbers, ascending */
     const uint64_t *stream_ids;

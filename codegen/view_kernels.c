@@ -32,7 +32,6 @@ void cg_plan_kernels(vw *v) {
     v->knparams = base_arena_array(v->a, nk + 1, sizeof(uint32_t));
     v->kptype = base_arena_array(v->a, nk + 1, sizeof(char **));
     v->kconst = base_arena_array(v->a, nk + 1, sizeof(bool *));
-    v->kernel_of_stmt = v->pl->kernel_of_stmt; /* the plan's */
     for (uint32_t k = 0; k < nk; k++) {
         const ir_kernel *kk = &p->kernels[k];
         v->knparams[k] = kk->sig_stmt >= 0 ? p->stmts[kk->sig_stmt].nmodes
@@ -48,9 +47,9 @@ void cg_plan_kernels(vw *v) {
     }
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
-        int32_t k = v->kernel_of_stmt[i];
-        if (s->kind != IR_CALL || k < 0)
+        if (s->kind != IR_CALL || s->kernel < 0)
             continue;
+        int32_t k = s->kernel;                 /* ir_check's */
         PW_ASSERT(s->nargs == v->knparams[k]); /* ir_check */
         for (uint32_t j = 0; j < s->nargs; j++) {
             const ir_arg *g = &s->args[j];

@@ -146,7 +146,7 @@ static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
 }
 
 static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
-    int32_t k = v->kernel_of_stmt[s->index];
+    int32_t k = s->kernel; /* ir_check's */
     mst_val b;
     mst_val e = cg_event(v, "call", &b);
     nsetk(v, b, "kernel", s->name.name);

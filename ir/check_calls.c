@@ -95,6 +95,7 @@ void ir_check_double_ints(ir_checker *C) {
 
 void ir_check_call(ir_checker *C, ir_stmt *st) {
     ir_program *p = C->p;
+    st->kernel = -1;
     if (st->broken)
         return; /* its arguments may be partial: not read */
     if (st->has_stream)
@@ -116,6 +117,7 @@ void ir_check_call(ir_checker *C, ir_stmt *st) {
         ke->id = (int32_t)p->nkernels++;
         ir_kcalls_init(C, &C->kcalls[ke->id], st, sig);
     }
+    st->kernel = ke->id;
     ir_kcalls *kc = &C->kcalls[ke->id];
     bool arity_ok = true;
     if (sig && sig->nmodes != st->nargs) {

@@ -232,6 +232,9 @@ typedef struct ir_stmt {
             ir_arg *args; /* nargs entries */
             uint64_t stream;
             ir_loc stream_loc;
+            /* after ir_check: its kernel, an index into
+             * ir_program.kernels (-1 for a broken call) */
+            int32_t kernel;
         };
         /* kernel NAME(modes) */
         struct {

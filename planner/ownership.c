@@ -1,7 +1,8 @@
 /*
  * planner/ownership.c - what the plan records for code generation
- * besides offsets (plan_record): the kernel of each call, who holds the
- * memory of each unpooled storage, and the extra pools.
+ * besides offsets (plan_record): who holds the memory of each unpooled
+ * storage, and the extra pools.  (The kernel of each call is ir_check's:
+ * ir_stmt.kernel.)
  *
  * A storage that is not pooled (a caller-owned output in intermediates
  * mode, or every storage with --memory-pool none) lives in the caller's
@@ -12,46 +13,8 @@
 #include "plan_internal.h"
 
 #include "base/base.h"
-#include "base/hash.h"
 
 #include <string.h>
-
-/* The kernel of each call, by name (kernels are few: a temporary hash
- * keyed by name, and a cache by the name's address, since the checker
- * gives a call the kernel's interned name). */
-static const int32_t *record_kernels(base_arena *a, const ir_program *p) {
-    typedef struct kn {
-        const char *name;
-        uint32_t k;
-        UT_hash_handle hh;
-    } kn;
-    kn *map = NULL;
-    for (uint32_t k = 0; k < p->nkernels; k++) {
-        kn *e = base_arena_alloc(a, sizeof *e);
-        e->name = p->kernels[k].name;
-        e->k = k;
-        HASH_ADD_KEYPTR(hh, map, e->name, strlen(e->name), e);
-    }
-    int32_t *of = base_arena_array(a, p->nstmts + 1, sizeof *of);
-    kn *seen[64] = {0}; /* by name pointer: repeated names skip the hash */
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        kn *e = NULL;
-        if (s->kind == IR_CALL) {
-            const char *nm = s->name.name;
-            size_t slot = ((uintptr_t)nm >> 4) & 63;
-            if (seen[slot] && seen[slot]->name == nm)
-                e = seen[slot];
-            else
-                HASH_FIND_STR(map, nm, e);
-            if (e && e->name == nm)
-                seen[slot] = e;
-        }
-        of[i] = e ? (int32_t)e->k : -1;
-    }
-    HASH_CLEAR(hh, map); /* the entries live in the arena */
-    return of;
-}
 
 /* Caller-owned outputs: the first output naming the whole storage. */
 static void record_owners(plan *pl) {
@@ -103,7 +66,6 @@ static void record_extras(base_arena *a, plan *pl) {
 }
 
 void plan_record(base_arena *a, plan *pl) {
-    pl->kernel_of_stmt = record_kernels(a, pl->prog);
     record_owners(pl);
     record_extras(a, pl);
 }

@@ -408,8 +408,8 @@ bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
 
 /* ---- what plan_program records for code generation (ownership.c) ---- */
 
-/* Sets pl->kernel_of_stmt, each storage's owner and owner_pos, and the
- * extra pools (after the pools are planned). */
+/* Sets each storage's owner and owner_pos, and the extra pools (after
+ * the pools are planned). */
 void plan_record(base_arena *a, plan *pl);
 
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

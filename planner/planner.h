@@ -388,10 +388,7 @@ typedef struct plan {
     uint64_t accessed;          /* accessed bytes of all pooled storages */
     uint32_t ndonors;           /* the donors of every storage, by */
     plan_donor *donors;         /*   storage then offset */
-    /* per statement: the index in prog->kernels of a call's kernel, -1
-     * for other statements */
-    const int32_t *kernel_of_stmt;
-    uint32_t nextras; /* the extra pools, in storage order */
+    uint32_t nextras;           /* the extra pools, in storage order */
     plan_extra *extras;
 } plan;
 
@@ -417,8 +414,8 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
                    base_diag *d);
 
 /* The cross-stream synchronisation of a plan (plan_program records it in
- * pl->sync; it reads pl->kernel_of_stmt), allocated in `a`.  O(n) plus a sort
- * of the stream numbers. */
+ * pl->sync; it reads each call's ir_stmt.kernel), allocated in `a`.  O(n) plus
+ * a sort of the stream numbers. */
 const plan_sync *plan_sync_build(base_arena *a, const plan *pl);
 /* The stream bit of call s (0 without stream=). */
 uint32_t plan_sync_bit(const plan_sync *sy, const ir_stmt *s);

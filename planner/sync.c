@@ -38,12 +38,13 @@ static void sync_streams(base_arena *a, plan_sync *sy, const ir_program *p) {
     sy->stream_ids = ids;
 }
 
-/* The signature of each call's kernel (pl->kernel_of_stmt). */
+/* The signature of each call's kernel (ir_stmt.kernel). */
 static void sync_signatures(sync_state *S, base_arena *a) {
     const ir_program *p = S->pl->prog;
     S->sig = base_arena_array(a, p->nstmts + 1, sizeof *S->sig);
     for (uint32_t i = 0; i < p->nstmts; i++) {
-        int32_t k = S->pl->kernel_of_stmt[i];
+        const ir_stmt *st = &p->stmts[i];
+        int32_t k = st->kind == IR_CALL ? st->kernel : -1;
         int32_t sig = k >= 0 ? p->kernels[k].sig_stmt : -1;
         S->sig[i] = sig >= 0 ? &p->stmts[sig] : NULL;
     }

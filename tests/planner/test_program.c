@@ -368,11 +368,10 @@ static void test_ownership(void **st) {
     assert_false(plan_planned_output(pl, b->value));
     uint32_t ncalls = 0;
     for (uint32_t i = 0; i < l.p->nstmts; i++) {
-        int32_t k = pl->kernel_of_stmt[i];
-        if (l.p->stmts[i].kind != IR_CALL) {
-            assert_int_equal(k, -1);
+        if (l.p->stmts[i].kind != IR_CALL)
             continue;
-        }
+        int32_t k = l.p->stmts[i].kernel;
+        assert_true(k >= 0 && (uint32_t)k < l.p->nkernels);
         ncalls++;
         assert_string_equal(l.p->kernels[k].name, l.p->stmts[i].name.name);
     }
