@@ -73,7 +73,9 @@ typedef struct vw {
     bool kernel_status;
     const char *M; /* model prefix */
 
-    cg_nameset ids; /* file-scope and local C identifiers */
+    /* file-scope and local C identifiers (the value locals only when
+     * they could collide: cg_plan_values) */
+    cg_nameset ids;
 
     /* per value */
     const char **local;
@@ -424,6 +426,8 @@ typedef struct sbuf {
 /* view_names.c */
 void cg_set_clear(cg_nameset *s);
 const char *cg_set_unique(vw *v, cg_nameset *s, const char *base);
+/* Whether some name in s starts with prefix. */
+bool cg_set_has_prefix(const cg_nameset *s, const char *prefix);
 const char *cg_field_base(vw *v, const char *name);
 char *cg_upper(vw *v, const char *s);
 void cg_name_kernels(vw *v);

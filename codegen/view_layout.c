@@ -46,9 +46,14 @@ void cg_plan_values(vw *v) {
     v->local = base_arena_array(v->a, nv + 1, sizeof(char *));
     v->used = base_arena_array(v->a, nv + 1, sizeof(bool));
     v->is_const = base_arena_array(v->a, nv + 1, sizeof(bool));
+    /* The IR's value names are distinct, so are their b_NAME: when no
+     * identifier so far starts with b_, every value keeps b_NAME, and
+     * the set is not needed (the values are the last names in it). */
+    bool fresh = !cg_set_has_prefix(&v->ids, "b_");
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
-        v->local[i] = cg_set_unique(v, &v->ids, cg_vfmt(v, "b_%s", iv->name));
+        const char *base = cg_cat(v, 2, "b_", iv->name);
+        v->local[i] = fresh ? base : cg_set_unique(v, &v->ids, base);
         const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
         v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
     }

@@ -98,6 +98,14 @@ const char *cg_set_unique(vw *v, cg_nameset *s, const char *base) {
     return cand;
 }
 
+bool cg_set_has_prefix(const cg_nameset *s, const char *prefix) {
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->hash[i] && strncmp(s->name[i], prefix, n) == 0)
+            return true;
+    return false;
+}
+
 /* Names that are not C11 keywords (ir_is_c_keyword) but that a struct
  * field may not be either: <stdbool.h> macros and a name the generated
  * headers use. */

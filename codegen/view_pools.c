@@ -17,6 +17,68 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
+/* M_BUF_<stem>_OFFSET, _SIZE and _ALIGN of pooled storage s (the stem
+ * upper-cased first when `upcase`), made in v->sa without a format
+ * string: there are three per buffer. */
+static void buffer_macro(vw *v, uint32_t s, const char *stem, size_t n,
+                         bool upcase) {
+    static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
+    const char **out[] = {&v->off_macro[s], &v->size_macro[s],
+                          &v->align_macro[s]};
+    size_t ml = strlen(v->M);
+    for (int k = 0; k < 3; k++) {
+        size_t sl = strlen(suffix[k]);
+        char *m = base_arena_alloc(v->sa, ml + 5 + n + sl + 1);
+        memcpy(m, v->M, ml);
+        memcpy(m + ml, "_BUF_", 5);
+        memcpy(m + ml + 5, stem, n);
+        for (char *c = m + ml + 5; upcase && c < m + ml + 5 + n; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        memcpy(m + ml + 5 + n, suffix[k], sl + 1);
+        *out[k] = m;
+    }
+}
+
+/* Whether the names of the pooled storages have no upper-case letter:
+ * then their upper-case stems are distinct (the IR's names are), and no
+ * stem needs a suffix. */
+static bool stems_distinct(const vw *v) {
+    const plan *pl = v->pl;
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        for (const char *c = v->prog->values[pl->storages[s].value].name; *c;
+             c++)
+            if (*c >= 'A' && *c <= 'Z')
+                return false;
+    }
+    return true;
+}
+
+/* The macros of every pooled storage, named after its upper-case name,
+ * made unique in storage order (NAME, NAME_2, ...).  Most programs name
+ * their buffers in lower case: their stems need no set. */
+static void buffer_macros(vw *v) {
+    const plan *pl = v->pl;
+    const ir_program *p = v->prog;
+    uint32_t ns = pl->nstorages;
+    v->off_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    v->size_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    v->align_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    bool distinct = stems_distinct(v);
+    cg_nameset bufs = {0};
+    for (uint32_t s = 0; s < ns; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        const char *name = p->values[pl->storages[s].value].name;
+        const char *stem =
+            distinct ? name : cg_set_unique(v, &bufs, cg_upper(v, name));
+        buffer_macro(v, s, stem, strlen(stem), distinct);
+    }
+    cg_set_clear(&bufs);
+}
+
 void cg_plan_pools(vw *v) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
@@ -65,25 +127,16 @@ void cg_plan_pools(vw *v) {
     cg_set_clear(&fields);
     cg_set_clear(&stems);
 
-    v->off_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    v->size_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    v->align_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    cg_nameset bufs = {0};
+    buffer_macros(v);
     for (uint32_t s = 0; s < ns; s++) {
         if (v->spool[s] < 0)
             continue;
-        const plan_storage *st = &pl->storages[s];
-        const ir_value *iv = &p->values[st->value];
-        const char *stem = cg_set_unique(v, &bufs, cg_upper(v, iv->name));
-        v->off_macro[s] = cg_vfmt(v, "%s_BUF_%s_OFFSET", v->M, stem);
-        v->size_macro[s] = cg_vfmt(v, "%s_BUF_%s_SIZE", v->M, stem);
-        v->align_macro[s] = cg_vfmt(v, "%s_BUF_%s_ALIGN", v->M, stem);
+        const ir_value *iv = &p->values[pl->storages[s].value];
         int32_t pk = v->pool_plan[v->spool[s]];
         uint64_t pa = pk >= 0 ? (pl->pools[pk].align ? pl->pools[pk].align : 1)
                               : v->pool_align[v->spool[s]];
         v->salign[s] = iv->align > pa ? iv->align : pa;
     }
-    cg_set_clear(&bufs);
 }
 
 void cg_plan_outputs(vw *v) {

@@ -473,6 +473,43 @@ static void test_field_names(void **state) {
     done(&f);
 }
 
+/* The offset macro of buffer i of the view. */
+static const char *buffer_macro(json_t *view, size_t i) {
+    return str(json_array_get(json_object_get(view, "buffers"), i),
+               "offset_macro");
+}
+
+/* Buffer macros are named after the upper-case buffer names, made
+ * unique in storage order; names without upper case need no set. */
+static void test_buffer_macros(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "alloc a f32[4]\n"
+                      "alloc A f32[4]\n"
+                      "alloc a_2 f32[4]\n"
+                      "call k(a, A, a_2)\n"
+                      "output a A a_2\n",
+                      "c", false, "combined");
+    assert_non_null(v);
+    assert_string_equal(buffer_macro(v, 0), "m_BUF_A_OFFSET");
+    assert_string_equal(buffer_macro(v, 1), "m_BUF_A_2_OFFSET");
+    assert_string_equal(buffer_macro(v, 2), "m_BUF_A_2_2_OFFSET");
+    done(&f);
+    v = build(&f,
+              "model m\n"
+              "alloc a_2 f32[4]\n"
+              "alloc x1 f32[4]\n"
+              "call k(a_2, x1)\n"
+              "output a_2 x1\n",
+              "c", false, "combined");
+    assert_non_null(v);
+    assert_string_equal(buffer_macro(v, 0), "m_BUF_A_2_OFFSET");
+    assert_string_equal(buffer_macro(v, 1), "m_BUF_X1_OFFSET");
+    done(&f);
+}
+
 /* has_copies looks at every output: here the copied one (an input) comes
  * after a planned output, which the "outputs" section leaves out. */
 static void test_has_copies(void **state) {
@@ -636,7 +673,8 @@ int main(void) {
         cmocka_unit_test(test_events),     cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_strings),    cmocka_unit_test(test_errors),
         cmocka_unit_test(test_streams),    cmocka_unit_test(test_field_names),
-        cmocka_unit_test(test_has_copies), cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_has_copies), cmocka_unit_test(test_buffer_macros),
+        cmocka_unit_test(test_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
