@@ -18,6 +18,28 @@ static bool emits_text(const ir_stmt *s) {
            s->kind != IR_KERNEL;
 }
 
+/* Whether byte c (followed by `next`) stands for itself in a comment
+ * (cg_comment_escape): printable ASCII but a backslash, a quote, '?'
+ * and the first byte of a comment's opener or closer. */
+static bool comment_plain(unsigned char c, unsigned char next) {
+    return c >= 0x20 && c < 0x7f && c != '\\' && c != '"' && c != '?' &&
+           !(c == '*' && next == '/') && !(c == '/' && next == '*');
+}
+
+/* cg_comment_escape of s, with the common case (every byte plain: call
+ * arguments are names and numbers) put in one piece rather than byte by
+ * byte: the same text. */
+static void text_escape(base_sb *out, const char *s) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = 0;
+    while (u[n] && comment_plain(u[n], u[n + 1]))
+        n++;
+    if (u[n])
+        cg_comment_escape(out, s);
+    else
+        base_sb_put(out, s, n);
+}
+
 /* The one-line text of statement s (NULL for statements that emit no
  * comment: model, device, space, kernel): the one cg_input_hash kept, or
  * made now in v->str. */
@@ -27,7 +49,7 @@ const char *cg_stmt_text(vw *v, const ir_stmt *s) {
     if (v->stmt_text)
         return v->stmt_text[s->index];
     base_sb b = {0};
-    ir_stmt_text(&b, s, IR_TEXT_SHORT, cg_comment_escape);
+    ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
     const char *r = base_arena_strndup(v->str, base_sb_str(&b), b.len);
     base_sb_free(&b);
     return r;
@@ -45,7 +67,7 @@ const char *cg_input_hash(vw *v) {
     for (uint32_t i = 0; i < v->prog->nstmts; i++) {
         const ir_stmt *s = &v->prog->stmts[i];
         base_sb_clear(&b);
-        ir_stmt_text(&b, s, IR_TEXT_SHORT, cg_comment_escape);
+        ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
         const char *p = base_sb_str(&b);
         for (size_t k = 0; k < b.len; k++) {
             h ^= (unsigned char)p[k];
