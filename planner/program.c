@@ -308,16 +308,24 @@ typedef struct pp_run {
 } pp_run;
 
 /* The scratch of plan_program, allocated once and reused by each step:
- * the stream numbers, the lower bound of each pool (sized for all the
- * storages, so for the largest pool) and the donor sweep. */
+ * the stream numbers, each pool's offsets and members (pp_plan_pool),
+ * its lower bound and naive offsets (sized for all the storages, so for
+ * the largest pool) and the donor sweep. */
 static size_t pp_scratch_size(const plan *pl) {
+    size_t n1 = (size_t)pl->nstorages + 1;
     plan_problem all = {pl->nstorages, NULL, 0, NULL};
-    size_t streams =
-        plan_scratch_add(0, (size_t)pl->prog->nstmts + 1, sizeof(uint64_t));
-    size_t lb = plan_lower_bound_scratch_size(&all);
-    size_t dn = plan_donors_scratch_size(pl);
-    size_t most = streams > lb ? streams : lb;
-    return most > dn ? most : dn;
+    size_t need[] = {
+        plan_scratch_add(0, (size_t)pl->prog->nstmts + 1, sizeof(uint64_t)),
+        plan_scratch_add(plan_scratch_add(0, n1, sizeof(uint64_t)), n1,
+                         sizeof(uint32_t)),
+        plan_lower_bound_scratch_size(&all),
+        plan_scratch_add(0, n1, sizeof(uint64_t)),
+        plan_donors_scratch_size(pl),
+    };
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        most = need[i] > most ? need[i] : most;
+    return most;
 }
 
 /* Step 1: one storage per alloc, state or planned input, live from its
@@ -334,8 +342,9 @@ static void pp_storages(pp_run *R) {
             ns++;
     pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
-    int32_t *sid = base_arena_array(a, p->nvalues + 1, sizeof *sid);
-    bool *never_freed = base_arena_array(a, ns + 1, sizeof *never_freed);
+    /* temporaries: not kept in the plan's arena */
+    int32_t *sid = base_xcalloc((size_t)p->nvalues + 1, sizeof *sid);
+    bool *never_freed = base_xcalloc((size_t)ns + 1, sizeof *never_freed);
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
         sid[v] = -1;
@@ -377,15 +386,28 @@ static void pp_storages(pp_run *R) {
         if (st->end < st->start)
             st->end = st->start;
     }
+    free(sid);
+    free(never_freed);
+}
+
+/* Room for pool np in pl->pools, a malloc'ed array of *cap pools while
+ * pp_pools runs: the new pool zeroed. */
+static void pp_pool_room(plan *pl, uint32_t np, uint32_t *cap) {
+    if (np == *cap) {
+        *cap = *cap ? 2 * *cap : 4;
+        pl->pools = base_xrealloc(pl->pools, *cap * sizeof *pl->pools);
+    }
+    memset(&pl->pools[np], 0, sizeof *pl->pools);
 }
 
 /* Step 2: the pools, one per (device, space, comm, group, outputs) in
- * order of first appearance, and each pooled storage's pool. */
+ * order of first appearance, and each pooled storage's pool.  The pools
+ * are few: a growing array, copied into the arena at the end. */
 static void pp_pools(pp_run *R) {
     plan *pl = R->pl;
     const ir_program *p = pl->prog;
-    pl->pools = base_arena_array(R->a, pl->nstorages + 1, sizeof *pl->pools);
-    uint32_t np = 0;
+    pl->pools = NULL;
+    uint32_t np = 0, cap = 0;
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
         const ir_value *val = &p->values[st->value];
@@ -395,6 +417,7 @@ static void pp_pools(pp_run *R) {
         int32_t pi = pp_find_pool(pl, np, val->device, st->space, val->comm,
                                   val->group, outputs);
         if (pi < 0) {
+            pp_pool_room(pl, np, &cap);
             plan_pool *pool = &pl->pools[np];
             pool->device = val->device;
             pool->space = st->space;
@@ -418,6 +441,11 @@ static void pp_pools(pp_run *R) {
         if (plan_value_align(val) > pl->pools[pi].base_align)
             pl->pools[pi].base_align = plan_value_align(val);
     }
+    plan_pool *pools = base_arena_array(R->a, np + 1, sizeof *pools);
+    if (np)
+        memcpy(pools, pl->pools, np * sizeof *pools);
+    free(pl->pools);
+    pl->pools = pools;
     pl->npools = np;
 }
 
@@ -548,30 +576,31 @@ static bool pp_pool_fits(pp_run *R, const plan_pool *pool) {
 }
 
 /* Step 4: plans pool pi: its problem, the algorithm, the offsets of its
- * storages, its lower bound and naive size, the capacity check. */
+ * storages, its lower bound and naive size, the capacity check.  The
+ * offsets and members live in the scratch until copied into the
+ * storages; then the scratch serves the lower bound, then the naive
+ * offsets (only their size is kept). */
 static bool pp_plan_pool(pp_run *R, uint32_t pi) {
-    base_arena *a = R->a;
     plan *pl = R->pl;
     plan_pool *pool = &pl->pools[pi];
     plan_problem pb;
-    uint32_t *members =
-        base_arena_array(a, pool->nstorages + 1, sizeof *members);
+    plan_carver c = plan_carver_of(R->scratch, R->scratch_size);
+    uint64_t *off = PLAN_CARVE(&c, (size_t)pool->nstorages + 1, uint64_t);
+    uint32_t *members = PLAN_CARVE(&c, (size_t)pool->nstorages + 1, uint32_t);
     if (!pp_pool_problem(R, pi, &pb, members))
         return false;
-    uint64_t *off = base_arena_array(a, pb.n + 1, sizeof *off);
     uint64_t size = 0;
     if (!pp_pool_run(R, pi, &pb, members, off, &size))
         return false;
-    uint64_t *noff = base_arena_array(a, pb.n + 1, sizeof *noff);
-    plan_problem *kept = base_arena_alloc(a, sizeof *kept);
+    for (uint32_t k = 0; k < pb.n; k++)
+        pl->storages[members[k]].offset = off[k];
+    plan_problem *kept = base_arena_alloc(R->a, sizeof *kept);
     *kept = pb;
     pool->problem = kept;
     pool->size = size;
     pool->lower_bound = plan_lower_bound_in(&pb, R->scratch, R->scratch_size);
-    if (plan_naive(&pb, noff, &pool->naive_size) != 0)
+    if (plan_naive(&pb, R->scratch, &pool->naive_size) != 0)
         pool->naive_size = 0;
-    for (uint32_t k = 0; k < pb.n; k++)
-        pl->storages[members[k]].offset = off[k];
     return pp_pool_fits(R, pool);
 }
 
