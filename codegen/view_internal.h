@@ -120,11 +120,10 @@ typedef struct vw {
     /* the "inputs", "consts" and "outputs" sections (cg_plan_io), served
      * natively (cg_io_val): per section (cg_io_kind) its elements in
      * order, the input or const values or the output positions
-     * (planned outputs left out); per input or const value its size
-     * macro */
+     * (planned outputs left out) and their size macros */
     uint32_t *io_list[3];
     uint32_t nio[3];
-    const char **io_macro;
+    const char **io_macro[3];
 
     /* json strings of the strings that live as long as the view (IR
      * names, the view's names and macros, static texts), by address:

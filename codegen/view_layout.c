@@ -336,16 +336,59 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     return o;
 }
 
-/* The struct field and size macro of input or const value val (or of
- * output position pos when val is an output), named in the sets of its
- * section. */
-static void io_name(vw *v, cg_nameset *fields, cg_nameset *stems,
-                    const char *kind, int32_t val, const char **field,
-                    const char **macro) {
-    const char *name = v->prog->values[val].name;
-    *field = cg_set_unique(v, fields, cg_field_base(v, name));
-    *macro = cg_vfmt(v, "%s_%s_%s_SIZE", v->M, kind,
-                     cg_set_unique(v, stems, cg_upper(v, name)));
+/* Whether names[0, n) (distinct, the IR's) are their own struct fields
+ * (cg_field_base) and have no upper-case letter: then fields and stems
+ * are distinct without a set. */
+static bool io_plain(vw *v, const char *const *names, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (cg_field_base(v, names[i]) != names[i])
+            return false;
+        for (const char *c = names[i]; *c; c++)
+            if (*c >= 'A' && *c <= 'Z')
+                return false;
+    }
+    return true;
+}
+
+/* M_KIND_STEM_SIZE, STEM upper-cased from name (n bytes), in v->sa. */
+static const char *io_macro(vw *v, const char *kind, const char *name,
+                            size_t n) {
+    size_t ml = strlen(v->M), kl = strlen(kind);
+    char *m = base_arena_alloc(v->sa, ml + kl + n + 8);
+    char *q = m;
+    memcpy(q, v->M, ml);
+    q[ml] = '_';
+    q += ml + 1;
+    memcpy(q, kind, kl);
+    q[kl] = '_';
+    q += kl + 1;
+    for (size_t k = 0; k < n; k++)
+        q[k] = name[k] >= 'a' && name[k] <= 'z' ? (char)(name[k] - 'a' + 'A')
+                                                : name[k];
+    memcpy(q + n, "_SIZE", 6);
+    return m;
+}
+
+/* The struct fields and size macros of a section's names[0, n), in
+ * order, made unique in the section (NAME, NAME_2, ...): through sets
+ * only when some name is reserved or has an upper-case letter. */
+static void io_names(vw *v, const char *kind, const char *const *names,
+                     uint32_t n, const char **field, const char **macro) {
+    if (io_plain(v, names, n)) {
+        for (uint32_t i = 0; i < n; i++) {
+            field[i] = names[i];
+            macro[i] = io_macro(v, kind, names[i], strlen(names[i]));
+        }
+        return;
+    }
+    cg_nameset fields = {0}, stems = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        field[i] = cg_set_unique(v, &fields, cg_field_base(v, names[i]));
+        const char *stem = cg_set_unique(v, &stems, cg_upper(v, names[i]));
+        macro[i] = io_macro(v, kind, stem, strlen(stem));
+    }
+    cg_set_clear(&fields);
+    cg_set_clear(&stems);
 }
 
 /* The inputs and consts not planned into the arena, in IR order (value
@@ -374,36 +417,46 @@ static void io_values(vw *v) {
     free(tmp);
 }
 
-void cg_plan_io(vw *v) {
+/* The outputs not planned into the pools: their positions. */
+static void io_outputs(vw *v) {
     const ir_program *p = v->prog;
-    static const char *const kind[] = {"INPUT", "CONST", "OUTPUT"};
-    v->io_macro = base_arena_array(v->a, p->nvalues + 1, sizeof(char *));
-    io_values(v);
-    for (int s = CG_IO_INPUTS; s <= CG_IO_CONSTS; s++) {
-        cg_nameset fields = {0}, stems = {0};
-        for (uint32_t i = 0; i < v->nio[s]; i++) {
-            uint32_t x = v->io_list[s][i];
-            io_name(v, &fields, &stems, kind[s], (int32_t)x, &v->io_field[x],
-                    &v->io_macro[x]);
-        }
-        cg_set_clear(&fields);
-        cg_set_clear(&stems);
-    }
     uint32_t no = p->output_stmt >= 0 ? p->stmts[p->output_stmt].nnames : 0;
     v->io_list[CG_IO_OUTPUTS] =
         base_arena_array(v->a, no + 1, sizeof(uint32_t));
     v->nio[CG_IO_OUTPUTS] = 0;
-    cg_nameset fields = {0}, stems = {0};
-    for (uint32_t i = 0; i < no; i++) {
-        int32_t val = cg_output_value_at(v, i);
-        if (plan_planned_output(v->pl, val))
-            continue; /* read in the pools */
-        v->io_list[CG_IO_OUTPUTS][v->nio[CG_IO_OUTPUTS]++] = i;
-        io_name(v, &fields, &stems, kind[CG_IO_OUTPUTS], val, &v->out_field[i],
-                &v->out_size_macro[i]);
+    for (uint32_t i = 0; i < no; i++)
+        if (!plan_planned_output(v->pl, cg_output_value_at(v, i)))
+            v->io_list[CG_IO_OUTPUTS][v->nio[CG_IO_OUTPUTS]++] = i;
+}
+
+void cg_plan_io(vw *v) {
+    static const char *const kind[] = {"INPUT", "CONST", "OUTPUT"};
+    io_values(v);
+    io_outputs(v);
+    for (int s = CG_IO_INPUTS; s <= CG_IO_OUTPUTS; s++) {
+        uint32_t n = v->nio[s];
+        const char **names = base_xcalloc((size_t)n + 1, sizeof *names);
+        const char **field = base_xcalloc((size_t)n + 1, sizeof *field);
+        v->io_macro[s] = base_arena_array(v->a, n + 1, sizeof(char *));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t x = v->io_list[s][i];
+            int32_t val =
+                s == CG_IO_OUTPUTS ? cg_output_value_at(v, x) : (int32_t)x;
+            names[i] = v->prog->values[val].name;
+        }
+        io_names(v, kind[s], names, n, field, v->io_macro[s]);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t x = v->io_list[s][i];
+            if (s == CG_IO_OUTPUTS) {
+                v->out_field[x] = field[i];
+                v->out_size_macro[x] = v->io_macro[s][i];
+            } else {
+                v->io_field[x] = field[i];
+            }
+        }
+        free(names);
+        free(field);
     }
-    cg_set_clear(&fields);
-    cg_set_clear(&stems);
 }
 
 mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
@@ -416,7 +469,7 @@ mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
     nsetk(v, o, "field", out ? v->out_field[x] : v->io_field[x]);
     nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
     nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
-    nsetk(v, o, "size_macro", out ? v->out_size_macro[x] : v->io_macro[x]);
+    nsetk(v, o, "size_macro", v->io_macro[k][i]);
     nset(v, o, "bytes", nu64(iv->bytes));
     if (out)
         nset(v, o, "copied", mst_v_bool(v->out_copy[x]));

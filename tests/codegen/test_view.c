@@ -510,6 +510,38 @@ static void test_buffer_macros(void **state) {
     done(&f);
 }
 
+/* The size macros of inputs and consts: upper-case names made unique in
+ * their section, through a set when a name has upper case. */
+static void test_io_macros(void **state) {
+    (void)state;
+    fixture f;
+    json_t *v = build(&f,
+                      "model m\n"
+                      "input a f32[4]\n"
+                      "input A f32[4]\n"
+                      "const a_2 f32[4]\n"
+                      "const b f32[4]\n"
+                      "alloc o f32[4]\n"
+                      "call k(a, A, a_2, b, o)\n"
+                      "free a A\n"
+                      "output o\n",
+                      "c", false, NULL);
+    assert_non_null(v);
+    json_t *ins = json_object_get(v, "inputs");
+    assert_string_equal(str(json_array_get(ins, 0), "size_macro"),
+                        "m_INPUT_A_SIZE");
+    assert_string_equal(str(json_array_get(ins, 1), "size_macro"),
+                        "m_INPUT_A_2_SIZE");
+    assert_string_equal(str(json_array_get(ins, 1), "field"), "A");
+    json_t *cs = json_object_get(v, "consts");
+    assert_string_equal(str(json_array_get(cs, 0), "size_macro"),
+                        "m_CONST_A_2_SIZE");
+    assert_string_equal(str(json_array_get(cs, 1), "size_macro"),
+                        "m_CONST_B_SIZE");
+    assert_string_equal(str(json_array_get(cs, 1), "field"), "b");
+    done(&f);
+}
+
 /* has_copies looks at every output: here the copied one (an input) comes
  * after a planned output, which the "outputs" section leaves out. */
 static void test_has_copies(void **state) {
@@ -674,7 +706,7 @@ int main(void) {
         cmocka_unit_test(test_strings),    cmocka_unit_test(test_errors),
         cmocka_unit_test(test_streams),    cmocka_unit_test(test_field_names),
         cmocka_unit_test(test_has_copies), cmocka_unit_test(test_buffer_macros),
-        cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_io_macros),  cmocka_unit_test(test_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
