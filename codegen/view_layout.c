@@ -131,15 +131,15 @@ static size_t pool_list_count(void *ctx) {
     return l->v->pool_buf_begin[l->pool + 1] - l->v->pool_buf_begin[l->pool];
 }
 
-/* Row k of the comment table of pool l: {row}. */
-static json_t *pool_row_at(void *ctx, size_t k) {
-    const pool_list *l = ctx;
+/* Row k of the comment table of pool l, natively: {row}. */
+static mst_val pool_row(const pool_list *l, size_t k) {
     vw *v = l->v;
     const uint32_t *w = v->pool_w[l->pool];
     uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
     const plan_storage *st = &v->pl->storages[s];
-    cg_element_begin(v);
-    v->section = NULL;
+    mst_val r = nobj(v);
+    if (!keep_key(v, "row", 3))
+        return r;
     sbuf row;
     char num[24];
     cg_sb_init(&row);
@@ -150,27 +150,76 @@ static json_t *pool_row_at(void *ctx, size_t k) {
     cg_sb_pad(&row, u64_text(num, st->size), w[2], true);
     cg_sb_put(&row, "  ", 2);
     cg_sb_puts(&row, live_text(v, st->start, st->end));
-    json_t *r = json_object();
-    sets(v, r, "row", cg_sb_done(v, &row));
-    cg_element_end(v);
+    nsetk(v, r, "row", cg_sb_done(v, &row));
     return r;
 }
 
-/* Buffer k of pool l: {name, offset, size, live}. */
-static json_t *pool_buffer_at(void *ctx, size_t k) {
-    const pool_list *l = ctx;
+/* Buffer k of pool l, natively: {name, offset, size, live}. */
+static mst_val pool_buffer(const pool_list *l, size_t k) {
     vw *v = l->v;
     uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
     const plan_storage *st = &v->pl->storages[s];
-    cg_element_begin(v);
-    v->section = NULL;
-    json_t *b = json_object();
-    sets(v, b, "name", v->prog->values[st->value].name);
-    set(v, b, "offset", ju64(st->offset));
-    set(v, b, "size", ju64(st->size));
-    sets(v, b, "live", live_text(v, st->start, st->end));
-    cg_element_end(v);
+    mst_val b = nobj(v);
+    nsetk(v, b, "name", v->prog->values[st->value].name);
+    nset(v, b, "offset", nu64(st->offset));
+    nset(v, b, "size", nu64(st->size));
+    if (keep_key(v, "live", 4))
+        nsetk(v, b, "live", live_text(v, st->start, st->end));
     return b;
+}
+
+/* Element k of a pool's list (built by build) in an arena of its own
+ * (cg_el_begin), its strings there too, for a section whose body looks
+ * up `names` (NULL: the whole element); pool_release ends it. */
+static mst_val pool_native(pool_list *l,
+                           mst_val (*build)(const pool_list *, size_t),
+                           size_t k, const mst_names *names) {
+    vw *v = l->v;
+    cg_el_begin(v);
+    v->str = v->el;
+    v->section = names;
+    mst_val e = build(l, k);
+    cg_element_end(v);
+    return e;
+}
+
+static void pool_release(void *ctx) {
+    cg_el_end(((pool_list *)ctx)->v);
+}
+
+static bool pool_row_val(void *ctx, size_t k, const mst_names *names,
+                         mst_val *out) {
+    *out = pool_native(ctx, pool_row, k, names);
+    return true;
+}
+
+static bool pool_buffer_val(void *ctx, size_t k, const mst_names *names,
+                            mst_val *out) {
+    *out = pool_native(ctx, pool_buffer, k, names);
+    return true;
+}
+
+/* The same elements as jansson documents (plan --emit view). */
+static json_t *pool_row_at(void *ctx, size_t k) {
+    json_t *j = mst_v_to_json(pool_native(ctx, pool_row, k, NULL));
+    pool_release(ctx);
+    return j;
+}
+
+static json_t *pool_buffer_at(void *ctx, size_t k) {
+    json_t *j = mst_v_to_json(pool_native(ctx, pool_buffer, k, NULL));
+    pool_release(ctx);
+    return j;
+}
+
+/* A pool's list served natively: its placeholder. */
+static json_t *
+pool_lazy(vw *v, pool_list *l, json_t *(*element)(void *, size_t),
+          bool (*val)(void *, size_t, const mst_names *, mst_val *)) {
+    json_t *marker = cg_lazy_add(v, pool_list_count, element, l, NULL);
+    v->lazy[v->nlazy - 1].element_val = val;
+    v->lazy[v->nlazy - 1].release = pool_release;
+    return marker;
 }
 
 /* The comment table of view pool i (its buffers, offsets, sizes and live
@@ -191,11 +240,9 @@ static void pool_table(vw *v, uint32_t i, json_t *o) {
     l->v = v;
     l->pool = i;
     if (keep_key(v, "table", 5))
-        set(v, o, "table",
-            cg_lazy_add(v, pool_list_count, pool_row_at, l, NULL));
+        set(v, o, "table", pool_lazy(v, l, pool_row_at, pool_row_val));
     if (keep_key(v, "buffers", 7))
-        set(v, o, "buffers",
-            cg_lazy_add(v, pool_list_count, pool_buffer_at, l, NULL));
+        set(v, o, "buffers", pool_lazy(v, l, pool_buffer_at, pool_buffer_val));
     set(v, o, "nbuffers",
         json_integer(v->pool_buf_begin[i + 1] - v->pool_buf_begin[i]));
 }
