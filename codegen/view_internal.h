@@ -79,7 +79,8 @@ typedef struct vw {
 
     /* per value */
     const char **local;
-    bool *used;
+    bool *
+        used; /* read by a call (cg_plan_kernels), an alias or an output copy */
     bool *is_const; /* root is an input or const */
 
     /* per storage */

@@ -45,9 +45,17 @@ void cg_plan_kernels(vw *v) {
         for (uint32_t j = 0; j < v->knparams[k]; j++)
             dt[k][j] = -1;
     }
+    /* One pass over the calls: their kernels' parameter classes and
+     * dtypes, and (for cg_plan_values) the locals they read. */
+    v->used = base_arena_array(v->a, p->nvalues + 1, sizeof(bool));
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
-        if (s->kind != IR_CALL || s->kernel < 0)
+        if (s->kind != IR_CALL)
+            continue;
+        for (uint32_t j = 0; j < s->nargs; j++)
+            if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
+                v->used[s->args[j].value] = true;
+        if (s->kernel < 0)
             continue;
         int32_t k = s->kernel;                 /* ir_check's */
         PW_ASSERT(s->nargs == v->knparams[k]); /* ir_check */

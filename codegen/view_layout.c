@@ -44,7 +44,6 @@ void cg_plan_values(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nv = p->nvalues;
     v->local = base_arena_array(v->a, nv + 1, sizeof(char *));
-    v->used = base_arena_array(v->a, nv + 1, sizeof(bool));
     v->is_const = base_arena_array(v->a, nv + 1, sizeof(bool));
     /* The IR's value names are distinct, so are their b_NAME: when no
      * identifier so far starts with b_, every value keeps b_NAME, and
@@ -57,15 +56,8 @@ void cg_plan_values(vw *v) {
         const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
         v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
     }
-    /* A local is used when a call, an alias or an output copy reads it. */
-    for (uint32_t i = 0; i < p->nstmts; i++) {
-        const ir_stmt *s = &p->stmts[i];
-        if (s->kind == IR_CALL) {
-            for (uint32_t j = 0; j < s->nargs; j++)
-                if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
-                    v->used[s->args[j].value] = true;
-        }
-    }
+    /* A local is used when a call (marked by cg_plan_kernels), an alias
+     * or an output copy (cg_plan_outputs) reads it. */
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
         if (iv->kind == IR_VAL_ALIAS && iv->root >= 0)
