@@ -84,11 +84,15 @@ const char *cg_alias_expr(const vw *v, int32_t val) {
 /* ------------------------------------------------------------------ */
 /* JSON sections. */
 
-static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
-    const ir_program *p = v->prog;
-    uint32_t a = start < p->nstmts ? p->stmts[start].loc.line : 0;
-    uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
-    return cg_vfmt(v, "%" PRIu32 "-%" PRIu32, a, b);
+/* The decimal digits of x, in buf (NUL-terminated). */
+static const char *u64_text(char buf[24], uint64_t x) {
+    char *q = buf + 23;
+    *q = '\0';
+    do {
+        *--q = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    return q;
 }
 
 /* Decimal digits of x. */
@@ -101,14 +105,47 @@ static size_t digits(uint64_t x) {
     return n;
 }
 
-/* The decimal digits of x, in buf (NUL-terminated). */
-static const char *u64_text(char buf[24], uint64_t x) {
-    char *q = buf + 23;
-    *q = '\0';
-    do {
-        *--q = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
+/* Appends "A-B" at q, the IR lines of statements start and end (0 past
+ * the end); returns the end. */
+static char *live_at(const vw *v, char *q, uint32_t start, uint32_t end) {
+    const ir_program *p = v->prog;
+    uint32_t a = start < p->nstmts ? p->stmts[start].loc.line : 0;
+    uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
+    char num[24];
+    const char *t = u64_text(num, a);
+    size_t n = strlen(t);
+    memcpy(q, t, n);
+    q[n] = '-';
+    q += n + 1;
+    t = u64_text(num, b);
+    n = strlen(t);
+    memcpy(q, t, n);
+    return q + n;
+}
+
+/* The live range of a storage, "A-B" (IR lines), in v->str: formatted
+ * without a format string (buffers are rendered several times). */
+static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
+    char *r = base_arena_alloc(v->str, 2 * 10 + 2);
+    *live_at(v, r, start, end) = '\0';
+    return r;
+}
+
+/* Appends s (n bytes) at q in a field of `width` bytes, left-aligned or
+ * right-aligned; returns the end. */
+static char *pad_at(char *q, const char *s, size_t n, size_t width,
+                    bool right) {
+    size_t pad = width > n ? width - n : 0;
+    if (right) {
+        memset(q, ' ', pad);
+        q += pad;
+    }
+    memcpy(q, s, n);
+    q += n;
+    if (!right) {
+        memset(q, ' ', pad);
+        q += pad;
+    }
     return q;
 }
 
@@ -132,17 +169,23 @@ static mst_val pool_row(const pool_list *l, size_t k) {
     mst_val r = nobj(v);
     if (!keep_key(v, "row", 3))
         return r;
-    sbuf row;
-    char num[24];
-    cg_sb_init(&row);
-    cg_sb_pad(&row, v->prog->values[st->value].name, w[0], false);
-    cg_sb_put(&row, " ", 1);
-    cg_sb_pad(&row, u64_text(num, st->offset), w[1], true);
-    cg_sb_put(&row, " ", 1);
-    cg_sb_pad(&row, u64_text(num, st->size), w[2], true);
-    cg_sb_put(&row, "  ", 2);
-    cg_sb_puts(&row, live_text(v, st->start, st->end));
-    nsetk(v, r, "row", cg_sb_done(v, &row));
+    /* name, offset and size in their columns, then the live range */
+    const char *name = v->prog->values[st->value].name;
+    char on[24], sn[24];
+    const char *ot = u64_text(on, st->offset), *stx = u64_text(sn, st->size);
+    size_t nl = strlen(name), ol = strlen(ot), sl = strlen(stx);
+    size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
+                 (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
+    char *row = base_arena_alloc(v->str, cap), *q = row;
+    q = pad_at(q, name, nl, w[0], false);
+    *q++ = ' ';
+    q = pad_at(q, ot, ol, w[1], true);
+    *q++ = ' ';
+    q = pad_at(q, stx, sl, w[2], true);
+    *q++ = ' ';
+    *q++ = ' ';
+    *live_at(v, q, st->start, st->end) = '\0';
+    nsetk(v, r, "row", row);
     return r;
 }
 
