@@ -8,7 +8,6 @@
 
 #include "base/base.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 static const char *et_take(base_arena *a, base_sb *b) {
@@ -109,9 +108,10 @@ void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
     base_sb_puts(b, name);
     if (!r || r->storage_end == (int32_t)s->index)
         return;
+    base_sb_puts(b, ": a name only, storage ");
+    base_sb_puts(b, r->name);
     if (r->storage_end < 0) {
-        base_sb_printf(b, ": a name only, storage %s lives to the end",
-                       r->name);
+        base_sb_puts(b, " lives to the end");
         return;
     }
     /* the name whose free ends the storage */
@@ -121,10 +121,11 @@ void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
         if (e->name_values && e->name_values[j] >= 0 &&
             &p->values[p->values[e->name_values[j]].root] == r)
             last = e->names[j].name;
-    base_sb_printf(b,
-                   ": a name only, storage %s lives until free %s (line "
-                   "%" PRIu32 ")",
-                   r->name, last ? last : "?", e->loc.line);
+    base_sb_puts(b, " lives until free ");
+    base_sb_puts(b, last ? last : "?");
+    base_sb_puts(b, " (line ");
+    base_sb_u64(b, e->loc.line);
+    base_sb_putc(b, ')');
 }
 
 void cg_text_death_to(base_sb *b, const plan *pl, int32_t root) {
