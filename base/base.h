@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------ */
 /* Fatal errors. */
@@ -84,9 +85,24 @@ typedef struct base_sb {
 
 /* Room for `n` more bytes (and the NUL). */
 void base_sb_reserve(base_sb *b, size_t n);
-void base_sb_put(base_sb *b, const char *s, size_t n);
-void base_sb_puts(base_sb *b, const char *s);
-void base_sb_putc(base_sb *b, char c);
+/* put, puts and putc are inline: the texts of gen are made of many
+ * short appends (a name, a separator), and a call and a reserve each
+ * cost more than the copy.  The buffer always has room for len + 1
+ * bytes once allocated, so that n < cap - len needs no reserve. */
+static inline void base_sb_put(base_sb *b, const char *s, size_t n) {
+    if (n >= b->cap - b->len)
+        base_sb_reserve(b, n);
+    if (n)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+static inline void base_sb_puts(base_sb *b, const char *s) {
+    base_sb_put(b, s, strlen(s));
+}
+static inline void base_sb_putc(base_sb *b, char c) {
+    base_sb_put(b, &c, 1);
+}
 /* `n` spaces. */
 void base_sb_spaces(base_sb *b, size_t n);
 /* x in decimal. */

@@ -21,22 +21,6 @@ void base_sb_reserve(base_sb *b, size_t n) {
     b->cap = cap;
 }
 
-void base_sb_put(base_sb *b, const char *s, size_t n) {
-    base_sb_reserve(b, n);
-    if (n)
-        memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-void base_sb_puts(base_sb *b, const char *s) {
-    base_sb_put(b, s, strlen(s));
-}
-
-void base_sb_putc(base_sb *b, char c) {
-    base_sb_put(b, &c, 1);
-}
-
 void base_sb_spaces(base_sb *b, size_t n) {
     base_sb_reserve(b, n);
     memset(b->p + b->len, ' ', n);
