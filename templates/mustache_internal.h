@@ -147,8 +147,18 @@ struct mst_list {
     size_t n;
 };
 
-/* A field of native object o matching part p, or NULL. */
-const mst_field *mst_obj_find(const mst_obj *o, const mst_part *p);
+/* A field of native object o matching part p, or NULL.  Inline: most
+ * lookups of a render end here, most of them in the first fields. */
+static inline const mst_field *mst_obj_find(const mst_obj *o,
+                                            const mst_part *p) {
+    if (!((o->bloom >> (p->mx & 63)) & 1))
+        return NULL;
+    for (const mst_field *f = o->head; f; f = f->next)
+        if (f->h == p->h && f->kl == p->n &&
+            (p->n <= 8 || memcmp(f->k + 8, p->s + 8, p->n - 8) == 0))
+            return f;
+    return NULL;
+}
 
 typedef struct mst_node mst_node;
 struct mst_node {
@@ -267,6 +277,9 @@ typedef struct rctx {
      * written to `stream` (mst_options.stream) */
     char *out;
     size_t len, cap;
+    /* len may grow to lim without a check: min(cap - 1, max_out -
+     * flushed), kept by out_limit (0 before the first buffer) */
+    size_t lim;
     FILE *stream;
     size_t flushed;
     /* context stack */

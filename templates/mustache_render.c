@@ -26,6 +26,14 @@ int mst_rfail(rctx *r, const mst_template *t, const mst_node *n,
     return -1;
 }
 
+/* rctx.lim after out, cap or flushed changed: the largest len that
+ * leaves room for the NUL and stays within max_out. */
+static void out_limit(rctx *r) {
+    size_t room = r->cap ? r->cap - 1 : 0;
+    size_t left = r->max_out - r->flushed;
+    r->lim = room < left ? room : left;
+}
+
 /* Writes out[0, len) to the stream. */
 static int out_flush(rctx *r, const mst_template *t) {
     if (r->len && fwrite(r->out, 1, r->len, r->stream) != r->len)
@@ -33,6 +41,7 @@ static int out_flush(rctx *r, const mst_template *t) {
                          strerror(errno));
     r->flushed += r->len;
     r->len = 0;
+    out_limit(r);
     return 0;
 }
 
@@ -50,16 +59,27 @@ static int out_reserve(rctx *r, const mst_template *t, const mst_node *n,
         r->out = base_xrealloc(r->out, nc);
         r->cap = nc;
     }
+    out_limit(r);
     return 0;
 }
 
-static int put(rctx *r, const mst_template *t, const mst_node *n, const char *s,
-               size_t k) {
-    if (r->len + k + 1 > r->cap || r->flushed + r->len + k > r->max_out)
-        if (out_reserve(r, t, n, k))
-            return -1;
+static MST_NOINLINE int put_slow(rctx *r, const mst_template *t,
+                                 const mst_node *n, const char *s, size_t k) {
+    if (out_reserve(r, t, n, k))
+        return -1;
     if (k)
         memcpy(r->out + r->len, s, k);
+    r->len += k;
+    return 0;
+}
+
+/* Appends s[0, k): one test on the way (rctx.lim), inline; k == 0
+ * (s may be NULL) wraps around and takes the slow path. */
+static inline int put(rctx *r, const mst_template *t, const mst_node *n,
+                      const char *s, size_t k) {
+    if (k - 1 >= r->lim - r->len)
+        return put_slow(r, t, n, s, k);
+    memcpy(r->out + r->len, s, k);
     r->len += k;
     return 0;
 }
@@ -225,8 +245,6 @@ static json_t *frame_get_json(rctx *r, frame *f, const mst_part *p) {
 static inline mst_val frame_get(rctx *r, frame *f, const mst_part *p) {
     mst_val none = {.type = MST_MISSING};
     if (f->v.type == MST_OBJECT) {
-        if (!((f->v.u.obj->bloom >> (p->mx & 63)) & 1))
-            return none;
         const mst_field *k = mst_obj_find(f->v.u.obj, p);
         return k ? k->v : none;
     }

@@ -62,15 +62,6 @@ void mst_v_append(base_arena *a, mst_val l, mst_val val) {
     li->n++;
 }
 
-const mst_field *mst_obj_find(const mst_obj *o, const mst_part *p) {
-    if (!((o->bloom >> (p->mx & 63)) & 1))
-        return NULL;
-    for (const mst_field *f = o->head; f; f = f->next)
-        if (field_is(f, p->s, p->n, p->h))
-            return f;
-    return NULL;
-}
-
 mst_val mst_v_json(json_t *j) {
     mst_val v = {.type = MST_MISSING};
     if (!j)
