@@ -241,3 +241,30 @@ const char *cg_c_string(vw *v, const char *s, bool comment) {
     cg_sb_put(&b, "\"", 1);
     return cg_sb_done(v, &b);
 }
+
+/* keep_key past its fast path: the answer for a new section or key,
+ * from the memo table (view_internal.h). */
+bool cg_keep_key_slow(vw *v, const char *k, size_t n) {
+    if (v->section != v->dm_section) {
+        memset(v->keep_dm, 0, sizeof v->keep_dm);
+        v->dm_section = v->section;
+    }
+    unsigned h = ptr_hash(k);
+    unsigned slot = h & (CG_KEEP_DM - 1);
+    if (v->keep_dm[slot].k == k)
+        return v->keep_dm[slot].keep;
+    keep_memo *m = NULL;
+    HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
+    if (!m) {
+        m = base_arena_alloc(v->a, sizeof *m);
+        m->k = k;
+        m->keep = keyset_has(v->keep, k, n);
+        m->internal = cg_key_internal(k, n);
+        HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
+    }
+    bool keep = m->keep &&
+                (m->internal || !v->section || mst_names_has(v->section, k, n));
+    v->keep_dm[slot].k = k;
+    v->keep_dm[slot].keep = keep;
+    return keep;
+}

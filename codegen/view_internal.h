@@ -278,31 +278,18 @@ bool cg_key_internal(const char *k, size_t n);
  * at compile time: no strlen per key in a view of a million values).
  * Whether a key is kept is remembered per literal address in
  * v->keep_memo, so that the key set is searched once per literal. */
+bool cg_keep_key_slow(vw *v, const char *k, size_t n);
+
+/* The fast path inline (the key set off, or an answer in keep_dm for
+ * the same section); the rest out of line (view_fmt.c), so that the
+ * caller pays no prologue for the hash table it rarely reaches. */
 static inline bool keep_key(vw *v, const char *k, size_t n) {
     if (!v->keep)
         return true;
-    if (v->section != v->dm_section) {
-        memset(v->keep_dm, 0, sizeof v->keep_dm);
-        v->dm_section = v->section;
-    }
-    unsigned h = ptr_hash(k);
-    unsigned slot = h & (CG_KEEP_DM - 1);
-    if (v->keep_dm[slot].k == k)
+    unsigned slot = ptr_hash(k) & (CG_KEEP_DM - 1);
+    if (v->keep_dm[slot].k == k && v->section == v->dm_section)
         return v->keep_dm[slot].keep;
-    keep_memo *m = NULL;
-    HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
-    if (!m) {
-        m = base_arena_alloc(v->a, sizeof *m);
-        m->k = k;
-        m->keep = keyset_has(v->keep, k, n);
-        m->internal = cg_key_internal(k, n);
-        HASH_ADD_BYHASHVALUE(hh, v->keep_memo, k, sizeof m->k, h, m);
-    }
-    bool keep = m->keep &&
-                (m->internal || !v->section || mst_names_has(v->section, k, n));
-    v->keep_dm[slot].k = k;
-    v->keep_dm[slot].keep = keep;
-    return keep;
+    return cg_keep_key_slow(v, k, n);
 }
 
 /* Whether the key set keeps key k, whatever the section looks up (a
