@@ -80,11 +80,20 @@ static void base_chunk_free(base_chunk *c) {
         free(c);
 }
 
-struct base_arena {
-    base_chunk *head;
-    size_t align; /* 16, or less for base_arena_new_aligned */
-    size_t chunk; /* size of the next chunk */
-};
+/* struct base_arena is in base.h (base_arena_alloc is inline): the
+ * bytes in use of its newest chunk are a->cur - head->data, head->used
+ * is brought up to date only here (arena_sync). */
+
+static void arena_sync(base_arena *a) {
+    if (a->head)
+        a->head->used = (size_t)(a->cur - a->head->data);
+}
+
+static void arena_window(base_arena *a) {
+    base_chunk *c = a->head;
+    a->cur = c ? c->data + c->used : NULL;
+    a->end = c ? c->data + c->size : NULL;
+}
 
 base_arena *base_arena_new(void) {
     return base_arena_new_aligned(16);
@@ -112,7 +121,7 @@ void base_arena_free(base_arena *a) {
     free(a);
 }
 
-void *base_arena_alloc(base_arena *a, size_t size) {
+static void *arena_alloc(base_arena *a, size_t size) {
     size_t need = (size + a->align - 1) & ~(a->align - 1);
     if (need < size)
         base_oom();
@@ -149,7 +158,16 @@ void *base_arena_alloc(base_arena *a, size_t size) {
     return p;
 }
 
+/* base_arena_alloc past its window: a size of 0, a new chunk. */
+void *base_arena_alloc_slow(base_arena *a, size_t size) {
+    arena_sync(a);
+    void *p = arena_alloc(a, size);
+    arena_window(a);
+    return p;
+}
+
 void base_arena_reset(base_arena *a) {
+    arena_sync(a);
     base_chunk *c = a->head;
     if (!c)
         return;
@@ -161,6 +179,7 @@ void base_arena_reset(base_arena *a) {
     c->next = NULL;
     memset(c->data, 0, c->used); /* allocations are zeroed */
     c->used = 0;
+    arena_window(a);
 }
 
 void *base_arena_array(base_arena *a, size_t n, size_t size) {

@@ -45,6 +45,16 @@ _Noreturn void base_vbug(const char *file, int line, const char *fmt,
 
 typedef struct base_arena base_arena;
 
+/* The arena's state; only base/arena.c and base_arena_alloc look inside.
+ * [cur, end) are the free bytes of its newest chunk (both NULL before
+ * the first), cur aligned to `align`. */
+struct base_arena {
+    unsigned char *cur, *end;
+    struct base_chunk *head;
+    size_t align; /* 16, or less for base_arena_new_aligned */
+    size_t chunk; /* size of the next chunk */
+};
+
 /* Returns a new empty arena.  Aborts on out-of-memory (never NULL). */
 base_arena *base_arena_new(void);
 /* An arena whose blocks are aligned to `align` (a power of two up to 16)
@@ -55,7 +65,22 @@ void base_arena_free(base_arena *a);
 /* Returns `size` zeroed bytes aligned to 16 (or the arena's alignment),
  * valid until base_arena_free.
  * Aborts on out-of-memory or size overflow. */
-void *base_arena_alloc(base_arena *a, size_t size);
+void *base_arena_alloc_slow(base_arena *a, size_t size);
+/* Inline: gen builds every element in an arena, some ten blocks a
+ * statement, and a call cost more than the bump.  The blocks of the
+ * newest chunk are zero (reset clears what it used). */
+static inline void *base_arena_alloc(base_arena *a, size_t size) {
+    size_t room = (size_t)((uintptr_t)a->end - (uintptr_t)a->cur);
+    if (size - 1 < room) { /* 1 <= size <= room: need cannot overflow */
+        size_t need = (size + a->align - 1) & ~(a->align - 1);
+        if (need <= room) {
+            void *p = a->cur;
+            a->cur += need;
+            return p;
+        }
+    }
+    return base_arena_alloc_slow(a, size);
+}
 /* Array helper: n * size bytes, zeroed; aborts on overflow. */
 void *base_arena_array(base_arena *a, size_t n, size_t size);
 /* Frees everything allocated from `a` but keeps its newest chunk for
