@@ -477,7 +477,11 @@ void cg_view_streams(vw *v);
 json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
-mst_val cg_event(vw *v, const char *kind, mst_val *body);
+mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body);
+/* An event of kind KIND (a string literal): cg_event_n with its length
+ * known at compile time. */
+#define cg_event(v, kind, body)                                                \
+    cg_event_n((v), "" kind, sizeof("" kind) - 1, (body))
 void cg_plan_statements(vw *v);
 /* Statement i as native data in v->el (cg_el_begin). */
 mst_val cg_statement_val(vw *v, uint32_t i);

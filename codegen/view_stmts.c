@@ -25,12 +25,13 @@ const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
-mst_val cg_event(vw *v, const char *kind, mst_val *body) {
+mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body) {
     mst_val e = nobj(v);
-    nsetk(v, e, "kind", kind);
+    if (keep_key(v, "kind", 4))
+        mst_v_set(v->el, e, "kind", 4, mst_v_str(kind, kn));
     /* event kinds are always kept (cg_keep_internal) */
     *body = nobj(v);
-    nset_n(v, e, kind, strlen(kind), *body);
+    nset_n(v, e, kind, kn, *body);
     return e;
 }
 
@@ -177,9 +178,11 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
         nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
     const char *cn = k >= 0 ? v->kname[k] : s->name.name;
     const char *as = cg_sb_done(v, &args);
-    nsetk(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
-    nsetk(v, b, "expr_stream",
-          cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
+    if (keep_key(v, "expr", 4))
+        nsetk(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
+    if (keep_key(v, "expr_stream", 11)) /* CUDA's: not made in vain */
+        nsetk(v, b, "expr_stream",
+              cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
     return e;
 }
 
@@ -237,8 +240,9 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
     nsetk(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
-    nsetk(v, b, "size_text",
-          cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
+    if (keep_key(v, "size_text", 9))
+        nsetk(v, b, "size_text",
+              cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
     bool same = p->values[hv].dtype == p->values[val].dtype;
     nset(v, b, "same_type", mst_v_bool(same));
     nset(v, b, "unused", mst_v_bool(!v->used[val]));
