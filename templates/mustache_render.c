@@ -337,6 +337,22 @@ mst_val mst_lookup(rctx *r, const mst_node *n) {
     return v;
 }
 
+/* mst_lookup with its commonest case inline: a plain name found in the
+ * native object on top of the stack (a field of the element or event
+ * being rendered) needs no walk, and no call.  A scalar on top (the
+ * value of {{#flag}}) has no names: the frame below it is tried. */
+static inline mst_val lookup(rctx *r, const mst_node *n) {
+    const frame *f = &r->stack[r->sp - 1];
+    if (f->v.type < MST_LIST && r->sp > 1) /* the kinds before MST_LIST */
+        f--;
+    if (n->nparts == 1 && f->v.type == MST_OBJECT) {
+        const mst_field *k = mst_obj_find(f->v.u.obj, &n->parts[0]);
+        if (k)
+            return k->v;
+    }
+    return mst_lookup(r, n);
+}
+
 static bool truthy(mst_val v) {
     switch (v.type) {
     case MST_MISSING:
@@ -367,7 +383,7 @@ static int push_ctx(rctx *r, mst_val v) {
 }
 
 static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
-    mst_val v = mst_lookup(r, n);
+    mst_val v = lookup(r, n);
     if (v.type == MST_MISSING && r->strict)
         return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
     if (mst_flush_indent(r, t, n))
@@ -595,7 +611,7 @@ static int list_section(rctx *r, const mst_template *t, const mst_node *n,
 }
 
 static int section(rctx *r, const mst_template *t, const mst_node *n) {
-    mst_val v = mst_lookup(r, n);
+    mst_val v = lookup(r, n);
     if (v.type == MST_MISSING && r->strict)
         return mst_rfail(r, t, n, "unknown name '%.*s'", (int)n->n, n->s);
     const mst_lazy_list *lz = lazy_of(r, v);
