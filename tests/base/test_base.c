@@ -40,6 +40,60 @@ static void arena_zeroed_aligned(void **state) {
     base_arena_free(a);
 }
 
+/* The inline bump (base_arena_alloc's window) and the slow path
+ * interleaved: blocks never overlap, a reset hands back zeroed memory
+ * at the start of the kept chunk, and size 0 still gives a distinct
+ * block. */
+static void arena_window_reset(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    for (int round = 0; round < 3; round++) {
+        unsigned char *prev = NULL;
+        size_t prev_n = 0;
+        for (size_t i = 0; i < 5000; i++) {
+            size_t n = i % 7 == 0 ? 0 : (i * 37) % 300;
+            if (i % 997 == 0)
+                n = 100000; /* a block of its own */
+            unsigned char *p = base_arena_alloc(a, n);
+            assert_non_null(p);
+            for (size_t k = 0; k < n; k++)
+                assert_int_equal(p[k], 0);
+            memset(p, 0x5A, n);
+            if (prev && prev != p && prev_n && n)
+                assert_true(p >= prev + prev_n || p + n <= prev);
+            prev = p;
+            prev_n = n;
+        }
+        base_arena_reset(a);
+    }
+    base_arena_free(a);
+}
+
+/* Every u64 as snprintf writes it: around each power of ten, and the
+ * two-digit steps through 0..99999. */
+static void sb_u64_digits(void **state) {
+    (void)state;
+    base_sb b = {0};
+    char want[32];
+    for (uint64_t x = 0; x < 100000; x++) {
+        base_sb_clear(&b);
+        base_sb_u64(&b, x);
+        snprintf(want, sizeof want, "%llu", (unsigned long long)x);
+        assert_string_equal(base_sb_str(&b), want);
+    }
+    for (uint64_t p = 10; p <= 10000000000000000000ull; p *= 10) {
+        for (uint64_t x = p - 2; x <= p + 2; x++) {
+            base_sb_clear(&b);
+            base_sb_u64(&b, x);
+            snprintf(want, sizeof want, "%llu", (unsigned long long)x);
+            assert_string_equal(base_sb_str(&b), want);
+        }
+        if (p > UINT64_MAX / 10)
+            break;
+    }
+    base_sb_free(&b);
+}
+
 static void sb_builds(void **state) {
     (void)state;
     base_sb b = {0};
@@ -353,7 +407,9 @@ static void out_atomic(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_zeroed_aligned),
+        cmocka_unit_test(arena_window_reset),
         cmocka_unit_test(sb_builds),
+        cmocka_unit_test(sb_u64_digits),
         cmocka_unit_test(read_file_errors),
         cmocka_unit_test(read_file_arena),
         cmocka_unit_test(now_monotonic),
