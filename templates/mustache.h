@@ -11,11 +11,14 @@
 #ifndef PLANWRAP_MUSTACHE_H
 #define PLANWRAP_MUSTACHE_H
 
+#include "base/base.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Where an error happened: TEMPLATE:LINE:COL: error: TEXT. */
 typedef struct mst_error {
@@ -71,7 +74,6 @@ typedef enum mst_type {
 
 typedef struct mst_obj mst_obj;
 typedef struct mst_list mst_list;
-typedef struct base_arena base_arena;
 
 /* 16 bytes, returned in two registers: no store and reload per lookup. */
 typedef struct mst_val {
@@ -107,8 +109,84 @@ static inline mst_val mst_v_null(void) {
 /* An empty native object or list allocated in a (freed with it). */
 mst_val mst_v_object(base_arena *a);
 mst_val mst_v_list(base_arena *a);
-/* Sets key k (kn bytes, not copied) of native object o. */
-void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn, mst_val val);
+
+/* The signature of a key in the render-time object index: its first 8
+ * bytes (zero-padded).  Keys of up to 8 bytes compare by signature and
+ * length alone. */
+static inline uint64_t mst_key_hash(const char *s, size_t n) {
+    /* Fixed-size loads only: a variable-length memcpy into h followed by
+     * an 8-byte read of it stalls store forwarding on every lookup. */
+    const unsigned char *u = (const unsigned char *)s;
+    if (n >= 8) {
+        uint64_t h;
+        memcpy(&h, s, 8);
+        return h;
+    }
+    if (n >= 4) { /* two overlapping 4-byte loads */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        return (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
+    }
+    if (n == 0)
+        return 0;
+    return (uint64_t)u[0] | ((uint64_t)u[n / 2] << (8 * (n / 2))) |
+           ((uint64_t)u[n - 1] << (8 * (n - 1)));
+}
+
+/* Mixes a signature and length into 32 bits (the high bits of a
+ * Fibonacci hash) for the open-addressing index of a frame. */
+static inline uint32_t mst_key_mix(uint64_t h, size_t n) {
+    return (uint32_t)(((h ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >>
+                      32);
+}
+
+/* The layout of a native object, for the inline mst_v_set only (the
+ * rest of the engine's data is private: templates/mustache_internal.h):
+ * singly linked fields in an arena; the bloom has bit (mst_key_mix & 63)
+ * of each key. */
+typedef struct mst_field {
+    struct mst_field *next;
+    const char *k;
+    size_t kl;
+    uint64_t h; /* mst_key_hash(k, kl) */
+    mst_val v;
+} mst_field;
+
+struct mst_obj {
+    mst_field *head, *tail;
+    uint64_t bloom;
+};
+
+/* Sets key k (kn bytes, not copied) of native object o.  Inline: a
+ * view sets some ten keys per element, most of them string literals
+ * whose signature folds at compile time. */
+static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
+                             mst_val val) {
+    PW_ASSERT(o.type == MST_OBJECT);
+    mst_obj *ob = o.u.obj;
+    uint64_t h = mst_key_hash(k, kn);
+    uint64_t bit = 1ull << (mst_key_mix(h, kn) & 63);
+    if (ob->bloom & bit)
+        for (mst_field *f = ob->head; f; f = f->next)
+            if (f->h == h && f->kl == kn &&
+                (f->k == k || kn <= 8 ||
+                 memcmp(f->k + 8, k + 8, kn - 8) == 0)) {
+                f->v = val;
+                return;
+            }
+    mst_field *f = (mst_field *)base_arena_alloc(a, sizeof *f);
+    f->k = k;
+    f->kl = kn;
+    f->h = h;
+    f->v = val;
+    if (ob->tail)
+        ob->tail->next = f;
+    else
+        ob->head = f;
+    ob->tail = f;
+    ob->bloom |= bit;
+}
 /* Appends val to native list l. */
 void mst_v_append(base_arena *a, mst_val l, mst_val val);
 /* Key k of object o (native or JSON), MST_MISSING when absent. */

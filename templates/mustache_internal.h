@@ -90,53 +90,17 @@ typedef struct mst_part {
     uint32_t mx; /* key_mix(h, n): picks the slot in a frame's index */
 } mst_part;
 
-/* The signature of a key in the render-time object index: its first 8
- * bytes (zero-padded).  Keys of up to 8 bytes compare by signature and
- * length alone. */
+/* The signature and mix of a key (mustache.h: mst_key_hash, mst_key_mix). */
 static inline uint64_t key_hash(const char *s, size_t n) {
-    /* Fixed-size loads only: a variable-length memcpy into h followed by
-     * an 8-byte read of it stalls store forwarding on every lookup. */
-    const unsigned char *u = (const unsigned char *)s;
-    if (n >= 8) {
-        uint64_t h;
-        memcpy(&h, s, 8);
-        return h;
-    }
-    if (n >= 4) { /* two overlapping 4-byte loads */
-        uint32_t lo, hi;
-        memcpy(&lo, s, 4);
-        memcpy(&hi, s + n - 4, 4);
-        return (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
-    }
-    if (n == 0)
-        return 0;
-    return (uint64_t)u[0] | ((uint64_t)u[n / 2] << (8 * (n / 2))) |
-           ((uint64_t)u[n - 1] << (8 * (n - 1)));
+    return mst_key_hash(s, n);
 }
 
-/* Mixes a signature and length into 32 bits (the high bits of a
- * Fibonacci hash) for the open-addressing index of a frame. */
 static inline uint32_t key_mix(uint64_t h, size_t n) {
-    return (uint32_t)(((h ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >>
-                      32);
+    return mst_key_mix(h, n);
 }
 
-/* Native data (mustache.h, mustache_value.c): singly linked fields and
- * items in an arena; an object's bloom has bit (key_mix & 63) of each of
- * its keys. */
-typedef struct mst_field {
-    struct mst_field *next;
-    const char *k;
-    size_t kl;
-    uint64_t h; /* key_hash(k, kl) */
-    mst_val v;
-} mst_field;
-
-struct mst_obj {
-    mst_field *head, *tail;
-    uint64_t bloom;
-};
-
+/* Native data (mustache.h, mustache_value.c): singly linked fields (their
+ * layout in mustache.h, for the inline mst_v_set) and items in an arena. */
 typedef struct mst_item {
     struct mst_item *next;
     mst_val v;

@@ -19,36 +19,6 @@ mst_val mst_v_list(base_arena *a) {
     return v;
 }
 
-static bool field_is(const mst_field *f, const char *k, size_t kn, uint64_t h) {
-    return f->h == h && f->kl == kn &&
-           (f->k == k || kn <= 8 || memcmp(f->k + 8, k + 8, kn - 8) == 0);
-}
-
-void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
-               mst_val val) {
-    PW_ASSERT(o.type == MST_OBJECT);
-    mst_obj *ob = o.u.obj;
-    uint64_t h = key_hash(k, kn);
-    uint64_t bit = 1ull << (key_mix(h, kn) & 63);
-    if (ob->bloom & bit)
-        for (mst_field *f = ob->head; f; f = f->next)
-            if (field_is(f, k, kn, h)) {
-                f->v = val;
-                return;
-            }
-    mst_field *f = base_arena_alloc(a, sizeof *f);
-    f->k = k;
-    f->kl = kn;
-    f->h = h;
-    f->v = val;
-    if (ob->tail)
-        ob->tail->next = f;
-    else
-        ob->head = f;
-    ob->tail = f;
-    ob->bloom |= bit;
-}
-
 void mst_v_append(base_arena *a, mst_val l, mst_val val) {
     PW_ASSERT(l.type == MST_LIST);
     mst_list *li = l.u.list;
