@@ -47,7 +47,7 @@ void cg_sb_init(sbuf *b) {
     b->p[0] = '\0';
 }
 
-void cg_sb_put(sbuf *b, const char *s, size_t n) {
+void cg_sb_grow(sbuf *b, size_t n) {
     if (b->len + n + 1 > b->cap) {
         size_t nc = b->cap * 2;
         while (nc < b->len + n + 1)
@@ -60,13 +60,6 @@ void cg_sb_put(sbuf *b, const char *s, size_t n) {
         b->p = nb;
         b->cap = nc;
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-void cg_sb_puts(sbuf *b, const char *s) {
-    cg_sb_put(b, s, strlen(s));
 }
 
 const char *cg_sb_done(const vw *v, sbuf *b) {

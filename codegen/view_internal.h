@@ -423,8 +423,19 @@ void cg_name_fixed(vw *v);
 /* view_fmt.c */
 const char *cg_ctype_of(ir_dtype t);
 void cg_sb_init(sbuf *b);
-void cg_sb_put(sbuf *b, const char *s, size_t n);
-void cg_sb_puts(sbuf *b, const char *s);
+/* Room for n more bytes and the NUL (out of line: rarely needed). */
+void cg_sb_grow(sbuf *b, size_t n);
+/* put and puts inline: the view's strings are many short appends. */
+static inline void cg_sb_put(sbuf *b, const char *s, size_t n) {
+    if (n >= b->cap - b->len)
+        cg_sb_grow(b, n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+static inline void cg_sb_puts(sbuf *b, const char *s) {
+    cg_sb_put(b, s, strlen(s));
+}
 const char *cg_sb_done(const vw *v, sbuf *b);
 void cg_sb_u64(sbuf *b, uint64_t x);
 void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right);
