@@ -5,12 +5,15 @@
 # `plan --emit summary` at 3*10^5 calls.  Targets: gen of 10^5 kernels in
 # <= 400 MiB peak RSS and <= 4x the wall time of check; memory linear in
 # kernels (the per-kernel figure flat from 10^4 to 10^5); plan-json needs
-# little beyond the plan.  Wall times are the best of 3 runs; peak RSS is
-# /usr/bin/time's %M.  With BEFORE_PLANWRAP (another build, e.g. of an
-# older commit) every figure is also measured for it, in this same run.
+# little beyond the plan.  Wall and CPU times are the best of
+# PW_BENCH_REPS runs (default 5); peak RSS is /usr/bin/time's %M.  With
+# BEFORE_PLANWRAP (another build, e.g. of an older commit) every figure is
+# also measured for it, in this same run: the two builds take turns, run
+# by run, so that a change in the machine's load falls on both alike.
 set -eu
 build=${1:-build/release}
 before=${2:-}
+reps=${PW_BENCH_REPS:-5}
 pw=$build/planwrap
 model_exe=$build/bench/codegen/bench_codegen_model
 if [ ! -x /usr/bin/time ]; then
@@ -20,39 +23,74 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# best PW ARGS...: prints "WALL_S PEAK_KB CPU_S" (best wall of 3, largest
-# peak, best user + system CPU of 3: on a shared machine the CPU ratio
-# says more than the wall one).
-# The wall time comes from date's nanoseconds around the run, not from
-# /usr/bin/time's %e, whose 10 ms steps are most of `check` at 10^4.
-best() {
-    bw="" bm=0 bc=""
-    for i in 1 2 3; do
-        rm -rf "$tmp/out"
-        t0=$(date +%s.%N)
-        /usr/bin/time -f "%M %U %S" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
-            cat "$tmp/err" >&2
-            return 1
+# once KEY PW ARGS...: one run of PW ARGS; folds its wall time, peak RSS
+# and user + system CPU into $tmp/KEY ("WALL_S PEAK_KB CPU_S": best wall,
+# largest peak, best CPU; on a shared machine the CPU ratio says more
+# than the wall one).  The wall time comes from date's nanoseconds around
+# the run, not from /usr/bin/time's %e, whose 10 ms steps are most of
+# `check` at 10^4.
+once() {
+    okey=$1
+    shift
+    rm -rf "$tmp/out"
+    t0=$(date +%s.%N)
+    /usr/bin/time -f "%M %U %S" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
+        cat "$tmp/err" >&2
+        return 1
+    }
+    t1=$(date +%s.%N)
+    read -r m u s <"$tmp/t"
+    old=""
+    if [ -f "$tmp/$okey" ]; then
+        old=$(cat "$tmp/$okey")
+    fi
+    awk -v old="$old" -v t0="$t0" -v t1="$t1" -v m="$m" -v u="$u" \
+        -v s="$s" 'BEGIN {
+        w = t1 - t0; c = u + s
+        if (old != "") {
+            split(old, o, " ")
+            if (o[1] < w) w = o[1]
+            if (o[2] > m) m = o[2]
+            if (o[3] < c) c = o[3]
         }
-        t1=$(date +%s.%N)
-        read -r m u s <"$tmp/t"
-        c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-        bc=$(awk -v a="$bc" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
-        w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-        bw=$(awk -v a="$bw" -v b="$w" 'BEGIN { print (a == "" || b < a) ? b : a }')
-        [ "$m" -gt "$bm" ] && bm=$m
-    done
-    echo "$bw $bm $bc"
+        printf "%.4f %d %.2f\n", w, m, c
+    }' >"$tmp/$okey.new"
+    mv "$tmp/$okey.new" "$tmp/$okey"
 }
 
-run() { # LABEL PLANWRAP
+# measure KEY ARGS...: PW_BENCH_REPS rounds, each running ARGS with the
+# build under test and then with BEFORE_PLANWRAP (keys a.KEY, b.KEY).
+measure() {
+    key=$1
+    shift
+    i=0
+    while [ $i -lt "$reps" ]; do
+        once "a.$key" "$pw" "$@"
+        if [ -n "$before" ]; then
+            once "b.$key" "$before" "$@"
+        fi
+        i=$((i + 1))
+    done
+}
+
+for n in 10000 100000; do
+    "$model_exe" $n >"$tmp/m$n.pw"
+    measure "check$n" check "$tmp/m$n.pw"
+    measure "gen$n" gen "$tmp/m$n.pw" -o "$tmp/out"
+done
+"$model_exe" 300000 >"$tmp/big.pw"
+measure summary plan "$tmp/big.pw" --emit summary
+measure pj plan "$tmp/big.pw" --emit plan-json -o "$tmp/pj"
+nbuf=$(grep -c '"start_line"' "$tmp/pj" || true)
+pjsize=$(wc -c <"$tmp/pj")
+
+report() { # LABEL KEYPREFIX
     label=$1
-    p=$2
+    k=$2
     for n in 10000 100000; do
-        "$model_exe" $n >"$tmp/m$n.pw"
-        set -- $(best "$p" check "$tmp/m$n.pw")
+        set -- $(cat "$tmp/$k.check$n")
         cw=$1 cm=$2 cc=$3
-        set -- $(best "$p" gen "$tmp/m$n.pw" -o "$tmp/out")
+        set -- $(cat "$tmp/$k.gen$n")
         gw=$1 gm=$2 gc=$3
         awk -v l="$label" -v n=$n -v cw="$cw" -v cm="$cm" -v gw="$gw" \
             -v gm="$gm" -v cc="$cc" -v gc="$gc" 'BEGIN {
@@ -72,14 +110,12 @@ run() { # LABEL PLANWRAP
             printf "\n"
         }'
     done
-    "$model_exe" 300000 >"$tmp/big.pw"
-    set -- $(best "$p" plan "$tmp/big.pw" --emit summary)
+    set -- $(cat "$tmp/$k.summary")
     sw=$1 sm=$2
-    set -- $(best "$p" plan "$tmp/big.pw" --emit plan-json -o "$tmp/pj")
+    set -- $(cat "$tmp/$k.pj")
     jw=$1 jm=$2
-    nbuf=$(grep -c '"start_line"' "$tmp/pj" || true)
     awk -v l="$label" -v sm="$sm" -v jm="$jm" -v jw="$jw" -v sw="$sw" \
-        -v nb="$nbuf" -v sz="$(wc -c <"$tmp/pj")" 'BEGIN {
+        -v nb="$nbuf" -v sz="$pjsize" 'BEGIN {
         printf "%s plan-json, 300000 kernels (%d buffers, %.0f MB of text): " \
                "peak %.0f MiB, %.0f MiB beyond --emit summary (%.0f MiB); " \
                "wall %.2f s (summary %.2f s)\n", l, nb, sz / 1e6, jm / 1024,
@@ -87,7 +123,8 @@ run() { # LABEL PLANWRAP
     }'
 }
 
-run "after: " "$pw"
+echo "stream: best of $reps runs each${before:+, the two builds taking turns}"
+report "after: " a
 if [ -n "$before" ]; then
-    run "before:" "$before"
+    report "before:" b
 fi
