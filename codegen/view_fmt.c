@@ -62,6 +62,12 @@ void cg_sb_grow(sbuf *b, size_t n) {
     }
 }
 
+void cg_sb_free(sbuf *b) {
+    if (b->p != b->inl)
+        free(b->p);
+    cg_sb_init(b);
+}
+
 const char *cg_sb_done(const vw *v, sbuf *b) {
     const char *r = base_arena_strndup(v->str, b->p, b->len);
     if (b->p != b->inl)

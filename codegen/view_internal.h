@@ -437,6 +437,8 @@ static inline void cg_sb_puts(sbuf *b, const char *s) {
     cg_sb_put(b, s, strlen(s));
 }
 const char *cg_sb_done(const vw *v, sbuf *b);
+/* Frees b's buffer (when it grew past the inline one) and empties it. */
+void cg_sb_free(sbuf *b);
 void cg_sb_u64(sbuf *b, uint64_t x);
 void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right);
 const char *cg_cat(const vw *v, int n, ...);

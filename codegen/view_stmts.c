@@ -158,31 +158,44 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     const char *sx = cg_stream_expr(v, s->has_stream ? (int64_t)s->stream : -1);
     nsetk(v, b, "stream_expr", sx);
 
-    sbuf args;
-    cg_sb_init(&args);
+    /* "NAME(ARGS" once, then ")" for expr and ", STREAM)" for
+     * expr_stream (CUDA's: not made in vain) */
+    sbuf ex;
+    cg_sb_init(&ex);
+    cg_sb_puts(&ex, k >= 0 ? v->kname[k] : s->name.name);
+    cg_sb_put(&ex, "(", 1);
     mst_val arr = nlist(v);
     bool want_args = keep_key(v, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     for (uint32_t j = 0; j < s->nargs; j++) {
         mst_val q = want_args ? nobj(v) : nmissing();
-        const char *ex = call_arg(v, s, j, k, ok, q);
+        const char *x = call_arg(v, s, j, k, ok, q);
         if (want_args)
             nappend(v, arr, q);
         if (j)
-            cg_sb_put(&args, ", ", 2);
-        cg_sb_put(&args, ex, strlen(ex));
+            cg_sb_put(&ex, ", ", 2);
+        cg_sb_puts(&ex, x);
     }
     wait_events(v, s, sx, events);
     nset(v, b, "args", arr);
     if (v->pl->opts.guard_bytes)
         nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
-    const char *cn = k >= 0 ? v->kname[k] : s->name.name;
-    const char *as = cg_sb_done(v, &args);
-    if (keep_key(v, "expr", 4))
-        nsetk(v, b, "expr", cg_cat(v, 4, cn, "(", as, ")"));
-    if (keep_key(v, "expr_stream", 11)) /* CUDA's: not made in vain */
-        nsetk(v, b, "expr_stream",
-              cg_cat(v, 6, cn, "(", as, s->nargs ? ", " : "", sx, ")"));
+    size_t mark = ex.len;
+    if (keep_key(v, "expr", 4)) {
+        cg_sb_put(&ex, ")", 1);
+        nset(v, b, "expr",
+             mst_v_str(base_arena_strndup(v->str, ex.p, ex.len), ex.len));
+    }
+    if (keep_key(v, "expr_stream", 11)) {
+        ex.len = mark;
+        if (s->nargs)
+            cg_sb_put(&ex, ", ", 2);
+        cg_sb_puts(&ex, sx);
+        cg_sb_put(&ex, ")", 1);
+        nset(v, b, "expr_stream",
+             mst_v_str(base_arena_strndup(v->str, ex.p, ex.len), ex.len));
+    }
+    cg_sb_free(&ex);
     return e;
 }
 
