@@ -249,9 +249,10 @@ bool cg_keep_key_slow(vw *v, const char *k, size_t n) {
         v->dm_section = v->section;
     }
     unsigned h = ptr_hash(k);
-    unsigned slot = h & (CG_KEEP_DM - 1);
-    if (v->keep_dm[slot].k == k)
-        return v->keep_dm[slot].keep;
+    unsigned set = h & (CG_KEEP_DM - 1);
+    for (int w = 0; w < 2; w++)
+        if (v->keep_dm[set][w].k == k)
+            return v->keep_dm[set][w].keep;
     keep_memo *m = NULL;
     HASH_FIND_BYHASHVALUE(hh, v->keep_memo, &k, sizeof k, h, m);
     if (!m) {
@@ -263,7 +264,9 @@ bool cg_keep_key_slow(vw *v, const char *k, size_t n) {
     }
     bool keep = m->keep &&
                 (m->internal || !v->section || mst_names_has(v->section, k, n));
-    v->keep_dm[slot].k = k;
-    v->keep_dm[slot].keep = keep;
+    /* the newest answer first, the one it displaces second */
+    v->keep_dm[set][1] = v->keep_dm[set][0];
+    v->keep_dm[set][0].k = k;
+    v->keep_dm[set][0].keep = keep;
     return keep;
 }

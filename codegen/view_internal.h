@@ -54,8 +54,8 @@ typedef struct cg_pair {
 /* Slots of vw.jcache (a power of two). */
 #define CG_JCACHE 1024u
 
-/* Slots of vw.keep_dm (a power of two). */
-#define CG_KEEP_DM 512u
+/* Sets of vw.keep_dm (a power of two), of two entries each. */
+#define CG_KEEP_DM 1024u
 
 typedef struct vw {
     const plan *pl;
@@ -145,14 +145,16 @@ typedef struct vw {
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
 
-    /* the keys to keep (NULL: all) and keep_key's answers: a
-     * direct-mapped cache in front of the memo table */
+    /* the keys to keep (NULL: all) and keep_key's answers: a two-way
+     * cache by key address in front of the memo table (direct-mapped,
+     * two keys of one element that met in a slot, which the layout of
+     * string literals decides, cost a memo search per element) */
     const cg_keyset *keep;
     keep_memo *keep_memo;
     struct {
         const char *k;
         bool keep;
-    } keep_dm[CG_KEEP_DM];
+    } keep_dm[CG_KEEP_DM][2];
     /* while an element is built for a section (mst_lazy_list.element_in,
      * with a key set only): the names its body can look up, which
      * narrow the key set (NULL: no narrowing); keep_dm holds the answers
@@ -286,9 +288,13 @@ bool cg_keep_key_slow(vw *v, const char *k, size_t n);
 static inline bool keep_key(vw *v, const char *k, size_t n) {
     if (!v->keep)
         return true;
-    unsigned slot = ptr_hash(k) & (CG_KEEP_DM - 1);
-    if (v->keep_dm[slot].k == k && v->section == v->dm_section)
-        return v->keep_dm[slot].keep;
+    unsigned set = ptr_hash(k) & (CG_KEEP_DM - 1);
+    if (v->section == v->dm_section) {
+        if (v->keep_dm[set][0].k == k)
+            return v->keep_dm[set][0].keep;
+        if (v->keep_dm[set][1].k == k)
+            return v->keep_dm[set][1].keep;
+    }
     return cg_keep_key_slow(v, k, n);
 }
 
