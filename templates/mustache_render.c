@@ -342,14 +342,23 @@ mst_val mst_lookup(rctx *r, const mst_node *n) {
  * being rendered) needs no walk, and no call.  A scalar on top (the
  * value of {{#flag}}) has no names: the frame below it is tried. */
 static inline mst_val lookup(rctx *r, const mst_node *n) {
-    const frame *f = &r->stack[r->sp - 1];
-    if (f->v.type < MST_LIST && r->sp > 1) /* the kinds before MST_LIST */
-        f--;
-    if (n->nparts == 1 && f->v.type == MST_OBJECT) {
-        const mst_field *k = mst_obj_find(f->v.u.obj, &n->parts[0]);
-        if (k)
-            return k->v;
+    if (n->nparts != 1)
+        return mst_lookup(r, n);
+    /* the transient frames on top, while they are native objects or
+     * scalars (no names), then the memo of the walk below them */
+    size_t i = r->sp;
+    for (; i > 0 && r->stack[i - 1].transient; i--) {
+        const frame *f = &r->stack[i - 1];
+        if (f->v.type == MST_OBJECT) {
+            const mst_field *k = mst_obj_find(f->v.u.obj, &n->parts[0]);
+            if (k)
+                return k->v;
+        } else if (f->v.type >= MST_LIST) { /* the kinds before: scalars */
+            return mst_lookup(r, n);
+        }
     }
+    if (i > 0 && i < r->sp)
+        return lasting_get(r, i - 1, n);
     return mst_lookup(r, n);
 }
 

@@ -48,6 +48,7 @@ typedef struct nat_fixture {
     base_arena *arenas[4];
     size_t live, max_live, built, released, fail_at;
     char names[4][8];
+    bool rich; /* also flag: true, two keys of one signature, and sub */
 } nat_fixture;
 
 static size_t nat_count(void *ctx) {
@@ -71,6 +72,16 @@ static bool nat_element(void *ctx, size_t i, const mst_names *names,
     *out = mst_v_object(a);
     mst_v_set(a, *out, KEY("name"), mst_v_str(nm, strlen(nm)));
     mst_v_set(a, *out, KEY("n"), mst_v_int((int64_t)i));
+    if (f->rich) {
+        /* same first 8 bytes and length: told apart by the rest */
+        mst_v_set(a, *out, KEY("offset_macro"), mst_v_str(KEY("M")));
+        mst_v_set(a, *out, KEY("offset_maker"), mst_v_str(KEY("K")));
+        mst_v_set(a, *out, KEY("flag"), mst_v_bool(true));
+        mst_val sub = mst_v_object(a);
+        mst_v_set(a, sub, KEY("x"), mst_v_int((int64_t)i * 10));
+        mst_v_set(a, sub, KEY("title"), mst_v_str(KEY("S")));
+        mst_v_set(a, *out, KEY("sub"), sub);
+    }
     return true;
 }
 
@@ -133,6 +144,29 @@ static void test_native_lazy(void **state) {
     assert_string_equal(mst_error_format(&err, buf, sizeof buf),
                         "t:1:1: error: cannot build element 1 of 'items'");
     assert_int_equal(bad.built, bad.released);
+}
+
+/* The lookups the renderer answers without walking the stack (the
+ * native object on top, the one under a scalar pushed by {{#flag}}, the
+ * transient frames, then the root through its memo) give what the walk
+ * gives: a nested object shadows the element and the root, a name it
+ * lacks comes from the element, then from the root; keys of one
+ * signature are told apart. */
+static void test_native_lookup_paths(void **state) {
+    (void)state;
+    mst_error err;
+    nat_fixture f = {.fail_at = SIZE_MAX, .rich = true};
+    char *out = render_nat(
+        "{{#items}}{{#flag}}{{name}}{{title}}{{/flag}}|{{#sub}}{{x}}{{title}}"
+        "{{name}}{{#flag}}{{title}}{{n}}{{/flag}}{{/sub}}|{{title}}"
+        "{{offset_maker}}{{offset_macro}}{{#sub}}{{sub.x}}{{/sub}};{{/items}}"
+        "{{title}}",
+        &f, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "e0T|0Se0S0|TKM0;e1T|10Se1S1|TKM10;"
+                             "e2T|20Se2S2|TKM20;T");
+    assert_int_equal(f.built, f.released);
+    free(out);
 }
 
 /* Interpolating a native object or list is an error in strict mode. */
@@ -219,6 +253,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_native_object),
         cmocka_unit_test(test_native_lazy),
+        cmocka_unit_test(test_native_lookup_paths),
         cmocka_unit_test(test_native_strict),
         cmocka_unit_test(test_stream),
     };
