@@ -289,14 +289,9 @@ static mst_val member(rctx *r, mst_val o, const mst_part *p, bool lasting) {
     return mst_v_json(cached_get(r, o.u.json, p, lasting));
 }
 
-/* The first part of tag n's name looked up from frame `top`, which is
- * not transient, down to the root, through the cache of rctx.lm. */
-static mst_val lasting_get(rctx *r, size_t top, const mst_node *n) {
-    uint64_t s = r->stack[top].serial;
-    uintptr_t h = ((uintptr_t)n >> 4) ^ ((uintptr_t)n >> 11) ^ (uintptr_t)s;
-    struct lmemo *m = &r->lm[h & (MST_LMEMO - 1)];
-    if (m->n == n && m->serial == s)
-        return m->v;
+/* lasting_get past its cache: the walk, remembered in m. */
+static MST_NOINLINE mst_val lasting_fill(rctx *r, size_t top, const mst_node *n,
+                                         struct lmemo *m) {
     mst_val v = {.type = MST_MISSING};
     for (size_t i = top + 1; i-- > 0;) {
         v = frame_get(r, &r->stack[i], &n->parts[0]);
@@ -304,9 +299,21 @@ static mst_val lasting_get(rctx *r, size_t top, const mst_node *n) {
             break;
     }
     m->n = n;
-    m->serial = s;
+    m->serial = r->stack[top].serial;
     m->v = v;
     return v;
+}
+
+/* The first part of tag n's name looked up from frame `top`, which is
+ * not transient, down to the root, through the cache of rctx.lm (the
+ * hit inline: the renderer asks for most names an event tests). */
+static inline mst_val lasting_get(rctx *r, size_t top, const mst_node *n) {
+    uint64_t s = r->stack[top].serial;
+    uintptr_t h = ((uintptr_t)n >> 4) ^ ((uintptr_t)n >> 11) ^ (uintptr_t)s;
+    struct lmemo *m = &r->lm[h & (MST_LMEMO - 1)];
+    if (m->n == n && m->serial == s)
+        return m->v;
+    return lasting_fill(r, top, n, m);
 }
 
 /* Looks a name up on the context stack; MST_MISSING when missing. */
