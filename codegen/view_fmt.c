@@ -214,20 +214,48 @@ static const char *cg_escape_at(const unsigned char *p, bool comment,
     return (const char *)p;
 }
 
+/* Whether ch is copied as it is whatever its neighbours (cg_escape_at
+ * may change every other byte, '*' and '/' depending on the next one). */
+static inline bool plain_byte(unsigned char ch) {
+    return ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"' && ch != '?' &&
+           ch != '*' && ch != '/';
+}
+
+/* The run of plain bytes at p: names and most texts are one run, copied
+ * at once. */
+static inline size_t plain_run(const unsigned char *p) {
+    const unsigned char *q = p;
+    while (plain_byte(*q))
+        q++;
+    return (size_t)(q - p);
+}
+
 void cg_sb_escape(sbuf *b, const char *s, bool comment) {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t run = plain_run(p);
+        if (run) {
+            cg_sb_put(b, (const char *)p, run);
+            p += run;
+            continue;
+        }
         char tmp[8];
         size_t n;
-        const char *e = cg_escape_at(p, comment, tmp, &n);
+        const char *e = cg_escape_at(p++, comment, tmp, &n);
         cg_sb_put(b, e, n);
     }
 }
 
 void cg_comment_escape(base_sb *out, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t run = plain_run(p);
+        if (run) {
+            base_sb_put(out, (const char *)p, run);
+            p += run;
+            continue;
+        }
         char tmp[8];
         size_t n;
-        const char *e = cg_escape_at(p, true, tmp, &n);
+        const char *e = cg_escape_at(p++, true, tmp, &n);
         base_sb_put(out, e, n);
     }
 }
