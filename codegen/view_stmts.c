@@ -280,17 +280,19 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
         nsetk(v, b, "old", p->values[old->value].name);
         nsetk(v, b, "pool", v->pool_name[pi]);
         nset(v, b, "offset", nu64(st->offset));
-        mst_val from = nlist(v);
-        for (uint32_t i = 0; i < st->ndonors; i++) {
-            const plan_donor *d = &v->pl->donors[st->donor_begin + i];
-            mst_val o = nobj(v);
-            nsetk(v, o, "name",
-                  p->values[v->pl->storages[d->storage].value].name);
-            nset(v, o, "lo", nu64(d->lo));
-            nset(v, o, "hi", nu64(d->hi));
-            nappend(v, from, o);
+        if (keep_key(v, "from", 4)) { /* not built in vain */
+            mst_val from = nlist(v);
+            for (uint32_t i = 0; i < st->ndonors; i++) {
+                const plan_donor *d = &v->pl->donors[st->donor_begin + i];
+                mst_val o = nobj(v);
+                nsetk(v, o, "name",
+                      p->values[v->pl->storages[d->storage].value].name);
+                nset(v, o, "lo", nu64(d->lo));
+                nset(v, o, "hi", nu64(d->hi));
+                nappend(v, from, o);
+            }
+            nset(v, b, "from", from);
         }
-        nset(v, b, "from", from);
         if (comment_begin(v)) {
             cg_text_reuse_to(&v->csb, v->pl, sid);
             comment_end(v, b);
