@@ -702,9 +702,11 @@ int plan_bf_npasses(uint32_t m) {
     return np;
 }
 
-/* Runs the first plan_bf_npasses(m) passes; the smallest pool into
- * offsets and *best (UINT64_MAX when every pass passed
- * PLAN_MAX_POOL_SIZE).  Returns 0 or -1. */
+/* Runs the first plan_bf_npasses(m) passes, stopping once a top is at
+ * the lower bound lb when no later pass can have a lower top (ties keep
+ * the first pass's plan, so the plan is the one every pass would give);
+ * the smallest pool into offsets and *best (UINT64_MAX when every pass
+ * passed PLAN_MAX_POOL_SIZE).  Returns 0 or -1. */
 static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
                      uint64_t *best) {
     const int(*passes)[2] = c->m > BF_LARGE ? bf_large : bf_full;
@@ -715,11 +717,19 @@ static int bf_passes(bf_ctx *c, uint64_t lb, bool dense, uint64_t *offsets,
     int rc = -1;
     bool gave_up = dense;
     *best = UINT64_MAX;
+    /* with every size a multiple of the pool alignment, every pass's top
+     * is at least lb (the aligned sizes live at one time) */
+    uint64_t a = c->pb->align ? c->pb->align : 1;
+    bool exact = true;
+    for (uint32_t p = 0; p < c->m; p++)
+        exact = exact && c->pb->bufs[c->ids[p]].size % a == 0;
     for (int pass = 0; off && keys && order && pass < np; pass++) {
         int o = passes[pass][0];
         if (o != 4 && gave_up)
             continue; /* too dense to scan (known before, or a pass gave
                          up): only the start-order pass runs */
+        if (exact && *best <= lb)
+            break; /* at the lower bound: no pass can do better */
         if (c->m > BF_LARGE && *best <= lb + lb / BF_CLOSE)
             continue; /* close enough: the other pass can gain little */
         if (bf_order(c, o, keys, order) != 0)
