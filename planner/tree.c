@@ -719,17 +719,32 @@ typedef struct tr_fin {
     bool back;
 } tr_fin;
 
-/* Leaf r at offset off in pool p; returns its size. */
-static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
-                            uint32_t *subpool) {
+/* Leaf r at offset off in pool p. */
+static void tr_fin_at(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
+                      uint32_t *subpool) {
     c->offsets[r & ~TR_LEAF] = off;
     if (p != 0) /* pool 0 was written in index order */
         subpool[r & ~TR_LEAF] = p;
+}
+
+/* Leaf r at offset off in pool p; returns its size. */
+static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
+                            uint32_t *subpool) {
+    tr_fin_at(c, r, off, p, subpool);
     return tr_leaf_buf(c, r)->size;
 }
 
-/* Asks for what tr_finalize reads of the nk children kids of a node: a
- * leaf's buffer, a node's hot and cold halves. */
+/* Whether TemporalSplit n has at most one child, named by its inline
+ * index entry (if any): off its pool's chain (whose index leaves out
+ * the chain child), every child has an entry.  Its hint is then its
+ * only child's: a lone leaf's size. */
+static bool tr_fin_lone(const tr_node *n) {
+    return !(n->w & (TR_F_CHAIN | TR_F_SPILL)) && tr_nkr(n) <= 1;
+}
+
+/* Asks for what tr_finalize reads first of the nk children kids of a
+ * node: a leaf's buffer, a node's hot half (most TemporalSplits need no
+ * cold twin: tr_fin_lone). */
 static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
                             uint32_t nk) {
     for (uint32_t i = 0; i < nk; i++) {
@@ -737,7 +752,6 @@ static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
             TR_PREFETCH(tr_leaf_buf(c, kids[i]));
         } else {
             TR_PREFETCH(&c->nodes[kids[i]]);
-            TR_PREFETCH(&c->cold[kids[i]]);
         }
     }
 }
@@ -775,6 +789,19 @@ static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
                 off = tr_add(off, tr_align(ret, c->align));
             }
             r = f->i++ == 0 ? n->u.ss.left : n->u.ss.right;
+        } else if (f->i == 0 && tr_fin_lone(n)) {
+            /* its index names its only child: no cold twin to load */
+            r = n->u.in.kid;
+            if (tr_nkr(n) == 0 || (r & TR_LEAF)) {
+                if (tr_nkr(n))
+                    tr_fin_at(c, r, off, p, subpool);
+                ret = tr_nkr(n) ? n->hint : 0; /* a lone leaf's size */
+                sp--;
+            } else { /* the child's size and offset are this node's */
+                TR_PREFETCH(&c->nodes[r]);
+                *f = (tr_fin){r, 0, off, 0, false};
+            }
+            continue;
         } else {
             if (f->back && ret > f->acc)
                 f->acc = ret;
