@@ -481,7 +481,7 @@ static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
  * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
  * entry holds r already (returns false: nothing changed), else a memmove
  * when r is new. */
-bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
+bool tr_kr_add_ix(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
                   uint32_t i) {
     uint32_t nkr = tr_nkr(&c->nodes[id]);
     tr_kre *kr = tr_kr(c, id);
@@ -521,8 +521,8 @@ void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
 /* The children of TemporalSplit id that overlap b: their number (0, 1,
  * or 2 for "more than one"), the first one, and *pos, the first entry
  * that ends after b.begin. */
-uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
-                        uint32_t *pos) {
+uint32_t tr_kr_overlaps_ix(const tr_ctx *c, uint32_t id, tr_range b,
+                           uint32_t *ov, uint32_t *pos) {
     const tr_kre *kr = tr_ckr(c, id);
     uint32_t nov = 0, nkr = tr_nkr(&c->nodes[id]);
     *pos = tr_kr_after(c, id, b.begin);

@@ -263,17 +263,50 @@ uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t);
  * the entries of the same child it overlaps or touches (no other
  * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
  * entry holds r already (returns false: nothing changed), else a memmove
- * when r is new. */
-bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid, uint32_t i);
+ * when r is new.  Inline here when r only widens a lone inline entry (the
+ * common case on a search's way back up); tr_kr_add_ix otherwise. */
+bool tr_kr_add_ix(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid, uint32_t i);
+
+static inline bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r,
+                                uint32_t kid, uint32_t i) {
+    tr_node *n = &c->nodes[id];
+    tr_kre *e = &n->u.in;
+    if ((n->w & (TR_F_SPILL | TR_NKR)) != 1 || e->kid != kid || e->lo > r.end ||
+        (uint64_t)e->hi + 1 < r.begin)
+        return tr_kr_add_ix(c, id, r, kid, i);
+    /* the inline entry of the same child, which r overlaps or touches */
+    bool grew = r.begin < e->lo || r.end > (uint64_t)e->hi + 1;
+    if (r.begin < e->lo)
+        e->lo = (uint32_t)r.begin;
+    if (r.end > (uint64_t)e->hi + 1)
+        e->hi = (uint32_t)(r.end - 1);
+    return grew;
+}
 
 /* tr_kr_add_at at the entry tr_kr_after(r.begin). */
 void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid);
 
 /* The children of TemporalSplit id that overlap b: their number (0, 1,
  * or 2 for "more than one"), the first one, and *pos, the first entry
- * that ends after b.begin. */
-uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b, uint32_t *ov,
-                        uint32_t *pos);
+ * that ends after b.begin.  Inline here for an inline index (at most one
+ * entry: most TemporalSplits); tr_kr_overlaps_ix for a spilled one. */
+uint32_t tr_kr_overlaps_ix(const tr_ctx *c, uint32_t id, tr_range b,
+                           uint32_t *ov, uint32_t *pos);
+
+static inline uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
+                                      uint32_t *ov, uint32_t *pos) {
+    const tr_node *n = &c->nodes[id];
+    if (n->w & TR_F_SPILL)
+        return tr_kr_overlaps_ix(c, id, b, ov, pos);
+    /* at most one entry, inline */
+    const tr_kre *e = &n->u.in;
+    bool one = tr_nkr(n) == 1;
+    *pos = one && (uint64_t)e->hi < b.begin;
+    if (!one || *pos || e->lo >= b.end)
+        return 0;
+    *ov = e->kid;
+    return 1;
+}
 
 /* Before a chain is dropped: the index of each of its TemporalSplits
  * TS_j (j >= 1), which leaves out its chain child SS_j (tree.c,
