@@ -135,47 +135,56 @@ static void seg_path_tags(const tr_seg *t, uint32_t k, uint32_t m[2]) {
     }
 }
 
-/* Positions [l, r] of bucket k, into m (max of each field). */
-static void seg_flat_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t k,
+/* Positions [l, r] (in one bucket) into m (max of each field). */
+static void seg_flat_max(const tr_seg *t, uint32_t l, uint32_t r,
                          uint32_t m[2]) {
+    uint32_t m0 = m[0], m1 = m[1];
     for (uint32_t p = l; p <= r; p++) {
-        m[0] = ix_max(m[0], t->flat[2 * p]);
-        m[1] = ix_max(m[1], t->flat[2 * p + 1]);
+        m0 = ix_max(m0, t->flat[2 * p]);
+        m1 = ix_max(m1, t->flat[2 * p + 1]);
     }
-    seg_path_tags(t, k, m);
+    m[0] = m0;
+    m[1] = m1;
 }
 
-/* Leaves [a, b] (buckets), into m (max of each field). */
-static void seg_nodes_max(const tr_seg *t, uint32_t a, uint32_t b,
-                          uint32_t m[2]) {
-    a += t->nl;
-    b += t->nl;
-    for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
-        for (unsigned f = 0; f < 2; f++) {
-            if (i & 1)
-                m[f] = ix_max(m[f], t->node[i].mx[f]);
-            if (j & 1)
-                m[f] = ix_max(m[f], t->node[j - 1].mx[f]);
+/* Both fields of v (a node's tags, or its maxima) into m. */
+static void seg_max2(uint32_t m[2], const uint32_t v[2]) {
+    m[0] = ix_max(m[0], v[0]);
+    m[1] = ix_max(m[1], v[1]);
+}
+
+/* What the tree adds to a query whose range ends in buckets a <= b: the
+ * maxima of the leaves strictly between (the nodes covering them) and
+ * the tags of a's and b's leaves and of every ancestor of those (the
+ * covering nodes' ancestors are among them).  One walk up from both
+ * leaves, the paths joined where they meet. */
+static void seg_tree_max(const tr_seg *t, uint32_t a, uint32_t b,
+                         uint32_t m[2]) {
+    const tr_seg_node *x = t->node;
+    uint32_t lo = a + t->nl, hi = b + t->nl;
+    seg_max2(m, x[lo].tg);
+    if (lo != hi) {
+        seg_max2(m, x[hi].tg);
+        for (; lo / 2 != hi / 2; lo /= 2, hi /= 2) {
+            if (!(lo & 1)) /* its right sibling lies between */
+                seg_max2(m, x[lo + 1].mx);
+            if (hi & 1) /* its left sibling lies between */
+                seg_max2(m, x[hi - 1].mx);
+            seg_max2(m, x[lo / 2].tg);
+            seg_max2(m, x[hi / 2].tg);
         }
-        i += i & 1;
-        j -= j & 1;
     }
-    for (a /= 2, b /= 2; a != b; a /= 2, b /= 2)
-        for (unsigned f = 0; f < 2; f++)
-            m[f] = ix_max(m[f], ix_max(t->node[a].tg[f], t->node[b].tg[f]));
-    for (; a > 0; a /= 2) /* the paths have met */
-        for (unsigned f = 0; f < 2; f++)
-            m[f] = ix_max(m[f], t->node[a].tg[f]);
+    for (lo /= 2; lo > 0; lo /= 2) /* the paths have met */
+        seg_max2(m, x[lo].tg);
 }
 
 void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
     uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
     m[0] = m[1] = 0;
-    seg_flat_max(t, l, seg_end(a, r), a, m);
+    seg_flat_max(t, l, seg_end(a, r), m);
     if (a != b)
-        seg_flat_max(t, b << SEG_SH, r, b, m);
-    if (a + 1 < b)
-        seg_nodes_max(t, a + 1, b - 1, m);
+        seg_flat_max(t, b << SEG_SH, r, m);
+    seg_tree_max(t, a, b, m);
 }
 
 /* The min of field 1 over leaves [l, r] in node i, which covers leaves
