@@ -453,16 +453,18 @@ bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
 
 /* The first index entry of TemporalSplit id that ends after t. */
 uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
-    const tr_kre *kr = tr_ckr(c, id);
-    uint32_t lo = 0, hi = tr_nkr(&c->nodes[id]);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((uint64_t)kr[mid].hi < t)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const tr_kre *kr = tr_ckr(c, id), *b = kr;
+    uint32_t n = tr_nkr(&c->nodes[id]);
+    if (n == 0)
+        return 0;
+    /* the answer is in b[0 .. n]; halving without a branch to mispredict
+     * (the blocks' times are random: half the guesses would miss) */
+    while (n > 1) {
+        uint32_t half = n / 2;
+        b = (uint64_t)b[half].hi < t ? b + half : b;
+        n -= half;
     }
-    return lo;
+    return (uint32_t)(b - kr) + ((uint64_t)b->hi < t);
 }
 
 /* Room for need entries in the index of TemporalSplit id; false when out
