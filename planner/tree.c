@@ -180,14 +180,16 @@ static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
 /* SpatialSplit.create(kid, extra) = SS(TS([kid]), TS([Empty(extra)])); the
  * left TS's index is filled by the caller.  Returns the SS. */
 static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
-    uint32_t l = tr_ts1(c, kid);
-    uint32_t r = tr_new(c, false);
-    if (l == UINT32_MAX || r == UINT32_MAX)
+    /* the SS and its right side in one cache line (tr_grow_nodes): a
+     * search that skips the left side reads one line for both */
+    bool odd = c->nnodes & 1;
+    uint32_t l = odd ? tr_ts1(c, kid) : UINT32_MAX;
+    uint32_t r = tr_new(c, false), s = tr_new(c, true);
+    if (!odd)
+        l = tr_ts1(c, kid);
+    if (l == UINT32_MAX || r == UINT32_MAX || s == UINT32_MAX)
         return UINT32_MAX;
     c->nodes[r].hint = extra; /* the Empty's; its symbolic size is 0 */
-    uint32_t s = tr_new(c, true);
-    if (s == UINT32_MAX)
-        return UINT32_MAX;
     c->nodes[s].u.ss.left = l;
     c->nodes[s].u.ss.right = r;
     tr_refresh(c, s);

@@ -385,6 +385,24 @@ bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz) {
     return true;
 }
 
+_Static_assert(sizeof(tr_node) == 32, "two nodes per cache line");
+
+/* The node array grown to twice its capacity (at least 2), 64-byte
+ * aligned: nodes 2k and 2k + 1 share a cache line (tr_ss_create). */
+static bool tr_grow_nodes(tr_ctx *c) {
+    uint32_t nc = c->capnodes ? 2 * c->capnodes : 2;
+    tr_node *p = aligned_alloc(64, (size_t)nc * sizeof *p);
+    if (!p) {
+        c->oom = true;
+        return false;
+    }
+    if (c->nnodes)
+        memcpy(p, c->nodes, (size_t)c->nnodes * sizeof *p);
+    free(c->nodes);
+    c->nodes = p;
+    return true;
+}
+
 /* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
  * (an Empty of hint 0) and no dead interval. */
 uint32_t tr_new(tr_ctx *c, bool ss) {
@@ -394,14 +412,12 @@ uint32_t tr_new(tr_ctx *c, bool ss) {
     }
     if (c->nnodes == c->capnodes) {
         uint32_t cap = c->capnodes;
-        void *p = c->nodes, *q = c->cold;
-        if (!tr_grow(c, &p, &cap, c->nnodes + 1, sizeof *c->nodes))
-            return UINT32_MAX;
-        c->nodes = p;
-        cap = c->capnodes;
+        void *q = c->cold;
         if (!tr_grow(c, &q, &cap, c->nnodes + 1, sizeof *c->cold))
             return UINT32_MAX;
         c->cold = q;
+        if (!tr_grow_nodes(c))
+            return UINT32_MAX;
         c->capnodes = cap;
     }
     tr_node *n = &c->nodes[c->nnodes];
