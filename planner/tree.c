@@ -859,6 +859,10 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
      * of GB for this planner) fail as out of memory */
     if (!outs || !mids || !pools || !c.lfwd || n > TR_NKR)
         goto out;
+    /* a block makes at most three nodes unless it pads (tr_ss_create),
+     * so the arrays rarely grow (a growth copies them) */
+    if (!tr_reserve(&c, 3 * n + n / 16 + 64))
+        goto out;
     for (uint32_t i = 0; i < n; i++) {
         offsets[i] = 0;
         subpool[i] = pb->bufs[i].size ? 0 : UINT32_MAX; /* see tr_fin_leaf */

@@ -387,10 +387,9 @@ bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz) {
 
 _Static_assert(sizeof(tr_node) == 32, "two nodes per cache line");
 
-/* The node array grown to twice its capacity (at least 2), 64-byte
- * aligned: nodes 2k and 2k + 1 share a cache line (tr_ss_create). */
-static bool tr_grow_nodes(tr_ctx *c) {
-    uint32_t nc = c->capnodes ? 2 * c->capnodes : 2;
+/* The node array grown to nc nodes (even), 64-byte aligned: nodes 2k
+ * and 2k + 1 share a cache line (tr_ss_create). */
+static bool tr_grow_nodes(tr_ctx *c, uint32_t nc) {
     tr_node *p = aligned_alloc(64, (size_t)nc * sizeof *p);
     if (!p) {
         c->oom = true;
@@ -403,6 +402,21 @@ static bool tr_grow_nodes(tr_ctx *c) {
     return true;
 }
 
+bool tr_reserve(tr_ctx *c, uint32_t cap) {
+    if (cap <= c->capnodes)
+        return true;
+    cap += cap & 1;
+    uint32_t cc = c->capnodes;
+    void *q = c->cold;
+    if (!tr_grow(c, &q, &cc, cap, sizeof *c->cold))
+        return false;
+    c->cold = q;
+    if (!tr_grow_nodes(c, cap))
+        return false;
+    c->capnodes = cap;
+    return true;
+}
+
 /* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
  * (an Empty of hint 0) and no dead interval. */
 uint32_t tr_new(tr_ctx *c, bool ss) {
@@ -410,16 +424,9 @@ uint32_t tr_new(tr_ctx *c, bool ss) {
         c->oom = true;
         return UINT32_MAX;
     }
-    if (c->nnodes == c->capnodes) {
-        uint32_t cap = c->capnodes;
-        void *q = c->cold;
-        if (!tr_grow(c, &q, &cap, c->nnodes + 1, sizeof *c->cold))
-            return UINT32_MAX;
-        c->cold = q;
-        if (!tr_grow_nodes(c))
-            return UINT32_MAX;
-        c->capnodes = cap;
-    }
+    if (c->nnodes == c->capnodes &&
+        !tr_reserve(c, c->capnodes ? 2 * c->capnodes : 2))
+        return UINT32_MAX;
     tr_node *n = &c->nodes[c->nnodes];
     memset(n, 0, sizeof *n);
     memset(&c->cold[c->nnodes], 0, sizeof *c->cold);

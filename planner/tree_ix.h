@@ -249,6 +249,10 @@ static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
  * (and oom flagged) when out of memory. */
 bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz);
 
+/* Room for cap nodes (tr_new grows the arrays by doubling, each growth a
+ * copy); false (and oom flagged) when out of memory. */
+bool tr_reserve(tr_ctx *c, uint32_t cap);
+
 /* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
  * (an Empty of hint 0) and no dead interval. */
 uint32_t tr_new(tr_ctx *c, bool ss);
