@@ -293,9 +293,16 @@ typedef struct inst {
     uint64_t align;
 } inst;
 
+/* The shape every instance gets when >= 0 (its draw still made, so that
+ * the seeds' instances stay as they are otherwise). */
+static int force_shape = -1;
+
 /* Shapes: uniform lifetimes over a short horizon (many overlaps, touching
  * ranges), nested intervals, all live at once, and a staircase that
- * makes the tree deep (a level per pool growth). */
+ * makes the tree deep (a level per pool growth); forced only: the bench's
+ * dense data (sizes and lifetimes spread log-uniformly, a horizon of one
+ * step per buffer), which stacks blocks into long runs of SpatialSplits
+ * whose right side holds the next. */
 static void gen(inst *in, uint64_t seed, uint32_t maxn) {
     uint64_t s = seed;
     static const uint64_t sizes[] = {64, 100, 128, 192, 256, 512, 1000, 1024};
@@ -306,6 +313,7 @@ static void gen(inst *in, uint64_t seed, uint32_t maxn) {
     in->mode = modes[pt_below(&s, 4)];
     in->align = aligns[pt_below(&s, 4)];
     int shape = (int)pt_below(&s, 4);
+    shape = force_shape >= 0 ? force_shape : shape;
     uint32_t horizon = 2 + (uint32_t)pt_below(&s, 3 * in->n);
     uint32_t pout = (uint32_t)pt_below(&s, 4); /* outputs: 0..3 in 10 */
     /* larger instances: sometimes sizes past 32 bits (the placement order
@@ -331,6 +339,10 @@ static void gen(inst *in, uint64_t seed, uint32_t maxn) {
             a = i;
             len = 1 + (uint32_t)pt_below(&s, 4);
             x.size = 64 * (in->n - i) + pt_below(&s, 2) * 32;
+        } else if (shape == 4) { /* dense */
+            a = (uint32_t)pt_below(&s, in->n);
+            len = (uint32_t)pt_below(&s, (uint64_t)1 << pt_below(&s, 7));
+            x.size = 64 * (1 + pt_below(&s, (uint64_t)1 << pt_below(&s, 14)));
         }
         x.start = a;
         x.end = a + len;
@@ -401,6 +413,14 @@ static void test_random_large(void **st) {
     check_random(300, 1, MAXN, false);
 }
 
+/* The bench's dense shape, up to 256 buffers. */
+static void test_random_dense(void **st) {
+    (void)st;
+    force_shape = 4;
+    check_random(1500, 1, MAXN, false);
+    force_shape = -1;
+}
+
 static void test_random_spread(void **st) {
     (void)st;
     check_random(1000, 1000003, 64, false);
@@ -466,6 +486,7 @@ int main(void) {
         cmocka_unit_test(test_random_instances),
         cmocka_unit_test(test_random_spread),
         cmocka_unit_test(test_random_large),
+        cmocka_unit_test(test_random_dense),
         cmocka_unit_test(test_random_top),
         cmocka_unit_test(test_all_live_50000),
     };
