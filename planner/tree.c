@@ -405,10 +405,12 @@ static uint32_t tr_chain_stop(tr_ctx *c, uint32_t j, uint32_t block) {
 
 /* The block overlaps no child of TemporalSplit id: it becomes a child of
  * its own (in an SS with the rest of the slot as Empty when smaller; the
- * other children padded with Empty when larger).  Returns whether the
- * other children were padded (the dead intervals of the path shrink). */
+ * other children padded with Empty when larger); pos is the index entry
+ * tr_ts_enter found (tr_kr_overlaps), where its range goes.  Returns
+ * whether the other children were padded (the dead intervals of the path
+ * shrink). */
 static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
-                      uint64_t b) {
+                      uint64_t b, uint32_t pos) {
     bool full = c->cold[id].nkids == 0, padded = false; /* full: an Empty */
     tr_range br = tr_live(c, block);
     uint32_t kid = block;
@@ -424,7 +426,10 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
     }
     if (kid == UINT32_MAX || !tr_push(c, id, kid))
         return padded;
-    tr_kr_add(c, id, br, kid);
+    if (padded) /* the index may have changed (tr_chain_restore) */
+        tr_kr_add(c, id, br, kid);
+    else
+        (void)tr_kr_add_at(c, id, br, kid, pos);
     bool chain = c->nodes[id].w & TR_F_CHAIN;
     if (chain && padded)
         tr_chain_drop(c, &c->cur->ch);
@@ -478,7 +483,7 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
         return 3;
     }
     c->up_hint = slot; /* for the parent's update (tr_ss_update) */
-    return tr_ts_add(c, f->id, block, slot, b) ? 2 : 1;
+    return tr_ts_add(c, f->id, block, slot, b, f->pos) ? 2 : 1;
 }
 
 /* The values of a node that its parent reads. */
