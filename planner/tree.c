@@ -92,9 +92,10 @@ static void tr_refresh(tr_ctx *c, uint32_t id) {
         n->hint = tr_add(tr_align(tr_hint(c, l), c->align), tr_hint(c, r));
         return;
     }
-    const uint32_t *kids = tr_kids(c, id);
+    uint32_t nk;
+    const uint32_t *kids = tr_kids_n(c, id, &nk);
     n->hint = 0;
-    for (uint32_t i = 0; i < c->cold[id].nkids; i++) {
+    for (uint32_t i = 0; i < nk; i++) {
         uint64_t h = tr_hint(c, kids[i]);
         if (h > n->hint)
             n->hint = h;
@@ -150,8 +151,9 @@ static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
     if (full) {
         n->dlo = 1;
         n->dhi = 0;
-        const uint32_t *kids = tr_kids(c, id);
-        for (uint32_t i = 0; i < c->cold[id].nkids; i++) {
+        uint32_t nk;
+        const uint32_t *kids = tr_kids_n(c, id, &nk);
+        for (uint32_t i = 0; i < nk; i++) {
             tr_dead_of(c, kids[i], &lo, &hi);
             if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
                 n->dlo = lo;
@@ -202,6 +204,7 @@ static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
  * TemporalSplits (a child's ranges are its entries) and then name the new
  * SpatialSplits.  O(children + entries). */
 static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
+    tr_kids_sync(c, id);
     uint32_t nk = c->cold[id].nkids;
     for (uint32_t i = 0; i < nk; i++) {
         uint32_t old = tr_kids(c, id)[i];
@@ -411,7 +414,10 @@ static uint32_t tr_chain_stop(tr_ctx *c, uint32_t j, uint32_t block) {
  * shrink). */
 static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
                       uint64_t b, uint32_t pos) {
-    bool full = c->cold[id].nkids == 0, padded = false; /* full: an Empty */
+    /* full: an Empty (off a chain, which always holds its chain child, a
+     * TemporalSplit's children are those its index names) */
+    const tr_node *n = &c->nodes[id];
+    bool full = !(n->w & TR_F_CHAIN) && tr_nkr(n) == 0, padded = false;
     tr_range br = tr_live(c, block);
     uint32_t kid = block;
     if (slot > b) {
@@ -424,7 +430,9 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
         tr_pad(c, id, b - slot);
         full = padded = true;
     }
-    if (kid == UINT32_MAX || !tr_push(c, id, kid))
+    /* an Empty's first child is named by its index alone (tr_lazy) */
+    bool lazy = full && !padded;
+    if (kid == UINT32_MAX || (!lazy && !tr_push(c, id, kid)))
         return padded;
     if (padded) /* the index may have changed (tr_chain_restore) */
         tr_kr_add(c, id, br, kid);
@@ -435,7 +443,9 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
         tr_chain_drop(c, &c->cur->ch);
     else if (chain)
         tr_chain_note(c, id, kid, br);
-    if (full) {
+    if (lazy) { /* its only child (tr_refresh would read the cold twin) */
+        c->nodes[id].hint = tr_hint(c, kid);
+    } else if (full) {
         tr_refresh(c, id);
     } else {
         tr_ts_grew(c, id, kid);
@@ -812,8 +822,8 @@ static int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
         } else {
             if (f->back && ret > f->acc)
                 f->acc = ret;
-            const uint32_t *kids = tr_kids(c, f->id);
-            uint32_t nk = c->cold[f->id].nkids;
+            uint32_t nk;
+            const uint32_t *kids = tr_kids_n(c, f->id, &nk);
             if (f->i == 0)
                 tr_fin_prefetch(c, kids, nk);
             for (; f->i < nk && (kids[f->i] & TR_LEAF); f->i++) {

@@ -454,6 +454,7 @@ static uint32_t tr_arena_grow(tr_ctx *c, tr_arena *a, const void *src,
 }
 
 bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
+    tr_kids_sync(c, ts);
     tr_cold *k = &c->cold[ts];
     if (k->nkids == 0 && k->capkids == 0) {
         k->koff = kid;

@@ -239,6 +239,36 @@ static inline uint32_t *tr_kids(tr_ctx *c, uint32_t id) {
     return k->capkids ? (uint32_t *)(void *)c->kda.base + k->koff : &k->koff;
 }
 
+/* Whether TemporalSplit id keeps its only child in its index alone:
+ * tr_ts_add gives an Empty its first child without the child list (the
+ * cold twin, a likely miss, stays untouched); its first entry names the
+ * child (tr_kids_n), and tr_push writes the list out before a second. */
+static inline bool tr_lazy(const tr_ctx *c, uint32_t id) {
+    return c->cold[id].nkids == 0 && tr_nkr(&c->nodes[id]) > 0;
+}
+
+/* The children of TemporalSplit id and their number (*nk); valid until
+ * the arenas grow. */
+static inline const uint32_t *tr_kids_n(const tr_ctx *c, uint32_t id,
+                                        uint32_t *nk) {
+    const tr_cold *k = &c->cold[id];
+    if (tr_lazy(c, id)) {
+        *nk = 1;
+        return &tr_ckr(c, id)[0].kid;
+    }
+    *nk = k->nkids;
+    return k->capkids ? (const uint32_t *)(const void *)c->kda.base + k->koff
+                      : &k->koff;
+}
+
+/* Writes out the child list of a lazy TemporalSplit id (tr_lazy). */
+static inline void tr_kids_sync(tr_ctx *c, uint32_t id) {
+    if (tr_lazy(c, id)) {
+        c->cold[id].koff = tr_ckr(c, id)[0].kid;
+        c->cold[id].nkids = 1;
+    }
+}
+
 static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
     return r & TR_LEAF ? &c->lfwd[r & ~TR_LEAF] : &c->cold[r].fwd;
 }
