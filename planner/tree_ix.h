@@ -92,7 +92,9 @@ typedef struct tr_node {
         } sp; /* a spilled index: kra[off .. off + cap) */
         struct {
             uint32_t left, right;
-        } ss; /* a SpatialSplit's sides */
+            uint32_t pf; /* a node the last search through it met a few
+                            levels down: a prefetch hint (tr_pf_note) */
+        } ss;            /* a SpatialSplit's sides */
     } u;
 } tr_node;
 
