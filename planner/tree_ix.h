@@ -1,7 +1,8 @@
 /*
  * planner/tree_ix.h - the data structures of `tree` (planner/tree.c):
  * its nodes, their interval indexes and the time-axis index of its pool
- * chains (planner/tree_ix.c; used by planner/tree.c only).
+ * chains (planner/tree_ix.c), and the final walk (planner/tree_fin.c);
+ * used by those files only.
  *
  * A tr_seg holds two fields per position of [0, n) of a time axis,
  * queried together, with range chmax (raise every position to at least
@@ -197,6 +198,18 @@ typedef struct tr_ctx {
 #define TR_PREFETCH(p) ((void)(p))
 #endif
 
+/* a + b, saturating at UINT64_MAX. */
+static inline uint64_t tr_add(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* v rounded up to a multiple of a, saturating at UINT64_MAX (where
+ * plan_align_up would round down). */
+static inline uint64_t tr_align(uint64_t v, uint64_t a) {
+    uint64_t r = plan_align_up(v, a);
+    return r < v ? UINT64_MAX : r;
+}
+
 /* ---- node access (a leaf is its buffer) ---- */
 
 static inline bool tr_is_ss(const tr_ctx *c, uint32_t id) {
@@ -349,6 +362,12 @@ static inline uint32_t tr_kr_overlaps(const tr_ctx *c, uint32_t id, tr_range b,
  * "chains"), gets SS_j's ranges back: those of TS_{j-1} and of SS_j's
  * right side. */
 void tr_chain_restore(tr_ctx *c, const tr_chain *ch);
+
+/* The offset and pool p of every leaf under node root, and root's
+ * symbolic (final) size into *size (planner/tree_fin.c).  0 or -1 (out
+ * of memory). */
+int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
+                uint64_t *size);
 
 /* The placement order of the nm buffers of idx (descending size when dir
  * < 0, ascending when dir > 0; longer first on ties; stable).  0 or -1. */

@@ -1,0 +1,130 @@
+/*
+ * planner/tree_fin.c - the end of `tree` (planner/tree.c): the symbolic
+ * sizes of a finished AllocationTree and the offsets of its leaves, in
+ * one depth-first walk.
+ */
+#include "tree_ix.h"
+
+#include <stdlib.h>
+
+/* A frame of tr_finalize: node id at offset off; i its next child (a
+ * TemporalSplit) or side (a SpatialSplit: 0 left, 1 right, 2 done); acc
+ * the largest size of its children so far (a TemporalSplit) or its left
+ * side's size (a SpatialSplit); back: a child just returned its size. */
+typedef struct tr_fin {
+    uint32_t id, i;
+    uint64_t off, acc;
+    bool back;
+} tr_fin;
+
+/* Leaf r at offset off in pool p. */
+static void tr_fin_at(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
+                      uint32_t *subpool) {
+    c->offsets[r & ~TR_LEAF] = off;
+    if (p != 0) /* pool 0 was written in index order */
+        subpool[r & ~TR_LEAF] = p;
+}
+
+/* Leaf r at offset off in pool p; returns its size. */
+static uint64_t tr_fin_leaf(tr_ctx *c, uint32_t r, uint64_t off, uint32_t p,
+                            uint32_t *subpool) {
+    tr_fin_at(c, r, off, p, subpool);
+    return tr_leaf_buf(c, r)->size;
+}
+
+/* Whether TemporalSplit n has at most one child, named by its inline
+ * index entry (if any): off its pool's chain (whose index leaves out
+ * the chain child), every child has an entry.  Its hint is then its
+ * only child's: a lone leaf's size. */
+static bool tr_fin_lone(const tr_node *n) {
+    return !(n->w & (TR_F_CHAIN | TR_F_SPILL)) && tr_nkr(n) <= 1;
+}
+
+/* Asks for what tr_finalize reads first of the nk children kids of a
+ * node: a leaf's buffer, a node's hot half (most TemporalSplits need no
+ * cold twin: tr_fin_lone). */
+static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
+                            uint32_t nk) {
+    for (uint32_t i = 0; i < nk; i++) {
+        if (kids[i] & TR_LEAF) {
+            TR_PREFETCH(tr_leaf_buf(c, kids[i]));
+        } else {
+            TR_PREFETCH(&c->nodes[kids[i]]);
+        }
+    }
+}
+
+/* The offset and pool p of every leaf under node root, and root's
+ * symbolic (final) size into *size: a TemporalSplit's is its children's
+ * largest (0 for an Empty), a SpatialSplit's its aligned left side's plus
+ * its right side's.  One depth-first walk, left sides first, so that a
+ * right side's offset is known when it is entered; an explicit stack (the
+ * tree can be as deep as there are blocks).  Returns 0 or -1. */
+int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
+                uint64_t *size) {
+    tr_fin *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
+    if (!stk)
+        return -1;
+    uint32_t sp = 0;
+    uint64_t ret = 0; /* the size of the node or leaf just finished */
+    stk[sp++] = (tr_fin){root, 0, 0, 0, false};
+    while (sp) {
+        tr_fin *f = &stk[sp - 1];
+        const tr_node *n = &c->nodes[f->id];
+        uint64_t off = f->off;
+        uint32_t r;
+        if (n->w & TR_F_SS) {
+            if (f->i == 2) {
+                ret = tr_add(tr_align(f->acc, c->align), ret);
+                sp--;
+                continue;
+            }
+            if (f->i == 0) {
+                uint32_t sides[2] = {n->u.ss.left, n->u.ss.right};
+                tr_fin_prefetch(c, sides, 2);
+            } else if (f->i == 1) {
+                f->acc = ret;
+                off = tr_add(off, tr_align(ret, c->align));
+            }
+            r = f->i++ == 0 ? n->u.ss.left : n->u.ss.right;
+        } else if (f->i == 0 && tr_fin_lone(n)) {
+            /* its index names its only child: no cold twin to load */
+            r = n->u.in.kid;
+            if (tr_nkr(n) == 0 || (r & TR_LEAF)) {
+                if (tr_nkr(n))
+                    tr_fin_at(c, r, off, p, subpool);
+                ret = tr_nkr(n) ? n->hint : 0; /* a lone leaf's size */
+                sp--;
+            } else { /* the child's size and offset are this node's */
+                TR_PREFETCH(&c->nodes[r]);
+                *f = (tr_fin){r, 0, off, 0, false};
+            }
+            continue;
+        } else {
+            if (f->back && ret > f->acc)
+                f->acc = ret;
+            uint32_t nk;
+            const uint32_t *kids = tr_kids_n(c, f->id, &nk);
+            if (f->i == 0)
+                tr_fin_prefetch(c, kids, nk);
+            for (; f->i < nk && (kids[f->i] & TR_LEAF); f->i++) {
+                uint64_t sz = tr_fin_leaf(c, kids[f->i], off, p, subpool);
+                f->acc = sz > f->acc ? sz : f->acc;
+            }
+            if (f->i == nk) {
+                ret = f->acc;
+                sp--;
+                continue;
+            }
+            r = kids[f->i++];
+            f->back = true;
+        }
+        if (r & TR_LEAF)
+            ret = tr_fin_leaf(c, r, off, p, subpool);
+        else
+            stk[sp++] = (tr_fin){r, 0, off, 0, false};
+    }
+    free(stk);
+    *size = ret;
+    return 0;
+}
