@@ -4,7 +4,8 @@
  * max and range min, short ranges (inside a bucket or across two) and
  * long ones, on axes that are and are not whole numbers of buckets; and
  * the search of a TemporalSplit's interval index (tr_kr_after,
- * tr_kr_overlaps) against a scan, on evenly spread and clustered ranges.
+ * tr_kr_overlaps) against a scan, on evenly spread and clustered ranges;
+ * the node store's growth past its reservation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,12 +166,40 @@ static void test_kr_search(void **st) {
     free(hi);
 }
 
+/* Nodes past the reservation: the arrays grow by copying (the node array
+ * stays 64-byte aligned, two nodes a cache line) and keep every node. */
+static void test_node_growth(void **st) {
+    (void)st;
+    tr_ctx c;
+    memset(&c, 0, sizeof c);
+    assert_true(tr_reserve(&c, 3));
+    assert_true(c.capnodes >= 3 && c.capnodes % 2 == 0);
+    for (uint32_t i = 0; i < 1000; i++) {
+        uint32_t id = tr_new(&c, i % 3 == 0);
+        assert_int_equal(id, i);
+        c.nodes[id].hint = 7 * (uint64_t)i + 1;
+        c.cold[id].lvl = i;
+        assert_int_equal((uintptr_t)c.nodes % 64, 0);
+    }
+    assert_true(c.capnodes >= 1000);
+    for (uint32_t i = 0; i < 1000; i++) {
+        assert_int_equal(c.nodes[i].hint, 7 * (uint64_t)i + 1);
+        assert_int_equal(c.cold[i].lvl, i);
+        assert_int_equal(!!(c.nodes[i].w & TR_F_SS), i % 3 == 0);
+        assert_true(c.nodes[i].dlo > c.nodes[i].dhi); /* no dead interval */
+    }
+    assert_false(c.oom);
+    free(c.nodes);
+    free(c.cold);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seg_small_axes),
         cmocka_unit_test(test_seg_large_axes),
         cmocka_unit_test(test_seg_min_partial_bucket),
         cmocka_unit_test(test_kr_search),
+        cmocka_unit_test(test_node_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
