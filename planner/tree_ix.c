@@ -476,19 +476,39 @@ bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
 }
 
 /* The first index entry of TemporalSplit id that ends after t. */
+/* Narrows *b, *n (the answer in b[0 .. n]) to a window of st entries: the
+ * sampled entries st - 1, 2 st - 1, ... that end before t are counted
+ * with independent loads (a binary search's are each on the last). */
+static void kr_narrow(const tr_kre **b, uint32_t *n, uint32_t st, uint64_t t) {
+    uint32_t k = 0;
+    for (uint32_t i = st - 1; i < *n; i += st)
+        k += (uint64_t)(*b)[i].hi < t;
+    bool last = k * st + st - 1 >= *n; /* no sample ends at or after t */
+    *n = last ? *n - k * st : st - 1;
+    *b += k * st;
+}
+
 uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
     const tr_kre *kr = tr_ckr(c, id), *b = kr;
     uint32_t n = tr_nkr(&c->nodes[id]);
-    if (n == 0)
-        return 0;
     /* the answer is in b[0 .. n]; halving without a branch to mispredict
-     * (the blocks' times are random: half the guesses would miss) */
+     * (the blocks' times are random: half the guesses would miss) down to
+     * 512 entries, then two rounds of samples, then halving again */
+    while (n > 512) {
+        uint32_t half = n / 2;
+        b = (uint64_t)b[half].hi < t ? b + half : b;
+        n -= half;
+    }
+    if (n > 64)
+        kr_narrow(&b, &n, 32, t);
+    if (n > 8)
+        kr_narrow(&b, &n, 4, t);
     while (n > 1) {
         uint32_t half = n / 2;
         b = (uint64_t)b[half].hi < t ? b + half : b;
         n -= half;
     }
-    return (uint32_t)(b - kr) + ((uint64_t)b->hi < t);
+    return (uint32_t)(b - kr) + (n == 1 && (uint64_t)b->hi < t);
 }
 
 /* Room for need entries in the index of TemporalSplit id; false when out
