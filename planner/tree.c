@@ -34,9 +34,12 @@
  * lands in, left side first: 10 to 21 frames per block on the bench
  * data), each a likely cache miss at 10^5 buffers; so a node is 32 bytes
  * (tree_ix.h: leaves and Empties have none, the fields a descent does not
- * read live in a cold twin, a TemporalSplit's only index entry inline)
- * and symbolic sizes are computed once at the end (tr_finalize).  `tree`
- * stays a compatibility mode, not the fast path.
+ * read live in a cold twin, a TemporalSplit's only index entry inline,
+ * an Empty's first child named by that entry alone: tr_lazy), a
+ * SpatialSplit shares a cache line with its right side (tr_ss_create)
+ * and remembers a node further down to prefetch (tr_pf_note), and
+ * symbolic sizes are computed once at the end (tr_finalize, in
+ * tree_fin.c).  `tree` stays a compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
