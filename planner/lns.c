@@ -184,48 +184,15 @@ static bool lns_add_iv(lns *l, uint32_t v, const void *arg) {
     return true;
 }
 
-/* Sorts v[0..n) by lo (the order of equal ones does not matter: the
- * callers only walk the intervals by their bounds): quicksort on the
- * median of three with inline comparisons, insertion sort below 16 (a
- * placement sorts its conflicts, and qsort's calls were most of the
- * time of a repack). */
-static void lns_sort_iv(lns_iv *v, size_t n) {
-    while (n > 16) {
-        size_t m = n / 2, i = 0, j = n - 1;
-        lns_iv t;
-        if (v[m].lo < v[0].lo)
-            t = v[m], v[m] = v[0], v[0] = t;
-        if (v[n - 1].lo < v[0].lo)
-            t = v[n - 1], v[n - 1] = v[0], v[0] = t;
-        if (v[n - 1].lo < v[m].lo)
-            t = v[n - 1], v[n - 1] = v[m], v[m] = t;
-        uint64_t p = v[m].lo;
-        for (;;) { /* Hoare: v[0] <= p <= v[n - 1] stop both scans */
-            while (v[i].lo < p)
-                i++;
-            while (p < v[j].lo)
-                j--;
-            if (i >= j)
-                break;
-            t = v[i], v[i++] = v[j], v[j--] = t;
-        }
-        if (j + 1 < n - j - 1) { /* recurse on the smaller side */
-            lns_sort_iv(v, j + 1);
-            v += j + 1;
-            n -= j + 1;
-        } else {
-            lns_sort_iv(v + j + 1, n - j - 1);
-            n = j + 1;
-        }
-    }
-    for (size_t i = 1; i < n; i++) {
-        lns_iv t = v[i];
-        size_t j = i;
-        for (; j > 0 && t.lo < v[j - 1].lo; j--)
-            v[j] = v[j - 1];
-        v[j] = t;
-    }
+static inline bool lns_iv_less(const lns_iv *x, const lns_iv *y) {
+    return x->lo < y->lo;
 }
+
+/* lns_sort_iv(v, n) sorts v[0..n) by lo (the order of equal ones does not
+ * matter: the callers only walk the intervals by their bounds), inline:
+ * a placement sorts its conflicts, and qsort's calls were most of the
+ * time of a repack. */
+PLAN_DEFINE_SORT(lns_sort_iv, lns_iv, lns_iv_less)
 
 /* Puts lifted buffer u back at the lowest offset where it fits. */
 static bool lns_place(lns *l, uint32_t u) {

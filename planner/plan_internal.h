@@ -412,4 +412,49 @@ bool plan_fw_spill(plan *pl, const bool *pooled, const bool *outputs,
  * the pools are planned). */
 void plan_record(base_arena *a, plan *pl);
 
+/* PLAN_DEFINE_SORT(name, T, less) defines `static void name(T *v, size_t
+ * n)`, sorting v[0..n) by `bool less(const T *, const T *)`: quicksort
+ * on the median of three with the comparison inline, on the smaller side
+ * recursively (O(log n) stack), insertion sort below 16 elements; not
+ * stable.  For hot loops that sort small arrays, where qsort's calls
+ * through a pointer were most of the time. */
+#define PLAN_DEFINE_SORT(name, T, less)                                        \
+    static void name(T *v, size_t n) {                                         \
+        while (n > 16) {                                                       \
+            size_t m = n / 2, i = 0, j = n - 1;                                \
+            T t;                                                               \
+            if (less(&v[m], &v[0]))                                            \
+                t = v[m], v[m] = v[0], v[0] = t;                               \
+            if (less(&v[n - 1], &v[0]))                                        \
+                t = v[n - 1], v[n - 1] = v[0], v[0] = t;                       \
+            if (less(&v[n - 1], &v[m]))                                        \
+                t = v[n - 1], v[n - 1] = v[m], v[m] = t;                       \
+            T p = v[m];                                                        \
+            for (;;) { /* Hoare: v[0] <= p <= v[n - 1] stop both scans */      \
+                while (less(&v[i], &p))                                        \
+                    i++;                                                       \
+                while (less(&p, &v[j]))                                        \
+                    j--;                                                       \
+                if (i >= j)                                                    \
+                    break;                                                     \
+                t = v[i], v[i++] = v[j], v[j--] = t;                           \
+            }                                                                  \
+            if (j + 1 < n - j - 1) { /* recurse on the smaller side */         \
+                name(v, j + 1);                                                \
+                v += j + 1;                                                    \
+                n -= j + 1;                                                    \
+            } else {                                                           \
+                name(v + j + 1, n - j - 1);                                    \
+                n = j + 1;                                                     \
+            }                                                                  \
+        }                                                                      \
+        for (size_t i = 1; i < n; i++) {                                       \
+            T t = v[i];                                                        \
+            size_t j = i;                                                      \
+            for (; j > 0 && less(&t, &v[j - 1]); j--)                          \
+                v[j] = v[j - 1];                                               \
+            v[j] = t;                                                          \
+        }                                                                      \
+    }
+
 #endif /* PLANWRAP_PLAN_INTERNAL_H */

@@ -261,53 +261,10 @@ static inline bool cand_less(const cand *x, const cand *y) {
     return x->off < y->off || (x->off == y->off && x->rank < y->rank);
 }
 
-static void cand_swap(cand *v, size_t i, size_t j) {
-    cand t = v[i];
-    v[i] = v[j];
-    v[j] = t;
-}
-
-/* Sorts v[0..n) by offset, then rank (ranks are unique within a piece,
- * so the order is total and any sort gives the same result): quicksort
- * on the median of three, inline comparisons, insertion sort below 16. */
-static void cand_sort(cand *v, size_t n) {
-    while (n > 16) {
-        size_t m = n / 2;
-        if (cand_less(&v[m], &v[0]))
-            cand_swap(v, m, 0);
-        if (cand_less(&v[n - 1], &v[0]))
-            cand_swap(v, n - 1, 0);
-        if (cand_less(&v[n - 1], &v[m]))
-            cand_swap(v, n - 1, m);
-        cand p = v[m];
-        size_t i = 0, j = n - 1;
-        for (;;) { /* Hoare: v[0] <= p <= v[n - 1] stop both scans */
-            while (cand_less(&v[i], &p))
-                i++;
-            while (cand_less(&p, &v[j]))
-                j--;
-            if (i >= j)
-                break;
-            cand_swap(v, i++, j--);
-        }
-        /* [0, j] <= p <= [j + 1, n): recurse on the smaller side */
-        if (j + 1 < n - j - 1) {
-            cand_sort(v, j + 1);
-            v += j + 1;
-            n -= j + 1;
-        } else {
-            cand_sort(v + j + 1, n - j - 1);
-            n = j + 1;
-        }
-    }
-    for (size_t i = 1; i < n; i++) {
-        cand t = v[i];
-        size_t j = i;
-        for (; j > 0 && cand_less(&t, &v[j - 1]); j--)
-            v[j] = v[j - 1];
-        v[j] = t;
-    }
-}
+/* cand_sort(v, n) sorts v[0..n) by offset, then rank (ranks are unique
+ * within a piece, so the order is total and any sort gives the same
+ * result). */
+PLAN_DEFINE_SORT(cand_sort, cand, cand_less)
 
 /* Moves the least of v[0..n) (by offset, then rank) to v[0]: a dive
  * mostly takes the first candidate, so the rest are sorted only when
