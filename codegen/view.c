@@ -433,6 +433,8 @@ void cg_view_free(cg_view *cv) {
     free(cv->v.lazy);
     cg_el_free(&cv->v);
     base_sb_free(&cv->v.csb);
+    base_sb_free(&cv->v.stmt_buf);
+    free(cv->v.stmt_off);
     for (size_t i = 0; i < CG_JCACHE; i++)
         json_decref(cv->v.jcache[i].j);
     cg_set_clear(&cv->v.ids);

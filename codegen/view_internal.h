@@ -139,8 +139,11 @@ typedef struct vw {
     /* where an event's comment is written (view_stmts.c) */
     base_sb csb;
 
-    /* per statement: its one-line text (cg_input_hash), NULL before */
-    const char **stmt_text;
+    /* the one-line texts of the statements (cg_input_hash; NULL before):
+     * statement i's at stmt_buf + stmt_off[i], NUL-terminated, its
+     * length stmt_off[i + 1] - stmt_off[i] - 1 (0 - 1 for none) */
+    base_sb stmt_buf;
+    uint32_t *stmt_off;
 
     /* per value, computed once: ptr_type and decl_of */
     const char **ptr_memo, **decl_memo;
@@ -454,7 +457,7 @@ void cg_comment_escape(base_sb *out, const char *s);
 const char *cg_c_string(vw *v, const char *s, bool comment);
 
 /* view_stmt_text.c */
-const char *cg_stmt_text(vw *v, const ir_stmt *s);
+const char *cg_stmt_text(vw *v, const ir_stmt *s, size_t *len);
 const char *cg_input_hash(vw *v);
 const char *cg_base_name(const char *path);
 

@@ -40,46 +40,62 @@ static void text_escape(base_sb *out, const char *s) {
         base_sb_put(out, s, n);
 }
 
-/* The one-line text of statement s (NULL for statements that emit no
- * comment: model, device, space, kernel): the one cg_input_hash kept, or
- * made now in v->str. */
-const char *cg_stmt_text(vw *v, const ir_stmt *s) {
+/* The one-line text of statement s and its length (NULL for statements
+ * that emit no comment: model, device, space, kernel): the one
+ * cg_input_hash kept, or made now in v->str. */
+const char *cg_stmt_text(vw *v, const ir_stmt *s, size_t *len) {
     if (!emits_text(s))
         return NULL;
-    if (v->stmt_text)
-        return v->stmt_text[s->index];
+    if (v->stmt_off) {
+        uint32_t at = v->stmt_off[s->index];
+        *len = v->stmt_off[s->index + 1] - at - 1;
+        return v->stmt_buf.p + at;
+    }
     base_sb b = {0};
     ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
     const char *r = base_arena_strndup(v->str, base_sb_str(&b), b.len);
+    *len = b.len;
     base_sb_free(&b);
     return r;
 }
 
 /* FNV-1a over the short text of every statement, each followed by a
- * newline.  The texts of the statements that emit one are kept in the
- * view's arena (v->stmt_text, about 30 bytes a statement) for their
- * comments: printing each twice cost more than holding them. */
+ * newline.  The texts of the statements that emit one are kept, one
+ * after the other in v->stmt_buf (about 30 bytes a statement), for
+ * their comments: printing each twice cost more than holding them, and
+ * their lengths come with them (no strlen per comment).  Not kept past
+ * 4 GiB of text: the comments print theirs again. */
 const char *cg_input_hash(vw *v) {
     uint64_t h = 0xcbf29ce484222325u;
-    base_sb b = {0};
-    const char **text =
-        base_arena_array(v->a, v->prog->nstmts + 1, sizeof *text);
-    for (uint32_t i = 0; i < v->prog->nstmts; i++) {
+    base_sb *b = &v->stmt_buf;
+    uint32_t n = v->prog->nstmts;
+    uint32_t *off = base_xcalloc((size_t)n + 1, sizeof *off);
+    for (uint32_t i = 0; i < n; i++) {
         const ir_stmt *s = &v->prog->stmts[i];
-        base_sb_clear(&b);
-        ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
-        const char *p = base_sb_str(&b);
-        for (size_t k = 0; k < b.len; k++) {
-            h ^= (unsigned char)p[k];
+        size_t at = b->len;
+        ir_stmt_text(b, s, IR_TEXT_SHORT, text_escape);
+        for (size_t k = at; k < b->len; k++) {
+            h ^= (unsigned char)b->p[k];
             h *= 0x100000001b3u;
         }
         h ^= '\n';
         h *= 0x100000001b3u;
         if (emits_text(s))
-            text[i] = base_arena_strndup(v->sa, p, b.len);
+            b->len++; /* keep the text and its NUL */
+        else
+            b->len = at;
+        if (off && b->len > UINT32_MAX) {
+            free(off);
+            off = NULL;
+        }
+        if (off)
+            off[i + 1] = (uint32_t)b->len;
+        else
+            b->len = 0;
     }
-    base_sb_free(&b);
-    v->stmt_text = text;
+    v->stmt_off = off;
+    if (!off)
+        base_sb_free(b);
     return cg_vfmt(v, "%016" PRIx64, h);
 }
 

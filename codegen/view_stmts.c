@@ -431,16 +431,17 @@ mst_val cg_statement_val(vw *v, uint32_t i) {
     mst_val events = nlist(v);
     nset(v, o, "index", mst_v_int(i));
     nset(v, o, "line", mst_v_int(s->loc.line));
-    const char *txt = cg_stmt_text(v, s);
+    size_t tn = 0;
+    const char *txt = cg_stmt_text(v, s, &tn);
     nset(v, o, "emit", mst_v_bool(txt != NULL));
-    nsetk(v, o, "ir", txt ? txt : "");
+    nset(v, o, "ir", mst_v_str(txt ? txt : "", tn));
     if (!txt) {
         nsetk(v, o, "comment", "");
     } else if (comment_begin(v)) {
-        base_sb_puts(&v->csb, "line ");
+        base_sb_put(&v->csb, "line ", 5);
         base_sb_u64(&v->csb, s->loc.line);
-        base_sb_puts(&v->csb, ": ");
-        base_sb_puts(&v->csb, txt);
+        base_sb_put(&v->csb, ": ", 2);
+        base_sb_put(&v->csb, txt, tn);
         comment_end(v, o);
     }
     stmt_events(v, s, events);
