@@ -60,6 +60,8 @@ static void comment_end(vw *v, mst_val o) {
 static void wait_events(vw *v, const ir_stmt *s, const char *to,
                         mst_val events) {
     const plan_sync *sy = v->sync;
+    if (!sy->wait_begin)
+        return;
     for (uint32_t i = sy->wait_begin[s->index];
          i < sy->wait_begin[s->index + 1]; i++) {
         const plan_wait *pw = &sy->waits[i];

@@ -369,10 +369,11 @@ typedef struct plan_wait {
  * more than PLAN_MAX_STREAMS of them. */
 typedef struct plan_sync {
     uint32_t nstreams;
-    const uint64_t *stream_ids; /* ascending */
+    const uint64_t *stream_ids; /* ascending; NULL without streams */
     uint32_t nwaits;
     plan_wait *waits;
-    uint32_t *wait_begin; /* nstmts + 1 entries */
+    uint32_t *wait_begin; /* nstmts + 1 entries; NULL when no waits are
+                             tracked (then nwaits is 0) */
 } plan_sync;
 
 typedef struct plan {

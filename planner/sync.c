@@ -31,10 +31,13 @@ typedef struct sync_state {
     uint32_t cap;
 } sync_state;
 
-/* Distinct stream numbers of the calls, ascending. */
+/* Distinct stream numbers of the calls, ascending (none allocated
+ * without streams: an array per statement that stays empty). */
 static void sync_streams(base_arena *a, plan_sync *sy, const ir_program *p) {
+    if (!p->has_streams)
+        return;
     uint64_t *ids = base_arena_array(a, p->nstmts + 1, sizeof *ids);
-    sy->nstreams = p->has_streams ? ir_stream_ids(p, ids) : 0;
+    sy->nstreams = ir_stream_ids(p, ids);
     sy->stream_ids = ids;
 }
 
@@ -142,9 +145,9 @@ const plan_sync *plan_sync_build(base_arena *a, const plan *pl) {
     const ir_program *p = pl->prog;
     plan_sync *sy = base_arena_alloc(a, sizeof *sy);
     sync_streams(a, sy, p);
-    sy->wait_begin = base_arena_array(a, p->nstmts + 1, sizeof *sy->wait_begin);
     if (sy->nstreams == 0 || sy->nstreams > PLAN_MAX_STREAMS)
-        return sy; /* no waits */
+        return sy; /* no waits, no wait_begin */
+    sy->wait_begin = base_arena_array(a, p->nstmts + 1, sizeof *sy->wait_begin);
     sync_state S = {.pl = pl, .sy = sy};
     uint32_t nkeys = pl->nstorages + p->nvalues;
     S.writer = base_arena_array(a, nkeys + 1, sizeof *S.writer);
