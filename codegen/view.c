@@ -357,8 +357,6 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     (void)d; /* kept in the API: the view finds no error of its own */
     v->M = v->prog->model ? v->prog->model : "model";
     size_t nv = v->prog->nvalues + 1;
-    v->ptr_memo = base_arena_array(v->a, nv, sizeof *v->ptr_memo);
-    v->decl_memo = base_arena_array(v->a, nv, sizeof *v->decl_memo);
     v->io_field = base_arena_array(v->a, nv, sizeof *v->io_field);
     plan_view(v);
     /* the caller ran cg_check_target */

@@ -145,9 +145,6 @@ typedef struct vw {
     base_sb stmt_buf;
     uint32_t *stmt_off;
 
-    /* per value, computed once: ptr_type and decl_of */
-    const char **ptr_memo, **decl_memo;
-
     /* the keys to keep (NULL: all) and keep_key's answers: a two-way
      * cache by key address in front of the memo table (direct-mapped,
      * two keys of one element that met in a slot, which the layout of

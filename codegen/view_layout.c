@@ -14,30 +14,25 @@
 /* ------------------------------------------------------------------ */
 /* Values: locals and their declarations. */
 
-/* One string per const-ness and dtype (shared through v->jcache). */
+/* One string per const-ness and dtype, made on first use. */
 const char *cg_ptr_type(const vw *v, int32_t val) {
-    if (!v->ptr_memo[val]) {
-        const ir_value *iv = &v->prog->values[val];
-        int d = iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype : IR_DTYPE_COUNT;
-        const char **p = (const char **)&v->ptr_of[v->is_const[val]][d];
-        if (!*p) {
-            base_arena *s = cg_str_persist(v);
-            *p = cg_cat(v, 3, v->is_const[val] ? "const " : "",
-                        cg_ctype_of(iv->dtype), " *");
-            cg_str_restore(v, s);
-        }
-        v->ptr_memo[val] = *p;
-    }
-    return v->ptr_memo[val];
-}
-
-const char *cg_decl_of(const vw *v, int32_t val) {
-    if (!v->decl_memo[val]) {
+    const ir_value *iv = &v->prog->values[val];
+    int d = iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype : IR_DTYPE_COUNT;
+    const char **p = (const char **)&v->ptr_of[v->is_const[val]][d];
+    if (!*p) {
         base_arena *s = cg_str_persist(v);
-        v->decl_memo[val] = cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
+        *p = cg_cat(v, 3, v->is_const[val] ? "const " : "",
+                    cg_ctype_of(iv->dtype), " *");
         cg_str_restore(v, s);
     }
-    return v->decl_memo[val];
+    return *p;
+}
+
+/* Made in v->str each time (the event of the value's definition asks
+ * once): kept for the view's life, a copy per value cost more in pages
+ * first touched than making it again. */
+const char *cg_decl_of(const vw *v, int32_t val) {
+    return cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
 }
 
 void cg_plan_values(vw *v) {
