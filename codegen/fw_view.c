@@ -141,8 +141,10 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     unsigned kind = cg_fw_kind(pl, val);
     bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
     char buf[600];
-    const char *macro =
-        keep_key(v, "offset_expr", 11) ? v->off_macro[sid] : NULL;
+    size_t mn;
+    const char *macro = keep_key(v, "offset_expr", 11) && v->bstem[sid]
+                            ? cg_buf_macro(v, sid, CG_MACRO_OFFSET, &mn)
+                            : NULL;
     const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
     if (oe)
         nsets(v, b, "offset_expr", oe);
@@ -199,7 +201,8 @@ static const char *cg_fw_off_macro(vw *v, int32_t val) {
     if (sid < 0 || v->spool[sid] < 0 || v->pl->storages[sid].value != val ||
         !keep_key(v, "offset_macro", 12) || cg_fw_value(v, (uint32_t)sid) < 0)
         return NULL;
-    return v->off_macro[sid];
+    size_t n;
+    return cg_buf_macro(v, (uint32_t)sid, CG_MACRO_OFFSET, &n);
 }
 
 void cg_fw_plan(vw *v) {

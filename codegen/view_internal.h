@@ -85,7 +85,10 @@ typedef struct vw {
 
     /* per storage */
     int32_t *spool; /* view pool index, -1 = an output's memory (owner) */
-    const char **off_macro, **size_macro, **align_macro;
+    /* the stem of its buffer macros (cg_buf_macro; NULL when not
+     * pooled), to be upper-cased when bstem_lower */
+    const char **bstem;
+    bool bstem_lower;
     uint64_t *salign;
 
     /* view pools: plan pools then one per unpooled storage */
@@ -406,6 +409,28 @@ static inline void nsetk_n(vw *v, mst_val o, const char *k, size_t kn,
 }
 
 #define nsetk(v, o, k, s) nsetk_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+/* Buffer macro `which` (M_BUF_<stem>_OFFSET, _SIZE, _ALIGN) of pooled
+ * storage s, made in v->str at each use (view_pools.c: three per storage
+ * kept for the view's life cost more in pages first touched), its length
+ * in *n. */
+#define CG_MACRO_OFFSET 0
+#define CG_MACRO_SIZE 1
+#define CG_MACRO_ALIGN 2
+const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n);
+
+/* nset of buffer macro `which` of storage s, made only when kept. */
+static inline void nsetm_n(vw *v, mst_val o, const char *k, size_t kn,
+                           uint32_t s, int which) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn)) {
+        size_t n;
+        const char *m = cg_buf_macro(v, s, which, &n);
+        mst_v_set(v->el, o, k, kn, mst_v_str(m, n));
+    }
+}
+
+#define nsetm(v, o, k, s, which)                                               \
+    nsetm_n((v), (o), "" k, sizeof("" k) - 1, (s), (which))
 
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result

@@ -397,9 +397,9 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     nset(v, o, "offset", nu64(st->offset));
     nset(v, o, "size", nu64(st->size));
     nset(v, o, "align", nu64(v->salign[s]));
-    nsetk(v, o, "offset_macro", v->off_macro[s]);
-    nsetk(v, o, "size_macro", v->size_macro[s]);
-    nsetk(v, o, "align_macro", v->align_macro[s]);
+    nsetm(v, o, "offset_macro", s, CG_MACRO_OFFSET);
+    nsetm(v, o, "size_macro", s, CG_MACRO_SIZE);
+    nsetm(v, o, "align_macro", s, CG_MACRO_ALIGN);
     if (keep_key(v, "assert_id", 9)) /* formatted only when looked up */
         nsetk(v, o, "assert_id",
               cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));

@@ -17,27 +17,21 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
-/* M_BUF_<stem>_OFFSET, _SIZE and _ALIGN of pooled storage s (the stem
- * upper-cased first when `upcase`), made in v->sa without a format
- * string: there are three per buffer. */
-static void buffer_macro(vw *v, uint32_t s, const char *stem, size_t n,
-                         bool upcase) {
+const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
     static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
-    const char **out[] = {&v->off_macro[s], &v->size_macro[s],
-                          &v->align_macro[s]};
-    size_t ml = strlen(v->M);
-    for (int k = 0; k < 3; k++) {
-        size_t sl = strlen(suffix[k]);
-        char *m = base_arena_alloc(v->sa, ml + 5 + n + sl + 1);
-        memcpy(m, v->M, ml);
-        memcpy(m + ml, "_BUF_", 5);
-        memcpy(m + ml + 5, stem, n);
-        for (char *c = m + ml + 5; upcase && c < m + ml + 5 + n; c++)
-            if (*c >= 'a' && *c <= 'z')
-                *c = (char)(*c - 'a' + 'A');
-        memcpy(m + ml + 5 + n, suffix[k], sl + 1);
-        *out[k] = m;
-    }
+    static const size_t suffix_len[] = {7, 5, 6};
+    const char *stem = v->bstem[s];
+    size_t ml = strlen(v->M), sn = strlen(stem), sl = suffix_len[which];
+    char *m = base_arena_alloc(v->str, ml + 5 + sn + sl + 1);
+    memcpy(m, v->M, ml);
+    memcpy(m + ml, "_BUF_", 5);
+    memcpy(m + ml + 5, stem, sn);
+    for (char *c = m + ml + 5; v->bstem_lower && c < m + ml + 5 + sn; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    memcpy(m + ml + 5 + sn, suffix[which], sl + 1);
+    *n = ml + 5 + sn + sl;
+    return m;
 }
 
 /* Whether the names of the pooled storages have no upper-case letter:
@@ -63,18 +57,16 @@ static void buffer_macros(vw *v) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
     uint32_t ns = pl->nstorages;
-    v->off_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    v->size_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
-    v->align_macro = base_arena_array(v->a, ns + 1, sizeof(char *));
+    v->bstem = base_arena_array(v->a, ns + 1, sizeof(char *));
     bool distinct = stems_distinct(v);
+    v->bstem_lower = distinct;
     cg_nameset bufs = {0};
     for (uint32_t s = 0; s < ns; s++) {
         if (v->spool[s] < 0)
             continue;
         const char *name = p->values[pl->storages[s].value].name;
-        const char *stem =
+        v->bstem[s] =
             distinct ? name : cg_set_unique(v, &bufs, cg_upper(v, name));
-        buffer_macro(v, s, stem, strlen(stem), distinct);
     }
     cg_set_clear(&bufs);
 }

@@ -139,8 +139,8 @@ static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
         mst_val o = nobj(v);
         nsetk(v, o, "name_str", cg_c_string(v, nm, false));
         nsetk(v, o, "pool_local", v->pool_local[v->spool[sid]]);
-        nsetk(v, o, "offset_macro", v->off_macro[sid]);
-        nsetk(v, o, "size_macro", v->size_macro[sid]);
+        nsetm(v, o, "offset_macro", (uint32_t)sid, CG_MACRO_OFFSET);
+        nsetm(v, o, "size_macro", (uint32_t)sid, CG_MACRO_SIZE);
         nsetk(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
         nset(v, o, "line", mst_v_int(s->loc.line));
         nappend(v, arr, o);
@@ -212,8 +212,8 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     nsetk(v, b, "name", nm);
     nsetk(v, b, "name_str", cg_c_string(v, nm, false));
     nsetk(v, b, "pool_local", v->pool_local[pi]);
-    nsetk(v, b, "offset_macro", v->off_macro[s]);
-    nsetk(v, b, "size_macro", v->size_macro[s]);
+    nsetm(v, b, "offset_macro", (uint32_t)s, CG_MACRO_OFFSET);
+    nsetm(v, b, "size_macro", (uint32_t)s, CG_MACRO_SIZE);
     if (comment_begin(v)) {
         cg_text_death_to(&v->csb, v->pl, st->value);
         comment_end(v, b);
@@ -310,8 +310,8 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
     nsetk(v, b, "pool", v->pool_name[pi]);
     nsetk(v, b, "pool_local", v->pool_local[pi]);
-    nsetk(v, b, "offset_macro", v->off_macro[sid]);
-    nsetk(v, b, "size_macro", v->size_macro[sid]);
+    nsetm(v, b, "offset_macro", (uint32_t)sid, CG_MACRO_OFFSET);
+    nsetm(v, b, "size_macro", (uint32_t)sid, CG_MACRO_SIZE);
     nset(v, b, "offset", nu64(st->offset));
     nset(v, b, "size", nu64(st->size));
     if (comment_begin(v)) {
