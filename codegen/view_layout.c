@@ -79,7 +79,7 @@ const char *cg_alias_expr(const vw *v, int32_t val) {
 /* ------------------------------------------------------------------ */
 /* JSON sections. */
 
-/* The decimal digits of x, in buf (NUL-terminated). */
+/* The decimal digits of x, in buf (NUL-terminated, ending at buf + 23). */
 static const char *u64_text(char buf[24], uint64_t x) {
     char *q = buf + 23;
     *q = '\0';
@@ -108,12 +108,12 @@ static char *live_at(const vw *v, char *q, uint32_t start, uint32_t end) {
     uint32_t b = end < p->nstmts ? p->stmts[end].loc.line : 0;
     char num[24];
     const char *t = u64_text(num, a);
-    size_t n = strlen(t);
+    size_t n = (size_t)(num + 23 - t);
     memcpy(q, t, n);
     q[n] = '-';
     q += n + 1;
     t = u64_text(num, b);
-    n = strlen(t);
+    n = (size_t)(num + 23 - t);
     memcpy(q, t, n);
     return q + n;
 }
@@ -168,7 +168,8 @@ static mst_val pool_row(const pool_list *l, size_t k) {
     const char *name = v->prog->values[st->value].name;
     char on[24], sn[24];
     const char *ot = u64_text(on, st->offset), *stx = u64_text(sn, st->size);
-    size_t nl = strlen(name), ol = strlen(ot), sl = strlen(stx);
+    size_t nl = strlen(name), ol = (size_t)(on + 23 - ot),
+           sl = (size_t)(sn + 23 - stx);
     size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
                  (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
     char *row = base_arena_alloc(v->str, cap), *q = row;
@@ -179,8 +180,9 @@ static mst_val pool_row(const pool_list *l, size_t k) {
     q = pad_at(q, stx, sl, w[2], true);
     *q++ = ' ';
     *q++ = ' ';
-    *live_at(v, q, st->start, st->end) = '\0';
-    nsetk(v, r, "row", row);
+    q = live_at(v, q, st->start, st->end);
+    *q = '\0';
+    nset(v, r, "row", mst_v_str(row, (size_t)(q - row)));
     return r;
 }
 
