@@ -147,6 +147,8 @@ typedef struct vw {
      * length stmt_off[i + 1] - stmt_off[i] - 1 (0 - 1 for none) */
     base_sb stmt_buf;
     uint32_t *stmt_off;
+    /* per statement: its IR line (live_at's, made on first use) */
+    uint32_t *stmt_line;
 
     /* the keys to keep (NULL: all) and keep_key's answers: a two-way
      * cache by key address in front of the memo table (direct-mapped,
