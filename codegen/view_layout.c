@@ -559,8 +559,14 @@ mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
     int32_t val = out ? cg_output_value_at(v, x) : (int32_t)x;
     const ir_value *iv = &v->prog->values[val];
     mst_val o = nobj(v);
-    nsetk(v, o, "name", iv->name);
-    nsetk(v, o, "field", out ? v->out_field[x] : v->io_field[x]);
+    /* the field is most often the name itself: measured once */
+    const char *field = out ? v->out_field[x] : v->io_field[x];
+    size_t nn = strlen(iv->name);
+    nset(v, o, "name", mst_v_str(iv->name, nn));
+    if (field == iv->name)
+        nset(v, o, "field", mst_v_str(field, nn));
+    else
+        nsetk(v, o, "field", field);
     nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
     nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
     nsetk(v, o, "size_macro", v->io_macro[k][i]);
