@@ -230,32 +230,34 @@ static inline size_t plain_run(const unsigned char *p) {
     return (size_t)(q - p);
 }
 
+/* The next piece of the escaped form of the text at *p (not at its NUL):
+ * a run of plain bytes as they are, or one byte's escape (in tmp);
+ * advances *p past it. */
+static inline const char *escape_piece(const unsigned char **p, bool comment,
+                                       char tmp[8], size_t *n) {
+    size_t run = plain_run(*p);
+    if (!run)
+        return cg_escape_at((*p)++, comment, tmp, n);
+    const char *s = (const char *)*p;
+    *p += run;
+    *n = run;
+    return s;
+}
+
 void cg_sb_escape(sbuf *b, const char *s, bool comment) {
+    char tmp[8];
+    size_t n;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t run = plain_run(p);
-        if (run) {
-            cg_sb_put(b, (const char *)p, run);
-            p += run;
-            continue;
-        }
-        char tmp[8];
-        size_t n;
-        const char *e = cg_escape_at(p++, comment, tmp, &n);
+        const char *e = escape_piece(&p, comment, tmp, &n);
         cg_sb_put(b, e, n);
     }
 }
 
 void cg_comment_escape(base_sb *out, const char *s) {
+    char tmp[8];
+    size_t n;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t run = plain_run(p);
-        if (run) {
-            base_sb_put(out, (const char *)p, run);
-            p += run;
-            continue;
-        }
-        char tmp[8];
-        size_t n;
-        const char *e = cg_escape_at(p++, true, tmp, &n);
+        const char *e = escape_piece(&p, true, tmp, &n);
         base_sb_put(out, e, n);
     }
 }
