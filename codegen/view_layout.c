@@ -103,20 +103,20 @@ static size_t digits(uint64_t x) {
 /* The IR line of every statement, one after the other: the live ranges
  * of the buffers, in offset order, look up two each, all over the
  * statements, whose lines are each on a cache line of their own. */
-static const uint32_t *stmt_lines(const vw *v) {
+static const uint32_t *stmt_lines(vw *v) {
     if (!v->stmt_line) {
         const ir_program *p = v->prog;
         uint32_t *l = base_arena_array(v->a, p->nstmts + 1, sizeof *l);
         for (uint32_t i = 0; i < p->nstmts; i++)
             l[i] = p->stmts[i].loc.line;
-        ((vw *)v)->stmt_line = l; /* a memo: every vw is mutable */
+        v->stmt_line = l;
     }
     return v->stmt_line;
 }
 
 /* Appends "A-B" at q, the IR lines of statements start and end (0 past
  * the end); returns the end. */
-static char *live_at(const vw *v, char *q, uint32_t start, uint32_t end) {
+static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
     const ir_program *p = v->prog;
     const uint32_t *line = stmt_lines(v);
     uint32_t a = start < p->nstmts ? line[start] : 0;
@@ -135,7 +135,7 @@ static char *live_at(const vw *v, char *q, uint32_t start, uint32_t end) {
 
 /* The live range of a storage, "A-B" (IR lines), in v->str: formatted
  * without a format string (buffers are rendered several times). */
-static const char *live_text(const vw *v, uint32_t start, uint32_t end) {
+static const char *live_text(vw *v, uint32_t start, uint32_t end) {
     char *r = base_arena_alloc(v->str, 2 * 10 + 2);
     *live_at(v, r, start, end) = '\0';
     return r;
