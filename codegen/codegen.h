@@ -106,10 +106,17 @@ json_t *cg_view_json(cg_view *v);
  * list at a time.  False on out of memory or a write error. */
 bool cg_view_write(const cg_view *v, FILE *f);
 /* Writes `root` as json_dumps(root, JSON_INDENT(2)) would with each of
- * lazy[0, nlazy) built into it where its marker is the value of a key of
- * the root, one element at a time (codegen/json_write.c). */
+ * lazy[0, nlazy) built into it where its marker is a value in the root,
+ * one element at a time, native elements (element_val) printed without
+ * any jansson document (codegen/json_write.c).  False on a write error,
+ * an element that cannot be built, or a string that is not UTF-8 (where
+ * json_dumps fails too). */
 bool cg_json_write(FILE *f, const json_t *root, const mst_lazy_list *lazy,
                    size_t nlazy);
+/* Writes native value v as json_dumps(mst_v_to_json(v), JSON_INDENT(2))
+ * would, or false as above (also for a value that has no JSON: MST_MISSING
+ * or a real that is not finite). */
+bool cg_json_write_val(FILE *f, mst_val v);
 /* --shared-pools: the firmware keys of a model whose static pools are
  * shared (cg_shared_view adds the rest). */
 void cg_view_share_pools(cg_view *v);
