@@ -10,6 +10,7 @@
 #include "base/base.h"
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,7 +30,39 @@ typedef enum cli_emit {
 typedef struct cli_plan_extra {
     bool compare;
     const char *algos;
+    /* -o: plan-json and the view are written there as they are built */
+    const char *out_path;
+    bool streamed; /* set once they were: nothing left in *out */
 } cli_plan_extra;
+
+/* Writes `root` as JSON text and a newline to `path` (through base_out:
+ * a temporary file renamed when complete), its lists lazy[0, nlazy)
+ * built element by element, so that the text never exists whole.  False
+ * after the error message. */
+static bool cli_stream_json(const char *path, const json_t *root,
+                            const mst_lazy_list *lazy, size_t nlazy,
+                            base_diag *d) {
+    base_out *o = base_out_open(path, d);
+    if (!o)
+        return false;
+    FILE *f = base_out_stream(o);
+    bool ok = cg_json_write(f, root, lazy, nlazy) && fputc('\n', f) != EOF;
+    if (!ok) {
+        int err = errno;
+        const char *name = strcmp(path, "-") ? path : "standard output";
+        if (ferror(f))
+            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", name,
+                          strerror(err));
+        else /* json_dumps would fail on the same document */
+            base_diag_msg(d, BASE_SEV_ERROR,
+                          "cannot write %s: a string of the document is "
+                          "not valid UTF-8",
+                          name);
+        base_out_discard(o);
+        return false;
+    }
+    return base_out_commit(o, d);
+}
 
 static void cli_plan_usage(FILE *out) {
     fprintf(out,
@@ -151,10 +184,10 @@ static json_t *cli_csv_buffer(void *ctx, size_t i) {
     return b;
 }
 
-/* `plan --csv --emit plan-json`: the pool and its buffers, the buffers
- * written one at a time.  Aborts on out of memory (nothing else fails). */
-static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
-                         char **out, size_t *outlen) {
+/* `plan --csv --emit plan-json` to `path`: the pool and its buffers, the
+ * buffers written one at a time.  False after the error message. */
+static bool cli_csv_json(const cli_csv_plan *c, const plan_options *o,
+                         const char *path, base_diag *d) {
     const plan_problem *pb = c->pb;
     json_t *root = json_object(), *marker = json_array();
     json_object_set_new(root, "model", json_string(c->model));
@@ -177,17 +210,10 @@ static void cli_csv_json(const cli_csv_plan *c, const plan_options *o,
                         .count = cli_csv_count,
                         .element = cli_csv_buffer,
                         .ctx = (void *)c};
-    FILE *f = open_memstream(out, outlen);
-    bool ok = f && cg_json_write(f, root, &lz, 1);
-    if (f) {
-        fputc('\n', f);
-        ok = fclose(f) == 0 && ok;
-    }
-    /* a memory stream fails on nothing but out of memory */
-    if (!ok)
-        base_oom();
+    bool ok = cli_stream_json(path, root, &lz, 1, d);
     json_decref(root);
     json_decref(marker);
+    return ok;
 }
 
 /* `plan --csv` options that need an IR program: a usage error (exit 2),
@@ -260,9 +286,11 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
     return true;
 }
 
-/* `plan --csv`: one pool.  Returns the exit status; *out gets the text. */
+/* `plan --csv`: one pool.  Returns the exit status; *out gets the text
+ * of the summary (plan-json is written to x->out_path). */
 static int cli_plan_csv(base_diag *d, const char *path, const plan_options *o,
-                        cli_emit emit, char **out, size_t *outlen) {
+                        cli_emit emit, cli_plan_extra *x, char **out,
+                        size_t *outlen) {
     int usage = cli_csv_usage(d, o, emit);
     if (usage)
         return usage;
@@ -284,7 +312,7 @@ static int cli_plan_csv(base_diag *d, const char *path, const plan_options *o,
     if (ok && emit == CLI_EMIT_SUMMARY)
         cli_csv_summary(&c, o, out, outlen);
     else if (ok)
-        cli_csv_json(&c, o, out, outlen);
+        ok = x->streamed = cli_csv_json(&c, o, x->out_path, d);
     free(model);
     free(text);
     base_arena_free(a);
@@ -550,11 +578,11 @@ static void cli_emit_lines(FILE *f, base_arena *a, const plan *pl) {
     free(alloc_storage);
 }
 
-/* plan-json or the view, written as it is built: the lists that grow with
- * the program never exist whole.  False after an error (reported). */
-static bool cli_plan_json(const plan *pl, cli_emit emit,
-                          const cli_plan_extra *x, base_diag *d, char **out,
-                          size_t *outlen) {
+/* plan-json or the view, written to x->out_path as it is built: the
+ * lists that grow with the program and the text never exist whole.
+ * False after an error (reported). */
+static bool cli_plan_json(const plan *pl, cli_emit emit, cli_plan_extra *x,
+                          base_diag *d) {
     cg_view *view = NULL;
     json_t *marker = json_array(), *root = NULL;
     mst_lazy_list lz = {.marker = marker,
@@ -568,15 +596,15 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
         PW_ASSERT(view); /* NULL only for a NULL plan */
     }
     bool ok = !x->compare || cg_compare_json(root, pl, d);
-    FILE *f = ok ? open_memstream(out, outlen) : NULL;
-    if (f) {
-        ok = view ? cg_view_write(view, f) : cg_json_write(f, root, &lz, 1);
-        fputc('\n', f);
-        ok = fclose(f) == 0 && ok;
+    if (ok && view) {
+        const mst_lazy_list *lazy;
+        size_t nlazy;
+        cg_view_lists(view, &lazy, &nlazy);
+        ok = cli_stream_json(x->out_path, cg_view_root(view), lazy, nlazy, d);
+    } else if (ok) {
+        ok = cli_stream_json(x->out_path, root, &lz, 1, d);
     }
-    /* a memory stream fails on nothing but out of memory */
-    if ((ok && !f) || (!ok && f))
-        base_oom();
+    x->streamed = ok;
     cg_view_free(view);
     json_decref(root);
     json_decref(marker);
@@ -584,7 +612,7 @@ static bool cli_plan_json(const plan *pl, cli_emit emit,
 }
 
 static int cli_plan_ir(base_diag *d, const char *path, const plan_options *o,
-                       cli_emit emit, const cli_plan_extra *x, char **out,
+                       cli_emit emit, cli_plan_extra *x, char **out,
                        size_t *outlen) {
     base_arena *a = base_arena_new();
     int status = 1;
@@ -612,7 +640,7 @@ static int cli_plan_ir(base_diag *d, const char *path, const plan_options *o,
         fclose(f);
         if (!ok)
             goto done;
-    } else if (!cli_plan_json(pl, emit, x, d, out, outlen)) {
+    } else if (!cli_plan_json(pl, emit, x, d)) {
         goto done;
     }
     status = 0;
@@ -637,7 +665,7 @@ int cli_cmd_plan(base_diag *d, int argc, char **argv) {
     cli_plan_progress(&po); /* a long search shows progress on a tty */
     cli_emit emit = CLI_EMIT_SUMMARY;
     bool csv = false;
-    cli_plan_extra x = {false, NULL};
+    cli_plan_extra x = {.compare = false};
     const char *outpath = "-";
     cli_opts o;
     cli_opts_init(&o, d, "plan", argc, argv, ":o:h", longopts);
@@ -697,9 +725,10 @@ int cli_cmd_plan(base_diag *d, int argc, char **argv) {
                                "html");
     char *out = NULL;
     size_t outlen = 0;
-    int status = csv ? cli_plan_csv(d, path, &po, emit, &out, &outlen)
+    x.out_path = outpath;
+    int status = csv ? cli_plan_csv(d, path, &po, emit, &x, &out, &outlen)
                      : cli_plan_ir(d, path, &po, emit, &x, &out, &outlen);
-    if (status == 0 &&
+    if (status == 0 && !x.streamed &&
         !cli_write_file_atomic(outpath, out ? out : "", outlen, d))
         status = 1;
     free(out);
