@@ -99,11 +99,13 @@ json_t *cg_view_root(const cg_view *v);
 /* The lists built on demand, for mst_options.lazy. */
 void cg_view_lists(const cg_view *v, const mst_lazy_list **lazy, size_t *nlazy);
 /* The complete document (a new reference), every list built into the
- * root: for `plan --emit view`.  The view is spent (only cg_view_free). */
+ * root: cg_view_write's text read back (for tests and benchmarks; NULL
+ * when it cannot be written). */
 json_t *cg_view_json(cg_view *v);
-/* Writes the complete document as JSON text to f (the text of
- * json_dumps(cg_view_json(v), JSON_INDENT(2))), one element of each lazy
- * list at a time.  False on out of memory or a write error. */
+/* Writes the complete document as JSON text to f (`plan --emit view`:
+ * the text of json_dumps(cg_view_json(v), JSON_INDENT(2))), one element
+ * of each lazy list at a time, the native ones without jansson.  False
+ * as cg_json_write. */
 bool cg_view_write(const cg_view *v, FILE *f);
 /* Writes `root` as json_dumps(root, JSON_INDENT(2)) would with each of
  * lazy[0, nlazy) built into it where its marker is a value in the root,

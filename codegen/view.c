@@ -191,18 +191,6 @@ static void native_release(void *ctx) {
     cg_el_end(ctx);
 }
 
-/* The same element as a jansson document (plan --emit view): the same
- * keys in the same order. */
-static json_t *native_json(vw *v, mst_val (*build)(vw *, uint32_t), size_t i) {
-    json_t *j = mst_v_to_json(native_of(v, build, i, NULL));
-    cg_el_end(v);
-    return j;
-}
-
-static json_t *statement_at(void *ctx, size_t i) {
-    return native_json(ctx, cg_statement_val, i);
-}
-
 static bool statement_val(void *ctx, size_t i, const mst_names *names,
                           mst_val *out) {
     *out = native_of(ctx, cg_statement_val, i, names);
@@ -211,10 +199,6 @@ static bool statement_val(void *ctx, size_t i, const mst_names *names,
 
 static size_t count_buffers(void *ctx) {
     return ((vw *)ctx)->nbuffers;
-}
-
-static json_t *buffer_at(void *ctx, size_t i) {
-    return native_json(ctx, cg_buffer_val, i);
 }
 
 static bool buffer_val(void *ctx, size_t i, const mst_names *names,
@@ -260,18 +244,6 @@ static size_t count_outputs(void *ctx) {
     return ((vw *)ctx)->nio[CG_IO_OUTPUTS];
 }
 
-static json_t *input_at(void *ctx, size_t i) {
-    return native_json(ctx, input_of, i);
-}
-
-static json_t *const_at(void *ctx, size_t i) {
-    return native_json(ctx, const_of, i);
-}
-
-static json_t *output_at(void *ctx, size_t i) {
-    return native_json(ctx, output_of, i);
-}
-
 static bool input_val(void *ctx, size_t i, const mst_names *names,
                       mst_val *out) {
     *out = native_of(ctx, input_of, i, names);
@@ -290,11 +262,13 @@ static bool output_val(void *ctx, size_t i, const mst_names *names,
     return true;
 }
 
-/* A root list served natively: its placeholder (a new reference). */
-static json_t *
-native_list(vw *v, size_t (*count)(void *), json_t *(*element)(void *, size_t),
-            bool (*val)(void *, size_t, const mst_names *, mst_val *)) {
-    json_t *marker = cg_lazy_add(v, count, element, v, NULL);
+/* A root list served natively: its placeholder (a new reference).  No
+ * jansson element: `plan --emit view` prints native data itself
+ * (cg_json_write). */
+static json_t *native_list(vw *v, size_t (*count)(void *),
+                           bool (*val)(void *, size_t, const mst_names *,
+                                       mst_val *)) {
+    json_t *marker = cg_lazy_add(v, count, NULL, v, NULL);
     v->lazy[v->nlazy - 1].element_val = val;
     v->lazy[v->nlazy - 1].release = native_release;
     return marker;
@@ -319,14 +293,13 @@ static void plan_view(vw *v) {
 static json_t *root_json(cg_view *cv, cg_target target) {
     vw *v = &cv->v;
     json_t *marker[LAZY_ROOT_LISTS];
-    marker[LAZY_STATEMENTS] =
-        native_list(v, count_statements, statement_at, statement_val);
-    marker[LAZY_BUFFERS] = native_list(v, count_buffers, buffer_at, buffer_val);
+    marker[LAZY_STATEMENTS] = native_list(v, count_statements, statement_val);
+    marker[LAZY_BUFFERS] = native_list(v, count_buffers, buffer_val);
     marker[LAZY_KERNELS] =
         cg_lazy_add(v, count_kernels, kernel_at, v, kernel_in);
-    marker[LAZY_INPUTS] = native_list(v, count_inputs, input_at, input_val);
-    marker[LAZY_CONSTS] = native_list(v, count_consts, const_at, const_val);
-    marker[LAZY_OUTPUTS] = native_list(v, count_outputs, output_at, output_val);
+    marker[LAZY_INPUTS] = native_list(v, count_inputs, input_val);
+    marker[LAZY_CONSTS] = native_list(v, count_consts, const_val);
+    marker[LAZY_OUTPUTS] = native_list(v, count_outputs, output_val);
     json_t *root = json_object();
     root_fields(v, root, target);
     set(v, root, "names", names_json(v));
@@ -376,44 +349,20 @@ void cg_view_share_pools(cg_view *cv) {
     cg_fw_root(&cv->v, cv->root, true);
 }
 
-/* The whole list lz. */
-static json_t *lazy_whole(const mst_lazy_list *lz) {
-    json_t *arr = json_array();
-    for (size_t k = 0, n = lz->count(lz->ctx); k < n; k++)
-        json_array_append_new(arr, lz->element(lz->ctx, k));
-    return arr;
-}
-
-/* Replaces every placeholder under o (an object or array) by its whole
- * list, in place: a key keeps its position in the document. */
-static void fill_lists(const mst_lazy_index *ix, json_t *o) {
-    if (json_is_object(o)) {
-        for (void *it = json_object_iter(o); it;
-             it = json_object_iter_next(o, it)) {
-            json_t *x = json_object_iter_value(it);
-            const mst_lazy_list *lz = mst_lazy_index_find(ix, x);
-            if (lz)
-                json_object_iter_set_new(o, it, lazy_whole(lz));
-            else
-                fill_lists(ix, x);
-        }
-    } else if (json_is_array(o)) {
-        for (size_t i = 0; i < json_array_size(o); i++) {
-            json_t *x = json_array_get(o, i);
-            const mst_lazy_list *lz = mst_lazy_index_find(ix, x);
-            if (lz)
-                json_array_set_new(o, i, lazy_whole(lz));
-            else
-                fill_lists(ix, x);
-        }
-    }
-}
-
+/* The document is the writer's text read back: the one definition of
+ * the view's JSON is cg_json_write's. */
 json_t *cg_view_json(cg_view *cv) {
-    mst_lazy_index *ix = mst_lazy_index_new(cv->v.lazy, cv->v.nlazy);
-    fill_lists(ix, cv->root);
-    mst_lazy_index_free(ix);
-    return json_incref(cv->root);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        base_oom();
+    bool ok = cg_view_write(cv, f);
+    if (fclose(f) != 0)
+        base_oom();
+    json_t *doc = ok ? json_loadb(text, len, 0, NULL) : NULL;
+    free(text);
+    return doc;
 }
 
 void cg_view_lists(const cg_view *cv, const mst_lazy_list **lazy,

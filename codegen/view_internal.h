@@ -208,7 +208,8 @@ struct cg_view {
 /* A list built on demand: returns its placeholder, to put where the
  * list belongs (a new reference; the view holds its own until
  * cg_view_free).  element(ctx, i) builds element i between
- * cg_element_begin and cg_element_end. */
+ * cg_element_begin and cg_element_end; NULL for a list served natively
+ * (then set its element_val and release). */
 json_t *cg_lazy_add(vw *v, size_t (*count)(void *),
                     json_t *(*element)(void *, size_t), void *ctx,
                     json_t *(*element_in)(void *, size_t, const mst_names *));

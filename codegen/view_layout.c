@@ -246,24 +246,11 @@ static bool pool_buffer_val(void *ctx, size_t k, const mst_names *names,
     return true;
 }
 
-/* The same elements as jansson documents (plan --emit view). */
-static json_t *pool_row_at(void *ctx, size_t k) {
-    json_t *j = mst_v_to_json(pool_native(ctx, pool_row, k, NULL));
-    pool_release(ctx);
-    return j;
-}
-
-static json_t *pool_buffer_at(void *ctx, size_t k) {
-    json_t *j = mst_v_to_json(pool_native(ctx, pool_buffer, k, NULL));
-    pool_release(ctx);
-    return j;
-}
-
 /* A pool's list served natively: its placeholder. */
-static json_t *
-pool_lazy(vw *v, pool_list *l, json_t *(*element)(void *, size_t),
-          bool (*val)(void *, size_t, const mst_names *, mst_val *)) {
-    json_t *marker = cg_lazy_add(v, pool_list_count, element, l, NULL);
+static json_t *pool_lazy(vw *v, pool_list *l,
+                         bool (*val)(void *, size_t, const mst_names *,
+                                     mst_val *)) {
+    json_t *marker = cg_lazy_add(v, pool_list_count, NULL, l, NULL);
     v->lazy[v->nlazy - 1].element_val = val;
     v->lazy[v->nlazy - 1].release = pool_release;
     return marker;
@@ -287,9 +274,9 @@ static void pool_table(vw *v, uint32_t i, json_t *o) {
     l->v = v;
     l->pool = i;
     if (keep_key(v, "table", 5))
-        set(v, o, "table", pool_lazy(v, l, pool_row_at, pool_row_val));
+        set(v, o, "table", pool_lazy(v, l, pool_row_val));
     if (keep_key(v, "buffers", 7))
-        set(v, o, "buffers", pool_lazy(v, l, pool_buffer_at, pool_buffer_val));
+        set(v, o, "buffers", pool_lazy(v, l, pool_buffer_val));
     set(v, o, "nbuffers",
         json_integer(v->pool_buf_begin[i + 1] - v->pool_buf_begin[i]));
 }

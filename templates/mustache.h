@@ -207,7 +207,8 @@ json_t *mst_v_to_json(mst_val v);
  * renders and released (json_decref) right after, so that the whole list
  * never exists at once.  The section is truthy when count is not 0.
  * element returns a new reference, or NULL to stop rendering with an
- * error.  Any other use of the marker sees the placeholder itself. */
+ * error; it may be NULL itself when element_val is set.  Any other use
+ * of the marker sees the placeholder itself. */
 typedef struct mst_names mst_names;
 
 typedef struct mst_lazy_list {
