@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void render_usage(FILE *out) {
     fputs("usage: planwrap render TEMPLATE --data DATA.json [options]\n"
@@ -188,10 +189,76 @@ static const char *cli_render_template(base_diag *d, const char *tpath,
     return *owned;
 }
 
+/* jansson's error in the data at `path`, at its line and column. */
+static void cli_data_error(base_diag *d, const char *path,
+                           const json_error_t *e) {
+    base_diag_report_in(d, BASE_SEV_ERROR, cli_display_name(path),
+                        e->line > 0 ? (uint32_t)e->line : 1,
+                        e->column > 0 ? (uint32_t)e->column : 1, "%s", e->text);
+}
+
+/* A data file streamed to jansson (json_load_callback), so that its text
+ * never sits in memory beside the document it becomes. */
+typedef struct cli_data_src {
+    FILE *f;
+    size_t n, limit; /* bytes read, base_max_input() */
+    int err;         /* errno of a failed read, 0 */
+} cli_data_src;
+
+static size_t cli_data_read(void *buf, size_t len, void *ctx) {
+    cli_data_src *s = ctx;
+    if (len > s->limit + 1 - s->n)
+        len = s->limit + 1 - s->n; /* one byte past the limit tells */
+    errno = 0;
+    size_t got = len ? fread(buf, 1, len, s->f) : 0;
+    s->n += got;
+    if (got == 0 && ferror(s->f))
+        s->err = errno ? errno : EIO;
+    else if (s->n > s->limit)
+        s->err = EFBIG;
+    return s->err ? (size_t)-1 : got;
+}
+
+/* The data of a regular file, streamed: NULL after an error (reported),
+ * or with *fallback set when `path` is not a regular file that can be
+ * opened (the caller reads it whole, which says why it cannot). */
+static json_t *cli_render_stream(base_diag *d, const char *path,
+                                 bool *fallback) {
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    *fallback = !f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+                (uint64_t)st.st_size > base_max_input();
+    if (*fallback) {
+        if (f)
+            fclose(f);
+        return NULL;
+    }
+    cli_data_src s = {f, 0, base_max_input(), 0};
+    json_error_t jerr;
+    json_t *data =
+        json_load_callback(cli_data_read, &s, JSON_DECODE_ANY, &jerr);
+    fclose(f);
+    if (s.err) { /* a read error (or a file growing past the limit) */
+        json_decref(data);
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot read %s: %s", path,
+                      strerror(s.err));
+        return NULL;
+    }
+    if (!data)
+        cli_data_error(d, path, &jerr);
+    return data;
+}
+
 /* The data, read like every input file (so that a read error says
- * "cannot read PATH: REASON" and stdin is "<stdin>").  NULL after an
- * error (reported). */
+ * "cannot read PATH: REASON" and stdin is "<stdin>"); a regular file is
+ * streamed (cli_render_stream).  NULL after an error (reported). */
 static json_t *cli_render_data(base_diag *d, const char *data_path) {
+    bool fallback = true;
+    if (strcmp(data_path, "-") != 0) {
+        json_t *data = cli_render_stream(d, data_path, &fallback);
+        if (!fallback)
+            return data;
+    }
     char *dtext = NULL;
     size_t dlen = 0;
     if (!ir_read_file(data_path, &dtext, &dlen, d))
@@ -200,10 +267,7 @@ static json_t *cli_render_data(base_diag *d, const char *data_path) {
     json_t *data = json_loadb(dtext, dlen, JSON_DECODE_ANY, &jerr);
     free(dtext);
     if (!data)
-        base_diag_report_in(d, BASE_SEV_ERROR, cli_display_name(data_path),
-                            jerr.line > 0 ? (uint32_t)jerr.line : 1,
-                            jerr.column > 0 ? (uint32_t)jerr.column : 1, "%s",
-                            jerr.text);
+        cli_data_error(d, data_path, &jerr);
     return data;
 }
 
