@@ -2,8 +2,11 @@
 # bench/codegen/stream.sh BUILD_DIR [BEFORE_PLANWRAP] - the streaming view
 # (issue 12): `planwrap gen` of 10^4 and 10^5 kernel calls against
 # `planwrap check` of the same file, and `plan --emit plan-json` against
-# `plan --emit summary` at 3*10^5 calls.  Targets: gen of 10^5 kernels in
-# <= 400 MiB peak RSS and <= 4x the wall time of check; memory linear in
+# `plan --emit summary` at 3*10^5 calls; `plan --emit view` of 10^4 and
+# 10^5 calls (the documented view as JSON text, written from the native
+# view data; MB/s and the ratio to gen's time) and `render --data` of the
+# 10^4 view (jansson reading it; MB/s and peak per byte of JSON).
+# Targets: gen of 10^5 kernels in <= 400 MiB peak RSS and <= 4x the wall time of check; memory linear in
 # kernels (the per-kernel figure flat from 10^4 to 10^5); plan-json needs
 # little beyond the plan.  Wall and CPU times are the best of
 # PW_BENCH_REPS runs (default 5); peak RSS is /usr/bin/time's %M.  With
@@ -77,7 +80,14 @@ for n in 10000 100000; do
     "$model_exe" $n >"$tmp/m$n.pw"
     measure "check$n" check "$tmp/m$n.pw"
     measure "gen$n" gen "$tmp/m$n.pw" -o "$tmp/out"
+    measure "view$n" plan "$tmp/m$n.pw" --emit view -o "$tmp/view$n.json"
+    wc -c <"$tmp/view$n.json" >"$tmp/viewsize$n"
 done
+# render --data of the 10^4 view with the built-in C source template
+measure render render builtin:c/model.c --data "$tmp/view10000.json" \
+    -o "$tmp/r.c"
+rsize=$(wc -c <"$tmp/view10000.json")
+rm -f "$tmp"/view*.json
 "$model_exe" 300000 >"$tmp/big.pw"
 measure summary plan "$tmp/big.pw" --emit summary
 measure pj plan "$tmp/big.pw" --emit plan-json -o "$tmp/pj"
@@ -110,6 +120,25 @@ report() { # LABEL KEYPREFIX
             printf "\n"
         }'
     done
+    for n in 10000 100000; do
+        set -- $(cat "$tmp/$k.gen$n")
+        gw=$1
+        set -- $(cat "$tmp/$k.view$n")
+        awk -v l="$label" -v n=$n -v w="$1" -v m="$2" -v c="$3" -v gw="$gw" \
+            -v sz="$(cat "$tmp/viewsize$n")" 'BEGIN {
+            printf "%s view %6d kernels: %.0f MB of JSON in %.3f s " \
+                   "(%.0f MB/s; CPU %.2f s; %.1fx gen), peak %.0f MiB\n",
+                   l, n, sz / 1e6, w, (w > 0 ? sz / 1e6 / w : 0), c,
+                   (gw > 0 ? w / gw : 0), m / 1024
+        }'
+    done
+    set -- $(cat "$tmp/$k.render")
+    awk -v l="$label" -v w="$1" -v m="$2" -v c="$3" -v sz="$rsize" 'BEGIN {
+        printf "%s render --data of the 10000-kernel view (%.0f MB): " \
+               "%.3f s (%.0f MB/s; CPU %.2f s), peak %.0f MiB (%.1f bytes " \
+               "per byte of JSON)\n", l, sz / 1e6, w,
+               (w > 0 ? sz / 1e6 / w : 0), c, m / 1024, m * 1024 / sz
+    }'
     set -- $(cat "$tmp/$k.summary")
     sw=$1 sm=$2
     set -- $(cat "$tmp/$k.pj")
