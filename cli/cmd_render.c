@@ -271,6 +271,42 @@ static json_t *cli_render_data(base_diag *d, const char *data_path) {
     return data;
 }
 
+/* Renders t against data to r->out_path: a file as it renders (through
+ * base_out, renamed once complete: the text is never held whole),
+ * standard output only once all of it rendered (nothing on an error).
+ * Returns the exit status. */
+static int cli_render_to(base_diag *d, const mst_template *t, json_t *data,
+                         const mst_loader *loader, const cli_render_args *r) {
+    mst_error err;
+    char *out = NULL;
+    size_t outlen = 0;
+    int status = 1;
+    if (strcmp(r->out_path, "-") == 0) {
+        if (mst_render(t, data, loader, &r->opts, &out, &outlen, &err) != 0)
+            cg_report_mst(d, &err);
+        else if (cli_write_file_atomic(r->out_path, out, outlen, d))
+            status = 0;
+        free(out);
+        return status;
+    }
+    base_out *o = base_out_open(r->out_path, d);
+    if (!o)
+        return 1;
+    mst_options opts = r->opts;
+    opts.stream = base_out_stream(o);
+    if (mst_render(t, data, loader, &opts, &out, &outlen, &err) == 0)
+        return base_out_commit(o, d) ? 0 : 1;
+    if (ferror(opts.stream)) { /* "cannot write the output: REASON" */
+        const char *why = strstr(err.text, ": ");
+        base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s%s", r->out_path,
+                      why ? why : "");
+    } else {
+        cg_report_mst(d, &err);
+    }
+    base_out_discard(o);
+    return 1;
+}
+
 int cli_cmd_render(base_diag *d, int argc, char **argv) {
     cli_render_args r = {.out_path = "-"};
     int rc = cli_render_parse(d, argc, argv, &r);
@@ -289,7 +325,6 @@ int cli_cmd_render(base_diag *d, int argc, char **argv) {
         return 1;
     }
     mst_error err;
-    int status = 1;
     mst_template *t = mst_compile(cli_display_name(r.tpath), text, tlen, &err);
     free(owned);
     if (!t) {
@@ -299,13 +334,7 @@ int cli_cmd_render(base_diag *d, int argc, char **argv) {
     }
     mst_loader loader = mst_dir_loader(r.dir, true);
     cg_warn_blocks(t, cli_display_name(r.tpath), &loader, d);
-    char *out = NULL;
-    size_t outlen = 0;
-    if (mst_render(t, data, &loader, &r.opts, &out, &outlen, &err) != 0)
-        cg_report_mst(d, &err);
-    else if (cli_write_file_atomic(r.out_path, out, outlen, d))
-        status = 0;
-    free(out);
+    int status = cli_render_to(d, t, data, &loader, &r);
     mst_template_free(t);
     json_decref(data);
     return status;
