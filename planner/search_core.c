@@ -503,12 +503,15 @@ static int run_part(sr *s, ctl *c, const part *p, int h, uint64_t seed,
  * sequences, both cycling through the three preorders, sharing the steps
  * equally (the next run comes from the sequence that used fewer).  Luby
  * runs: limits from the Luby sequence in units of about four dives, the
- * preorders perturbed from the fourth such run on (loose capacities,
- * where a deep failure stalls a long run).  Doubling runs: the preorders
- * as they are, the limit doubling every three runs (tight capacities,
- * where pruning makes long runs pay).  Every run is complete given the
- * steps, so one that ends within its limit proves infeasibility.  On
- * R_FOUND the layout is in s->best. */
+ * preorders perturbed from the fourth such run of the whole search on,
+ * each by a seed of its own (loose capacities, where a deep failure
+ * stalls a long run; a later attempt, at another capacity or on another
+ * partition, draws new perturbations instead of replaying those that
+ * failed).  Doubling runs: the preorders as they are, the limit
+ * doubling every three runs (tight capacities, where pruning makes long
+ * runs pay).  Every run is complete given the steps, so one that ends
+ * within its limit proves infeasibility.  On R_FOUND the layout is in
+ * s->best. */
 static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
     if (p->lb > cap)
         return R_NONE;
@@ -530,7 +533,10 @@ static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
         } else {
             uint64_t l = luby(k[0] + 1);
             lim = l < UINT64_MAX / (4 * dive) ? l * 4 * dive : UINT64_MAX;
-            seed = k[0] < NHEUR ? 0 : k[0];
+            /* the seed numbers every Luby run of the search: an attempt
+             * never replays the runs that failed at an earlier capacity */
+            seed = c->luby_runs < NHEUR ? 0 : c->luby_runs;
+            c->luby_runs++;
         }
         uint64_t st0 = c->steps;
         int r = run_part(s, c, p, h, seed, lim);

@@ -104,6 +104,7 @@ typedef struct ctl {
     double t0;        /* base_now() at the start */
     double last_call; /* seconds of the last progress call, 0: none */
     uint64_t show_best, show_lb;
+    uint64_t luby_runs; /* Luby runs so far, every attempt and class */
 } ctl;
 
 /* search_setup.c: builds the search problem of the buffers ids[0..m) of
