@@ -57,21 +57,26 @@ static void undo(sr *s, size_t mark) {
  * of section k (all of them lie at or above it) and remembers one that
  * has it: the minimum can only change when that buffer moves.  `least`
  * is a proven lower bound of that minimum: the scan stops on reaching
- * it. */
-static bool rescan(sr *s, uint32_t k, uint64_t least) {
+ * it.  It also stops at a buffer at or below `enough` (0: never), a
+ * height up to which the floor cannot prune (floor + total <= cap): the
+ * floor is then raised to `least` only, a lower bound still, and that
+ * buffer watched (its move rescans the section). */
+static bool rescan(sr *s, uint32_t k, uint64_t least, uint64_t enough) {
     uint64_t lo = UINT64_MAX, w = UNPLACED;
+    bool exact = true;
     for (uint32_t j = s->sec_beg[k]; j < s->sec_beg[k + 1]; j++) {
         uint32_t v = s->sec_mem[j];
         if (s->minoff[v] < lo) { /* placed ones hold UNPLACED */
             lo = s->minoff[v];
             w = v;
-            if (lo <= least) {
+            if (lo <= least || lo <= enough) {
+                exact = lo <= least;
                 s->work += j - s->sec_beg[k];
                 break;
             }
         }
     }
-    if (lo > least)
+    if (lo > least && lo > enough)
         s->work += s->sec_beg[k + 1] - s->sec_beg[k];
     uint64_t old = s->watch[k];
     if (w != old) {
@@ -82,6 +87,8 @@ static bool rescan(sr *s, uint32_t k, uint64_t least) {
         if (w != UNPLACED && !set(s, &s->wcnt[w], s->wcnt[w] + 1))
             return false;
     }
+    if (!exact)
+        lo = least;
     if (lo != UINT64_MAX && lo > s->floor[k] && !set(s, &s->floor[k], lo))
         return false;
     return true;
@@ -154,7 +161,7 @@ static int place(sr *s, uint32_t u, uint64_t o) {
             if (s->floor[k] < top_a && !set(s, &s->floor[k], top_a))
                 return R_OOM;
         } else if (!set(s, &s->floor[k], top) ||
-                   !rescan(s, k, s->uniform ? top_a : top)) {
+                   !rescan(s, k, s->uniform ? top_a : top, 0)) {
             return R_OOM;
         }
         if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
@@ -174,7 +181,9 @@ static int place(sr *s, uint32_t u, uint64_t o) {
                 break;
             if (s->watch[k] != v)
                 continue;
-            if (!rescan(s, k, s->floor[k]))
+            /* only whether it can prune: cap - total[k] suffices */
+            uint64_t room = s->total[k] <= s->cap ? s->cap - s->total[k] : 0;
+            if (!rescan(s, k, s->floor[k], room))
                 return R_OOM;
             if (s->floor[k] + s->total[k] > s->cap)
                 return R_NONE;
