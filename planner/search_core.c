@@ -136,9 +136,6 @@ static int place(sr *s, uint32_t u, uint64_t o) {
     s->work += s->adj_beg[u + 1] - s->adj_beg[u] + s->shi[u] - s->slo[u];
     if (!set(s, &s->off[u], o) || !set(s, &s->minoff[u], UNPLACED))
         return R_OOM;
-    for (uint32_t k = s->slo[u]; k + 1 < s->shi[u]; k++)
-        if (!set(s, &s->cut[k], s->cut[k] - 1))
-            return R_OOM;
     for (uint32_t e = s->adj_beg[u]; e < s->adj_beg[u + 1]; e++) {
         uint32_t v = s->adj[e];
         uint64_t a = s->align[v];
@@ -151,25 +148,9 @@ static int place(sr *s, uint32_t u, uint64_t o) {
             return R_OOM;
         s->chg[nchg++] = v;
     }
-    /* every unplaced buffer of u's sections moved up to top (aligned) */
-    uint64_t top_a = (top + s->align[u] - 1) & ~(s->align[u] - 1);
-    for (uint32_t k = s->slo[u]; k < s->shi[u]; k++) {
-        if (!set(s, &s->total[k], s->total[k] - s->size[u]))
-            return R_OOM;
-        if (s->uniform && s->watch[k] != u) {
-            /* the buffer at the floor stays there, raised to top_a */
-            if (s->floor[k] < top_a && !set(s, &s->floor[k], top_a))
-                return R_OOM;
-        } else if (!set(s, &s->floor[k], top) ||
-                   !rescan(s, k, s->uniform ? top_a : top, 0)) {
-            return R_OOM;
-        }
-        if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
-            return R_NONE;
-    }
-    if (!blocks_fall(s, s->slo[u], s->shi[u], s->size[u]))
-        return R_OOM;
-    /* elsewhere only where the buffer holding the minimum moved */
+    /* Outside u's sections only where the buffer holding the minimum
+     * moved.  First: most failing placements fail here, and u's own
+     * sections, below, neither change these nor depend on them. */
     for (uint32_t i = 0; i < nchg; i++) {
         uint32_t v = s->chg[i];
         if (!s->wcnt[v])
@@ -189,6 +170,27 @@ static int place(sr *s, uint32_t u, uint64_t o) {
                 return R_NONE;
         }
     }
+    for (uint32_t k = s->slo[u]; k + 1 < s->shi[u]; k++)
+        if (!set(s, &s->cut[k], s->cut[k] - 1))
+            return R_OOM;
+    /* every unplaced buffer of u's sections moved up to top (aligned) */
+    uint64_t top_a = (top + s->align[u] - 1) & ~(s->align[u] - 1);
+    for (uint32_t k = s->slo[u]; k < s->shi[u]; k++) {
+        if (!set(s, &s->total[k], s->total[k] - s->size[u]))
+            return R_OOM;
+        if (s->uniform && s->watch[k] != u) {
+            /* the buffer at the floor stays there, raised to top_a */
+            if (s->floor[k] < top_a && !set(s, &s->floor[k], top_a))
+                return R_OOM;
+        } else if (!set(s, &s->floor[k], top) ||
+                   !rescan(s, k, s->uniform ? top_a : top, 0)) {
+            return R_OOM;
+        }
+        if (s->total[k] && s->floor[k] + s->total[k] > s->cap)
+            return R_NONE;
+    }
+    if (!blocks_fall(s, s->slo[u], s->shi[u], s->size[u]))
+        return R_OOM;
     return R_FOUND;
 }
 
