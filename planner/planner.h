@@ -164,7 +164,7 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
  * PLAN_AUTO_SCHEDULE steps (attempts of a quarter of it, descending
  * from the best-fit size).  Never larger than plan_bestfit; returns 0 or -1 as
  * plan_search. */
-#define PLAN_AUTO_BUDGET 120000u
+#define PLAN_AUTO_BUDGET 150000u
 #define PLAN_AUTO_SCHEDULE 120000u
 int plan_auto(const plan_problem *pb, const plan_search_opts *o,
               uint64_t *offsets, uint64_t *size, plan_search_stats *st);
