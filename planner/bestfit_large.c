@@ -46,8 +46,10 @@ typedef struct bl_ctx {
     uint32_t *end;  /* per position: its end */
     uint32_t *er;   /* per position: the starts <= its end */
     bl_buf *b;
-    uint64_t *tmp; /* 2 (m + 1) words that each step reuses in turn (fewer
+    uint64_t *tmp; /* m + 1 words that each step reuses in turn (fewer
                       fresh pages to fault in) */
+    uint64_t *scr; /* the caller's offsets (n >= m words, already faulted
+                      in): scratch until the passes, then zeroed */
     uint32_t *cnt; /* PLAN_RADIX_COUNTS */
     uint64_t lb;
     uint64_t pairs; /* the sum over positions of the later starts up to
@@ -65,6 +67,11 @@ static void bl_free(bl_ctx *c) {
     free(c->b);
     free(c->tmp);
     free(c->cnt);
+}
+
+/* Zeroes the scratch (the caller's offsets: zero-size buffers keep 0). */
+static void bl_clear(bl_ctx *c) {
+    memset(c->scr, 0, (size_t)c->pb->n * sizeof *c->scr);
 }
 
 /* Reads buffer i into position q. */
@@ -85,7 +92,7 @@ static void bl_sort(bl_ctx *c) {
     for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
         if (bf[i].size)
             v[q++] = (uint64_t)bf[i].start << 32 | i;
-    plan_radix_sort_hi_in(v, c->m, v + c->m + 1, c->cnt);
+    plan_radix_sort_hi_in(v, c->m, c->scr, c->cnt);
     for (uint32_t q = 0; q < c->m; q++)
         bl_put(c, q, (uint32_t)v[q]);
 }
@@ -97,7 +104,9 @@ static void bl_sort(bl_ctx *c) {
  * arrays, not from the buffers. */
 static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
     const plan_buf *bf = c->pb->bufs;
-    uint32_t *first = (uint32_t *)c->tmp, *next = first + nt + 1;
+    /* nt + 1 <= 2 m + 1 counts in the m + 1 words of tmp, nt <= 2 m in
+     * the n >= m words of scr */
+    uint32_t *first = (uint32_t *)c->tmp, *next = (uint32_t *)c->scr;
     memset(first, 0, ((size_t)nt + 1) * sizeof *first);
     if (sorted) {
         for (uint32_t q = 0; q < c->m; q++)
@@ -135,7 +144,7 @@ static int bl_setup(bl_ctx *c) {
     c->end = malloc(m1 * sizeof *c->end);
     c->er = malloc(m1 * sizeof *c->er);
     c->b = malloc(m1 * sizeof *c->b);
-    c->tmp = malloc(2 * m1 * sizeof *c->tmp);
+    c->tmp = malloc(m1 * sizeof *c->tmp);
     c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
     if (!c->byst || !c->sst || !c->end || !c->er || !c->b || !c->tmp || !c->cnt)
         return -1;
@@ -193,7 +202,7 @@ static int bl_profile(bl_ctx *c) {
     uint32_t m = c->m;
     uint64_t pa = c->pb->align ? c->pb->align : 1, pairs = 0, total = 0;
     uint64_t *d = c->tmp;
-    int32_t *n = (int32_t *)(c->tmp + m + 1);
+    int32_t *n = (int32_t *)c->scr; /* m + 1 <= 2 n counts */
     memset(d, 0, ((size_t)m + 1) * sizeof *d);
     memset(n, 0, ((size_t)m + 1) * sizeof *n);
     for (uint32_t q = 0; q < m; q++) {
@@ -271,7 +280,7 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     for (uint32_t q = 0; q < m; q += PLAN_SW_CHUNK)
         plan_radix_sort_bits_in(w + q,
                                 m - q < PLAN_SW_CHUNK ? m - q : PLAN_SW_CHUNK,
-                                pw, rw, w + m + 1, c->cnt);
+                                pw, rw, c->scr, c->cnt);
     return plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
 }
 
@@ -281,6 +290,7 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
 static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
     uint32_t m = c->m, *order = malloc(((size_t)m + 1) * sizeof *order);
     int rc = order ? bl_size_order(c, order) : -1;
+    bl_clear(c); /* the scratch is free again: offsets from here */
     /* c->tmp (the words) is free again: the first blocks */
     uint32_t *k0 = (uint32_t *)c->tmp, *k1 = c->er;
     uint64_t top = rc > 0 ? PLAN_BF_NO_LAYOUT : UINT64_MAX;
@@ -309,7 +319,9 @@ static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
 /* The passes (see the top of bestfit.c); returns 0, 1 or -1. */
 static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     *best = UINT64_MAX;
-    if (!c->dense) {
+    if (c->dense)
+        bl_clear(c);
+    else {
         uint64_t top = bl_size_pass(c, offsets);
         if (top == UINT64_MAX)
             return -1;
@@ -320,7 +332,7 @@ static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     }
     if (*best <= c->lb + c->lb / PLAN_BF_CLOSE)
         return 0;
-    bool own = c->pb->n >= 2 * (uint64_t)c->m; /* else c->tmp has room */
+    bool own = c->pb->n > c->m; /* else c->tmp has room */
     uint64_t *off = own ? malloc(((size_t)c->pb->n + 1) * sizeof *off) : c->tmp;
     if (!off)
         return -1;
@@ -342,11 +354,14 @@ int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
     memset(&c, 0, sizeof c);
     c.pb = pb;
     c.m = m;
+    c.scr = offsets;
     int rc = bl_setup(&c);
     if (rc == 0)
         rc = bl_profile(&c);
     if (rc == 0)
         rc = bl_passes(&c, offsets, best);
+    if (rc != 0)
+        bl_clear(&c); /* as the general path expects them */
     bl_free(&c);
     return rc;
 }

@@ -245,7 +245,8 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
  * planner/bestfit_large.c): the plan of bestfit's general path (its two
  * passes; the start pass only when the size pass is more than
  * 1/PLAN_BF_CLOSE above the lower bound), offsets into offsets[buffer]
- * (the zero-size ones left as they are), the pool top into *best
+ * (pb->n words, its scratch first: the zero-size ones 0 on return, also
+ * on failure), the pool top into *best
  * (UINT64_MAX when every pass passed PLAN_MAX_POOL_SIZE).  Returns 0, 1
  * (this path does not apply: run the general one) or -1 (out of
  * memory). */
