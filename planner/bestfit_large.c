@@ -85,13 +85,12 @@ static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
     c->b[q].a = bb->align > pa ? bb->align : pa;
 }
 
-/* The start order by a radix sort. */
+/* The start order by a radix sort (of the starts and buffers that
+ * bl_setup gathered in buffer order). */
 static void bl_sort(bl_ctx *c) {
-    const plan_buf *bf = c->pb->bufs;
     uint64_t *v = c->tmp;
-    for (uint32_t i = 0, q = 0; i < c->pb->n; i++)
-        if (bf[i].size)
-            v[q++] = (uint64_t)bf[i].start << 32 | i;
+    for (uint32_t q = 0; q < c->m; q++)
+        v[q] = (uint64_t)c->sst[q] << 32 | c->byst[q];
     plan_radix_sort_hi_in(v, c->m, c->scr, c->cnt);
     for (uint32_t q = 0; q < c->m; q++)
         bl_put(c, q, (uint32_t)v[q]);
@@ -100,38 +99,30 @@ static void bl_sort(bl_ctx *c) {
 /* The start order by counting the starts of each step of [t0, t0 + nt)
  * (a short horizon, nt <= 2 m), which also gives every end rank; when
  * the starts are `sorted` already (and the buffers read into the position
- * arrays in that order), only the ranks, counted from the position
- * arrays, not from the buffers. */
+ * arrays in that order), only the ranks.  Reads the starts and buffers
+ * that bl_setup gathered (sst, byst; in buffer order when not sorted),
+ * not the buffers. */
 static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
-    const plan_buf *bf = c->pb->bufs;
-    /* nt + 1 <= 2 m + 1 counts in the m + 1 words of tmp, nt <= 2 m in
-     * the n >= m words of scr */
-    uint32_t *first = (uint32_t *)c->tmp, *next = (uint32_t *)c->scr;
+    /* nt + 1 <= 2 m + 1 counts in the m + 1 words of tmp */
+    uint32_t *first = (uint32_t *)c->tmp;
     memset(first, 0, ((size_t)nt + 1) * sizeof *first);
-    if (sorted) {
-        for (uint32_t q = 0; q < c->m; q++)
-            first[c->sst[q] - t0 + 1]++;
-    } else {
-        for (uint32_t i = 0; i < c->pb->n; i++)
-            if (bf[i].size)
-                first[bf[i].start - t0 + 1]++;
-    }
+    for (uint32_t q = 0; q < c->m; q++)
+        first[c->sst[q] - t0 + 1]++;
     for (uint32_t t = 1; t <= nt; t++) /* first[t]: the starts before t0 + t */
         first[t] += first[t - 1];
     if (!sorted) {
-        memcpy(next, first, (size_t)nt * sizeof *next);
-        /* one scattered write per buffer (its index), then everything
-         * else read in start order: the ends, hence `first`, nearly in
-         * order */
-        for (uint32_t i = 0; i < c->pb->n; i++)
-            if (bf[i].size)
-                c->byst[next[bf[i].start - t0]++] = i;
+        /* one scattered write per buffer (its index, into er, free until
+         * the ranks), then everything else read in start order: the
+         * ends, hence `first`, nearly in order.  first[t] is the cursor
+         * of step t: it ends at what first[t + 1] was */
         for (uint32_t q = 0; q < c->m; q++)
-            bl_put(c, q, c->byst[q]);
+            c->er[first[c->sst[q] - t0]++] = c->byst[q];
+        for (uint32_t q = 0; q < c->m; q++)
+            bl_put(c, q, c->er[q]);
     }
     for (uint32_t q = 0; q < c->m; q++) {
-        uint64_t e = (uint64_t)c->end[q] - t0 + 1;
-        c->er[q] = first[e < nt ? e : nt];
+        uint64_t e = (uint64_t)c->end[q] - t0 + 1; /* >= 1 */
+        c->er[q] = first[(e < nt ? e : nt) - !sorted];
     }
     c->ranked = true;
 }
@@ -150,7 +141,9 @@ static int bl_setup(bl_ctx *c) {
         return -1;
     /* the range of the starts; while they are in buffer order, the
      * buffers read into the position arrays in that order (which then
-     * is the start order) */
+     * is the start order), after that only their starts and indices
+     * (for bl_count or bl_sort: the buffers are read once more, in
+     * start order) */
     uint32_t lo = UINT32_MAX, hi = 0, q = 0;
     bool sorted = true;
     for (uint32_t i = 0; i < c->pb->n; i++) {
@@ -160,8 +153,12 @@ static int bl_setup(bl_ctx *c) {
         sorted = sorted && bb->start >= hi;
         lo = bb->start < lo ? bb->start : lo;
         hi = bb->start > hi ? bb->start : hi;
-        if (sorted)
+        if (sorted) {
             bl_put(c, q++, i);
+        } else {
+            c->byst[q] = i;
+            c->sst[q++] = bb->start;
+        }
     }
     if (hi - lo < 2 * (uint64_t)c->m)
         bl_count(c, lo, hi - lo + 1, sorted);
