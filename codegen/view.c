@@ -329,6 +329,7 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->keep = o ? o->keep : NULL;
     (void)d; /* kept in the API: the view finds no error of its own */
     v->M = v->prog->model ? v->prog->model : "model";
+    v->Mlen = strlen(v->M);
     size_t nv = v->prog->nvalues + 1;
     v->io_field = base_arena_array(v->a, nv, sizeof *v->io_field);
     plan_view(v);

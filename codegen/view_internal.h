@@ -54,6 +54,9 @@ typedef struct cg_pair {
 /* Slots of vw.jcache (a power of two). */
 #define CG_JCACHE 1024u
 
+/* Slots of vw.lcache (a power of two). */
+#define CG_LCACHE 256u
+
 /* Sets of vw.keep_dm (a power of two), of two entries each. */
 #define CG_KEEP_DM 1024u
 
@@ -128,6 +131,19 @@ typedef struct vw {
     uint32_t *io_list[3];
     uint32_t nio[3];
     const char **io_macro[3];
+
+    /* the lengths of strings that live as long as the view and repeat
+     * across elements (pool names, types, fields, macros), by address
+     * (nsetl): no strlen each time an element sets one */
+    struct cg_lcache {
+        const char *s;
+        size_t n;
+    } lcache[CG_LCACHE];
+    /* strlen(M) */
+    size_t Mlen;
+    /* every local is b_NAME (cg_plan_values): its length is the name's
+     * plus 2 (cg_local_len) */
+    bool locals_plain;
 
     /* json strings of the strings that live as long as the view (IR
      * names, the view's names and macros, static texts), by address:
@@ -412,6 +428,67 @@ static inline void nsetk_n(vw *v, mst_val o, const char *k, size_t kn,
 }
 
 #define nsetk(v, o, k, s) nsetk_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+/* nsetk of a string of n bytes. */
+static inline void nsetkn_n(vw *v, mst_val o, const char *k, size_t kn,
+                            const char *s, size_t n) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn, mst_v_str(s, n));
+}
+
+#define nsetkn(v, o, k, s, n)                                                  \
+    nsetkn_n((v), (o), "" k, sizeof("" k) - 1, (s), (n))
+
+/* nsetk of a name of the IR (never NULL): its length from its record
+ * (ir_name_len), no strlen. */
+static inline void nsetname_n(vw *v, mst_val o, const char *k, size_t kn,
+                              const char *name) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn, mst_v_str(name, ir_name_len(name)));
+}
+
+#define nsetname(v, o, k, name)                                                \
+    nsetname_n((v), (o), "" k, sizeof("" k) - 1, (name))
+
+/* The length of s (never NULL), a string that lives as long as the view
+ * and never changes, through v->lcache: most are set again and again
+ * (the pool of every alloc, the type of every buffer). */
+static inline size_t cg_lasting_len(vw *v, const char *s) {
+    struct cg_lcache *c = &v->lcache[ptr_hash(s) & (CG_LCACHE - 1)];
+    if (c->s != s) {
+        c->s = s;
+        c->n = strlen(s);
+    }
+    return c->n;
+}
+
+/* nsetk of a string that lives as long as the view (never NULL; not
+ * one made in v->str for the element, whose address a later element
+ * reuses): its length through cg_lasting_len. */
+static inline void nsetl_n(vw *v, mst_val o, const char *k, size_t kn,
+                           const char *s) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn, mst_v_str(s, cg_lasting_len(v, s)));
+}
+
+#define nsetl(v, o, k, s) nsetl_n((v), (o), "" k, sizeof("" k) - 1, (s))
+
+/* The length of v->local[val]. */
+static inline size_t cg_local_len(const vw *v, int32_t val) {
+    return v->locals_plain ? 2 + ir_name_len(v->prog->values[val].name)
+                           : strlen(v->local[val]);
+}
+
+/* nsetk of the local of value val. */
+static inline void nsetlocal_n(vw *v, mst_val o, const char *k, size_t kn,
+                               int32_t val) {
+    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+        mst_v_set(v->el, o, k, kn,
+                  mst_v_str(v->local[val], cg_local_len(v, val)));
+}
+
+#define nsetlocal(v, o, k, val)                                                \
+    nsetlocal_n((v), (o), "" k, sizeof("" k) - 1, (val))
 
 /* Buffer macro `which` (M_BUF_<stem>_OFFSET, _SIZE, _ALIGN) of pooled
  * storage s, made in v->str at each use (view_pools.c: three per storage

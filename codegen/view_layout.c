@@ -44,6 +44,7 @@ void cg_plan_values(vw *v) {
      * identifier so far starts with b_, every value keeps b_NAME, and
      * the set is not needed (the values are the last names in it). */
     bool fresh = !cg_set_has_prefix(&v->ids, "b_");
+    v->locals_plain = fresh;
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
         const char *base = cg_cat(v, 2, "b_", iv->name);
@@ -207,7 +208,7 @@ static mst_val pool_buffer(const pool_list *l, size_t k) {
     uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
     const plan_storage *st = &v->pl->storages[s];
     mst_val b = nobj(v);
-    nsetk(v, b, "name", v->prog->values[st->value].name);
+    nsetname(v, b, "name", v->prog->values[st->value].name);
     nset(v, b, "offset", nu64(st->offset));
     nset(v, b, "size", nu64(st->size));
     if (keep_key(v, "live", 4))
@@ -391,13 +392,13 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     const ir_value *iv = &p->values[st->value];
     int32_t pi = v->spool[s];
     mst_val o = nobj(v);
-    nsetk(v, o, "name", iv->name);
-    nsetk(v, o, "local", v->local[st->value]);
-    nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
-    nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
-    nsetk(v, o, "pool", v->pool_name[pi]);
-    nsetk(v, o, "pool_local", v->pool_local[pi]);
-    nsetk(v, o, "pool_size_macro", v->psize[pi]);
+    nsetname(v, o, "name", iv->name);
+    nsetlocal(v, o, "local", st->value);
+    nsetl(v, o, "dtype", ir_dtype_name(iv->dtype));
+    nsetl(v, o, "ctype", cg_ctype_of(iv->dtype));
+    nsetl(v, o, "pool", v->pool_name[pi]);
+    nsetl(v, o, "pool_local", v->pool_local[pi]);
+    nsetl(v, o, "pool_size_macro", v->psize[pi]);
     nset(v, o, "offset", nu64(st->offset));
     nset(v, o, "size", nu64(st->size));
     nset(v, o, "align", nu64(v->salign[s]));
@@ -434,7 +435,7 @@ static bool io_plain(vw *v, const char *const *names, uint32_t n) {
 /* M_KIND_STEM_SIZE, STEM upper-cased from name (n bytes), in v->sa. */
 static const char *io_macro(vw *v, const char *kind, const char *name,
                             size_t n) {
-    size_t ml = strlen(v->M), kl = strlen(kind);
+    size_t ml = v->Mlen, kl = strlen(kind);
     char *m = base_arena_alloc(v->sa, ml + kl + n + 8);
     char *q = m;
     memcpy(q, v->M, ml);
@@ -458,7 +459,7 @@ static void io_names(vw *v, const char *kind, const char *const *names,
     if (io_plain(v, names, n)) {
         for (uint32_t i = 0; i < n; i++) {
             field[i] = names[i];
-            macro[i] = io_macro(v, kind, names[i], strlen(names[i]));
+            macro[i] = io_macro(v, kind, names[i], ir_name_len(names[i]));
         }
         return;
     }
@@ -548,15 +549,15 @@ mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
     mst_val o = nobj(v);
     /* the field is most often the name itself: measured once */
     const char *field = out ? v->out_field[x] : v->io_field[x];
-    size_t nn = strlen(iv->name);
+    size_t nn = ir_name_len(iv->name);
     nset(v, o, "name", mst_v_str(iv->name, nn));
     if (field == iv->name)
         nset(v, o, "field", mst_v_str(field, nn));
     else
-        nsetk(v, o, "field", field);
-    nsetk(v, o, "ctype", cg_ctype_of(iv->dtype));
-    nsetk(v, o, "dtype", ir_dtype_name(iv->dtype));
-    nsetk(v, o, "size_macro", v->io_macro[k][i]);
+        nsetl(v, o, "field", field);
+    nsetl(v, o, "ctype", cg_ctype_of(iv->dtype));
+    nsetl(v, o, "dtype", ir_dtype_name(iv->dtype));
+    nsetl(v, o, "size_macro", v->io_macro[k][i]);
     nset(v, o, "bytes", nu64(iv->bytes));
     if (out)
         nset(v, o, "copied", mst_v_bool(v->out_copy[x]));

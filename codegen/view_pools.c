@@ -21,7 +21,9 @@ const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
     static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
     static const size_t suffix_len[] = {7, 5, 6};
     const char *stem = v->bstem[s];
-    size_t ml = strlen(v->M), sn = strlen(stem), sl = suffix_len[which];
+    /* the stem is the IR's name itself when bstem_lower */
+    size_t ml = v->Mlen, sl = suffix_len[which];
+    size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
     char *m = base_arena_alloc(v->str, ml + 5 + sn + sl + 1);
     memcpy(m, v->M, ml);
     memcpy(m + ml, "_BUF_", 5);

@@ -74,7 +74,7 @@ static void wait_events(vw *v, const ir_stmt *s, const char *to,
               cg_stream_expr(
                   v, pw->bit == 0 ? -1 : (int64_t)v->stream_ids[pw->bit - 1]));
         nsetk(v, wb, "to", to);
-        nsetk(v, wb, "buffer", v->prog->values[pw->value].name);
+        nsetname(v, wb, "buffer", v->prog->values[pw->value].name);
         nappend(v, events, w);
     }
 }
@@ -95,8 +95,8 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         if (ok && v->is_const[val] && !v->kconst[k][j])
             ex = cg_vfmt(v, "(%s)%s", ptype, ex);
         nsetk(v, q, "kind", "buffer");
-        nsetk(v, q, "buffer", iv->name);
-        nsetk(v, q, "dtype", ir_dtype_name(iv->dtype));
+        nsetname(v, q, "buffer", iv->name);
+        nsetl(v, q, "dtype", ir_dtype_name(iv->dtype));
         nset(v, q, "bytes", nu64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
@@ -108,8 +108,8 @@ static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
         nsetk(v, q, "kind", "float");
     }
     nsetk(v, q, "expr", ex);
-    nsetk(v, q, "ctype", ptype);
-    nsetk(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
+    nsetl(v, q, "ctype", ptype);
+    nsetl(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
     nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
     return ex;
 }
@@ -138,7 +138,7 @@ static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
         const char *nm = v->prog->values[v->pl->storages[sid].value].name;
         mst_val o = nobj(v);
         nsetk(v, o, "name_str", cg_c_string(v, nm, false));
-        nsetk(v, o, "pool_local", v->pool_local[v->spool[sid]]);
+        nsetl(v, o, "pool_local", v->pool_local[v->spool[sid]]);
         nsetm(v, o, "offset_macro", (uint32_t)sid, CG_MACRO_OFFSET);
         nsetm(v, o, "size_macro", (uint32_t)sid, CG_MACRO_SIZE);
         nsetk(v, o, "kernel_str", cg_c_string(v, s->name.name, false));
@@ -152,8 +152,8 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     int32_t k = s->kernel; /* ir_check's */
     mst_val b;
     mst_val e = cg_event(v, "call", &b);
-    nsetk(v, b, "kernel", s->name.name);
-    nsetk(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
+    nsetname(v, b, "kernel", s->name.name);
+    nsetl(v, b, "c_name", k >= 0 ? v->kname[k] : s->name.name);
     nset(v, b, "status", mst_v_bool(v->kernel_status));
     nset(v, b, "has_stream", mst_v_bool(s->has_stream));
     nset(v, b, "stream", s->has_stream ? nu64(s->stream) : mst_v_null());
@@ -209,9 +209,9 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     mst_val b;
     mst_val e = cg_event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
-    nsetk(v, b, "name", nm);
+    nsetname(v, b, "name", nm);
     nsetk(v, b, "name_str", cg_c_string(v, nm, false));
-    nsetk(v, b, "pool_local", v->pool_local[pi]);
+    nsetl(v, b, "pool_local", v->pool_local[pi]);
     nsetm(v, b, "offset_macro", (uint32_t)s, CG_MACRO_OFFSET);
     nsetm(v, b, "size_macro", (uint32_t)s, CG_MACRO_SIZE);
     if (comment_begin(v)) {
@@ -228,14 +228,14 @@ static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
         return;
     mst_val b;
     mst_val e = cg_event(v, "bind", &b);
-    nsetk(v, b, "name", p->values[s->value].name);
-    nsetk(v, b, "local", v->local[s->value]);
+    nsetname(v, b, "name", p->values[s->value].name);
+    nsetlocal(v, b, "local", s->value);
     nsetk(v, b, "decl", cg_decl_of(v, s->value));
     const char *field = v->io_field[s->value];
     nsetk(v, b, "expr",
           cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
     nset(v, b, "unused", mst_v_bool(!v->used[s->value]));
-    nsetk(v, b, "field", field);
+    nsetl(v, b, "field", field);
     nappend(v, events, e);
 }
 
@@ -247,13 +247,13 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     mst_val b;
     mst_val e = cg_event(v, "alloc_output", &b);
     int32_t hv = v->pl->storages[sid].owner;
-    nsetk(v, b, "name", p->values[val].name);
-    nsetk(v, b, "output", p->values[hv].name);
-    nsetk(v, b, "local", v->local[val]);
+    nsetname(v, b, "name", p->values[val].name);
+    nsetname(v, b, "output", p->values[hv].name);
+    nsetlocal(v, b, "local", val);
     nsetk(v, b, "decl", cg_decl_of(v, val));
-    nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
+    nsetl(v, b, "ptr_type", cg_ptr_type(v, val));
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
-    nsetk(v, b, "field", field);
+    nsetl(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
     if (keep_key(v, "size_text", 9))
         nsetk(v, b, "size_text",
@@ -278,17 +278,17 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
         const plan_storage *old = &v->pl->storages[st->reuse_of];
         mst_val b;
         mst_val e = cg_event(v, "reuse", &b);
-        nsetk(v, b, "new", p->values[val].name);
-        nsetk(v, b, "old", p->values[old->value].name);
-        nsetk(v, b, "pool", v->pool_name[pi]);
+        nsetname(v, b, "new", p->values[val].name);
+        nsetname(v, b, "old", p->values[old->value].name);
+        nsetl(v, b, "pool", v->pool_name[pi]);
         nset(v, b, "offset", nu64(st->offset));
         if (keep_key(v, "from", 4)) { /* not built in vain */
             mst_val from = nlist(v);
             for (uint32_t i = 0; i < st->ndonors; i++) {
                 const plan_donor *d = &v->pl->donors[st->donor_begin + i];
                 mst_val o = nobj(v);
-                nsetk(v, o, "name",
-                      p->values[v->pl->storages[d->storage].value].name);
+                nsetname(v, o, "name",
+                         p->values[v->pl->storages[d->storage].value].name);
                 nset(v, o, "lo", nu64(d->lo));
                 nset(v, o, "hi", nu64(d->hi));
                 nappend(v, from, o);
@@ -303,13 +303,13 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     }
     mst_val b;
     mst_val e = cg_event(v, "alloc", &b);
-    nsetk(v, b, "name", p->values[val].name);
+    nsetname(v, b, "name", p->values[val].name);
     nsetk(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
-    nsetk(v, b, "local", v->local[val]);
+    nsetlocal(v, b, "local", val);
     nsetk(v, b, "decl", cg_decl_of(v, val));
-    nsetk(v, b, "ptr_type", cg_ptr_type(v, val));
-    nsetk(v, b, "pool", v->pool_name[pi]);
-    nsetk(v, b, "pool_local", v->pool_local[pi]);
+    nsetl(v, b, "ptr_type", cg_ptr_type(v, val));
+    nsetl(v, b, "pool", v->pool_name[pi]);
+    nsetl(v, b, "pool_local", v->pool_local[pi]);
     nsetm(v, b, "offset_macro", (uint32_t)sid, CG_MACRO_OFFSET);
     nsetm(v, b, "size_macro", (uint32_t)sid, CG_MACRO_SIZE);
     nset(v, b, "offset", nu64(st->offset));
@@ -329,13 +329,13 @@ static void alias_event(vw *v, const ir_stmt *s, mst_val events) {
         return;
     mst_val b;
     mst_val e = cg_event(v, "alias", &b);
-    nsetk(v, b, "new", s->name.name);
-    nsetk(v, b, "old", s->old.name);
+    nsetname(v, b, "new", s->name.name);
+    nsetname(v, b, "old", s->old.name);
     if (comment_begin(v)) {
         cg_text_alias_to(&v->csb, v->pl, s);
         comment_end(v, b);
     }
-    nsetk(v, b, "local", v->local[val]);
+    nsetlocal(v, b, "local", val);
     nsetk(v, b, "decl", cg_decl_of(v, val));
     nsetk(v, b, "expr", cg_alias_expr(v, val));
     nset(v, b, "unused", mst_v_bool(!v->used[val]));
@@ -349,7 +349,7 @@ static void names_events(vw *v, const ir_stmt *s, mst_val events) {
         mst_val b;
         if (s->kind == IR_FREE) {
             mst_val e = cg_event(v, "del", &b);
-            nsetk(v, b, "name", s->names[j].name);
+            nsetname(v, b, "name", s->names[j].name);
             if (comment_begin(v)) {
                 cg_text_del_to(&v->csb, v->pl, s, j);
                 comment_end(v, b);
@@ -361,11 +361,11 @@ static void names_events(vw *v, const ir_stmt *s, mst_val events) {
         if (plan_planned_output(v->pl, val))
             continue; /* the caller reads it in the pools */
         mst_val e = cg_event(v, "output", &b);
-        nsetk(v, b, "name", s->names[j].name);
-        nsetk(v, b, "src", v->local[val]);
+        nsetname(v, b, "name", s->names[j].name);
+        nsetlocal(v, b, "src", val);
         nset(v, b, "copied", mst_v_bool(v->out_copy[j]));
         nsetk(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
-        nsetk(v, b, "size_macro", v->out_size_macro[j]);
+        nsetl(v, b, "size_macro", v->out_size_macro[j]);
         nappend(v, events, e);
     }
 }

@@ -29,9 +29,13 @@ typedef struct ir_name_rec {
     uint32_t hash; /* ir_name_hash of the name */
     uint32_t gen;  /* checker run that last reset `ns` */
     ir_slot ns[IR_NS_COUNT];
-    uint32_t len; /* strlen(name) */
+    uint32_t len; /* strlen(name), read by ir_name_len (ir.h) */
     char name[];  /* NUL-terminated */
 } ir_name_rec;
+
+_Static_assert(offsetof(ir_name_rec, name) ==
+                   offsetof(ir_name_rec, len) + sizeof(uint32_t),
+               "ir_name_len reads the length just before the name");
 
 /* The table that finds a name's record while interning: open addressing
  * over record pointers and their hashes (12 bytes a slot, at most half
