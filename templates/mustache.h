@@ -134,6 +134,26 @@ static inline uint64_t mst_key_hash(const char *s, size_t n) {
            ((uint64_t)u[n - 1] << (8 * (n - 1)));
 }
 
+/* The last 8 bytes of a key of n > 8 bytes (0 for a shorter one): with
+ * the signature, a key of up to 16 bytes compares without memcmp. */
+static inline uint64_t mst_key_tail(const char *s, size_t n) {
+    uint64_t t = 0;
+    if (n > 8)
+        memcpy(&t, s + n - 8, 8);
+    return t;
+}
+
+/* Whether key a equals key b, both of n bytes and of the same signature
+ * (mst_key_hash): the bytes past the first 8, in one load up to 16 bytes
+ * (most keys of a view), else memcmp. */
+static inline bool mst_key_rest_eq(const char *a, const char *b, size_t n) {
+    if (n <= 8 || a == b)
+        return true;
+    if (n <= 16)
+        return mst_key_tail(a, n) == mst_key_tail(b, n);
+    return memcmp(a + 8, b + 8, n - 8) == 0;
+}
+
 /* Mixes a signature and length into 32 bits (the high bits of a
  * Fibonacci hash) for the open-addressing index of a frame. */
 static inline uint32_t mst_key_mix(uint64_t h, size_t n) {
@@ -169,9 +189,7 @@ static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
     uint64_t bit = 1ull << (mst_key_mix(h, kn) & 63);
     if (ob->bloom & bit)
         for (mst_field *f = ob->head; f; f = f->next)
-            if (f->h == h && f->kl == kn &&
-                (f->k == k || kn <= 8 ||
-                 memcmp(f->k + 8, k + 8, kn - 8) == 0)) {
+            if (f->h == h && f->kl == kn && mst_key_rest_eq(f->k, k, kn)) {
                 f->v = val;
                 return;
             }

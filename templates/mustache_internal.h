@@ -87,6 +87,7 @@ typedef struct mst_part {
     const char *s;
     size_t n;
     uint64_t h;  /* key_hash(s, n) */
+    uint64_t t;  /* mst_key_tail(s, n) */
     uint32_t mx; /* key_mix(h, n): picks the slot in a frame's index */
 } mst_part;
 
@@ -111,6 +112,17 @@ struct mst_list {
     size_t n;
 };
 
+/* Whether key k (of p's signature and length) is p: past the first 8
+ * bytes, the tail of a key of up to 16 bytes in one load (p->t), no
+ * memcmp. */
+static inline bool mst_part_rest_eq(const char *k, const mst_part *p) {
+    if (p->n <= 8)
+        return true;
+    if (p->n <= 16)
+        return mst_key_tail(k, p->n) == p->t;
+    return memcmp(k + 8, p->s + 8, p->n - 8) == 0;
+}
+
 /* A field of native object o matching part p, or NULL.  Inline: most
  * lookups of a render end here, most of them in the first fields. */
 static inline const mst_field *mst_obj_find(const mst_obj *o,
@@ -118,8 +130,7 @@ static inline const mst_field *mst_obj_find(const mst_obj *o,
     if (!((o->bloom >> (p->mx & 63)) & 1))
         return NULL;
     for (const mst_field *f = o->head; f; f = f->next)
-        if (f->h == p->h && f->kl == p->n &&
-            (p->n <= 8 || memcmp(f->k + 8, p->s + 8, p->n - 8) == 0))
+        if (f->h == p->h && f->kl == p->n && mst_part_rest_eq(f->k, p))
             return f;
     return NULL;
 }

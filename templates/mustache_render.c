@@ -183,8 +183,7 @@ static size_t fmt_real(double d, char *buf, size_t size) {
 }
 
 static bool key_eq(const okey *k, const mst_part *p) {
-    return k->h == p->h && k->kl == p->n &&
-           (p->n <= 8 || memcmp(k->k + 8, p->s + 8, p->n - 8) == 0);
+    return k->h == p->h && k->kl == p->n && mst_part_rest_eq(k->k, p);
 }
 
 /* A lookup in a large object, through the direct-mapped cache of

@@ -139,6 +139,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
             n->parts[k].s = t->s + start;
             n->parts[k].n = i - start;
             n->parts[k].h = key_hash(n->parts[k].s, n->parts[k].n);
+            n->parts[k].t = mst_key_tail(n->parts[k].s, n->parts[k].n);
             n->parts[k].mx = key_mix(n->parts[k].h, n->parts[k].n);
             k++;
             start = i + 1;
