@@ -299,19 +299,19 @@ typedef struct plan_storage {
                         the last statement when never freed/output */
     int32_t dies_at; /* statement at which it dies, -1 = never */
     bool is_output;
+    bool spilled;         /* placed in a spill= space, not its own */
     int32_t reuse_of;     /* the storage that gave it most bytes (the
                              first of its donors on ties), -1 = none */
     uint32_t donor_begin; /* its donors: plan.donors[donor_begin ..  */
     uint32_t ndonors;     /*   donor_begin + ndonors), by offset */
-    const char *space;    /* the space it is placed in: its value's, or the
-                             one it spilled to (NULL = default) */
-    uint64_t accessed;    /* bytes of the call arguments naming it */
-    bool spilled;         /* placed in a spill= space, not its own */
     /* An unpooled storage held by the caller's memory of an output: the
      * first output naming the whole storage (its value id and position
      * among the outputs), else -1 (planner/ownership.c). */
     int32_t owner;
     int32_t owner_pos;
+    const char *space; /* the space it is placed in: its value's, or the
+                          one it spilled to (NULL = default) */
+    uint64_t accessed; /* bytes of the call arguments naming it */
 } plan_storage;
 
 /* A byte range [lo, hi) of its pool that a storage takes from the
