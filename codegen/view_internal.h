@@ -42,6 +42,18 @@ typedef struct keep_memo {
     UT_hash_handle hh;
 } keep_memo;
 
+/* An element of the "inputs", "consts" or "outputs" section as
+ * cg_io_val reads it, packed in section order (cg_plan_io): rendering a
+ * section walks these in order, not the IR's values (some 150 bytes
+ * apart, a cache miss each in every section over the consts). */
+typedef struct cg_io_item {
+    const char *name, *field, *macro; /* the macro: M_KIND_STEM_SIZE */
+    uint64_t bytes;
+    uint32_t name_len, field_len, macro_len;
+    uint32_t x; /* io_list[k][i]: the value, or the output position */
+    uint8_t dtype;
+} cg_io_item;
+
 /* A state ... next= pair (fw_view.c): the names and offset macros of
  * both. */
 typedef struct cg_pair {
@@ -130,7 +142,8 @@ typedef struct vw {
      * (planned outputs left out) and their size macros */
     uint32_t *io_list[3];
     uint32_t nio[3];
-    const char **io_macro[3];
+    /* per section, its elements in order: what cg_io_val reads */
+    struct cg_io_item *io_item[3];
 
     /* the lengths of strings that live as long as the view and repeat
      * across elements (pool names, types, fields, macros), by address
@@ -489,6 +502,29 @@ static inline void nsetlocal_n(vw *v, mst_val o, const char *k, size_t kn,
 
 #define nsetlocal(v, o, k, val)                                                \
     nsetlocal_n((v), (o), "" k, sizeof("" k) - 1, (val))
+
+/* Asks the cache for what building the element of storage s will read
+ * (its value's record, some 150 bytes apart in IR order, and its name),
+ * a few elements ahead of its use: a section over the buffers or the
+ * pools' rows reads one value each, a cache miss each without it.  The
+ * record is asked for `ahead` elements early, the name (read from the
+ * record, which should be there by then) half as early. */
+static inline void cg_prefetch_storage(const vw *v, uint32_t s_far,
+                                       uint32_t s_near) {
+#if defined(__GNUC__)
+    const ir_value *far = &v->prog->values[v->pl->storages[s_far].value];
+    const ir_value *near = &v->prog->values[v->pl->storages[s_near].value];
+    __builtin_prefetch(far);
+    __builtin_prefetch(near->name);
+#else
+    (void)v;
+    (void)s_far;
+    (void)s_near;
+#endif
+}
+
+/* How many elements ahead cg_prefetch_storage asks for a record. */
+#define CG_PREFETCH_AHEAD 8u
 
 /* Buffer macro `which` (M_BUF_<stem>_OFFSET, _SIZE, _ALIGN) of pooled
  * storage s, made in v->str at each use (view_pools.c: three per storage

@@ -175,16 +175,21 @@ static size_t pool_list_count(void *ctx) {
 static mst_val pool_row(const pool_list *l, size_t k) {
     vw *v = l->v;
     const uint32_t *w = v->pool_w[l->pool];
-    uint32_t s = v->pool_buf[v->pool_buf_begin[l->pool] + k];
+    const uint32_t *b = v->pool_buf + v->pool_buf_begin[l->pool];
+    uint32_t s = b[k];
     const plan_storage *st = &v->pl->storages[s];
     mst_val r = nobj(v);
     if (!keep_key(v, "row", 3))
         return r;
+    uint32_t nb = v->pool_buf_begin[l->pool + 1] - v->pool_buf_begin[l->pool];
+    if (k + CG_PREFETCH_AHEAD < nb)
+        cg_prefetch_storage(v, b[k + CG_PREFETCH_AHEAD],
+                            b[k + CG_PREFETCH_AHEAD / 2]);
     /* name, offset and size in their columns, then the live range */
     const char *name = v->prog->values[st->value].name;
     char on[24], sn[24];
     const char *ot = u64_text(on, st->offset), *stx = u64_text(sn, st->size);
-    size_t nl = strlen(name), ol = (size_t)(on + 23 - ot),
+    size_t nl = ir_name_len(name), ol = (size_t)(on + 23 - ot),
            sl = (size_t)(sn + 23 - stx);
     size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
                  (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
@@ -390,6 +395,9 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     uint32_t s = v->buffer_storage[k];
     const plan_storage *st = &pl->storages[s];
     const ir_value *iv = &p->values[st->value];
+    if (k + CG_PREFETCH_AHEAD < v->nbuffers)
+        cg_prefetch_storage(v, v->buffer_storage[k + CG_PREFETCH_AHEAD],
+                            v->buffer_storage[k + CG_PREFETCH_AHEAD / 2]);
     int32_t pi = v->spool[s];
     mst_val o = nobj(v);
     nsetname(v, o, "name", iv->name);
@@ -511,56 +519,65 @@ static void io_outputs(vw *v) {
             v->io_list[CG_IO_OUTPUTS][v->nio[CG_IO_OUTPUTS]++] = i;
 }
 
+/* The elements of section s (cg_io_item), its fields and macros made. */
+static void io_items(vw *v, int s, const char *kind) {
+    uint32_t n = v->nio[s];
+    const char **names = base_xcalloc((size_t)n + 1, sizeof *names);
+    const char **field = base_xcalloc((size_t)n + 1, sizeof *field);
+    const char **macro = base_xcalloc((size_t)n + 1, sizeof *macro);
+    cg_io_item *it = base_arena_array(v->a, n + 1, sizeof *it);
+    v->io_item[s] = it;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = v->io_list[s][i];
+        int32_t val =
+            s == CG_IO_OUTPUTS ? cg_output_value_at(v, x) : (int32_t)x;
+        const ir_value *iv = &v->prog->values[val];
+        names[i] = iv->name;
+        it[i].x = x;
+        it[i].bytes = iv->bytes;
+        it[i].dtype = iv->dtype;
+    }
+    io_names(v, kind, names, n, field, macro);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = it[i].x;
+        if (s == CG_IO_OUTPUTS) {
+            v->out_field[x] = field[i];
+            v->out_size_macro[x] = macro[i];
+        } else {
+            v->io_field[x] = field[i];
+        }
+        it[i].name = names[i];
+        it[i].name_len = (uint32_t)ir_name_len(names[i]);
+        it[i].field = field[i];
+        it[i].field_len =
+            field[i] == names[i] ? it[i].name_len : (uint32_t)strlen(field[i]);
+        it[i].macro = macro[i];
+        it[i].macro_len = (uint32_t)strlen(macro[i]);
+    }
+    free(names);
+    free(field);
+    free(macro);
+}
+
 void cg_plan_io(vw *v) {
     static const char *const kind[] = {"INPUT", "CONST", "OUTPUT"};
     io_values(v);
     io_outputs(v);
-    for (int s = CG_IO_INPUTS; s <= CG_IO_OUTPUTS; s++) {
-        uint32_t n = v->nio[s];
-        const char **names = base_xcalloc((size_t)n + 1, sizeof *names);
-        const char **field = base_xcalloc((size_t)n + 1, sizeof *field);
-        v->io_macro[s] = base_arena_array(v->a, n + 1, sizeof(char *));
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t x = v->io_list[s][i];
-            int32_t val =
-                s == CG_IO_OUTPUTS ? cg_output_value_at(v, x) : (int32_t)x;
-            names[i] = v->prog->values[val].name;
-        }
-        io_names(v, kind[s], names, n, field, v->io_macro[s]);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t x = v->io_list[s][i];
-            if (s == CG_IO_OUTPUTS) {
-                v->out_field[x] = field[i];
-                v->out_size_macro[x] = v->io_macro[s][i];
-            } else {
-                v->io_field[x] = field[i];
-            }
-        }
-        free(names);
-        free(field);
-    }
+    for (int s = CG_IO_INPUTS; s <= CG_IO_OUTPUTS; s++)
+        io_items(v, s, kind[s]);
 }
 
 mst_val cg_io_val(vw *v, cg_io_kind k, uint32_t i) {
-    uint32_t x = v->io_list[k][i];
-    bool out = k == CG_IO_OUTPUTS;
-    int32_t val = out ? cg_output_value_at(v, x) : (int32_t)x;
-    const ir_value *iv = &v->prog->values[val];
+    const cg_io_item *it = &v->io_item[k][i];
     mst_val o = nobj(v);
-    /* the field is most often the name itself: measured once */
-    const char *field = out ? v->out_field[x] : v->io_field[x];
-    size_t nn = ir_name_len(iv->name);
-    nset(v, o, "name", mst_v_str(iv->name, nn));
-    if (field == iv->name)
-        nset(v, o, "field", mst_v_str(field, nn));
-    else
-        nsetl(v, o, "field", field);
-    nsetl(v, o, "ctype", cg_ctype_of(iv->dtype));
-    nsetl(v, o, "dtype", ir_dtype_name(iv->dtype));
-    nsetl(v, o, "size_macro", v->io_macro[k][i]);
-    nset(v, o, "bytes", nu64(iv->bytes));
-    if (out)
-        nset(v, o, "copied", mst_v_bool(v->out_copy[x]));
+    nset(v, o, "name", mst_v_str(it->name, it->name_len));
+    nset(v, o, "field", mst_v_str(it->field, it->field_len));
+    nsetl(v, o, "ctype", cg_ctype_of(it->dtype));
+    nsetl(v, o, "dtype", ir_dtype_name(it->dtype));
+    nset(v, o, "size_macro", mst_v_str(it->macro, it->macro_len));
+    nset(v, o, "bytes", nu64(it->bytes));
+    if (k == CG_IO_OUTPUTS)
+        nset(v, o, "copied", mst_v_bool(v->out_copy[it->x]));
     nset(v, o, "last", mst_v_bool(i + 1 == v->nio[k]));
     return o;
 }
