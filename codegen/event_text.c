@@ -19,6 +19,12 @@ static const char *et_take(base_arena *a, base_sb *b) {
 /* The texts are built with puts and u64 appends, not printf: gen
  * formats several per kernel call. */
 
+/* Appends a name of the (checked) program: its length is in its record
+ * (ir_name_len), no strlen. */
+static void et_name(base_sb *b, const char *name) {
+    base_sb_put(b, name, ir_name_len(name));
+}
+
 /* "POOL[lo,hi)" */
 static void et_range(base_sb *b, const plan *pl, const plan_storage *st,
                      uint64_t lo, uint64_t hi) {
@@ -51,7 +57,7 @@ static void et_list(base_sb *b, const uint64_t *x, uint32_t n) {
 void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
     base_sb_puts(b, "alloc: ");
-    base_sb_puts(b, pl->prog->values[st->value].name);
+    et_name(b, pl->prog->values[st->value].name);
     base_sb_puts(b, ", ");
     base_sb_u64(b, st->size);
     base_sb_puts(b, st->size == 1 ? " byte" : " bytes");
@@ -64,14 +70,14 @@ void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid) {
 void cg_text_reuse_to(base_sb *b, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
     base_sb_puts(b, "reuse: ");
-    base_sb_puts(b, pl->prog->values[st->value].name);
+    et_name(b, pl->prog->values[st->value].name);
     base_sb_puts(b, " takes");
     for (uint32_t i = 0; i < st->ndonors; i++) {
         const plan_donor *d = &pl->donors[st->donor_begin + i];
         base_sb_puts(b, i ? ", " : " ");
         et_range(b, pl, st, d->lo, d->hi);
         base_sb_puts(b, " from ");
-        base_sb_puts(b, pl->prog->values[pl->storages[d->storage].value].name);
+        et_name(b, pl->prog->values[pl->storages[d->storage].value].name);
     }
 }
 
@@ -79,9 +85,9 @@ void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
     const ir_value *v = &p->values[s->value];
     base_sb_puts(b, "alias: ");
-    base_sb_puts(b, s->name.name);
+    et_name(b, s->name.name);
     base_sb_puts(b, " = ");
-    base_sb_puts(b, s->old.name);
+    et_name(b, s->old.name);
     base_sb_putc(b, ' ');
     base_sb_puts(b, ir_dtype_name(v->dtype));
     base_sb_putc(b, '[');
@@ -96,7 +102,7 @@ void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s) {
     base_sb_puts(b, ", bytes ");
     et_bytes(b, v->byte_offset, v->byte_offset + v->bytes);
     base_sb_puts(b, " of ");
-    base_sb_puts(b, p->values[v->root].name);
+    et_name(b, p->values[v->root].name);
 }
 
 void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
@@ -105,11 +111,11 @@ void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
     int32_t v = s->name_values ? s->name_values[k] : -1;
     const ir_value *r = v >= 0 ? &p->values[p->values[v].root] : NULL;
     base_sb_puts(b, "del ");
-    base_sb_puts(b, name);
+    et_name(b, name);
     if (!r || r->storage_end == (int32_t)s->index)
         return;
     base_sb_puts(b, ": a name only, storage ");
-    base_sb_puts(b, r->name);
+    et_name(b, r->name);
     if (r->storage_end < 0) {
         base_sb_puts(b, " lives to the end");
         return;
@@ -131,7 +137,7 @@ void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
 void cg_text_death_to(base_sb *b, const plan *pl, int32_t root) {
     int32_t sid = pl->storage_of_value[root];
     base_sb_puts(b, "storage ");
-    base_sb_puts(b, pl->prog->values[root].name);
+    et_name(b, pl->prog->values[root].name);
     base_sb_puts(b, " dies");
     if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)
         return;
