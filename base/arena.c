@@ -192,8 +192,7 @@ char *base_arena_strndup(base_arena *a, const char *s, size_t n) {
     if (n == SIZE_MAX)
         base_oom();
     char *p = base_arena_alloc(a, n + 1);
-    if (n)
-        memcpy(p, s, n);
+    base_copy(p, s, n);
     p[n] = '\0';
     return p;
 }

@@ -576,7 +576,7 @@ void cg_sb_grow(sbuf *b, size_t n);
 static inline void cg_sb_put(sbuf *b, const char *s, size_t n) {
     if (n >= b->cap - b->len)
         cg_sb_grow(b, n);
-    memcpy(b->p + b->len, s, n);
+    base_copy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
 }
