@@ -73,38 +73,13 @@ static MST_NOINLINE int put_slow(rctx *r, const mst_template *t,
     return 0;
 }
 
-/* Copies s[0, k), 1 <= k: most appends of a render are a few bytes (a
- * name, a separator), copied here with two overlapping loads and stores
- * instead of a call. */
-static inline void copy_short(char *d, const char *s, size_t k) {
-    if (k >= 8 && k <= 16) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + k - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + k - 8, &b, 8);
-    } else if (k >= 4 && k < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + k - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + k - 4, &b, 4);
-    } else if (k < 4) {
-        d[0] = s[0];
-        d[k / 2] = s[k / 2];
-        d[k - 1] = s[k - 1];
-    } else {
-        memcpy(d, s, k);
-    }
-}
-
 /* Appends s[0, k): one test on the way (rctx.lim), inline; k == 0
  * (s may be NULL) wraps around and takes the slow path. */
 static inline int put(rctx *r, const mst_template *t, const mst_node *n,
                       const char *s, size_t k) {
     if (k - 1 >= r->lim - r->len)
         return put_slow(r, t, n, s, k);
-    copy_short(r->out + r->len, s, k);
+    base_copy(r->out + r->len, s, k); /* most are a few bytes: inline */
     r->len += k;
     return 0;
 }
