@@ -611,7 +611,6 @@ json_t *cg_kernel_json(vw *v, uint32_t k);
 
 /* view_layout.c */
 const char *cg_ptr_type(const vw *v, int32_t val);
-const char *cg_decl_of(const vw *v, int32_t val);
 void cg_plan_values(vw *v);
 const char *cg_alias_expr(const vw *v, int32_t val);
 json_t *cg_pools_json(vw *v);

@@ -28,13 +28,6 @@ const char *cg_ptr_type(const vw *v, int32_t val) {
     return *p;
 }
 
-/* Made in v->str each time (the event of the value's definition asks
- * once): kept for the view's life, a copy per value cost more in pages
- * first touched than making it again. */
-const char *cg_decl_of(const vw *v, int32_t val) {
-    return cg_cat(v, 2, cg_ptr_type(v, val), v->local[val]);
-}
-
 void cg_plan_values(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nv = p->nvalues;

@@ -35,6 +35,46 @@ mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body) {
     return e;
 }
 
+/* "decl" of value val: "PTR_TYPE LOCAL", made in v->str only when kept,
+ * from parts whose lengths are known.  Made at each use (the event of
+ * the value's definition asks once): kept for the view's life, a copy
+ * per value cost more in pages first touched than making it again. */
+static void nset_decl(vw *v, mst_val o, int32_t val) {
+    if (o.type != MST_OBJECT || !keep_key(v, "decl", 4))
+        return;
+    const char *t = cg_ptr_type(v, val);
+    size_t tl = cg_lasting_len(v, t), ll = cg_local_len(v, val);
+    char *d = base_arena_alloc(v->str, tl + ll + 1);
+    base_copy(d, t, tl);
+    base_copy(d + tl, v->local[val], ll);
+    d[tl + ll] = '\0';
+    mst_v_set(v->el, o, "decl", 4, mst_v_str(d, tl + ll));
+}
+
+/* "name_str" of an IR name: its C string literal (cg_c_string), made
+ * only when kept; a name of letters, digits and '_' (most) needs no
+ * escape: quoted as it is. */
+static void nset_name_str(vw *v, mst_val o, const char *name) {
+    if (o.type != MST_OBJECT || !keep_key(v, "name_str", 8))
+        return;
+    size_t n = ir_name_len(name);
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_')) {
+            const char *q = cg_c_string(v, name, false);
+            mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, strlen(q)));
+            return;
+        }
+    }
+    char *q = base_arena_alloc(v->str, n + 3);
+    q[0] = '"';
+    base_copy(q + 1, name, n);
+    q[n + 1] = '"';
+    q[n + 2] = '\0';
+    mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, n + 2));
+}
+
 /* An event's "comment", TEXT between comment delimiters, written
  * straight into v->csb and from there into the element's arena: comment_begin
  * starts it (false when the key set leaves "comment" out: nothing to write),
@@ -210,7 +250,7 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     mst_val e = cg_event(v, "death", &b);
     const char *nm = v->prog->values[st->value].name;
     nsetname(v, b, "name", nm);
-    nsetk(v, b, "name_str", cg_c_string(v, nm, false));
+    nset_name_str(v, b, nm);
     nsetl(v, b, "pool_local", v->pool_local[pi]);
     nsetm(v, b, "offset_macro", (uint32_t)s, CG_MACRO_OFFSET);
     nsetm(v, b, "size_macro", (uint32_t)s, CG_MACRO_SIZE);
@@ -230,7 +270,7 @@ static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
     mst_val e = cg_event(v, "bind", &b);
     nsetname(v, b, "name", p->values[s->value].name);
     nsetlocal(v, b, "local", s->value);
-    nsetk(v, b, "decl", cg_decl_of(v, s->value));
+    nset_decl(v, b, s->value);
     const char *field = v->io_field[s->value];
     nsetk(v, b, "expr",
           cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
@@ -250,7 +290,7 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     nsetname(v, b, "name", p->values[val].name);
     nsetname(v, b, "output", p->values[hv].name);
     nsetlocal(v, b, "local", val);
-    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nset_decl(v, b, val);
     nsetl(v, b, "ptr_type", cg_ptr_type(v, val));
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
     nsetl(v, b, "field", field);
@@ -304,9 +344,9 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     mst_val b;
     mst_val e = cg_event(v, "alloc", &b);
     nsetname(v, b, "name", p->values[val].name);
-    nsetk(v, b, "name_str", cg_c_string(v, p->values[val].name, false));
+    nset_name_str(v, b, p->values[val].name);
     nsetlocal(v, b, "local", val);
-    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nset_decl(v, b, val);
     nsetl(v, b, "ptr_type", cg_ptr_type(v, val));
     nsetl(v, b, "pool", v->pool_name[pi]);
     nsetl(v, b, "pool_local", v->pool_local[pi]);
@@ -336,7 +376,7 @@ static void alias_event(vw *v, const ir_stmt *s, mst_val events) {
         comment_end(v, b);
     }
     nsetlocal(v, b, "local", val);
-    nsetk(v, b, "decl", cg_decl_of(v, val));
+    nset_decl(v, b, val);
     nsetk(v, b, "expr", cg_alias_expr(v, val));
     nset(v, b, "unused", mst_v_bool(!v->used[val]));
     nappend(v, events, e);
