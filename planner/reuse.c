@@ -13,7 +13,7 @@
  * between the free and the allocation stays within the overall peak of
  * the no-reuse profile; an accepted reuse keeps the bytes alive through
  * the gap, so its size is added over the gap (a range-add / range-max
- * segment tree, iterative).
+ * tree over blocks of points, see "the no-reuse profile" below).
  *
  * Differences from Inductor (docs/planning.md, "reuse"): every
  * candidate of the stack is tried, not only the top; storages never freed
@@ -83,12 +83,22 @@ typedef struct ru_slot {
     uint32_t cls;
 } ru_slot;
 
-/* The no-reuse profile: range add, range max over the axis points, a
- * bottom-up tree of p leaves (a power of two: leaf k is node p + k, node
- * i's children are 2i and 2i + 1).  d[i] is what was added to the whole
- * subtree of internal node i; t[i] is the max of i's subtree with the adds
- * of i and its descendants (not of its ancestors).  The leaves past the
- * axis hold INT64_MIN and are never in a range. */
+/* The no-reuse profile: range add, range max over the axis points,
+ * blocked so that a query reads few cache lines.  v[k] is point k's
+ * value less the adds on its block; the points are in blocks of
+ * RU_BLOCK, and a bottom-up tree has a leaf per block (p leaves, a
+ * power of two: leaf j is node p + j, node i's children are 2i and
+ * 2i + 1).  d[i] is what was added to the whole subtree of node i; t[i]
+ * is the max of i's subtree with the adds of i and its descendants (not
+ * of its ancestors), so a leaf's t is its block's max v plus its d.  A
+ * range reads the v of its two end blocks and the tree over the blocks
+ * between: the tree is 1/RU_BLOCK of the axis (it stays in cache) and
+ * the v of a block are RU_BLOCK * 8 contiguous bytes.  The points past
+ * the axis and the leaves past the last block hold INT64_MIN and are
+ * never in a range. */
+#define RU_SHIFT 5
+#define RU_BLOCK (1u << RU_SHIFT)
+
 typedef struct ru_node {
     int64_t t, d; /* together: one cache line serves both */
 } ru_node;
@@ -96,6 +106,7 @@ typedef struct ru_node {
 typedef struct ru_tree {
     uint32_t p;
     ru_node *x;
+    int64_t *v;
 } ru_tree;
 
 /* The state of one run. */
@@ -125,9 +136,10 @@ static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
     R->ax = PLAN_CARVE(c, na, uint64_t);
     R->pk = PLAN_CARVE(c, na, uint64_t);
     R->pk_tmp = PLAN_CARVE(c, na, uint64_t);
-    size_t p = 1;
-    while (p < na)
+    size_t nb = (na + RU_BLOCK - 1) / RU_BLOCK, p = 1;
+    while (p < nb)
         p *= 2;
+    R->st.v = PLAN_CARVE(c, nb * RU_BLOCK, int64_t);
     R->st.x = PLAN_CARVE(c, 2 * p, ru_node);
     R->cnt = PLAN_CARVE(c, PLAN_RADIX_COUNTS, uint32_t);
     uint32_t **u32[] = {&R->order, &R->rank,     &R->endr,
@@ -242,16 +254,31 @@ static void ru_axis(ru_state *R) {
 
 /* ---- the tree ---- */
 
-/* The tree over the m leaves the caller wrote at x[p ..] (ru_tree_size
- * gave p). */
+/* The tree over the m points the caller wrote at v (ru_tree_size gave
+ * p). */
 static void ru_tree_size(ru_tree *T, uint32_t m) {
-    for (T->p = 1; T->p < m; T->p *= 2)
+    uint32_t nb = (m + RU_BLOCK - 1) / RU_BLOCK;
+    for (T->p = 1; T->p < nb; T->p *= 2)
         ;
 }
 
+/* The max of v over the points [l, r), l < r. */
+static int64_t ru_scan(const int64_t *v, uint32_t l, uint32_t r) {
+    int64_t best = v[l];
+    for (uint32_t k = l + 1; k < r; k++)
+        best = v[k] > best ? v[k] : best;
+    return best;
+}
+
 static void ru_tree_build(ru_tree *T, uint32_t m) {
-    for (uint32_t i = m; i < T->p; i++)
-        T->x[T->p + i].t = INT64_MIN;
+    uint32_t nb = (m + RU_BLOCK - 1) / RU_BLOCK;
+    for (uint32_t k = m; k < nb * RU_BLOCK; k++)
+        T->v[k] = INT64_MIN;
+    for (uint32_t j = 0; j < T->p; j++)
+        T->x[T->p + j] =
+            (ru_node){j < nb ? ru_scan(T->v, j * RU_BLOCK, (j + 1) * RU_BLOCK)
+                             : INT64_MIN,
+                      0};
     T->x[0].d = 0;
     for (uint32_t i = T->p; i-- > 1;) {
         int64_t a = T->x[2 * i].t, b = T->x[2 * i + 1].t;
@@ -268,28 +295,6 @@ static void ru_pull(ru_tree *T, uint32_t x) {
     }
 }
 
-/* Adds v over the points [l, r), l < r: to the O(log p) nodes that
- * cover the range exactly, then their ancestors are recomputed. */
-static void ru_tree_add(ru_tree *T, uint32_t l, uint32_t r, int64_t v) {
-    uint32_t l0 = l + T->p, r0 = r + T->p;
-    for (l = l0, r = r0; l < r; l >>= 1, r >>= 1) {
-        if (l & 1) {
-            T->x[l].t += v;
-            if (l < T->p)
-                T->x[l].d += v;
-            l++;
-        }
-        if (r & 1) {
-            --r;
-            T->x[r].t += v;
-            if (r < T->p)
-                T->x[r].d += v;
-        }
-    }
-    ru_pull(T, l0);
-    ru_pull(T, r0 - 1);
-}
-
 /* The adds of the strict ancestors of node x added to best. */
 static int64_t ru_above(const ru_tree *T, uint32_t x, int64_t best) {
     for (x >>= 1; x >= 1; x >>= 1)
@@ -297,37 +302,78 @@ static int64_t ru_above(const ru_tree *T, uint32_t x, int64_t best) {
     return best;
 }
 
-/* The max over the points [l, r), l < r, read-only: the nodes covering
- * the range from both ends upwards.  After each step up, the nodes taken
- * on the left are all below node l - 1 and those on the right below node
- * r, so each side adds the d of those nodes and then of their
- * ancestors. */
+/* The max over the points [l, r), l < r, read-only.  The points of the
+ * end blocks jl and jr are read; between them, the tree nodes covering
+ * the leaves (jl, jr) from both ends upwards.  Each side starts with its
+ * end block as taken; after each step up, the nodes taken on the left
+ * are all below node x - 1 and those on the right below node y, so each
+ * side adds the d of those nodes and then of their ancestors. */
 static int64_t ru_tree_max(const ru_tree *T, uint32_t l, uint32_t r) {
-    int64_t bl = 0, br = 0;
-    bool left = false, right = false; /* a node taken on that side */
-    for (l += T->p, r += T->p; l < r;) {
-        if (l & 1) {
-            bl = !left || T->x[l].t > bl ? T->x[l].t : bl;
-            left = true;
-            l++;
+    uint32_t jl = l / RU_BLOCK, jr = (r - 1) / RU_BLOCK;
+    if (jl == jr)
+        return ru_above(T, T->p + jl, ru_scan(T->v, l, r) + T->x[T->p + jl].d);
+    int64_t bl = ru_scan(T->v, l, (jl + 1) * RU_BLOCK) + T->x[T->p + jl].d;
+    int64_t br = ru_scan(T->v, jr * RU_BLOCK, r) + T->x[T->p + jr].d;
+    uint32_t x = T->p + jl + 1, y = T->p + jr;
+    while (x < y) {
+        if (x & 1) {
+            bl = T->x[x].t > bl ? T->x[x].t : bl;
+            x++;
         }
-        if (r & 1) {
-            r--;
-            br = !right || T->x[r].t > br ? T->x[r].t : br;
-            right = true;
+        if (y & 1) {
+            y--;
+            br = T->x[y].t > br ? T->x[y].t : br;
         }
-        l >>= 1;
-        r >>= 1;
-        bl += left ? T->x[l - 1].d : 0;
-        br += right ? T->x[r].d : 0;
+        x >>= 1;
+        y >>= 1;
+        bl += T->x[x - 1].d;
+        br += T->x[y].d;
     }
-    if (!right)
-        return ru_above(T, l - 1, bl);
-    if (!left)
-        return ru_above(T, r, br);
-    bl = ru_above(T, l - 1, bl);
-    br = ru_above(T, r, br);
+    bl = ru_above(T, x - 1, bl);
+    br = ru_above(T, y, br);
     return bl > br ? bl : br;
+}
+
+/* Adds v > 0 over the points [l, r) of block j: as values only grow, the
+ * block's new max is its old one or one of those points. */
+static void ru_block_add(ru_tree *T, uint32_t j, uint32_t l, uint32_t r,
+                         int64_t v) {
+    ru_node *leaf = &T->x[T->p + j];
+    int64_t best = leaf->t - leaf->d;
+    for (uint32_t k = l; k < r; k++) {
+        T->v[k] += v;
+        best = T->v[k] > best ? T->v[k] : best;
+    }
+    leaf->t = best + leaf->d;
+}
+
+/* Adds v > 0 over the points [l, r), l < r: to the points of the end
+ * blocks and to the O(log p) nodes that cover the leaves between them
+ * exactly; then the ancestors of the two end leaves are recomputed (every
+ * node changed is one of them or a child of one). */
+static void ru_tree_add(ru_tree *T, uint32_t l, uint32_t r, int64_t v) {
+    uint32_t jl = l / RU_BLOCK, jr = (r - 1) / RU_BLOCK;
+    if (jl == jr) {
+        ru_block_add(T, jl, l, r, v);
+        ru_pull(T, T->p + jl);
+        return;
+    }
+    ru_block_add(T, jl, l, (jl + 1) * RU_BLOCK, v);
+    ru_block_add(T, jr, jr * RU_BLOCK, r, v);
+    for (uint32_t x = T->p + jl + 1, y = T->p + jr; x < y; x >>= 1, y >>= 1) {
+        if (x & 1) {
+            T->x[x].t += v;
+            T->x[x].d += v;
+            x++;
+        }
+        if (y & 1) {
+            --y;
+            T->x[y].t += v;
+            T->x[y].d += v;
+        }
+    }
+    ru_pull(T, T->p + jl);
+    ru_pull(T, T->p + jr);
 }
 
 /* Step 2: the axis, the no-reuse memory profile in the tree, and its
@@ -336,21 +382,21 @@ static void ru_profile(ru_state *R) {
     ru_axis(R);
     uint32_t m = R->m;
     ru_tree_size(&R->st, m);
-    ru_node *leaf = R->st.x + R->st.p;
+    int64_t *leaf = R->st.v;
     memset(leaf, 0, (size_t)m * sizeof *leaf);
     for (uint32_t r = 0; r < R->n; r++) {
         if (R->it[r].size == 0)
             continue;
-        leaf[R->it[r].at_start].t += (int64_t)R->it[r].size;
-        leaf[R->it[r].at_end].t -= (int64_t)R->it[r].size;
+        leaf[R->it[r].at_start] += (int64_t)R->it[r].size;
+        leaf[R->it[r].at_end] -= (int64_t)R->it[r].size;
     }
     int64_t cur = 0;
     R->peak = 0;
     for (uint32_t i = 0; i < m; i++) {
-        cur += leaf[i].t;
+        cur += leaf[i];
         if (cur > R->peak)
             R->peak = cur;
-        leaf[i].t = cur;
+        leaf[i] = cur;
     }
     ru_tree_build(&R->st, m);
 }
