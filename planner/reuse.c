@@ -62,6 +62,7 @@ typedef struct ru_item {
     uint32_t cls;              /* its slot's class */
     uint32_t below;            /* dead: the next one down its stack */
     uint32_t pushed_at;        /* dead: when it was pushed (end order) */
+    bool opens;                /* it opened its slot (size, align: its own) */
 } ru_item;
 
 /* A slot class of a key: its stack of dead storages, with what the walk
@@ -75,13 +76,6 @@ typedef struct ru_class {
     uint32_t top_after; /* its end + 1 on the axis */
     uint32_t top_slot;
 } ru_class;
-
-/* A slot: its size and alignment are its class's. */
-typedef struct ru_slot {
-    uint64_t off;
-    uint32_t creator; /* its first buffer's index */
-    uint32_t cls;
-} ru_slot;
 
 /* The no-reuse profile: range add, range max over the axis points,
  * blocked so that a query reads few cache lines.  v[k] is point k's
@@ -119,7 +113,7 @@ typedef struct ru_state {
     uint32_t *endr;  /* the ranks in end order */
     uint32_t *bykey, *sort_tmp, *key_first, *cnt;
     ru_class *cls;
-    ru_slot *slots;
+    uint64_t *soff;             /* the slots' offsets */
     uint64_t *ax, *pk, *pk_tmp; /* the axis; radix sort keys */
     int64_t peak;
     ru_tree st;
@@ -132,7 +126,7 @@ static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
     size_t n1 = n + 1, na = 2 * n + 2;
     R->it = PLAN_CARVE(c, n1, ru_item);
     R->cls = PLAN_CARVE(c, n1, ru_class);
-    R->slots = PLAN_CARVE(c, n1, ru_slot);
+    R->soff = PLAN_CARVE(c, n1, uint64_t);
     R->ax = PLAN_CARVE(c, na, uint64_t);
     R->pk = PLAN_CARVE(c, na, uint64_t);
     R->pk_tmp = PLAN_CARVE(c, na, uint64_t);
@@ -434,7 +428,7 @@ static uint32_t ru_new_slot(ru_state *R, uint32_t r, uint32_t nslots,
     }
     b->slot = nslots;
     b->cls = c;
-    R->slots[nslots] = (ru_slot){0, R->order[r], c};
+    b->opens = true;
     return nslots + 1;
 }
 
@@ -506,10 +500,33 @@ static uint32_t ru_assign(ru_state *R) {
     return nslots;
 }
 
-/* The steps above, then the layout: the slots in the order of their
- * first buffer's index (the naive order), so that the pool is never
- * larger than the naive one: each slot is one of naive's buffers, at an
- * offset no higher. */
+/* Step 4: the layout, the slots in the order of their first buffer's
+ * index (the naive order), so that the pool is never larger than the
+ * naive one: each slot is one of naive's buffers, at an offset no
+ * higher.  The records' slots are first scattered to index order (two
+ * arrays free after the walk), so that the passes in index order read
+ * contiguous memory. */
+static uint64_t ru_place(ru_state *R, uint64_t *offsets) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t n = R->n, *slot_of = R->bykey, *opens = R->sort_tmp;
+    for (uint32_t r = 0; r < n; r++) {
+        slot_of[R->order[r]] = R->it[r].slot;
+        opens[R->order[r]] = R->it[r].opens;
+    }
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!opens[i])
+            continue;
+        uint64_t off = plan_align_up(top, plan_buf_align(R->pb, &bf[i]));
+        R->soff[slot_of[i]] = off;
+        top = off + bf[i].size;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        offsets[i] = slot_of[i] == UINT32_MAX ? 0 : R->soff[slot_of[i]];
+    return top;
+}
+
+/* The steps above. */
 static void plan_reuse_core(const plan_problem *pb, void *scratch,
                             size_t scratch_size, uint64_t *offsets,
                             uint64_t *size) {
@@ -519,19 +536,7 @@ static void plan_reuse_core(const plan_problem *pb, void *scratch,
     ru_order(&R);
     ru_profile(&R);
     ru_assign(&R);
-    uint64_t top = 0;
-    for (uint32_t i = 0; i < R.n; i++) {
-        uint32_t s = R.it[R.rank[i]].slot;
-        if (s == UINT32_MAX || R.slots[s].creator != i)
-            continue;
-        const ru_class *k = &R.cls[R.slots[s].cls];
-        R.slots[s].off = plan_align_up(top, k->align);
-        top = R.slots[s].off + k->size;
-    }
-    for (uint32_t i = 0; i < R.n; i++) {
-        uint32_t s = R.it[R.rank[i]].slot;
-        offsets[i] = s == UINT32_MAX ? 0 : R.slots[s].off;
-    }
+    uint64_t top = ru_place(&R, offsets);
     *size = plan_align_up(top, pb->align ? pb->align : 1);
 }
 
