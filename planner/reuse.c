@@ -159,48 +159,63 @@ static void ru_sort_by(ru_state *R, uint32_t *out, const uint32_t *val) {
         out[i] = (uint32_t)R->pk[i];
 }
 
-/* Step 1: the records in start order, the ranks in end order, a dense
- * id per key (radix sorts; the keys by merge sort when one does not fit
- * in 32 bits). */
+/* kid[i] = a dense id of buffer i's key, ids in key order: a radix sort
+ * when every key fits in 32 bits, else a merge sort. */
+static void ru_key_ids(ru_state *R, uint32_t *kid) {
+    const plan_buf *bf = R->pb->bufs;
+    uint32_t n = R->n, nk = 0;
+    bool small_keys = true;
+    for (uint32_t i = 0; i < n; i++) {
+        kid[i] = (uint32_t)bf[i].reuse_key;
+        small_keys &= bf[i].reuse_key <= UINT32_MAX;
+    }
+    if (small_keys) {
+        ru_sort_by(R, R->bykey, kid);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i == 0 || R->pk[i] >> 32 != R->pk[i - 1] >> 32)
+                R->key_first[nk++] = UINT32_MAX;
+            kid[(uint32_t)R->pk[i]] = nk - 1;
+        }
+        return;
+    }
+    ru_ctx ctx = {bf};
+    for (uint32_t i = 0; i < n; i++)
+        R->bykey[i] = i;
+    plan_sort_idx_in(R->bykey, n, R->sort_tmp, ru_cmp_key, &ctx);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0 ||
+            bf[R->bykey[i]].reuse_key != bf[R->bykey[i - 1]].reuse_key)
+            R->key_first[nk++] = UINT32_MAX;
+        kid[R->bykey[i]] = nk - 1;
+    }
+}
+
+/* Step 1: the records in start order (written in index order, so that
+ * the buffers are read contiguously), the ranks in end order, a dense id
+ * per key. */
 static void ru_order(ru_state *R) {
     const plan_buf *bf = R->pb->bufs;
     uint32_t n = R->n, *val = R->sort_tmp;
     for (uint32_t i = 0; i < n; i++)
         val[i] = bf[i].start;
     ru_sort_by(R, R->order, val);
-    for (uint32_t r = 0; r < n; r++) {
-        const plan_buf *b = &bf[R->order[r]];
+    for (uint32_t r = 0; r < n; r++)
         R->rank[R->order[r]] = r;
-        R->it[r] = (ru_item){.size = b->size,
-                             .align = plan_buf_align(R->pb, b),
-                             .start = b->start,
-                             .end = b->end};
+    uint32_t *kid = R->endr; /* free until the end order */
+    ru_key_ids(R, kid);
+    for (uint32_t i = 0; i < n; i++) {
+        const plan_buf *b = &bf[i];
+        R->it[R->rank[i]] = (ru_item){.size = b->size,
+                                      .align = plan_buf_align(R->pb, b),
+                                      .start = b->start,
+                                      .end = b->end,
+                                      .key = kid[i]};
     }
     for (uint32_t i = 0; i < n; i++)
         val[i] = bf[i].end;
     ru_sort_by(R, R->endr, val);
     for (uint32_t i = 0; i < n; i++)
         R->endr[i] = R->rank[R->endr[i]];
-    bool small_keys = true;
-    for (uint32_t i = 0; i < n; i++) {
-        val[i] = (uint32_t)bf[i].reuse_key;
-        small_keys &= bf[i].reuse_key <= UINT32_MAX;
-    }
-    if (small_keys) {
-        ru_sort_by(R, R->bykey, val);
-    } else {
-        ru_ctx ctx = {bf};
-        for (uint32_t i = 0; i < n; i++)
-            R->bykey[i] = i;
-        plan_sort_idx_in(R->bykey, n, R->sort_tmp, ru_cmp_key, &ctx);
-    }
-    uint32_t nk = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i == 0 ||
-            bf[R->bykey[i]].reuse_key != bf[R->bykey[i - 1]].reuse_key)
-            R->key_first[nk++] = UINT32_MAX;
-        R->it[R->rank[R->bykey[i]]].key = nk - 1;
-    }
 }
 
 /* Step 2a: the time axis (every start and every end + 1, so that the
