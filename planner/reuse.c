@@ -113,8 +113,8 @@ typedef struct ru_state {
     uint32_t *endr;  /* the ranks in end order */
     uint32_t *bykey, *sort_tmp, *key_first, *cnt;
     ru_class *cls;
-    uint64_t *soff;             /* the slots' offsets */
-    uint64_t *ax, *pk, *pk_tmp; /* the axis; radix sort keys */
+    uint64_t *soff;        /* the slots' offsets */
+    uint64_t *pk, *pk_tmp; /* radix sort keys */
     int64_t peak;
     ru_tree st;
 } ru_state;
@@ -127,9 +127,8 @@ static void ru_layout(plan_carver *c, size_t n, ru_state *R) {
     R->it = PLAN_CARVE(c, n1, ru_item);
     R->cls = PLAN_CARVE(c, n1, ru_class);
     R->soff = PLAN_CARVE(c, n1, uint64_t);
-    R->ax = PLAN_CARVE(c, na, uint64_t);
-    R->pk = PLAN_CARVE(c, na, uint64_t);
-    R->pk_tmp = PLAN_CARVE(c, na, uint64_t);
+    R->pk = PLAN_CARVE(c, n1, uint64_t);
+    R->pk_tmp = PLAN_CARVE(c, n1, uint64_t);
     size_t nb = (na + RU_BLOCK - 1) / RU_BLOCK, p = 1;
     while (p < nb)
         p *= 2;
@@ -220,43 +219,27 @@ static void ru_order(ru_state *R) {
 
 /* Step 2a: the time axis (every start and every end + 1, so that the
  * live set is constant between two consecutive points) and each buffer's
- * points on it: a radix sort of (time, end point) pairs when every time
- * fits in 32 bits, else qsort and binary searches. */
+ * points on it: the records are in start order and endr in end order,
+ * so the axis is a merge of the two (a start before an end + 1 at the
+ * same time: both get the same point). */
 static void ru_axis(ru_state *R) {
     ru_item *it = R->it;
-    uint64_t *ax = R->ax;
-    uint32_t n = R->n, na = 2 * n, m = 0;
-    bool small = n < UINT32_MAX / 2;
-    for (uint32_t r = 0; r < n; r++)
-        small &= it[r].end < UINT32_MAX;
-    if (!small) {
-        for (uint32_t r = 0; r < n; r++) {
-            ax[2 * r] = it[r].start;
-            ax[2 * r + 1] = (uint64_t)it[r].end + 1;
-        }
-        qsort(ax, na, sizeof *ax, base_cmp_u64);
-        for (uint32_t i = 0; i < na; i++)
-            if (m == 0 || ax[m - 1] != ax[i])
-                ax[m++] = ax[i];
-        for (uint32_t r = 0; r < n; r++) {
-            it[r].at_start = base_lower_bound_u64(ax, m, it[r].start);
-            it[r].at_end = base_lower_bound_u64(ax, m, (uint64_t)it[r].end + 1);
-        }
-        R->m = m;
-        return;
-    }
-    for (uint32_t r = 0; r < n; r++) {
-        R->pk[2 * r] = (uint64_t)it[r].start << 32 | (2 * r);
-        R->pk[2 * r + 1] = ((uint64_t)it[r].end + 1) << 32 | (2 * r + 1);
-    }
-    plan_radix_sort_hi_in(R->pk, na, R->pk_tmp, R->cnt);
-    for (uint64_t i = 0, last = 0; i < na; i++) {
-        uint64_t t = R->pk[i] >> 32;
-        uint32_t e = (uint32_t)R->pk[i];
-        if (m == 0 || last != t)
+    uint32_t n = R->n, r = 0, e = 0, m = 0;
+    uint64_t last = 0;
+    while (r < n || e < n) {
+        uint64_t ts = r < n ? it[r].start : UINT64_MAX;
+        ru_item *f = e < n ? &it[R->endr[e]] : NULL;
+        uint64_t te = f ? (uint64_t)f->end + 1 : UINT64_MAX;
+        uint64_t t = ts <= te ? ts : te;
+        if (m == 0 || t != last)
             m++;
         last = t;
-        *(e & 1 ? &it[e / 2].at_end : &it[e / 2].at_start) = m - 1;
+        if (ts <= te) {
+            it[r++].at_start = m - 1;
+        } else {
+            f->at_end = m - 1;
+            e++;
+        }
     }
     R->m = m;
 }

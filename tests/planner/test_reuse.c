@@ -83,7 +83,8 @@ static void test_ru_colors(void **st) {
 
 /* One random instance from seed s: n buffers over a horizon, sizes from a
  * few classes or free, keys that fix the size or not, alignments per
- * buffer and pool, a few zero sizes, stream colours sometimes. */
+ * buffer and pool, a few zero sizes, stream colours sometimes, times
+ * sometimes up to UINT32_MAX. */
 static void random_instance(uint64_t *s, plan_problem *pb, plan_buf *b,
                             uint32_t n) {
     static const uint64_t aligns[] = {0, 1, 16, 64, 256};
@@ -108,6 +109,15 @@ static void random_instance(uint64_t *s, plan_problem *pb, plan_buf *b,
         x->color = colors ? (int32_t)pt_below(s, 3) - 1 : -1;
         if (colors && pt_below(s, 10) == 0)
             x->color = -2;
+    }
+    if (pt_below(s, 8) == 0) { /* the last end at UINT32_MAX */
+        uint32_t last = 0;
+        for (uint32_t i = 0; i < n; i++)
+            last = b[i].end > last ? b[i].end : last;
+        for (uint32_t i = 0; i < n; i++) {
+            b[i].start += UINT32_MAX - last;
+            b[i].end += UINT32_MAX - last;
+        }
     }
     *pb = (plan_problem){n, b, pt_below(s, 2) ? 64 : 1, NULL};
 }
