@@ -9,6 +9,9 @@
  *   bench_planner gen SHAPE N SEED   a synthetic instance as CSV
  *   bench_planner ratio FILE.csv [ALGO [REPS]]
  *                                    ALGO's time against naive's, one run
+ *   bench_planner state SHAPE N SEED REPS ALGO...
+ *                                    naive alone vs naive after each ALGO,
+ *                                    in fresh children and in one process
  *
  * Figures are measured in this run; targets are printed next to them.
  * `scale` and `ratio` time what `planwrap plan --csv` does: reading the
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -254,17 +258,25 @@ typedef struct run_out {
     double secs;
     uint64_t size, lb;
     bool ok;
+    long faults; /* page faults during the timed part */
 } run_out;
+
+static long page_faults(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt + ru.ru_majflt;
+}
 
 /* One planning run as `planwrap plan --csv` does it: read the CSV, the
  * lower bound, the algorithm, the verifier (not timed). */
 static run_out run_one(const char *text, size_t len, const char *algo,
                        double time_limit) {
-    run_out r = {0, 0, 0, false};
+    run_out r = {0, 0, 0, false, 0};
     plan_options o;
     plan_options_init(&o);
     plan_algo_parse(algo, &o.algo);
     o.search.time_limit = time_limit;
+    long f0 = page_faults();
     double t0 = now();
     base_arena *a = base_arena_new();
     base_diag *d = base_diag_new(stderr, 0);
@@ -276,6 +288,7 @@ static run_out run_one(const char *text, size_t len, const char *algo,
     uint64_t *off = calloc((size_t)pb.n + 1, sizeof *off);
     if (plan_run(&pb, &o, 0, off, &r.size, NULL) == 0) {
         r.secs = now() - t0;
+        r.faults = page_faults() - f0;
         r.ok = plan_verify_problem(&pb, off, r.size, NULL, 0);
     }
     free(off);
@@ -303,7 +316,7 @@ static run_out read_only(const char *text, size_t len);
  * times its own run (CPU time, as in run_one) and sends the result back;
  * its exit is not timed. */
 static run_out run_fresh(const job *j) {
-    run_out r = {0, 0, 0, false};
+    run_out r = {0, 0, 0, false, 0};
     int fd[2];
     fflush(stdout);
     fflush(stderr);
@@ -388,7 +401,7 @@ static bool scale_runs(const char *text, size_t len, uint32_t n, bool tree,
     int slow = n >= 1000000 ? 1 : n >= 100000 ? 2 : 3;
     bool failed[5] = {false};
     for (int a = 0; a < 5; a++)
-        best[a] = (run_out){0, 0, 0, false};
+        best[a] = (run_out){0, 0, 0, false, 0};
     for (int round = 0; round < 3; round++)
         for (int a = 0; a < 5; a++) {
             if ((a == 2 && !tree) || ((a == 2 || a == 3) && round >= slow) ||
@@ -502,7 +515,7 @@ static int run_all_live(void) {
 }
 
 static run_out read_only(const char *text, size_t len) {
-    run_out r = {0, 0, 0, false};
+    run_out r = {0, 0, 0, false, 0};
     base_arena *a = base_arena_new();
     base_diag *d = base_diag_new(stderr, 0);
     plan_problem pb;
@@ -573,7 +586,7 @@ static int run_ratio(int argc, char **argv) {
     base_diag_free(d);
     if (!read)
         return 1;
-    run_out nv = {1e30, 0, 0, true}, al = {1e30, 0, 0, true};
+    run_out nv = {1e30, 0, 0, true, 0}, al = {1e30, 0, 0, true, 0};
     for (int i = 0; i < reps && nv.ok && al.ok; i++) {
         run_out a = fresh(text, len, "naive");
         run_out b = fresh(text, len, algo);
@@ -594,6 +607,84 @@ static int run_ratio(int argc, char **argv) {
            argv[0], nv.secs, algo, al.secs, al.secs / nv.secs,
            (unsigned long long)al.size, (double)al.size / (double)al.lb);
     return 0;
+}
+
+/* One run of `algo`, in a fresh child or in this process. */
+static run_out run_in(const char *text, size_t len, const char *algo,
+                      bool in_child) {
+    return in_child ? fresh(text, len, algo) : run_one(text, len, algo, 0);
+}
+
+/* naive's best time alone (t[0]) and right after each of `after[0..k)`
+ * (t[1..k]), in rounds: naive; after[0] (untimed), naive; after[1],
+ * naive; ...  Every run in a fresh child, or all of them in this
+ * process. */
+static bool naive_after(const char *text, size_t len, char **after, int k,
+                        int reps, bool in_child, double *t, long *flo,
+                        long *fhi) {
+    for (int j = 0; j <= k; j++) {
+        t[j] = 1e30;
+        flo[j] = 0x7fffffffL;
+        fhi[j] = 0;
+    }
+    for (int i = 0; i < reps; i++)
+        for (int j = 0; j <= k; j++) {
+            if (j > 0 && !run_in(text, len, after[j - 1], in_child).ok)
+                return false;
+            run_out r = run_in(text, len, "naive", in_child);
+            if (!r.ok)
+                return false;
+            t[j] = r.secs < t[j] ? r.secs : t[j];
+            flo[j] = r.faults < flo[j] ? r.faults : flo[j];
+            fhi[j] = r.faults > fhi[j] ? r.faults : fhi[j];
+        }
+    return true;
+}
+
+/* Does naive's time depend on what ran before it?  naive alone against
+ * naive right after each ALGO, first with every run in a fresh child (as
+ * `scale` and `ratio` time), then with every run in this process; with
+ * the range of page faults naive took (the same count every time when
+ * it starts from the same state). */
+static int run_state(int argc, char **argv) {
+    if (argc < 5 || argc > 12) {
+        fprintf(stderr, "usage: bench_planner state sparse|dense|all-live N "
+                        "SEED REPS ALGO...\n");
+        return 2;
+    }
+    shape sh = strcmp(argv[0], "sparse") == 0  ? SPARSE
+               : strcmp(argv[0], "dense") == 0 ? DENSE
+                                               : ALL_LIVE;
+    uint32_t n = (uint32_t)strtoul(argv[1], NULL, 10);
+    int reps = atoi(argv[3]), k = argc - 4;
+    if (reps < 1) {
+        fprintf(stderr, "bench_planner state: REPS must be at least 1\n");
+        return 2;
+    }
+    size_t len;
+    char *text = synth_csv(sh, n, strtoull(argv[2], NULL, 10), &len);
+    int bad = 0;
+    printf("naive on %s %u (seed %s), CPU s of read + lower bound + plan, "
+           "best of %d:\n",
+           shape_names[sh], n, argv[2], reps);
+    /* the fresh children first: the in-process runs change this process */
+    for (int mode = 0; mode < 2; mode++) {
+        bool in_child = mode == 0;
+        double t[9];
+        long flo[9], fhi[9];
+        if (!naive_after(text, len, argv + 4, k, reps, in_child, t, flo, fhi)) {
+            printf("INVALID PLAN or error\n");
+            bad = 1;
+            break;
+        }
+        printf("  %s\n", in_child ? "fresh children:" : "one process:");
+        for (int j = 0; j <= k; j++)
+            printf("    %-14s %8.4f s = %.3fx alone, page faults %ld..%ld\n",
+                   j ? argv[3 + j] : "alone", t[j], t[j] / t[0], flo[j],
+                   fhi[j]);
+    }
+    big_free(text);
+    return bad;
 }
 
 static int run_scale(void) {
@@ -667,7 +758,10 @@ int main(int argc, char **argv) {
         return run_gen(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "ratio") == 0)
         return run_ratio(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "state") == 0)
+        return run_state(argc - 2, argv + 2);
     fprintf(stderr, "usage: bench_planner csv FILE...|scale|models FILE...|"
-                    "gen SHAPE N SEED|ratio FILE.csv [ALGO [REPS]]\n");
+                    "gen SHAPE N SEED|ratio FILE.csv [ALGO [REPS]]|"
+                    "state SHAPE N SEED REPS ALGO...\n");
     return 2;
 }
