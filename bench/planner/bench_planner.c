@@ -551,6 +551,13 @@ static int run_csv_speed(void) {
     return 0;
 }
 
+/* sparse, dense, anything else all-live. */
+static shape parse_shape(const char *name) {
+    return strcmp(name, "sparse") == 0  ? SPARSE
+           : strcmp(name, "dense") == 0 ? DENSE
+                                        : ALL_LIVE;
+}
+
 /* Writes a synthetic instance as CSV on stdout (to try the CLI). */
 static int run_gen(int argc, char **argv) {
     if (argc != 3) {
@@ -558,9 +565,7 @@ static int run_gen(int argc, char **argv) {
                         "SEED\n");
         return 2;
     }
-    shape sh = strcmp(argv[0], "sparse") == 0  ? SPARSE
-               : strcmp(argv[0], "dense") == 0 ? DENSE
-                                               : ALL_LIVE;
+    shape sh = parse_shape(argv[0]);
     size_t len;
     char *t = synth_csv(sh, (uint32_t)strtoul(argv[1], NULL, 10),
                         strtoull(argv[2], NULL, 10), &len);
@@ -652,9 +657,7 @@ static int run_state(int argc, char **argv) {
                         "SEED REPS ALGO...\n");
         return 2;
     }
-    shape sh = strcmp(argv[0], "sparse") == 0  ? SPARSE
-               : strcmp(argv[0], "dense") == 0 ? DENSE
-                                               : ALL_LIVE;
+    shape sh = parse_shape(argv[0]);
     uint32_t n = (uint32_t)strtoul(argv[1], NULL, 10);
     int reps = atoi(argv[3]), k = argc - 4;
     if (reps < 1) {
