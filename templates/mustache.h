@@ -241,8 +241,10 @@ typedef struct mst_lazy_list {
      * while a parent's blocks are overridden. */
     json_t *(*element_in)(void *ctx, size_t i, const mst_names *names);
     /* Optional, used before both when rendering: element i as native
-     * data into *out (false: stop with an error), valid until the
-     * release(ctx) that follows its body (NULL: nothing to release).
+     * data into *out (false: stop with an error), valid and unchanged
+     * (no key added: the renderer keeps the blooms of the objects on its
+     * context stack) until the release(ctx) that follows its body (NULL:
+     * nothing to release).
      * An element of the same list may be asked for while one is live (a
      * section over the list inside its own body). */
     bool (*element_val)(void *ctx, size_t i, const mst_names *names,

@@ -346,6 +346,15 @@ typedef struct frame {
     /* pushed while a lazy element was on the stack: its value (and any
      * value reached from it) may be released before the render ends */
     bool transient;
+    /* A transient frame: the OR of the blooms of the native objects
+     * among the transient frames from it down (a name whose bit is clear
+     * is in none of them), all bits when one of them is a list or JSON
+     * value; all bits in a frame that is not transient.  tlow is the
+     * position of the lowest of those transient frames, lserial the
+     * serial of the frame below it (the first that is not transient). */
+    uint64_t tbloom;
+    uint32_t tlow;
+    uint64_t lserial;
     uint64_t serial; /* rctx.serial when pushed */
     uint8_t slot[MST_INDEX_SLOTS];
 } frame;

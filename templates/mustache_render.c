@@ -281,13 +281,18 @@ static MST_NOINLINE mst_val lasting_fill(rctx *r, size_t top, const mst_node *n,
 /* The first part of tag n's name looked up from frame `top`, which is
  * not transient, down to the root, through the cache of rctx.lm (the
  * hit inline: the renderer asks for most names an event tests). */
-static inline mst_val lasting_get(rctx *r, size_t top, const mst_node *n) {
-    uint64_t s = r->stack[top].serial;
+static inline mst_val lasting_get_at(rctx *r, size_t top, uint64_t s,
+                                     const mst_node *n) {
     uintptr_t h = ((uintptr_t)n >> 4) ^ ((uintptr_t)n >> 11) ^ (uintptr_t)s;
     struct lmemo *m = &r->lm[h & (MST_LMEMO - 1)];
     if (m->n == n && m->serial == s)
         return m->v;
     return lasting_fill(r, top, n, m);
+}
+
+/* lasting_get_at of frame top's serial. */
+static inline mst_val lasting_get(rctx *r, size_t top, const mst_node *n) {
+    return lasting_get_at(r, top, r->stack[top].serial, n);
 }
 
 /* Looks a name up on the context stack; MST_MISSING when missing. */
@@ -327,6 +332,10 @@ static inline mst_val lookup(rctx *r, const mst_node *n) {
         return mst_lookup(r, n);
     /* the transient frames on top, while they are native objects or
      * scalars (no names), then the memo of the walk below them */
+    const frame *top = &r->stack[r->sp - 1];
+    if (!((top->tbloom >> (n->parts[0].mx & 63)) & 1))
+        /* in none of the transient frames: most names an event tests */
+        return lasting_get_at(r, top->tlow - 1, top->lserial, n);
     size_t i = r->sp;
     for (; i > 0 && r->stack[i - 1].transient; i--) {
         const frame *f = &r->stack[i - 1];
@@ -369,6 +378,17 @@ static int push_ctx(rctx *r, mst_val v) {
     f->built = false;
     f->transient = r->nlive > 0;
     f->serial = ++r->serial;
+    f->tbloom = ~(uint64_t)0;
+    if (f->transient && r->sp > 1) { /* the root is never transient */
+        const frame *below = f - 1;
+        bool first = !below->transient;
+        f->tlow = first ? (uint32_t)(r->sp - 1) : below->tlow;
+        f->lserial = first ? below->serial : below->lserial;
+        if (v.type == MST_OBJECT)
+            f->tbloom = (first ? 0 : below->tbloom) | v.u.obj->bloom;
+        else if (v.type < MST_LIST) /* the kinds before: scalars */
+            f->tbloom = first ? 0 : below->tbloom;
+    }
     return 0;
 }
 
