@@ -367,12 +367,18 @@ static bool truthy(mst_val v) {
     }
 }
 
-static int push_ctx(rctx *r, mst_val v) {
-    if (r->sp == r->scap) {
-        size_t old = r->scap;
-        grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
-        memset(r->stack + old, 0, (r->scap - old) * sizeof *r->stack);
-    }
+/* Room for one more frame on the context stack. */
+static MST_NOINLINE void grow_stack(rctx *r) {
+    size_t old = r->scap;
+    grow((void **)&r->stack, &r->scap, r->sp + 1, sizeof *r->stack);
+    memset(r->stack + old, 0, (r->scap - old) * sizeof *r->stack);
+}
+
+/* Pushes v on the context stack.  Inline: a push per element of every
+ * list, and per section entered. */
+static inline int push_ctx(rctx *r, mst_val v) {
+    if (r->sp == r->scap)
+        grow_stack(r);
     frame *f = &r->stack[r->sp++];
     f->v = v;
     f->built = false;
