@@ -383,8 +383,6 @@ void cg_view_free(cg_view *cv) {
     base_sb_free(&cv->v.csb);
     base_sb_free(&cv->v.stmt_buf);
     free(cv->v.stmt_off);
-    for (size_t i = 0; i < CG_JCACHE; i++)
-        json_decref(cv->v.jcache[i].j);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);

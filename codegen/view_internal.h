@@ -63,9 +63,6 @@ typedef struct cg_pair {
 /* The number of kinds of event (cg_event_kinds). */
 #define CG_NEVENT_KINDS 10
 
-/* Slots of vw.jcache (a power of two). */
-#define CG_JCACHE 1024u
-
 /* Slots of vw.lcache (a power of two). */
 #define CG_LCACHE 256u
 
@@ -158,13 +155,6 @@ typedef struct vw {
      * plus 2 (cg_local_len) */
     bool locals_plain;
 
-    /* json strings of the strings that live as long as the view (IR
-     * names, the view's names and macros, static texts), by address:
-     * an element shares them instead of copying (setk) */
-    struct cg_jcache {
-        const char *s;
-        json_t *j;
-    } jcache[CG_JCACHE];
     /* cg_ptr_type by [const][dtype]: one string each */
     const char *ptr_of[2][IR_DTYPE_COUNT + 1];
 
@@ -362,31 +352,8 @@ static inline void sets_n(vw *v, json_t *o, const char *k, size_t kn,
 
 #define sets(v, o, k, s) sets_n((v), (o), "" k, sizeof("" k) - 1, (s))
 
-/* The json string of s, a string that lives as long as the view and
- * never changes (a new reference): shared through v->jcache. */
-static inline json_t *jstr_kept(vw *v, const char *s) {
-    if (!s)
-        return jstr(s);
-    struct cg_jcache *c = &v->jcache[ptr_hash(s) & (CG_JCACHE - 1)];
-    if (c->s != s) {
-        json_decref(c->j);
-        c->j = jstr(s);
-        c->s = s;
-    }
-    return json_incref(c->j);
-}
-
-static inline void setk_n(vw *v, json_t *o, const char *k, size_t kn,
-                          const char *s) {
-    if (o && keep_key(v, k, kn))
-        json_object_setn_new_nocheck(o, k, kn, jstr_kept(v, s));
-}
-
-/* sets for a string that lives as long as the view (jstr_kept) */
-#define setk(v, o, k, s) setk_n((v), (o), "" k, sizeof("" k) - 1, (s))
-
 /* Native elements (mst_val) built into v->el: the same key set and
- * section filter as set, sets and setk.  nsets copies the string into
+ * section filter as set and sets.  nsets copies the string into
  * v->el; nsetk does not: a string that lives as long as the element,
  * either as long as the view or made in v->str while the element is built
  * (native_of points v->str at v->el), never one in a temporary buffer. */

@@ -288,9 +288,9 @@ json_t *cg_pools_json(vw *v) {
         json_t *o = json_object();
         int32_t pi = v->pool_plan[i];
         const plan_pool *pp = pi >= 0 ? &pl->pools[pi] : NULL;
-        setk(v, o, "name", v->pool_name[i]);
-        setk(v, o, "field", v->pool_name[i]);
-        setk(v, o, "local", v->pool_local[i]);
+        sets(v, o, "name", v->pool_name[i]);
+        sets(v, o, "field", v->pool_name[i]);
+        sets(v, o, "local", v->pool_local[i]);
         const char *U = v->pool_upper[i];
         sets(v, o, "size_macro", cg_vfmt(v, "%s_POOL_%s_SIZE", v->M, U));
         sets(v, o, "align_macro", cg_vfmt(v, "%s_POOL_%s_ALIGN", v->M, U));
