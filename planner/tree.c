@@ -445,15 +445,17 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
     return padded;
 }
 
-/* Pushes a frame for node id; false when out of memory. */
-static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
+/* Pushes a frame for node id at offset off of level code lv (tr_frame);
+ * false when out of memory. */
+static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last,
+                     uint64_t off, uint32_t lv) {
     if (*sp == c->capstk) {
         void *p = c->stk;
         if (!tr_grow(c, &p, &c->capstk, *sp + 1, sizeof *c->stk))
             return false;
         c->stk = p;
     }
-    c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0, 0};
+    c->stk[(*sp)++] = (tr_frame){id, 0, 0, (uint8_t)is_last, 0, 0, lv, off};
     return true;
 }
 
@@ -461,6 +463,34 @@ static bool tr_enter(tr_ctx *c, uint32_t *sp, uint32_t id, bool is_last) {
 static bool tr_chain_holds(tr_ctx *c, uint32_t ss, tr_range br) {
     const uint32_t *m = tr_chain_q(c, br);
     return m[TR_LOW] && UINT32_MAX - m[TR_LOW] <= c->cold[ss].lvl - 1;
+}
+
+/* The offset (*off) and level code (*lv) of the right side of
+ * SpatialSplit id, from its own (tr_frame): its left side's hint further,
+ * which is the left side's final size unless the left side is a chain
+ * level (its size is known at the end) or made by padding (tr_fin_fast
+ * then gives way to tr_finalize). */
+static void tr_right_at(const tr_ctx *c, uint32_t id, uint64_t *off,
+                        uint32_t *lv) {
+    const tr_node *n = &c->nodes[id];
+    if (n->w & TR_F_CHAIN) {
+        *off = 0;
+        *lv = (c->cold[id].lvl - 1) | TR_REL;
+        return;
+    }
+    *off += n->hint - c->nodes[n->u.ss.right].hint;
+}
+
+/* TemporalSplit frame f (chain: it was on its pool's chain) padded its
+ * children: tr_fin_fast walks it at the end (the left sides padding
+ * made may end short of their hints), or, for a chain, the whole tree. */
+static void tr_pad_note(tr_ctx *c, const tr_frame *f, bool chain) {
+    void *a = c->pads;
+    c->slow |= chain;
+    if (chain || !tr_grow(c, &a, &c->cappads, c->npads + 1, sizeof *c->pads))
+        return; /* out of memory flagged */
+    c->pads = a;
+    c->pads[c->npads++] = (tr_padrec){f->id, f->lv, f->off};
 }
 
 /* First visit of TemporalSplit frame f: 0 the block fails here, 1 it was
@@ -471,6 +501,8 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
     tr_range br = tr_live(c, block);
     if ((!f->is_last && b > slot) || tr_dead_hit(n, br))
         return 0;
+    if (n->w & TR_F_CHAIN) /* at offset 0 */
+        f->lv = c->cold[f->id].lvl - 1;
     uint32_t ov = 0, nov = tr_kr_overlaps(c, f->id, br, &ov, &f->pos);
     uint32_t imp = nov < 2 ? tr_implicit(c, f->id) : UINT32_MAX;
     if (imp != UINT32_MAX && tr_chain_holds(c, imp, br)) {
@@ -484,7 +516,13 @@ static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
         return 3;
     }
     c->up_hint = slot; /* for the parent's update (tr_ss_update) */
-    return tr_ts_add(c, f->id, block, slot, b, f->pos) ? 2 : 1;
+    c->placed[c->rank].off = f->off; /* tr_fin_fast */
+    c->placed[c->rank].lv = f->lv;
+    bool chain = n->w & TR_F_CHAIN;
+    if (!tr_ts_add(c, f->id, block, slot, b, f->pos))
+        return 1;
+    tr_pad_note(c, f, chain);
+    return 2;
 }
 
 /* The values of a node that its parent reads. */
@@ -564,11 +602,11 @@ static bool tr_jump_start(tr_ctx *c, uint32_t *sp, const tr_frame *f,
     uint32_t j = lvl - 1, s = tr_chain_stop(c, j, block);
     if (s + 1 >= j)
         return false;
-    tr_frame jf = {j, s + 1, 0, f->is_last, 0, 1};
-    if (!tr_enter(c, sp, 0, false))
+    tr_frame jf = {j, s + 1, 0, f->is_last, 0, 1, 0, 0};
+    if (!tr_enter(c, sp, 0, false, 0, 0))
         return true; /* oom flagged */
     c->stk[*sp - 1] = jf;
-    tr_enter(c, sp, c->cur->ch.lv[s].ts, false);
+    tr_enter(c, sp, c->cur->ch.lv[s].ts, false, 0, 0);
     return true;
 }
 
@@ -585,12 +623,12 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     uint32_t hi = f->id, l = f->ov;
     if (res) {
         for (;; l++) {
-            tr_frame g = {ch->lv[l].ss, 0, 0, 0, 0, 0};
+            tr_frame g = {ch->lv[l].ss, 0, 0, 0, 0, 0, 0, 0};
             (void)tr_update(c, &g, br, rebuilt);
             if (l == hi)
                 break;
             uint32_t t = ch->lv[l].ts;
-            g = (tr_frame){t, ch->lv[l].ss, 0, 0, 1, 0}; /* tr_implicit */
+            g = (tr_frame){t, ch->lv[l].ss, 0, 0, 1, 0, 0, 0}; /* tr_implicit */
             if (!tr_update(c, &g, br, rebuilt))
                 return true;
         }
@@ -609,7 +647,7 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     f->ov = l;
     f->phase = 1;
     bool last = l == hi && f->is_last;
-    tr_enter(c, sp, c->nodes[ch->lv[l].ss].u.ss.right, last);
+    tr_enter(c, sp, c->nodes[ch->lv[l].ss].u.ss.right, last, 0, l | TR_REL);
     return false;
 }
 
@@ -643,7 +681,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
     uint32_t sp = 0, land = 0; /* land: the depth of the placement */
     bool res = false, rebuilt = false;
     tr_range br = tr_live(c, block);
-    if (!tr_enter(c, &sp, root, is_last))
+    if (!tr_enter(c, &sp, root, is_last, 0, 0))
         return false;
     while (sp && !c->oom) {
         tr_frame *f = &c->stk[sp - 1];
@@ -672,8 +710,11 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             if (f->phase < 2) {
                 uint32_t next = f->phase == 0 ? n->u.ss.left : n->u.ss.right;
                 bool last = f->phase == 0 ? false : f->is_last;
-                f->phase++;
-                tr_enter(c, &sp, next, last);
+                uint64_t off = f->off;
+                uint32_t lv = f->lv;
+                if (f->phase++ == 1)
+                    tr_right_at(c, f->id, &off, &lv);
+                tr_enter(c, &sp, next, last, off, lv);
                 continue;
             }
             res = false;
@@ -684,7 +725,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             if (r == 3) {
                 f->phase = 1;
                 if (!tr_jump_start(c, &sp, f, block))
-                    tr_enter(c, &sp, f->ov, f->is_last);
+                    tr_enter(c, &sp, f->ov, f->is_last, f->off, f->lv);
                 continue;
             }
             res = r != 0;
@@ -720,6 +761,7 @@ static void tr_at_end(tr_ctx *c, tr_pool *p, uint32_t block) {
         return;
     p->root = t;
     tr_chain_push(c, p, s, t, tr_live(c, block));
+    c->placed[c->rank].lv = (p->ch.nlv - 1) | TR_REL; /* tr_fin_fast */
 }
 
 static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
@@ -759,10 +801,11 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     uint32_t *mids = malloc(((size_t)n + 1) * sizeof *mids);
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
     c.lfwd = malloc(((size_t)n + 1) * sizeof *c.lfwd);
+    c.placed = malloc(((size_t)n + 1) * sizeof *c.placed);
     uint32_t no = 0, nm = 0, np = 0;
     /* an index counts its entries in 29 bits: 2^29 buffers and more (tens
      * of GB for this planner) fail as out of memory */
-    if (!outs || !mids || !pools || !c.lfwd || n > TR_NKR)
+    if (!outs || !mids || !pools || !c.lfwd || !c.placed || n > TR_NKR)
         goto out;
     /* a block makes at most three nodes unless it pads (tr_ss_create),
      * so the arrays rarely grow (a growth copies them) */
@@ -787,6 +830,8 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         if (k + 1 < no + nm) /* the next block's buffer, in random order */
             TR_PREFETCH(&pb->bufs[k + 1 < no ? outs[k + 1] : mids[k + 1 - no]]);
         bool placed = false;
+        c.placed[k] = (tr_placed){0, 0, i};
+        c.rank = k;
         if (out_block) {
             if (np && (mode == PLAN_MP_OUTPUTS || mode == PLAN_MP_COMBINED)) {
                 tr_at_end(&c, &pools[np - 1], blk);
@@ -810,7 +855,8 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     if (c.oom)
         goto out;
     /* finalize: which pool holds each leaf, and its offset */
-    for (uint32_t p = 0; p < np; p++)
+    bool fast = tr_fin_fast(&c, pools, np, no + nm, subpool_size);
+    for (uint32_t p = 0; p < np && !fast; p++)
         if (tr_finalize(&c, pools[p].root, p, subpool, &subpool_size[p]) != 0)
             goto out;
     *nsubpools = np;
@@ -822,6 +868,8 @@ out:
     tr_arena_free(&c.kra);
     tr_arena_free(&c.kda);
     free(c.lfwd);
+    free(c.placed);
+    free(c.pads);
     free(c.nodes);
     free(c.cold);
     free(c.stk);

@@ -139,7 +139,14 @@ typedef struct tr_frame {
     uint32_t id, ov, pos; /* pos: see tr_kr_overlaps */
     uint8_t is_last, phase;
     uint8_t jump; /* a jump down a chain (tr_jump_step) */
+    uint32_t lv;  /* the chain level the node is in, TR_REL: its offset
+                     counts from that level's base (tr_fin_fast) */
+    uint64_t off; /* the node's offset from that base, or from 0 */
 } tr_frame;
+
+/* tr_frame.lv: the offset counts from the start of the right side of
+ * the level's chain SpatialSplit. */
+#define TR_REL 0x80000000u
 
 /* The chain of a pool (see "chains" in tree.c): per level its
  * TemporalSplit and that TemporalSplit's chain child; an index over the
@@ -163,6 +170,19 @@ typedef struct tr_pool {
     bool can_expand;
     tr_chain ch;
 } tr_pool;
+
+/* Where a block went (tr_frame), noted when it was placed. */
+typedef struct tr_placed {
+    uint64_t off;
+    uint32_t lv, buf;
+} tr_placed;
+
+/* A TemporalSplit that padded its children, at offset off of level code
+ * lv (tr_frame) when it did. */
+typedef struct tr_padrec {
+    uint32_t ts, lv;
+    uint64_t off;
+} tr_padrec;
 
 typedef struct tr_ctx {
     const plan_problem *pb;
@@ -188,6 +208,15 @@ typedef struct tr_ctx {
     bool q_ok;        /* q holds the chain index's max over the block's
                          range (it changes only once the block is placed) */
     uint32_t q[2];
+    /* tr_fin_fast */
+    tr_placed *placed; /* per block, in placement order */
+    uint32_t rank;     /* the block being placed */
+    uint32_t *lvc;     /* per buffer: tr_frame.lv, while tr_fin_fast runs */
+    bool slow;         /* the offsets need tr_finalize */
+    tr_padrec *pads;   /* the TemporalSplits that padded their children */
+    uint32_t npads, cappads;
+    bool fin_mark; /* tr_finalize writes fin_lv into lvc */
+    uint32_t fin_lv;
 } tr_ctx;
 
 /* Asks for the cache line at p ahead of its use (a hint; nothing where
@@ -368,6 +397,13 @@ void tr_chain_restore(tr_ctx *c, const tr_chain *ch);
  * of memory). */
 int tr_finalize(tr_ctx *c, uint32_t root, uint32_t p, uint32_t *subpool,
                 uint64_t *size);
+
+/* The offset and pool of every leaf and the pool's size from what the
+ * search noted at each placement, when the problem allows it (one pool,
+ * no padding, every size a multiple of the alignment): false when it
+ * does not, and tr_finalize must walk the tree (planner/tree_fin.c). */
+bool tr_fin_fast(tr_ctx *c, const tr_pool *p, uint32_t np, uint32_t nplaced,
+                 uint64_t *size);
 
 /* The placement order of the nm buffers of idx (descending size when dir
  * < 0, ascending when dir > 0; longer first on ties; stable).  0 or -1. */

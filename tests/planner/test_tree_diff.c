@@ -297,6 +297,12 @@ typedef struct inst {
  * the seeds' instances stay as they are otherwise). */
 static int force_shape = -1;
 
+/* When set, no buffer asks for an alignment of its own (after the draws):
+ * every size of the dense shape is then a multiple of the tree's
+ * alignment, and `tree` fixes offsets as it places blocks (tr_fin_fast)
+ * instead of walking the finished tree. */
+static bool plain_align = false;
+
 /* Shapes: uniform lifetimes over a short horizon (many overlaps, touching
  * ranges), nested intervals, all live at once, and a staircase that
  * makes the tree deep (a level per pool growth); forced only: the bench's
@@ -346,6 +352,7 @@ static void gen(inst *in, uint64_t seed, uint32_t maxn) {
         }
         x.start = a;
         x.end = a + len;
+        x.align = plain_align ? 1 : x.align;
         in->b[i] = x;
         in->out[i] = pt_below(&s, 10) < pout;
     }
@@ -421,6 +428,17 @@ static void test_random_dense(void **st) {
     force_shape = -1;
 }
 
+/* The dense shape with every size a multiple of the alignment: offsets
+ * fixed at placement, paddings walked at the end (tr_fin_fast). */
+static void test_random_dense_aligned(void **st) {
+    (void)st;
+    force_shape = 4;
+    plain_align = true;
+    check_random(1500, 1, MAXN, false);
+    plain_align = false;
+    force_shape = -1;
+}
+
 static void test_random_spread(void **st) {
     (void)st;
     check_random(1000, 1000003, 64, false);
@@ -487,6 +505,7 @@ int main(void) {
         cmocka_unit_test(test_random_spread),
         cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_random_dense),
+        cmocka_unit_test(test_random_dense_aligned),
         cmocka_unit_test(test_random_top),
         cmocka_unit_test(test_all_live_50000),
     };
