@@ -39,7 +39,9 @@
  * SpatialSplit shares a cache line with its right side (tr_ss_create)
  * and remembers a node further down to prefetch (tr_pf_note), and
  * symbolic sizes are computed once at the end (tr_finalize, in
- * tree_fin.c).  `tree` stays a compatibility mode, not the fast path.
+ * tree_fin.c), or not at all in the common case, where the search fixes
+ * each block's offset as it places it (tr_fin_fast).  `tree` stays a
+ * compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
