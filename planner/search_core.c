@@ -510,6 +510,26 @@ static int run_part(sr *s, ctl *c, const part *p, int h, uint64_t seed,
     return r;
 }
 
+/* The preorders of a probe (c->probe), in order: on the 9 minimalloc
+ * instances that have a layout at their lower bound, TWA's single run
+ * reaches it on 7 (within 4,800 to 87,000 steps), TAW's on the other 2
+ * and on C (590 to 72,000); WAT's on none of the others (docs/search.md). */
+static const int probe_order[] = {2, 1};
+
+/* A probe of partition p at capacity s->cap: one unperturbed run per
+ * preorder of probe_order, each within c->probe steps.  A run that ends
+ * within its limit is complete: R_NONE proves infeasibility. */
+static int probe_part(sr *s, ctl *c, const part *p) {
+    for (size_t i = 0; i < sizeof probe_order / sizeof *probe_order; i++) {
+        if (c->steps >= c->budget_end || c->timed_out)
+            return R_ABORT;
+        int r = run_part(s, c, p, probe_order[i], 0, c->probe);
+        if (r != R_ABORT)
+            return r;
+    }
+    return R_ABORT;
+}
+
 /* Feasibility of partition p at capacity cap: restarts from two
  * sequences, both cycling through the three preorders, sharing the steps
  * equally (the next run comes from the sequence that used fewer).  Luby
@@ -527,6 +547,8 @@ static int solve_part(sr *s, ctl *c, const part *p, uint64_t cap) {
     if (p->lb > cap)
         return R_NONE;
     s->cap = cap;
+    if (c->probe)
+        return probe_part(s, c, p);
     /* a dive takes cnt nodes of about 1 + (cnt + sections) / SEARCH_WORK
      * steps each */
     uint64_t cnt = p->cnt > 32 ? p->cnt : 32;

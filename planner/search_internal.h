@@ -105,6 +105,8 @@ typedef struct ctl {
     double last_call; /* seconds of the last progress call, 0: none */
     uint64_t show_best, show_lb;
     uint64_t luby_runs; /* Luby runs so far, every attempt and class */
+    uint64_t probe;     /* > 0: one run per preorder of probe_order, each
+                           within `probe` steps, instead of restarts */
 } ctl;
 
 /* search_setup.c: builds the search problem of the buffers ids[0..m) of

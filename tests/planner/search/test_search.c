@@ -776,6 +776,47 @@ static void test_auto(void **state) {
     base_arena_free(a);
 }
 
+/* auto probes the lower bound with two unperturbed runs after its first
+ * attempt: on I (bestfit 1.38x of the bound; 1.08x with restarts alone)
+ * it reaches the bound well within its budget, proves it optimal and
+ * says so; a budget that ends inside the probe keeps the first
+ * attempt's layout (no larger than any larger budget's). */
+static void test_auto_probe(void **state) {
+    (void)state;
+    base_arena *a = base_arena_new();
+    plan_problem pb;
+    read_instance(a, "I.1048576.csv", &pb);
+    uint64_t *off = calloc(pb.n, sizeof *off), size = 0;
+    assert_non_null(off);
+    plan_search_stats st;
+    assert_int_equal(plan_auto(&pb, NULL, off, &size, &st), 0);
+    expect_valid(&pb, off, size);
+    assert_int_equal(size, 1048576);
+    assert_int_equal(st.lower_bound, 1048576);
+    assert_true(st.optimal);
+    assert_true(st.steps < PLAN_AUTO_BUDGET / 2);
+    char msg[300];
+    plan_auto_describe(msg, sizeof msg, size, NULL, &st);
+    print_message("%s\n", msg);
+    assert_non_null(strstr(msg, "search won: 1048576 bytes"));
+    assert_non_null(strstr(msg, "optimal"));
+    /* budgets inside the probe (from about 7,800 steps to 17,747) and
+     * after it: never larger */
+    const uint64_t budgets[] = {10000, 14000, 18000, 40000};
+    uint64_t prev = UINT64_MAX;
+    for (size_t b = 0; b < 4; b++) {
+        plan_search_opts o = {.budget = budgets[b]};
+        assert_int_equal(plan_auto(&pb, &o, off, &size, &st), 0);
+        expect_valid(&pb, off, size);
+        assert_true(st.steps <= budgets[b]);
+        assert_true(size <= prev && size < st.start_size);
+        prev = size;
+    }
+    assert_int_equal(prev, 1048576);
+    free(off);
+    base_arena_free(a);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]); /* e.g. test_capacity* */
@@ -795,6 +836,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_large_partition),
         cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_auto_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
