@@ -3,7 +3,8 @@
 #  1. `auto` (the default algorithm) on the 11 minimalloc instances: per
 #     instance size / 1048576 (every instance fits in it), size / lower
 #     bound, CPU and wall time (fastest of 3), which won; geometric mean
-#     (target 1.05x of 1048576) and slowest instance (target 50 ms wall)
+#     (target 1.05x of the lower bound) and slowest instance (target 50 ms
+#     CPU); the same within budgets of 100,000 to 300,000 steps
 #  2. `auto` against `bestfit` on dense and sparse synthetic instances of
 #     10^4 buffers (bench_planner gen, seeded; target: clearly below)
 #  3. real models: auto / lower bound per pool (target: all at it);
@@ -24,6 +25,11 @@ fi
 data="$root/bench/data/minimalloc"
 echo "-- auto (default budget) on the minimalloc instances"
 "$bin" auto "$data"/*.csv
+echo
+echo "-- auto within other budgets (--search-budget): size / lower bound"
+for b in 100000 120000 200000 300000; do
+    "$bin" auto-budget "$b" "$data"/*.csv
+done
 echo
 echo "-- auto vs bestfit, synthetic 10^4 buffers (seed 1)"
 work="$build/bench-search"
