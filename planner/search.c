@@ -23,7 +23,9 @@
  *    that ends within its limit proves infeasibility.
  *  - Minimisation tries the lower bound (1/8 of the default budget), then
  *    bisects between the proven bound and the best size, per-attempt
- *    shares doubling when the unproven range is used up.  The schedule
+ *    shares doubling when the unproven range is used up.  `auto` (a
+ *    schedule) descends from the best size instead, and probes the lower
+ *    bound with two unperturbed runs after its first attempt.  The schedule
  *    comes from the default budget only, so a larger budget runs a longer
  *    prefix of the same work and never gives a larger pool.
  *  - Per class: the exact search, then large-neighbourhood search with
