@@ -100,6 +100,15 @@ static void bl_clear(bl_ctx *c) {
     memset(c->scr, 0, (size_t)c->pb->n * sizeof *c->scr);
 }
 
+/* The buffers are read into the start order in random order: each is
+ * prefetched BL_AHEAD positions ahead (more reads in flight). */
+#define BL_AHEAD 16
+#if defined(__GNUC__)
+#define BL_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BL_PREFETCH(p) ((void)(p))
+#endif
+
 /* Reads buffer i into position q. */
 static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
     const plan_buf *bb = &c->pb->bufs[i];
@@ -118,8 +127,11 @@ static void bl_sort(bl_ctx *c) {
     for (uint32_t q = 0; q < c->m; q++)
         v[q] = (uint64_t)c->sst[q] << 32 | c->byst[q];
     plan_radix_sort_hi_in(v, c->m, c->scr, c->cnt);
-    for (uint32_t q = 0; q < c->m; q++)
+    for (uint32_t q = 0; q < c->m; q++) {
+        if (q + BL_AHEAD < c->m)
+            BL_PREFETCH(&c->pb->bufs[(uint32_t)v[q + BL_AHEAD]]);
         bl_put(c, q, (uint32_t)v[q]);
+    }
 }
 
 /* The start order by counting the starts of each step of [t0, t0 + nt)
@@ -143,8 +155,11 @@ static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
          * of step t: it ends at what first[t + 1] was */
         for (uint32_t q = 0; q < c->m; q++)
             c->er[first[c->sst[q] - t0]++] = c->byst[q];
-        for (uint32_t q = 0; q < c->m; q++)
+        for (uint32_t q = 0; q < c->m; q++) {
+            if (q + BL_AHEAD < c->m)
+                BL_PREFETCH(&c->pb->bufs[c->er[q + BL_AHEAD]]);
             bl_put(c, q, c->er[q]);
+        }
     }
     for (uint32_t q = 0; q < c->m; q++) {
         uint64_t e = (uint64_t)c->end[q] - t0 + 1; /* >= 1 */
