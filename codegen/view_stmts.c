@@ -94,6 +94,29 @@ static void comment_end(vw *v, mst_val o) {
         mst_v_str(base_arena_strndup(v->el, v->csb.p, v->csb.len), v->csb.len));
 }
 
+/* The statement's "comment", "/\* line LINE: TEXT *\/", made only when
+ * kept, straight into the element's arena at its exact size (no
+ * builder, no copy: one per statement). */
+static void nset_stmt_comment(vw *v, mst_val o, uint32_t line,
+                              const char *txt, size_t tn) {
+    if (o.type != MST_OBJECT || !keep_key(v, "comment", 7))
+        return;
+    char digits[10], *e = digits + sizeof digits, *d = e;
+    do {
+        *--d = (char)('0' + line % 10);
+        line /= 10;
+    } while (line);
+    size_t dn = (size_t)(e - d), n = 8 + dn + 2 + tn + 3;
+    char *c = base_arena_alloc(v->el, n + 1);
+    base_copy(c, "/* line ", 8);
+    base_copy(c + 8, d, dn);
+    base_copy(c + 8 + dn, ": ", 2);
+    base_copy(c + 10 + dn, txt, tn);
+    base_copy(c + 10 + dn + tn, " */", 3);
+    c[n] = '\0';
+    mst_v_set(v->el, o, "comment", 7, mst_v_str(c, n));
+}
+
 /* The "wait" events of call s on stream expression `to` (the plan's
  * waits: one per stream, in stream order; a wait's index is its CUDA
  * event). */
@@ -477,15 +500,10 @@ mst_val cg_statement_val(vw *v, uint32_t i) {
     const char *txt = cg_stmt_text(v, s, &tn);
     nset(v, o, "emit", mst_v_bool(txt != NULL));
     nset(v, o, "ir", mst_v_str(txt ? txt : "", tn));
-    if (!txt) {
+    if (!txt)
         nsetk(v, o, "comment", "");
-    } else if (comment_begin(v)) {
-        base_sb_put(&v->csb, "line ", 5);
-        base_sb_u64(&v->csb, s->loc.line);
-        base_sb_put(&v->csb, ": ", 2);
-        base_sb_put(&v->csb, txt, tn);
-        comment_end(v, o);
-    }
+    else
+        nset_stmt_comment(v, o, s->loc.line, txt, tn);
     stmt_events(v, s, events);
     for (int32_t d = v->death_head[i]; d >= 0; d = v->death_next[d])
         death_event(v, events, d);
