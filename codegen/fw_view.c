@@ -9,6 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* keep_key's answers by key (cg_keep_site). */
+static cg_keep_site site_name;
+static cg_keep_site site_offset_expr;
+static cg_keep_site site_offset_macro;
+static cg_keep_site site_names;
+static cg_keep_site site_p;
+
 static void cg_fw_set_str(json_t *o, const char *key, const char *val) {
     json_object_set_new(o, key, json_string(val));
 }
@@ -110,7 +117,7 @@ static unsigned cg_fw_kind(const plan *pl, int32_t val) {
 /* The value named by buffer b of storage sid (none when the key set
  * leaves "name" out). */
 static int32_t cg_fw_value(vw *v, uint32_t sid) {
-    return keep_key(v, "name", 4) ? v->pl->storages[sid].value : -1;
+    return keep_at(v, &site_name, "name", 4) ? v->pl->storages[sid].value : -1;
 }
 
 /* The "offset_expr" of buffer b: its offset macro, or for either
@@ -142,9 +149,10 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
     char buf[600];
     size_t mn;
-    const char *macro = keep_key(v, "offset_expr", 11) && v->bstem[sid]
-                            ? cg_buf_macro(v, sid, CG_MACRO_OFFSET, &mn)
-                            : NULL;
+    const char *macro =
+        keep_at(v, &site_offset_expr, "offset_expr", 11) && v->bstem[sid]
+            ? cg_buf_macro(v, sid, CG_MACRO_OFFSET, &mn)
+            : NULL;
     const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
     if (oe)
         nsets(v, b, "offset_expr", oe);
@@ -199,7 +207,8 @@ void cg_fw_stmt(const vw *v, mst_val s) {
 static const char *cg_fw_off_macro(vw *v, int32_t val) {
     int32_t sid = v->pl->storage_of_value[val];
     if (sid < 0 || v->spool[sid] < 0 || v->pl->storages[sid].value != val ||
-        !keep_key(v, "offset_macro", 12) || cg_fw_value(v, (uint32_t)sid) < 0)
+        !keep_at(v, &site_offset_macro, "offset_macro", 12) ||
+        cg_fw_value(v, (uint32_t)sid) < 0)
         return NULL;
     size_t n;
     return cg_buf_macro(v, (uint32_t)sid, CG_MACRO_OFFSET, &n);
@@ -213,7 +222,8 @@ void cg_fw_plan(vw *v) {
             v->fw_kinds |= cg_fw_kind(pl, cg_fw_value(v, s));
     /* A state ... next= pair swaps its two regions between runs: the
      * offsets of both depend on the pools' phase (docs/firmware.md). */
-    bool have_p = keep_key(v, "names", 5) && keep_key(v, "p", 1);
+    bool have_p =
+        keep_at(v, &site_names, "names", 5) && keep_at(v, &site_p, "p", 1);
     for (uint32_t h = 0; h < p->nvalues; h++) {
         int32_t y = p->values[h].state_next;
         if (p->values[h].kind != IR_VAL_STATE || y < 0 || !have_p)

@@ -167,7 +167,7 @@ void cg_el_free(vw *v) {
 static json_t *element_of(vw *v, json_t *(*build)(vw *, uint32_t), size_t i,
                           const mst_names *names) {
     cg_element_begin(v);
-    v->section = names;
+    cg_set_section(v, names, i);
     json_t *e = build(v, (uint32_t)i);
     cg_element_end(v);
     return e;
@@ -181,7 +181,7 @@ static mst_val native_of(vw *v, mst_val (*build)(vw *, uint32_t), size_t i,
                          const mst_names *names) {
     cg_el_begin(v);
     v->str = v->el;
-    v->section = names;
+    cg_set_section(v, names, i);
     mst_val e = build(v, (uint32_t)i);
     cg_element_end(v);
     return e;
@@ -327,6 +327,7 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->cuda = target == CG_TARGET_CUDA;
     v->kernel_status = o && o->kernel_status;
     v->keep = o ? o->keep : NULL;
+    cg_keep_epoch_next(v);
     (void)d; /* kept in the API: the view finds no error of its own */
     v->M = v->prog->model ? v->prog->model : "model";
     v->Mlen = strlen(v->M);
@@ -346,7 +347,7 @@ json_t *cg_view_root(const cg_view *cv) {
 }
 
 void cg_view_share_pools(cg_view *cv) {
-    cv->v.section = NULL; /* the whole view's key set */
+    cg_set_section(&cv->v, NULL, 0); /* the whole view's key set */
     cg_fw_root(&cv->v, cv->root, true);
 }
 

@@ -271,12 +271,17 @@ const char *cg_c_string(vw *v, const char *s, bool comment) {
     return cg_sb_done(v, &b);
 }
 
+void cg_keep_epoch_next(vw *v) {
+    static uint64_t last; /* 0 is no epoch: a site's before its first use */
+    v->keep_epoch = ++last;
+}
+
 /* keep_key past its fast path: the answer for a new section or key,
  * from the memo table (view_internal.h). */
 bool cg_keep_key_slow(vw *v, const char *k, size_t n) {
-    if (v->section != v->dm_section) {
+    if (v->dm_epoch != v->keep_epoch) {
         memset(v->keep_dm, 0, sizeof v->keep_dm);
-        v->dm_section = v->section;
+        v->dm_epoch = v->keep_epoch;
     }
     unsigned h = ptr_hash(k);
     unsigned set = h & (CG_KEEP_DM - 1);

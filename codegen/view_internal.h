@@ -181,9 +181,15 @@ typedef struct vw {
     } keep_dm[CG_KEEP_DM][2];
     /* while an element is built for a section (mst_lazy_list.element_in,
      * with a key set only): the names its body can look up, which
-     * narrow the key set (NULL: no narrowing); keep_dm holds the answers
-     * for dm_section */
-    const mst_names *section, *dm_section;
+     * narrow the key set (NULL: no narrowing) */
+    const mst_names *section;
+    /* Names the pair (key set, section) keep_key answers for: a new one
+     * (cg_keep_epoch_next, unique in the process) whenever section
+     * changes and at the first element of every section's pass
+     * (cg_set_section).  keep_dm holds the answers of dm_epoch; a
+     * call site of nset and its kin remembers its answer with its epoch
+     * (cg_keep_site). */
+    uint64_t keep_epoch, dm_epoch;
 
     /* the element builders' data, computed once (cg_view_new) */
     int32_t *death_head, *death_next; /* deaths by statement */
@@ -314,7 +320,7 @@ static inline bool keep_key(vw *v, const char *k, size_t n) {
     if (!v->keep)
         return true;
     unsigned set = ptr_hash(k) & (CG_KEEP_DM - 1);
-    if (v->section == v->dm_section) {
+    if (v->keep_epoch == v->dm_epoch) {
         if (v->keep_dm[set][0].k == k)
             return v->keep_dm[set][0].keep;
         if (v->keep_dm[set][1].k == k)
@@ -322,6 +328,39 @@ static inline bool keep_key(vw *v, const char *k, size_t n) {
     }
     return cg_keep_key_slow(v, k, n);
 }
+
+/* A new keep_key epoch for v (vw.keep_epoch). */
+void cg_keep_epoch_next(vw *v);
+
+/* v->section = names for element i of a section, with a new epoch when
+ * that changes it or when i is 0: a section's pass starts at its first
+ * element, and a later render's names may reuse the address of a freed
+ * one. */
+static inline void cg_set_section(vw *v, const mst_names *names, size_t i) {
+    if (v->section != names || i == 0) {
+        v->section = names;
+        cg_keep_epoch_next(v);
+    }
+}
+
+/* keep_key's answer at one call site (a static of the site: nset and its
+ * kin), valid while v->keep_epoch is its epoch: a field of every element
+ * asks the same question again and again. */
+typedef struct cg_keep_site {
+    uint64_t epoch;
+    bool keep;
+} cg_keep_site;
+
+static inline bool keep_at(vw *v, cg_keep_site *site, const char *k, size_t n) {
+    if (site->epoch != v->keep_epoch) {
+        site->keep = keep_key(v, k, n);
+        site->epoch = v->keep_epoch;
+    }
+    return site->keep;
+}
+
+/* Declares the site of the nset below that expands it. */
+#define CG_SITE static cg_keep_site cg_site_
 
 /* Whether the key set keeps key k, whatever the section looks up (a
  * value derived from another key). */
@@ -378,13 +417,17 @@ static inline void nappend(vw *v, mst_val l, mst_val x) {
     mst_v_append(v->el, l, x);
 }
 
-static inline void nset_n(vw *v, mst_val o, const char *k, size_t kn,
-                          mst_val val) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nset_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                          size_t kn, mst_val val) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, val);
 }
 
-#define nset(v, o, k, val) nset_n((v), (o), "" k, sizeof("" k) - 1, (val))
+#define nset(v, o, k, val)                                                     \
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nset_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (val));            \
+    } while (0)
 
 /* A copy of s ("" for NULL) in v->el. */
 static inline mst_val nstr(vw *v, const char *s) {
@@ -392,43 +435,57 @@ static inline mst_val nstr(vw *v, const char *s) {
     return mst_v_str(n ? base_arena_strndup(v->el, s, n) : "", n);
 }
 
-static inline void nsets_n(vw *v, mst_val o, const char *k, size_t kn,
-                           const char *s) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsets_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                           size_t kn, const char *s) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, nstr(v, s));
 }
 
-#define nsets(v, o, k, s) nsets_n((v), (o), "" k, sizeof("" k) - 1, (s))
+#define nsets(v, o, k, s)                                                      \
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsets_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s));             \
+    } while (0)
 
-static inline void nsetk_n(vw *v, mst_val o, const char *k, size_t kn,
-                           const char *s) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsetk_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                           size_t kn, const char *s) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn,
                   s ? mst_v_str(s, strlen(s)) : mst_v_str("", 0));
 }
 
-#define nsetk(v, o, k, s) nsetk_n((v), (o), "" k, sizeof("" k) - 1, (s))
+#define nsetk(v, o, k, s)                                                      \
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetk_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s));             \
+    } while (0)
 
 /* nsetk of a string of n bytes. */
-static inline void nsetkn_n(vw *v, mst_val o, const char *k, size_t kn,
-                            const char *s, size_t n) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsetkn_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                            size_t kn, const char *s, size_t n) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(s, n));
 }
 
 #define nsetkn(v, o, k, s, n)                                                  \
-    nsetkn_n((v), (o), "" k, sizeof("" k) - 1, (s), (n))
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetkn_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s), (n));       \
+    } while (0)
 
 /* nsetk of a name of the IR (never NULL): its length from its record
  * (ir_name_len), no strlen. */
-static inline void nsetname_n(vw *v, mst_val o, const char *k, size_t kn,
-                              const char *name) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsetname_n(vw *v, cg_keep_site *site, mst_val o,
+                              const char *k, size_t kn, const char *name) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(name, ir_name_len(name)));
 }
 
 #define nsetname(v, o, k, name)                                                \
-    nsetname_n((v), (o), "" k, sizeof("" k) - 1, (name))
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetname_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (name));       \
+    } while (0)
 
 /* The length of s (never NULL), a string that lives as long as the view
  * and never changes, through v->lcache: most are set again and again
@@ -445,13 +502,17 @@ static inline size_t cg_lasting_len(vw *v, const char *s) {
 /* nsetk of a string that lives as long as the view (never NULL; not
  * one made in v->str for the element, whose address a later element
  * reuses): its length through cg_lasting_len. */
-static inline void nsetl_n(vw *v, mst_val o, const char *k, size_t kn,
-                           const char *s) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsetl_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                           size_t kn, const char *s) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(s, cg_lasting_len(v, s)));
 }
 
-#define nsetl(v, o, k, s) nsetl_n((v), (o), "" k, sizeof("" k) - 1, (s))
+#define nsetl(v, o, k, s)                                                      \
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetl_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s));             \
+    } while (0)
 
 /* The length of v->local[val]. */
 static inline size_t cg_local_len(const vw *v, int32_t val) {
@@ -460,15 +521,18 @@ static inline size_t cg_local_len(const vw *v, int32_t val) {
 }
 
 /* nsetk of the local of value val. */
-static inline void nsetlocal_n(vw *v, mst_val o, const char *k, size_t kn,
-                               int32_t val) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn))
+static inline void nsetlocal_n(vw *v, cg_keep_site *site, mst_val o,
+                               const char *k, size_t kn, int32_t val) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn,
                   mst_v_str(v->local[val], cg_local_len(v, val)));
 }
 
 #define nsetlocal(v, o, k, val)                                                \
-    nsetlocal_n((v), (o), "" k, sizeof("" k) - 1, (val))
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetlocal_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (val));       \
+    } while (0)
 
 /* Asks the cache for what building the element of storage s will read
  * (its value's record, some 150 bytes apart in IR order, and its name),
@@ -503,9 +567,9 @@ static inline void cg_prefetch_storage(const vw *v, uint32_t s_far,
 const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n);
 
 /* nset of buffer macro `which` of storage s, made only when kept. */
-static inline void nsetm_n(vw *v, mst_val o, const char *k, size_t kn,
-                           uint32_t s, int which) {
-    if (o.type == MST_OBJECT && keep_key(v, k, kn)) {
+static inline void nsetm_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                           size_t kn, uint32_t s, int which) {
+    if (o.type == MST_OBJECT && keep_at(v, site, k, kn)) {
         size_t n;
         const char *m = cg_buf_macro(v, s, which, &n);
         mst_v_set(v->el, o, k, kn, mst_v_str(m, n));
@@ -513,7 +577,10 @@ static inline void nsetm_n(vw *v, mst_val o, const char *k, size_t kn,
 }
 
 #define nsetm(v, o, k, s, which)                                               \
-    nsetm_n((v), (o), "" k, sizeof("" k) - 1, (s), (which))
+    do {                                                                       \
+        CG_SITE;                                                               \
+        nsetm_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s), (which));    \
+    } while (0)
 
 /* A string builder: small strings stay in the inline buffer, so that
  * building most view strings costs no malloc; sb_done copies the result

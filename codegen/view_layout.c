@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* keep_key's answers by key (cg_keep_site). */
+static cg_keep_site site_row;
+static cg_keep_site site_live;
+static cg_keep_site site_table;
+static cg_keep_site site_buffers;
+static cg_keep_site site_assert_id;
+
 /* ------------------------------------------------------------------ */
 /* Values: locals and their declarations. */
 
@@ -172,7 +179,7 @@ static mst_val pool_row(const pool_list *l, size_t k) {
     uint32_t s = b[k];
     const plan_storage *st = &v->pl->storages[s];
     mst_val r = nobj(v);
-    if (!keep_key(v, "row", 3))
+    if (!keep_at(v, &site_row, "row", 3))
         return r;
     uint32_t nb = v->pool_buf_begin[l->pool + 1] - v->pool_buf_begin[l->pool];
     if (k + CG_PREFETCH_AHEAD < nb)
@@ -209,7 +216,7 @@ static mst_val pool_buffer(const pool_list *l, size_t k) {
     nsetname(v, b, "name", v->prog->values[st->value].name);
     nset(v, b, "offset", nu64(st->offset));
     nset(v, b, "size", nu64(st->size));
-    if (keep_key(v, "live", 4))
+    if (keep_at(v, &site_live, "live", 4))
         nsetk(v, b, "live", live_text(v, st->start, st->end));
     return b;
 }
@@ -223,7 +230,7 @@ static mst_val pool_native(pool_list *l,
     vw *v = l->v;
     cg_el_begin(v);
     v->str = v->el;
-    v->section = names;
+    cg_set_section(v, names, k);
     mst_val e = build(l, k);
     cg_element_end(v);
     return e;
@@ -272,9 +279,9 @@ static void pool_table(vw *v, uint32_t i, json_t *o) {
     pool_list *l = base_arena_alloc(v->a, sizeof *l);
     l->v = v;
     l->pool = i;
-    if (keep_key(v, "table", 5))
+    if (keep_at(v, &site_table, "table", 5))
         set(v, o, "table", pool_lazy(v, l, pool_row_val));
-    if (keep_key(v, "buffers", 7))
+    if (keep_at(v, &site_buffers, "buffers", 7))
         set(v, o, "buffers", pool_lazy(v, l, pool_buffer_val));
     set(v, o, "nbuffers",
         json_integer(v->pool_buf_begin[i + 1] - v->pool_buf_begin[i]));
@@ -406,12 +413,14 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     nsetm(v, o, "offset_macro", s, CG_MACRO_OFFSET);
     nsetm(v, o, "size_macro", s, CG_MACRO_SIZE);
     nsetm(v, o, "align_macro", s, CG_MACRO_ALIGN);
-    if (keep_key(v, "assert_id", 9)) /* formatted only when looked up */
+    if (keep_at(v, &site_assert_id, "assert_id",
+                9)) /* formatted only when looked up */
         nsetk(v, o, "assert_id",
               cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
     nset(v, o, "start", mst_v_int(st->start));
     nset(v, o, "end", mst_v_int(st->end));
-    if (keep_key(v, "live", 4)) /* not formatted in vain: 6 passes in gen */
+    if (keep_at(v, &site_live, "live",
+                4)) /* not formatted in vain: 6 passes in gen */
         nsetk(v, o, "live", live_text(v, st->start, st->end));
     nset(v, o, "is_output", mst_v_bool(st->is_output));
     nset(v, o, "last", mst_v_bool(k + 1 == v->nbuffers));

@@ -10,6 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* keep_key's answers by key (cg_keep_site). */
+static cg_keep_site site_decl;
+static cg_keep_site site_name_str;
+static cg_keep_site site_comment;
+static cg_keep_site site_args;
+static cg_keep_site site_expr;
+static cg_keep_site site_expr_stream;
+static cg_keep_site site_size_text;
+static cg_keep_site site_from;
+
 /* ------------------------------------------------------------------ */
 /* Statements and events. */
 
@@ -26,12 +36,13 @@ const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
 mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body) {
+    static cg_keep_site site;
     mst_val e = nobj(v);
-    if (keep_key(v, "kind", 4))
+    if (keep_at(v, &site, "kind", 4))
         mst_v_set(v->el, e, "kind", 4, mst_v_str(kind, kn));
     /* event kinds are always kept (cg_keep_internal) */
     *body = nobj(v);
-    nset_n(v, e, kind, kn, *body);
+    mst_v_set(v->el, e, kind, kn, *body);
     return e;
 }
 
@@ -40,7 +51,7 @@ mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body) {
  * the value's definition asks once): kept for the view's life, a copy
  * per value cost more in pages first touched than making it again. */
 static void nset_decl(vw *v, mst_val o, int32_t val) {
-    if (o.type != MST_OBJECT || !keep_key(v, "decl", 4))
+    if (o.type != MST_OBJECT || !keep_at(v, &site_decl, "decl", 4))
         return;
     const char *t = cg_ptr_type(v, val);
     size_t tl = cg_lasting_len(v, t), ll = cg_local_len(v, val);
@@ -55,7 +66,7 @@ static void nset_decl(vw *v, mst_val o, int32_t val) {
  * only when kept; a name of letters, digits and '_' (most) needs no
  * escape: quoted as it is. */
 static void nset_name_str(vw *v, mst_val o, const char *name) {
-    if (o.type != MST_OBJECT || !keep_key(v, "name_str", 8))
+    if (o.type != MST_OBJECT || !keep_at(v, &site_name_str, "name_str", 8))
         return;
     size_t n = ir_name_len(name);
     for (size_t i = 0; i < n; i++) {
@@ -80,7 +91,7 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
  * starts it (false when the key set leaves "comment" out: nothing to write),
  * the caller appends TEXT, comment_end sets it on o. */
 static bool comment_begin(vw *v) {
-    if (!keep_key(v, "comment", 7))
+    if (!keep_at(v, &site_comment, "comment", 7))
         return false;
     base_sb_clear(&v->csb);
     base_sb_puts(&v->csb, "/* ");
@@ -97,9 +108,9 @@ static void comment_end(vw *v, mst_val o) {
 /* The statement's "comment", "/\* line LINE: TEXT *\/", made only when
  * kept, straight into the element's arena at its exact size (no
  * builder, no copy: one per statement). */
-static void nset_stmt_comment(vw *v, mst_val o, uint32_t line,
-                              const char *txt, size_t tn) {
-    if (o.type != MST_OBJECT || !keep_key(v, "comment", 7))
+static void nset_stmt_comment(vw *v, mst_val o, uint32_t line, const char *txt,
+                              size_t tn) {
+    if (o.type != MST_OBJECT || !keep_at(v, &site_comment, "comment", 7))
         return;
     char digits[10], *e = digits + sizeof digits, *d = e;
     do {
@@ -230,7 +241,7 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     cg_sb_puts(&ex, k >= 0 ? v->kname[k] : s->name.name);
     cg_sb_put(&ex, "(", 1);
     mst_val arr = nlist(v);
-    bool want_args = keep_key(v, "args", 4);
+    bool want_args = keep_at(v, &site_args, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     for (uint32_t j = 0; j < s->nargs; j++) {
         mst_val q = want_args ? nobj(v) : nmissing();
@@ -246,12 +257,12 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     if (v->pl->opts.guard_bytes)
         nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
     size_t mark = ex.len;
-    if (keep_key(v, "expr", 4)) {
+    if (keep_at(v, &site_expr, "expr", 4)) {
         cg_sb_put(&ex, ")", 1);
         nset(v, b, "expr",
              mst_v_str(base_arena_strndup(v->str, ex.p, ex.len), ex.len));
     }
-    if (keep_key(v, "expr_stream", 11)) {
+    if (keep_at(v, &site_expr_stream, "expr_stream", 11)) {
         ex.len = mark;
         if (s->nargs)
             cg_sb_put(&ex, ", ", 2);
@@ -318,7 +329,7 @@ static void alloc_output_event(vw *v, int32_t val, int32_t sid,
     const char *field = v->out_field[v->pl->storages[sid].owner_pos];
     nsetl(v, b, "field", field);
     uint64_t sz = v->pl->storages[sid].size;
-    if (keep_key(v, "size_text", 9))
+    if (keep_at(v, &site_size_text, "size_text", 9))
         nsetk(v, b, "size_text",
               cg_vfmt(v, "%" PRIu64 " byte%s", sz, sz == 1 ? "" : "s"));
     bool same = p->values[hv].dtype == p->values[val].dtype;
@@ -345,7 +356,7 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
         nsetname(v, b, "old", p->values[old->value].name);
         nsetl(v, b, "pool", v->pool_name[pi]);
         nset(v, b, "offset", nu64(st->offset));
-        if (keep_key(v, "from", 4)) { /* not built in vain */
+        if (keep_at(v, &site_from, "from", 4)) { /* not built in vain */
             mst_val from = nlist(v);
             for (uint32_t i = 0; i < st->ndonors; i++) {
                 const plan_donor *d = &v->pl->donors[st->donor_begin + i];
