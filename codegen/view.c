@@ -382,6 +382,7 @@ void cg_view_free(cg_view *cv) {
     free(cv->v.lazy);
     cg_el_free(&cv->v);
     base_sb_free(&cv->v.csb);
+    base_sb_free(&cv->v.macro_pre);
     base_sb_free(&cv->v.stmt_buf);
     free(cv->v.stmt_off);
     cg_set_clear(&cv->v.ids);

@@ -160,6 +160,10 @@ typedef struct vw {
 
     /* where an event's comment is written (view_stmts.c) */
     base_sb csb;
+    /* "M_BUF_STEM" of storage macro_of - 1 (0: none), the prefix of its
+     * macros (cg_buf_macro) */
+    base_sb macro_pre;
+    uint32_t macro_of;
 
     /* the one-line texts of the statements (cg_input_hash; NULL before):
      * statement i's at stmt_buf + stmt_off[i], NUL-terminated, its

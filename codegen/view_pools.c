@@ -17,22 +17,36 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
+/* "M_BUF_STEM" of storage s into v->macro_pre, remembered for the
+ * next call (the macros of one storage are asked for one after the
+ * other: an alloc's offset and size, a buffer's three). */
+static void buf_macro_prefix(vw *v, uint32_t s) {
+    const char *stem = v->bstem[s];
+    /* the stem is the IR's name itself when bstem_lower */
+    size_t ml = v->Mlen;
+    size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
+    base_sb *b = &v->macro_pre;
+    base_sb_clear(b);
+    base_sb_put(b, v->M, ml);
+    base_sb_put(b, "_BUF_", 5);
+    base_sb_put(b, stem, sn);
+    for (char *c = b->p + ml + 5; v->bstem_lower && c < b->p + b->len; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    v->macro_of = s + 1;
+}
+
 const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
     static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
     static const size_t suffix_len[] = {7, 5, 6};
-    const char *stem = v->bstem[s];
-    /* the stem is the IR's name itself when bstem_lower */
-    size_t ml = v->Mlen, sl = suffix_len[which];
-    size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
-    char *m = base_arena_alloc(v->str, ml + 5 + sn + sl + 1);
-    memcpy(m, v->M, ml);
-    memcpy(m + ml, "_BUF_", 5);
-    memcpy(m + ml + 5, stem, sn);
-    for (char *c = m + ml + 5; v->bstem_lower && c < m + ml + 5 + sn; c++)
-        if (*c >= 'a' && *c <= 'z')
-            *c = (char)(*c - 'a' + 'A');
-    memcpy(m + ml + 5 + sn, suffix[which], sl + 1);
-    *n = ml + 5 + sn + sl;
+    vw *mv = (vw *)v; /* every vw is mutable: only the memo changes */
+    if (v->macro_of != s + 1)
+        buf_macro_prefix(mv, s);
+    size_t pl = v->macro_pre.len, sl = suffix_len[which];
+    char *m = base_arena_alloc(v->str, pl + sl + 1);
+    base_copy(m, v->macro_pre.p, pl);
+    base_copy(m + pl, suffix[which], sl + 1);
+    *n = pl + sl;
     return m;
 }
 
