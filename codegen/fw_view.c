@@ -154,7 +154,9 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
             ? cg_buf_macro(v, sid, CG_MACRO_OFFSET, &mn)
             : NULL;
     const char *oe = cg_fw_offset_expr(v, name, macro, buf, sizeof buf);
-    if (oe)
+    if (oe && oe == macro) /* made in the element's arena: not copied */
+        nsetkn(v, b, "offset_expr", macro, mn);
+    else if (oe)
         nsets(v, b, "offset_expr", oe);
     nset(v, b, "is_planned_input", mst_v_bool(in));
     nset(v, b, "is_state", mst_v_bool(st));
@@ -175,9 +177,14 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     int32_t pi = s >= 0 ? pl->storages[s].pool : -1;
     /* a buffer's "pool" is its view pool's name, when the key set keeps
      * it (whatever the section looks up) */
-    const char *pool =
-        cg_keep_global(v, "pool", 4) ? v->pool_name[v->spool[sid]] : "";
-    nsets(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
+    static cg_keep_site site_pool_global;
+    if (site_pool_global.epoch != v->keep_epoch) {
+        site_pool_global.keep = cg_keep_global(v, "pool", 4);
+        site_pool_global.epoch = v->keep_epoch;
+    }
+    const char *pool = site_pool_global.keep ? v->pool_name[v->spool[sid]] : "";
+    /* both live as long as the view: not copied */
+    nsetl(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 
 void cg_fw_stmt(const vw *v, mst_val s) {
