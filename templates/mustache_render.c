@@ -73,13 +73,27 @@ static MST_NOINLINE int put_slow(rctx *r, const mst_template *t,
     return 0;
 }
 
+/* Copies s[0, k) to d: up to 32 bytes inline (base_copy, or two
+ * overlapping 16-byte moves: most texts and values of a view are a line
+ * or a name), longer ones with memcpy. */
+static inline void out_copy(char *d, const char *s, size_t k) {
+    if (k <= 16) {
+        base_copy(d, s, k);
+    } else if (k <= 32) {
+        memcpy(d, s, 16);
+        memcpy(d + k - 16, s + k - 16, 16);
+    } else {
+        memcpy(d, s, k);
+    }
+}
+
 /* Appends s[0, k): one test on the way (rctx.lim), inline; k == 0
  * (s may be NULL) wraps around and takes the slow path. */
 static inline int put(rctx *r, const mst_template *t, const mst_node *n,
                       const char *s, size_t k) {
     if (k - 1 >= r->lim - r->len)
         return put_slow(r, t, n, s, k);
-    base_copy(r->out + r->len, s, k); /* most are a few bytes: inline */
+    out_copy(r->out + r->len, s, k);
     r->len += k;
     return 0;
 }
