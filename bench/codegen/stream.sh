@@ -6,10 +6,14 @@
 # 10^5 calls (the documented view as JSON text, written from the native
 # view data; MB/s and the ratio to gen's time) and `render --data` of the
 # 10^4 view (jansson reading it; MB/s and peak per byte of JSON).
-# Targets: gen of 10^5 kernels in <= 400 MiB peak RSS and <= 4x the wall time of check; memory linear in
-# kernels (the per-kernel figure flat from 10^4 to 10^5); plan-json needs
-# little beyond the plan.  Wall and CPU times are the best of
-# PW_BENCH_REPS runs (default 5); peak RSS is /usr/bin/time's %M.  With
+# Targets: gen of 10^5 kernels in <= 400 MiB peak RSS and <= 4x the
+# wall time of check; memory linear in kernels (the per-kernel figure
+# flat from 10^4 to 10^5); plan-json needs little beyond the plan.  Wall
+# and CPU times are the best of PW_BENCH_REPS runs (default 5), peak RSS
+# the largest.  Every run is timed by bench_rusage (built with the
+# benchmarks): wall time from the monotonic clock, CPU time (user +
+# system) and peak RSS from wait4's rusage, to the microsecond (where
+# /usr/bin/time's 10 ms steps were most of `check` at 10^4).  With
 # BEFORE_PLANWRAP (another build, e.g. of an older commit) every figure is
 # also measured for it, in this same run: the two builds take turns, run
 # by run, so that a change in the machine's load falls on both alike.
@@ -19,44 +23,41 @@ before=${2:-}
 reps=${PW_BENCH_REPS:-5}
 pw=$build/planwrap
 model_exe=$build/bench/codegen/bench_codegen_model
-if [ ! -x /usr/bin/time ]; then
-    echo "stream: SKIPPED: /usr/bin/time not found (apt install time)"
-    exit 0
-fi
+rusage=$build/bench/codegen/bench_rusage
+for f in "$pw" "$model_exe" "$rusage"; do
+    if [ ! -x "$f" ]; then
+        echo "$f not built (cmake --build $build)" >&2
+        exit 1
+    fi
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # once KEY PW ARGS...: one run of PW ARGS; folds its wall time, peak RSS
 # and user + system CPU into $tmp/KEY ("WALL_S PEAK_KB CPU_S": best wall,
 # largest peak, best CPU; on a shared machine the CPU ratio says more
-# than the wall one).  The wall time comes from date's nanoseconds around
-# the run, not from /usr/bin/time's %e, whose 10 ms steps are most of
-# `check` at 10^4.
+# than the wall one).
 once() {
     okey=$1
     shift
     rm -rf "$tmp/out"
-    t0=$(date +%s.%N)
-    /usr/bin/time -f "%M %U %S" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
+    "$rusage" "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || {
         cat "$tmp/err" >&2
         return 1
     }
-    t1=$(date +%s.%N)
-    read -r m u s <"$tmp/t"
+    read -r w m c <"$tmp/t"
     old=""
     if [ -f "$tmp/$okey" ]; then
         old=$(cat "$tmp/$okey")
     fi
-    awk -v old="$old" -v t0="$t0" -v t1="$t1" -v m="$m" -v u="$u" \
-        -v s="$s" 'BEGIN {
-        w = t1 - t0; c = u + s
+    awk -v old="$old" -v w="$w" -v m="$m" -v c="$c" 'BEGIN {
         if (old != "") {
             split(old, o, " ")
             if (o[1] < w) w = o[1]
             if (o[2] > m) m = o[2]
             if (o[3] < c) c = o[3]
         }
-        printf "%.4f %d %.2f\n", w, m, c
+        printf "%.6f %d %.6f\n", w, m, c
     }' >"$tmp/$okey.new"
     mv "$tmp/$okey.new" "$tmp/$okey"
 }
@@ -105,18 +106,18 @@ report() { # LABEL KEYPREFIX
         awk -v l="$label" -v n=$n -v cw="$cw" -v cm="$cm" -v gw="$gw" \
             -v gm="$gm" -v cc="$cc" -v gc="$gc" 'BEGIN {
             r = cw > 0 ? gw / cw : 0
-            printf "%s gen %6d kernels: wall %.3f s = %.1fx check (%.3f s; " \
+            printf "%s gen %6d kernels: wall %.1f ms = %.2fx check (%.1f ms; " \
                    "target <= 4x, ratio %.2f %s), peak %.0f MiB (check %.0f " \
-                   "MiB)", l, n, gw, r, cw, r / 4,
+                   "MiB)", l, n, gw * 1e3, r, cw * 1e3, r / 4,
                    (r <= 4 ? "ok" : "OVER TARGET"), gm / 1024, cm / 1024
             if (n == 100000)
                 printf " (target <= 400 MiB, ratio %.2f %s)",
                        gm / (400 * 1024), (gm <= 400 * 1024 ? "ok" : "OVER TARGET")
             printf ", %.1f KB per kernel (%.1f KB beyond check)", gm / n,
                    (gm - cm) / n
-            # /usr/bin/time counts CPU in 10 ms steps
             if (cc > 0)
-                printf "; CPU %.2f s = %.1fx check (%.2f s)", gc, gc / cc, cc
+                printf "; CPU %.1f ms = %.2fx check (%.1f ms; ratio %.2f)",
+                       gc * 1e3, gc / cc, cc * 1e3, gc / cc / 4
             printf "\n"
         }'
     done
@@ -127,7 +128,7 @@ report() { # LABEL KEYPREFIX
         awk -v l="$label" -v n=$n -v w="$1" -v m="$2" -v c="$3" -v gw="$gw" \
             -v sz="$(cat "$tmp/viewsize$n")" 'BEGIN {
             printf "%s view %6d kernels: %.0f MB of JSON in %.3f s " \
-                   "(%.0f MB/s; CPU %.2f s; %.1fx gen), peak %.0f MiB\n",
+                   "(%.0f MB/s; CPU %.3f s; %.1fx gen), peak %.0f MiB\n",
                    l, n, sz / 1e6, w, (w > 0 ? sz / 1e6 / w : 0), c,
                    (gw > 0 ? w / gw : 0), m / 1024
         }'
@@ -135,7 +136,7 @@ report() { # LABEL KEYPREFIX
     set -- $(cat "$tmp/$k.render")
     awk -v l="$label" -v w="$1" -v m="$2" -v c="$3" -v sz="$rsize" 'BEGIN {
         printf "%s render --data of the 10000-kernel view (%.0f MB): " \
-               "%.3f s (%.0f MB/s; CPU %.2f s), peak %.0f MiB (%.1f bytes " \
+               "%.3f s (%.0f MB/s; CPU %.3f s), peak %.0f MiB (%.1f bytes " \
                "per byte of JSON)\n", l, sz / 1e6, w,
                (w > 0 ? sz / 1e6 / w : 0), c, m / 1024, m * 1024 / sz
     }'
