@@ -30,9 +30,11 @@ static void buf_macro_prefix(vw *v, uint32_t s) {
     base_sb_put(b, v->M, ml);
     base_sb_put(b, "_BUF_", 5);
     base_sb_put(b, stem, sn);
-    for (char *c = b->p + ml + 5; v->bstem_lower && c < b->p + b->len; c++)
-        if (*c >= 'a' && *c <= 'z')
-            *c = (char)(*c - 'a' + 'A');
+    /* without a branch per byte: names mix letters and digits */
+    char *e = b->p + b->len;
+    if (v->bstem_lower)
+        for (char *c = b->p + ml + 5; c < e; c++)
+            *c = (char)(*c ^ ((unsigned)(*c - 'a') < 26u ? 0x20 : 0));
     v->macro_of = s + 1;
 }
 
