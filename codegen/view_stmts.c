@@ -69,14 +69,16 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
     if (o.type != MST_OBJECT || !keep_at(v, &site_name_str, "name_str", 8))
         return;
     size_t n = ir_name_len(name);
+    unsigned other = 0; /* a byte not a letter, digit or '_': no branch
+                           per byte (names mix letters and digits) */
     for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_')) {
-            const char *q = cg_c_string(v, name, false);
-            mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, strlen(q)));
-            return;
-        }
+        unsigned c = (unsigned char)name[i];
+        other |= ((c | 0x20u) - 'a' >= 26u) & (c - '0' >= 10u) & (c != '_');
+    }
+    if (other) {
+        const char *q = cg_c_string(v, name, false);
+        mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, strlen(q)));
+        return;
     }
     char *q = base_arena_alloc(v->str, n + 3);
     q[0] = '"';
