@@ -288,6 +288,21 @@ static uint32_t tr_implicit(const tr_ctx *c, uint32_t id) {
     return c->cur->ch.lv[c->cold[id].lvl - 1].ss;
 }
 
+/* The max of each field of the chain index of the pool searched over
+ * block range br and the min of field TR_LOW (tr_seg_query), queried
+ * once per search: the maxima change only once the block is placed, the
+ * min only when the block's lowest chain SS learns its range
+ * (tr_chain_note, which reads it just before). */
+static const uint32_t *tr_chain_q(tr_ctx *c, tr_range br) {
+    if (!c->q_ok) {
+        uint32_t l, h;
+        tr_ix_span(c, br, &l, &h);
+        tr_seg_query(&c->cur->ch.ix, l, h, c->q);
+        c->q_ok = true;
+    }
+    return c->q;
+}
+
 /* Chain node id (of the pool searched) after block range br entered it,
  * through its child kid: the indexes learn br. */
 static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
@@ -298,7 +313,7 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
         return;
     tr_ix_span(c, br, &l, &h);
     if (ss) { /* the way up meets the lowest chain SS first */
-        uint32_t m = tr_seg_min1(&ch->ix, l, h); /* before it learns br */
+        uint32_t m = tr_chain_q(c, br)[2]; /* before it learns br */
         c->hilow = m ? UINT32_MAX - m : UINT32_MAX;
         tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - lv);
         c->low_done = true;
@@ -358,19 +373,6 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
     ch->nlv++;
     tr_set_lvl(c, t, k + 2);
     tr_set_lvl(c, s, k + 2);
-}
-
-/* The max of each field of the chain index of the pool searched over
- * block range br, queried once per search (the index changes only once
- * the block is placed). */
-static const uint32_t *tr_chain_q(tr_ctx *c, tr_range br) {
-    if (!c->q_ok) {
-        uint32_t l, h;
-        tr_ix_span(c, br, &l, &h);
-        tr_seg_max(&c->cur->ch.ix, l, h, c->q);
-        c->q_ok = true;
-    }
-    return c->q;
 }
 
 /* The first level below j (passed into SS_j) that block does not pass. */

@@ -127,98 +127,80 @@ void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v) {
         seg_nodes_chmax(t, f, a + 1, b - 1, v);
 }
 
-/* The tags of bucket k's leaf and its ancestors, into m (max). */
-static void seg_path_tags(const tr_seg *t, uint32_t k, uint32_t m[2]) {
-    for (uint32_t i = k + t->nl; i > 0; i /= 2) {
-        m[0] = ix_max(m[0], t->node[i].tg[0]);
-        m[1] = ix_max(m[1], t->node[i].tg[1]);
-    }
-}
-
-/* Positions [l, r] (in one bucket) into m (max of each field). */
-static void seg_flat_max(const tr_seg *t, uint32_t l, uint32_t r,
-                         uint32_t m[2]) {
-    uint32_t m0 = m[0], m1 = m[1];
+/* Positions [l, r] (in one bucket) into q: the max of each field (q[0],
+ * q[1]) and the min of field 1 (q[2]). */
+static void seg_flat_q(const tr_seg *t, uint32_t l, uint32_t r, uint32_t q[3]) {
+    uint32_t m0 = q[0], m1 = q[1], mn = UINT32_MAX;
     for (uint32_t p = l; p <= r; p++) {
+        uint32_t v1 = t->flat[2 * p + 1];
         m0 = ix_max(m0, t->flat[2 * p]);
-        m1 = ix_max(m1, t->flat[2 * p + 1]);
+        m1 = ix_max(m1, v1);
+        mn = ix_min(mn, v1);
     }
-    m[0] = m0;
-    m[1] = m1;
+    q[0] = m0;
+    q[1] = m1;
+    q[2] = mn;
 }
 
-/* Both fields of v (a node's tags, or its maxima) into m. */
-static void seg_max2(uint32_t m[2], const uint32_t v[2]) {
-    m[0] = ix_max(m[0], v[0]);
-    m[1] = ix_max(m[1], v[1]);
-}
-
-/* What the tree adds to a query whose range ends in buckets a <= b: the
- * maxima of the leaves strictly between (the nodes covering them) and
- * the tags of a's and b's leaves and of every ancestor of those (the
- * covering nodes' ancestors are among them).  One walk up from both
- * leaves, the paths joined where they meet. */
-static void seg_tree_max(const tr_seg *t, uint32_t a, uint32_t b,
-                         uint32_t m[2]) {
+/* What the tree adds to a query whose range ends in buckets a <= b, with
+ * the maxima of the positions read in a and b in m0, m1 and their minima
+ * of field 1 in *mna and *mnb: the leaves strictly between (the nodes
+ * covering them) and the tags of a's and b's leaves and of every
+ * ancestor of those (the covering nodes' ancestors are among them).  One
+ * walk up from both leaves, the paths joined where they meet; a min is
+ * kept per path (a tag raises every position under its node, so it
+ * raises the min of the pieces gathered below it) and joined there too.
+ * The answer goes to q (tr_seg_query). */
+static void seg_tree_q(const tr_seg *t, uint32_t a, uint32_t b, uint32_t m0,
+                       uint32_t m1, uint32_t mna, uint32_t mnb, uint32_t q[3]) {
     const tr_seg_node *x = t->node;
     uint32_t lo = a + t->nl, hi = b + t->nl;
-    seg_max2(m, x[lo].tg);
+    m0 = ix_max(m0, x[lo].tg[0]);
+    m1 = ix_max(m1, x[lo].tg[1]);
+    mna = ix_max(mna, x[lo].tg[1]);
     if (lo != hi) {
-        seg_max2(m, x[hi].tg);
+        m0 = ix_max(m0, x[hi].tg[0]);
+        m1 = ix_max(m1, x[hi].tg[1]);
+        mnb = ix_max(mnb, x[hi].tg[1]);
         for (; lo / 2 != hi / 2; lo /= 2, hi /= 2) {
-            if (!(lo & 1)) /* its right sibling lies between */
-                seg_max2(m, x[lo + 1].mx);
-            if (hi & 1) /* its left sibling lies between */
-                seg_max2(m, x[hi - 1].mx);
-            seg_max2(m, x[lo / 2].tg);
-            seg_max2(m, x[hi / 2].tg);
+            if (!(lo & 1)) { /* its right sibling lies between */
+                m0 = ix_max(m0, x[lo + 1].mx[0]);
+                m1 = ix_max(m1, x[lo + 1].mx[1]);
+                mna = ix_min(mna, x[lo + 1].mn);
+            }
+            if (hi & 1) { /* its left sibling lies between */
+                m0 = ix_max(m0, x[hi - 1].mx[0]);
+                m1 = ix_max(m1, x[hi - 1].mx[1]);
+                mnb = ix_min(mnb, x[hi - 1].mn);
+            }
+            const tr_seg_node *pl = &x[lo / 2], *ph = &x[hi / 2];
+            m0 = ix_max(m0, ix_max(pl->tg[0], ph->tg[0]));
+            m1 = ix_max(m1, ix_max(pl->tg[1], ph->tg[1]));
+            mna = ix_max(mna, pl->tg[1]);
+            mnb = ix_max(mnb, ph->tg[1]);
         }
+        mna = ix_min(mna, mnb);
     }
-    for (lo /= 2; lo > 0; lo /= 2) /* the paths have met */
-        seg_max2(m, x[lo].tg);
+    for (lo /= 2; lo > 0; lo /= 2) { /* the paths have met */
+        m0 = ix_max(m0, x[lo].tg[0]);
+        m1 = ix_max(m1, x[lo].tg[1]);
+        mna = ix_max(mna, x[lo].tg[1]);
+    }
+    q[0] = m0;
+    q[1] = m1;
+    q[2] = mna;
 }
 
-void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]) {
-    uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
-    m[0] = m[1] = 0;
-    seg_flat_max(t, l, seg_end(a, r), m);
-    if (a != b)
-        seg_flat_max(t, b << SEG_SH, r, m);
-    seg_tree_max(t, a, b, m);
-}
-
-/* The min of field 1 over leaves [l, r] in node i, which covers leaves
- * [nl, nr]. */
-static uint32_t seg_nodes_min(const tr_seg *t, uint32_t i, uint32_t nl,
-                              uint32_t nr, uint32_t l, uint32_t r) {
-    if (l <= nl && nr <= r)
-        return t->node[i].mn;
-    uint32_t mid = nl + (nr - nl) / 2, m = UINT32_MAX;
-    if (l <= mid)
-        m = seg_nodes_min(t, 2 * i, nl, mid, l, r);
-    if (r > mid)
-        m = ix_min(m, seg_nodes_min(t, 2 * i + 1, mid + 1, nr, l, r));
-    return ix_max(m, t->node[i].tg[1]);
-}
-
-/* The min of field 1 over positions [l, r] of bucket k. */
-static uint32_t seg_flat_min(const tr_seg *t, uint32_t l, uint32_t r,
-                             uint32_t k) {
-    uint32_t m = UINT32_MAX, tg[2] = {0, 0};
-    for (uint32_t p = l; p <= r; p++)
-        m = ix_min(m, t->flat[2 * p + 1]);
-    seg_path_tags(t, k, tg);
-    return ix_max(m, tg[1]);
-}
-
-uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r) {
-    uint32_t a = l >> SEG_SH, b = r >> SEG_SH;
-    uint32_t m = seg_flat_min(t, l, seg_end(a, r), a);
-    if (a != b)
-        m = ix_min(m, seg_flat_min(t, b << SEG_SH, r, b));
-    if (a + 1 < b)
-        m = ix_min(m, seg_nodes_min(t, 1, 0, t->nl - 1, a + 1, b - 1));
-    return m;
+void tr_seg_query(const tr_seg *t, uint32_t l, uint32_t r, uint32_t q[3]) {
+    uint32_t a = l >> SEG_SH, b = r >> SEG_SH, mna, mnb = UINT32_MAX;
+    q[0] = q[1] = 0;
+    seg_flat_q(t, l, seg_end(a, r), q);
+    mna = q[2];
+    if (a != b) {
+        seg_flat_q(t, b << SEG_SH, r, q);
+        mnb = q[2];
+    }
+    seg_tree_q(t, a, b, q[0], q[1], mna, mnb, q);
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

@@ -44,10 +44,9 @@ void tr_seg_free(tr_seg *t);
 /* Raises field f (0 or 1) of every position of [l, r] (inclusive) to at
  * least v. */
 void tr_seg_chmax(tr_seg *t, unsigned f, uint32_t l, uint32_t r, uint32_t v);
-/* The max of each field over [l, r] (inclusive), into m[0] and m[1]. */
-void tr_seg_max(const tr_seg *t, uint32_t l, uint32_t r, uint32_t m[2]);
-/* The min of field 1 over [l, r] (inclusive). */
-uint32_t tr_seg_min1(const tr_seg *t, uint32_t l, uint32_t r);
+/* Over [l, r] (inclusive): the max of each field into q[0] and q[1],
+ * the min of field 1 into q[2]. */
+void tr_seg_query(const tr_seg *t, uint32_t l, uint32_t r, uint32_t q[3]);
 
 typedef struct tr_axis {
     uint32_t *ax; /* NULL: the identity */
@@ -205,9 +204,11 @@ typedef struct tr_ctx {
     uint64_t up_hint; /* the hint, before the placement, of the node the
                          frame being updated descended into */
     tr_axis axis;     /* of the chain indexes; n == 0 until needed */
-    bool q_ok;        /* q holds the chain index's max over the block's
-                         range (it changes only once the block is placed) */
-    uint32_t q[2];
+    bool q_ok;        /* q holds the chain index's maxima and field TR_LOW's
+                         min over the block's range (tr_seg_query): the
+                         maxima change only once the block is placed, the
+                         min only once its lowest chain SS learns it */
+    uint32_t q[3];
     /* tr_fin_fast */
     tr_placed *placed; /* per block, in placement order */
     uint32_t rank;     /* the block being placed */

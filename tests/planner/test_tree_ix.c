@@ -37,7 +37,7 @@ static void ix_check(uint32_t n, uint32_t ops, uint64_t seed) {
     assert_non_null(ref);
     uint64_t s = seed;
     for (uint32_t k = 0; k < ops; k++) {
-        uint32_t l, r, op = (uint32_t)(pt_rand(&s) % 3);
+        uint32_t l, r, op = (uint32_t)(pt_rand(&s) % 2);
         ix_range(&s, n, &l, &r);
         if (op == 0) {
             unsigned f = (unsigned)(pt_rand(&s) % 2);
@@ -50,21 +50,19 @@ static void ix_check(uint32_t n, uint32_t ops, uint64_t seed) {
             for (uint32_t p = l; p <= r; p++)
                 if (ref[2 * p + f] < v)
                     ref[2 * p + f] = v;
-        } else if (op == 1) {
-            uint32_t m[2], e[2] = {0, 0};
-            tr_seg_max(&t, l, r, m);
-            for (uint32_t p = l; p <= r; p++)
+        } else {
+            uint32_t q[3], e[3] = {0, 0, UINT32_MAX};
+            tr_seg_query(&t, l, r, q);
+            for (uint32_t p = l; p <= r; p++) {
                 for (unsigned f = 0; f < 2; f++)
                     if (ref[2 * p + f] > e[f])
                         e[f] = ref[2 * p + f];
-            assert_int_equal(m[0], e[0]);
-            assert_int_equal(m[1], e[1]);
-        } else {
-            uint32_t e = UINT32_MAX;
-            for (uint32_t p = l; p <= r; p++)
-                if (ref[2 * p + 1] < e)
-                    e = ref[2 * p + 1];
-            assert_int_equal(tr_seg_min1(&t, l, r), e);
+                if (ref[2 * p + 1] < e[2])
+                    e[2] = ref[2 * p + 1];
+            }
+            assert_int_equal(q[0], e[0]);
+            assert_int_equal(q[1], e[1]);
+            assert_int_equal(q[2], e[2]);
         }
     }
     free(ref);
@@ -87,22 +85,29 @@ static void test_seg_large_axes(void **st) {
 
 /* The min sees a bucket's untouched positions (0) until every position
  * of the bucket is raised; then the tags of ranges that covered it. */
+static uint32_t ix_min1(const tr_seg *t, uint32_t l, uint32_t r) {
+    uint32_t q[3];
+    tr_seg_query(t, l, r, q);
+    return q[2];
+}
+
 static void test_seg_min_partial_bucket(void **st) {
     (void)st;
     tr_seg t;
     assert_true(tr_seg_init(&t, 100));
     tr_seg_chmax(&t, 1, 0, 30, 7);
-    assert_int_equal(tr_seg_min1(&t, 0, 31), 0);
-    assert_int_equal(tr_seg_min1(&t, 0, 30), 7);
+    assert_int_equal(ix_min1(&t, 0, 31), 0);
+    assert_int_equal(ix_min1(&t, 0, 30), 7);
     tr_seg_chmax(&t, 1, 31, 99, 5);
-    assert_int_equal(tr_seg_min1(&t, 0, 99), 5);
-    assert_int_equal(tr_seg_min1(&t, 10, 20), 7);
+    assert_int_equal(ix_min1(&t, 0, 99), 5);
+    assert_int_equal(ix_min1(&t, 10, 20), 7);
     tr_seg_chmax(&t, 1, 0, 99, 6);
-    assert_int_equal(tr_seg_min1(&t, 0, 99), 6);
-    uint32_t m[2];
-    tr_seg_max(&t, 40, 90, m);
-    assert_int_equal(m[0], 0);
-    assert_int_equal(m[1], 6);
+    assert_int_equal(ix_min1(&t, 0, 99), 6);
+    uint32_t q[3];
+    tr_seg_query(&t, 40, 90, q);
+    assert_int_equal(q[0], 0);
+    assert_int_equal(q[1], 6);
+    assert_int_equal(q[2], 6);
     tr_seg_free(&t);
 }
 
