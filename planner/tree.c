@@ -311,13 +311,16 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
     bool ss = tr_is_ss(c, id);
     if (ss ? c->low_done : lv > 0 && kid == ch->lv[lv].ss)
         return;
-    tr_ix_span(c, br, &l, &h);
     if (ss) { /* the way up meets the lowest chain SS first */
         uint32_t m = tr_chain_q(c, br)[2]; /* before it learns br */
         c->hilow = m ? UINT32_MAX - m : UINT32_MAX;
-        tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - lv);
         c->low_done = true;
+        if (m >= UINT32_MAX - lv)
+            return; /* every time of br is held at level lv or below */
+        tr_ix_span(c, br, &l, &h);
+        tr_seg_chmax(&ch->ix, TR_LOW, l, h, UINT32_MAX - lv);
     } else {
+        tr_ix_span(c, br, &l, &h);
         tr_seg_chmax(&ch->ix, TR_OWN, l, h, lv + 1);
     }
 }
@@ -574,9 +577,10 @@ static void tr_ss_update(tr_ctx *c, const tr_frame *f) {
  * changed (its values or its live ranges); when a TemporalSplit did
  * not, no ancestor changes either. */
 static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
-    if (c->nodes[f->id].w & TR_F_CHAIN)
-        tr_chain_note(c, f->id, f->ov, br);
+    bool chain = c->nodes[f->id].w & TR_F_CHAIN;
     if (tr_is_ss(c, f->id)) {
+        if (chain)
+            tr_chain_note(c, f->id, f->ov, br);
         tr_ss_update(c, f);
         return true; /* its live ranges are its sides': they may grow */
     }
@@ -584,10 +588,13 @@ static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     c->up_hint = old.hint;
     tr_ts_grew(c, f->id, f->ov);
     bool grew;
-    if (f->ov == tr_implicit(c, f->id)) /* held br already: unchanged */
+    if (f->ov == tr_implicit(c, f->id)) { /* held br already: unchanged */
         grew = c->hilow > c->cold[f->id].lvl - 1;
-    else
+    } else {
         grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
+        if (grew && chain) /* else the chain index holds br already */
+            tr_chain_note(c, f->id, f->ov, br);
+    }
     tr_dead_ts(c, f->id, f->ov, rebuilt);
     return rebuilt || grew || !tr_vals_eq(old, tr_vals_of(c, f->id));
 }
