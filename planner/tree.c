@@ -136,25 +136,32 @@ static void tr_dead_ss(tr_ctx *c, uint32_t id) {
     n->dhi = l->dhi;
 }
 
+/* TemporalSplit id after padding: its dead interval recomputed over
+ * every child. */
+static void tr_dead_ts_full(tr_ctx *c, uint32_t id) {
+    tr_node *n = &c->nodes[id];
+    uint32_t lo, hi, nk;
+    n->dlo = 1;
+    n->dhi = 0;
+    const uint32_t *kids = tr_kids_n(c, id, &nk);
+    for (uint32_t i = 0; i < nk; i++) {
+        tr_dead_of(c, kids[i], &lo, &hi);
+        if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
+            n->dlo = lo;
+            n->dhi = hi;
+        }
+    }
+}
+
 /* TemporalSplit id after child kid changed; full: recompute over every
  * child (after padding). */
-static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
-    tr_node *n = &c->nodes[id];
-    uint32_t lo, hi;
+static inline void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
     if (full) {
-        n->dlo = 1;
-        n->dhi = 0;
-        uint32_t nk;
-        const uint32_t *kids = tr_kids_n(c, id, &nk);
-        for (uint32_t i = 0; i < nk; i++) {
-            tr_dead_of(c, kids[i], &lo, &hi);
-            if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
-                n->dlo = lo;
-                n->dhi = hi;
-            }
-        }
+        tr_dead_ts_full(c, id);
         return;
     }
+    tr_node *n = &c->nodes[id];
+    uint32_t lo, hi;
     tr_dead_of(c, kid, &lo, &hi);
     if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
         n->dlo = lo;
@@ -165,9 +172,11 @@ static void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
 /* A new TemporalSplit of one child (its index is filled by the caller). */
 static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
     uint32_t t = tr_new(c, false);
-    if (t == UINT32_MAX || !tr_push(c, t, kid))
-        return UINT32_MAX;
-    tr_refresh(c, t);
+    if (t == UINT32_MAX)
+        return t;
+    c->cold[t].koff = kid; /* tr_push and tr_refresh of a new TS */
+    c->cold[t].nkids = 1;
+    c->nodes[t].hint = tr_hint(c, kid);
     tr_dead_ts(c, t, kid, false);
     return t;
 }

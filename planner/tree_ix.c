@@ -493,14 +493,11 @@ uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t) {
     return (uint32_t)(b - kr) + (n == 1 && (uint64_t)b->hi < t);
 }
 
-/* Room for need entries in the index of TemporalSplit id; false when out
- * of memory. */
-static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
+/* tr_kr_reserve when the index of TemporalSplit id (of capacity cap)
+ * must grow. */
+static bool tr_kr_grow(tr_ctx *c, uint32_t id, uint32_t cap) {
     tr_node *n = &c->nodes[id];
     bool sp = n->w & TR_F_SPILL;
-    uint32_t cap = sp ? n->u.sp.cap : 1;
-    if (need <= cap)
-        return true;
     tr_kre one = n->u.in;
     uint32_t no = tr_arena_grow(c, &c->kra, sp ? NULL : &one, tr_nkr(n),
                                 sp ? n->u.sp.off : 0, tr_log2(cap), sp);
@@ -511,6 +508,14 @@ static bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
     n->u.sp.off = no;
     n->u.sp.cap = 2 * cap;
     return true;
+}
+
+/* Room for need entries in the index of TemporalSplit id; false when out
+ * of memory. */
+static inline bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
+    const tr_node *n = &c->nodes[id];
+    uint32_t cap = n->w & TR_F_SPILL ? n->u.sp.cap : 1;
+    return need <= cap || tr_kr_grow(c, id, cap);
 }
 
 /* Adds range r of child kid to the index of TemporalSplit id, merged with
@@ -552,7 +557,9 @@ bool tr_kr_add_ix(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
 }
 
 void tr_kr_add(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid) {
-    (void)tr_kr_add_at(c, id, r, kid, tr_kr_after(c, id, r.begin));
+    bool empty = !(c->nodes[id].w & (TR_F_SPILL | TR_NKR)); /* a new TS */
+    uint32_t i = empty ? 0 : tr_kr_after(c, id, r.begin);
+    (void)tr_kr_add_at(c, id, r, kid, i);
 }
 
 /* The children of TemporalSplit id that overlap b: their number (0, 1,

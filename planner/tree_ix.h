@@ -342,14 +342,20 @@ uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t);
  * the entries of the same child it overlaps or touches (no other
  * child's range overlaps it); i is tr_kr_after(r.begin).  O(1) when an
  * entry holds r already (returns false: nothing changed), else a memmove
- * when r is new.  Inline here when r only widens a lone inline entry (the
- * common case on a search's way back up); tr_kr_add_ix otherwise. */
+ * when r is new.  Inline here when r is the first entry (a new
+ * TemporalSplit) or only widens a lone inline entry (the common case on a
+ * search's way back up); tr_kr_add_ix otherwise. */
 bool tr_kr_add_ix(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid, uint32_t i);
 
 static inline bool tr_kr_add_at(tr_ctx *c, uint32_t id, tr_range r,
                                 uint32_t kid, uint32_t i) {
     tr_node *n = &c->nodes[id];
     tr_kre *e = &n->u.in;
+    if (!(n->w & (TR_F_SPILL | TR_NKR))) { /* the first entry */
+        *e = (tr_kre){(uint32_t)r.begin, (uint32_t)(r.end - 1), kid};
+        n->w |= 1;
+        return true;
+    }
     if ((n->w & (TR_F_SPILL | TR_NKR)) != 1 || e->kid != kid || e->lo > r.end ||
         (uint64_t)e->hi + 1 < r.begin)
         return tr_kr_add_ix(c, id, r, kid, i);
