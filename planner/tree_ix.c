@@ -399,22 +399,13 @@ bool tr_reserve(tr_ctx *c, uint32_t cap) {
     return true;
 }
 
-/* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
- * (an Empty of hint 0) and no dead interval. */
-uint32_t tr_new(tr_ctx *c, bool ss) {
+bool tr_new_room(tr_ctx *c) {
     if (c->nnodes >= TR_LEAF - 1) {
         c->oom = true;
-        return UINT32_MAX;
+        return false;
     }
-    if (c->nnodes == c->capnodes &&
-        !tr_reserve(c, c->capnodes ? 2 * c->capnodes : 2))
-        return UINT32_MAX;
-    tr_node *n = &c->nodes[c->nnodes];
-    memset(n, 0, sizeof *n);
-    memset(&c->cold[c->nnodes], 0, sizeof *c->cold);
-    n->w = ss ? TR_F_SS : 0;
-    n->dlo = 1; /* none */
-    return c->nnodes++;
+    return c->nnodes < c->capnodes ||
+           tr_reserve(c, c->capnodes ? 2 * c->capnodes : 2);
 }
 
 /* Moves block off (2^k elements of a) to a block of 2^(k + 1), copying

@@ -328,9 +328,21 @@ bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz);
  * copy); false (and oom flagged) when out of memory. */
 bool tr_reserve(tr_ctx *c, uint32_t cap);
 
+/* Room for one more node; false (and oom flagged) when out of memory. */
+bool tr_new_room(tr_ctx *c);
+
 /* A new node: a SpatialSplit (ss) or a TemporalSplit with no children
- * (an Empty of hint 0) and no dead interval. */
-uint32_t tr_new(tr_ctx *c, bool ss);
+ * (an Empty of hint 0) and no dead interval; UINT32_MAX when out of
+ * memory.  Inline: three a block. */
+static inline uint32_t tr_new(tr_ctx *c, bool ss) {
+    if ((c->nnodes == c->capnodes || c->nnodes >= TR_LEAF - 1) &&
+        !tr_new_room(c))
+        return UINT32_MAX;
+    tr_node *n = &c->nodes[c->nnodes];
+    *n = (tr_node){.w = ss ? TR_F_SS : 0, .dlo = 1}; /* no dead interval */
+    c->cold[c->nnodes] = (tr_cold){0};
+    return c->nnodes++;
+}
 
 /* Appends child kid to TemporalSplit ts; false when out of memory. */
 bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid);
