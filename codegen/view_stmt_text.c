@@ -26,15 +26,28 @@ static bool comment_plain(unsigned char c, unsigned char next) {
            !(c == '*' && next == '/') && !(c == '/' && next == '*');
 }
 
+/* The length of the run of plain bytes (comment_plain) at the start of
+ * u: a byte at or above '@' is plain but DEL and a backslash, one below
+ * it when printable and not one of  " * / ?  (bits 2, 10, 15 and 31 of
+ * the mask, from ' '); a '*' or a '/' is asked about with its next byte. */
+static size_t plain_run(const unsigned char *u) {
+    size_t n = 0;
+    for (;; n++) {
+        unsigned c = u[n];
+        if (c >= 0x40 ? c < 0x7f && c != '\\'
+                      : c >= 0x20 && !((0x80008404u >> (c - 0x20)) & 1))
+            continue;
+        if (!c || !comment_plain(u[n], u[n + 1]))
+            return n;
+    }
+}
+
 /* cg_comment_escape of s, with the common case (every byte plain: call
  * arguments are names and numbers) put in one piece rather than byte by
  * byte: the same text. */
 static void text_escape(base_sb *out, const char *s) {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t n = 0;
-    while (u[n] && comment_plain(u[n], u[n + 1]))
-        n++;
-    if (u[n])
+    size_t n = plain_run((const unsigned char *)s);
+    if (s[n])
         cg_comment_escape(out, s);
     else
         base_sb_put(out, s, n);

@@ -25,15 +25,66 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Room for n more bytes (and the NUL) at the end of out: where to write
+ * them; pr_end closes the text at e.  The short text of every statement
+ * is made once per `gen` (the input hash), mostly of types, names and
+ * small numbers: written in place, without an append per byte. */
+static char *pr_room(base_sb *out, size_t n) {
+    if (n >= out->cap - out->len)
+        base_sb_reserve(out, n);
+    return out->p + out->len;
+}
+
+static void pr_end(base_sb *out, char *e) {
+    *e = '\0';
+    out->len = (size_t)(e - out->p);
+}
+
+/* x in decimal at p (room for 20 bytes); returns the end.  Dimensions
+ * are mostly of one to four digits: those in 32-bit arithmetic, one
+ * digit a step; longer ones counted first, then written in place. */
+static char *pr_u64_at(char *p, uint64_t x) {
+    if (x < 10) {
+        *p = (char)('0' + x);
+        return p + 1;
+    }
+    if (x < 100) {
+        unsigned v = (unsigned)x;
+        p[0] = (char)('0' + v / 10);
+        p[1] = (char)('0' + v % 10);
+        return p + 2;
+    }
+    size_t n = 3;
+    for (uint64_t y = x; y >= 1000; y /= 10)
+        n++;
+    char *e = p + n;
+    if (x < 10000) {
+        for (unsigned v = (unsigned)x; v; v /= 10)
+            *--e = (char)('0' + v % 10);
+        return p + n;
+    }
+    do {
+        *--e = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    return p + n;
+}
+
+/* "DTYPE[D,D,...]", reserved once and written in place. */
 static void pr_type(base_sb *out, const ir_type *t) {
-    base_sb_puts(out, ir_dtype_name(t->dtype));
-    base_sb_putc(out, '[');
+    const char *dn = ir_dtype_name(t->dtype);
+    size_t dl = strlen(dn);
+    char *p = pr_room(out, dl + 2 + (size_t)t->ndim * 21);
+    base_copy(p, dn, dl);
+    p += dl;
+    *p++ = '[';
     for (uint32_t i = 0; i < t->ndim; i++) {
         if (i)
-            base_sb_putc(out, ',');
-        base_sb_u64(out, t->dims[i]);
+            *p++ = ',';
+        p = pr_u64_at(p, t->dims[i]);
     }
-    base_sb_putc(out, ']');
+    *p++ = ']';
+    pr_end(out, p);
 }
 
 static void pr_strides(base_sb *out, const ir_stmt *st) {
@@ -132,10 +183,13 @@ static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
 }
 
 /* " NAME": the statements' names without printf (gen prints every
- * statement once for its comment). */
+ * statement once for its comment), with one reserve. */
 static void pr_word(base_sb *out, const char *name) {
-    base_sb_putc(out, ' ');
-    base_sb_puts(out, name);
+    size_t n = strlen(name);
+    char *p = pr_room(out, n + 1);
+    *p = ' ';
+    base_copy(p + 1, name, n);
+    pr_end(out, p + 1 + n);
 }
 
 /* Short and lines: " NEW = OLD [TYPE] [offset=N] [stride=[...]]". */

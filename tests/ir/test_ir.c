@@ -6,6 +6,7 @@
 #include "ir/ir.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -887,6 +888,44 @@ static void test_check_hand_built_program(void **state) {
     base_arena_free(a);
 }
 
+/* The type of a statement in its short and canonical text, at each
+ * digit count's edges (ir/print.c writes small dimensions apart from
+ * large ones): the digits as printf spells them. */
+static void test_print_type_digits(void **state) {
+    (void)state;
+    static const uint64_t dims[] = {
+        0,      1,           9,           10,        99,    100,
+        999,    1000,        9999,        10000,     65535, 99999,
+        100000, 4294967295u, 4294967296u, UINT64_MAX};
+    size_t nd = sizeof dims / sizeof dims[0];
+    char want[1024];
+    int w = snprintf(want, sizeof want, "alloc b u8[");
+    for (size_t i = 0; i < nd; i++)
+        w += snprintf(want + w, sizeof want - (size_t)w, "%s%" PRIu64,
+                      i ? "," : "", dims[i]);
+    snprintf(want + w, sizeof want - (size_t)w, "]");
+    ir_stmt st = {0};
+    st.kind = IR_ALLOC;
+    st.name.name = "b";
+    st.has_type = true;
+    st.type.dtype = IR_U8;
+    st.type.ndim = (uint32_t)nd;
+    st.type.dims = (uint64_t *)dims;
+    for (int mode = 0; mode < 2; mode++) {
+        base_sb b = {0};
+        base_sb_puts(&b, "x"); /* appended after text already there */
+        ir_stmt_text(&b, &st, mode ? IR_TEXT_CANONICAL : IR_TEXT_SHORT, NULL);
+        const char *got = base_sb_str(&b) + 1;
+        if (mode) /* the keyword padded to 7 columns */
+            assert_true(strncmp(got, "alloc  b ", 9) == 0 &&
+                        strcmp(got + 9, want + 8) == 0);
+        else
+            assert_string_equal(got, want);
+        assert_int_equal(b.len, strlen(b.p));
+        base_sb_free(&b);
+    }
+}
+
 /* A program of more statements than a value id (28 bits in ir_arg) can
  * number is refused before anything is read; an argument holds the
  * largest value id and -1. */
@@ -1235,6 +1274,7 @@ int main(void) {
         cmocka_unit_test(test_real_models),
         cmocka_unit_test(test_check_hand_built_program),
         cmocka_unit_test(test_check_too_many_statements),
+        cmocka_unit_test(test_print_type_digits),
         cmocka_unit_test(test_recover_parse),
         cmocka_unit_test(test_load_checks_after_syntax_errors),
         cmocka_unit_test(test_read_file_errors),
