@@ -94,6 +94,10 @@ static inline void *plan_carve_rest(plan_carver *c, size_t need, size_t *rest) {
     return p;
 }
 
+/* plan_problem_ok without plan_first_oversize (for a caller that has
+ * checked that already): the alignments and start <= end. */
+bool plan_problem_shape_ok(const plan_problem *pb);
+
 /* The naive plan (plan_naive, on a problem that passes plan_problem_ok):
  * its size, and its offsets into `offsets` unless that is NULL. */
 uint64_t plan_naive_size(const plan_problem *pb, uint64_t *offsets);

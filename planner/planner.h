@@ -136,6 +136,9 @@ typedef struct plan_search_opts {
      * lower bound.  Independent of `budget`, so that a larger budget only
      * runs longer (planner/search.c). */
     uint64_t schedule;
+    /* plan_lower_bound(pb) when the caller has it (plan_program computes
+     * it for every pool anyway); 0 = unknown, computed by the search. */
+    uint64_t lower_bound;
 } plan_search_opts;
 
 typedef struct plan_search_stats {

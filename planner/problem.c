@@ -373,7 +373,7 @@ static bool plan_align_ok(uint64_t a) {
  * the limit (alignment padding in another order than naive's), they check
  * and fall back to the naive plan.
  */
-bool plan_problem_ok(const plan_problem *pb) {
+bool plan_problem_shape_ok(const plan_problem *pb) {
     if (!plan_align_ok(pb->align))
         return false;
     for (uint32_t i = 0; i < pb->n; i++) {
@@ -381,7 +381,11 @@ bool plan_problem_ok(const plan_problem *pb) {
         if (!plan_align_ok(b->align) || b->start > b->end)
             return false;
     }
-    return plan_first_oversize(pb) == UINT32_MAX;
+    return true;
+}
+
+bool plan_problem_ok(const plan_problem *pb) {
+    return plan_problem_shape_ok(pb) && plan_first_oversize(pb) == UINT32_MAX;
 }
 
 /* ---- colour classes ---- */

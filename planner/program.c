@@ -307,19 +307,33 @@ typedef struct pp_run {
     size_t scratch_size;
 } pp_run;
 
+/* A pool's arrays in the scratch (pp_plan_pool): the storage of each of
+ * its buffers, then the lower bound's arrays, whose room then holds the
+ * offsets.  n: the pool's storages. */
+typedef struct pp_pool_arrays {
+    uint32_t *members;
+    void *rest; /* the lower bound's scratch, then the offsets */
+    size_t rest_size;
+} pp_pool_arrays;
+
+static void pp_pool_layout(plan_carver *c, uint32_t n, pp_pool_arrays *w) {
+    plan_problem pb = {n, NULL, 0, NULL};
+    size_t need = plan_lower_bound_scratch_size(&pb);
+    size_t offs = plan_scratch_add(0, (size_t)n + 1, sizeof(uint64_t));
+    w->members = PLAN_CARVE(c, (size_t)n + 1, uint32_t);
+    w->rest = plan_carve_rest(c, need > offs ? need : offs, &w->rest_size);
+}
+
 /* The scratch of plan_program, allocated once and reused by each step:
- * the stream numbers, each pool's offsets and members (pp_plan_pool),
- * its lower bound and naive offsets (sized for all the storages, so for
- * the largest pool) and the donor sweep. */
+ * the stream numbers, each pool's arrays (pp_pool_layout, sized for all
+ * the storages, so for the largest pool) and the donor sweep. */
 static size_t pp_scratch_size(const plan *pl) {
-    size_t n1 = (size_t)pl->nstorages + 1;
-    plan_problem all = {pl->nstorages, NULL, 0, NULL};
+    plan_carver c = plan_carver_measure();
+    pp_pool_arrays w;
+    pp_pool_layout(&c, pl->nstorages, &w);
     size_t need[] = {
         plan_scratch_add(0, (size_t)pl->prog->nstmts + 1, sizeof(uint64_t)),
-        plan_scratch_add(plan_scratch_add(0, n1, sizeof(uint64_t)), n1,
-                         sizeof(uint32_t)),
-        plan_lower_bound_scratch_size(&all),
-        plan_scratch_add(0, n1, sizeof(uint64_t)),
+        c.used,
         plan_donors_scratch_size(pl),
     };
     size_t most = 0;
@@ -328,26 +342,30 @@ static size_t pp_scratch_size(const plan *pl) {
     return most;
 }
 
+/* dies_at while pp_storages runs: a name of the storage is never freed. */
+#define PP_NEVER_FREED INT32_MIN
+
 /* Step 1: one storage per alloc, state or planned input, live from its
- * definition (or statement 0) to the statement freeing its last name. */
+ * definition (or statement 0) to the statement freeing its last name.
+ * storage_of_value first holds the storage of each root, then of every
+ * name (a root is its own root, so its entry is read before it could
+ * change). */
 static void pp_storages(pp_run *R) {
     base_arena *a = R->a;
     plan *pl = R->pl;
     const ir_program *p = pl->prog;
     uint32_t last = p->nstmts ? p->nstmts - 1 : 0;
-    pl->storage_of_value = base_arena_array(a, p->nvalues + 1, sizeof(int32_t));
+    int32_t *sov = base_arena_array(a, p->nvalues + 1, sizeof(int32_t));
+    pl->storage_of_value = sov;
     uint32_t ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++)
         if (pp_is_storage(R->o, &p->values[v]))
             ns++;
     pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
-    /* temporaries: not kept in the plan's arena */
-    int32_t *sid = base_xcalloc((size_t)p->nvalues + 1, sizeof *sid);
-    bool *never_freed = base_xcalloc((size_t)ns + 1, sizeof *never_freed);
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
-        sid[v] = -1;
+        sov[v] = -1;
         if (!pp_is_storage(R->o, &p->values[v]))
             continue;
         plan_storage *s = &pl->storages[ns];
@@ -359,35 +377,33 @@ static void pp_storages(pp_run *R) {
         s->start = pp_from_start(&p->values[v]) ? 0 : p->values[v].def;
         s->dies_at = -1;
         s->reuse_of = -1;
-        sid[v] = (int32_t)ns++;
+        sov[v] = (int32_t)ns++;
     }
     /* liveness over every name of each storage */
     for (uint32_t v = 0; v < p->nvalues; v++) {
         const ir_value *val = &p->values[v];
-        int32_t root = val->root;
-        int32_t s = root >= 0 ? sid[root] : -1;
-        pl->storage_of_value[v] = s;
+        int32_t s = val->root >= 0 ? sov[val->root] : -1;
+        sov[v] = s;
         if (s < 0)
             continue;
         plan_storage *st = &pl->storages[s];
         if (val->output_index >= 0)
             st->is_output = true;
         if (val->freed_at < 0)
-            never_freed[s] = true;
-        else if (val->freed_at > st->dies_at)
+            st->dies_at = PP_NEVER_FREED;
+        else if (st->dies_at != PP_NEVER_FREED && val->freed_at > st->dies_at)
             st->dies_at = val->freed_at;
     }
     for (uint32_t s = 0; s < pl->nstorages; s++) {
         plan_storage *st = &pl->storages[s];
         const ir_value *rv = &p->values[st->value];
-        if (never_freed[s] || st->is_output || rv->kind == IR_VAL_STATE)
+        if (st->dies_at == PP_NEVER_FREED || st->is_output ||
+            rv->kind == IR_VAL_STATE)
             st->dies_at = -1;
         st->end = st->dies_at >= 0 ? (uint32_t)st->dies_at : last;
         if (st->end < st->start)
             st->end = st->start;
     }
-    free(sid);
-    free(never_freed);
 }
 
 /* Room for pool np in pl->pools, a malloc'ed array of *cap pools while
@@ -575,32 +591,34 @@ static bool pp_pool_fits(pp_run *R, const plan_pool *pool) {
     return false;
 }
 
-/* Step 4: plans pool pi: its problem, the algorithm, the offsets of its
- * storages, its lower bound and naive size, the capacity check.  The
- * offsets and members live in the scratch until copied into the
- * storages; then the scratch serves the lower bound, then the naive
- * offsets (only their size is kept). */
+/* Step 4: plans pool pi: its problem, its lower bound (given to `search`
+ * and `auto`, which need it too), the algorithm, the offsets of its
+ * storages, its naive size, the capacity check.  The members live in the
+ * scratch until the offsets are copied into the storages; the offsets
+ * take the room of the lower bound's arrays. */
 static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     plan *pl = R->pl;
     plan_pool *pool = &pl->pools[pi];
     plan_problem pb;
     plan_carver c = plan_carver_of(R->scratch, R->scratch_size);
-    uint64_t *off = PLAN_CARVE(&c, (size_t)pool->nstorages + 1, uint64_t);
-    uint32_t *members = PLAN_CARVE(&c, (size_t)pool->nstorages + 1, uint32_t);
-    if (!pp_pool_problem(R, pi, &pb, members))
+    pp_pool_arrays w;
+    pp_pool_layout(&c, pool->nstorages, &w);
+    if (!pp_pool_problem(R, pi, &pb, w.members))
         return false;
-    uint64_t size = 0;
-    if (!pp_pool_run(R, pi, &pb, members, off, &size))
+    pool->lower_bound = plan_lower_bound_in(&pb, w.rest, w.rest_size);
+    R->po.search.lower_bound = pool->lower_bound;
+    uint64_t *off = w.rest, size = 0;
+    if (!pp_pool_run(R, pi, &pb, w.members, off, &size))
         return false;
     for (uint32_t k = 0; k < pb.n; k++)
-        pl->storages[members[k]].offset = off[k];
+        pl->storages[w.members[k]].offset = off[k];
     plan_problem *kept = base_arena_alloc(R->a, sizeof *kept);
     *kept = pb;
     pool->problem = kept;
     pool->size = size;
-    pool->lower_bound = plan_lower_bound_in(&pb, R->scratch, R->scratch_size);
-    if (plan_naive(&pb, R->scratch, &pool->naive_size) != 0)
-        pool->naive_size = 0;
+    /* plan_naive's size: pp_pool_problem checked plan_first_oversize */
+    pool->naive_size =
+        plan_problem_shape_ok(&pb) ? plan_naive_size(&pb, NULL) : 0;
     return pp_pool_fits(R, pool);
 }
 
