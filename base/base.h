@@ -153,10 +153,28 @@ static inline void base_sb_puts(base_sb *b, const char *s) {
 static inline void base_sb_putc(base_sb *b, char c) {
     base_sb_put(b, &c, 1);
 }
+/* Room for n more bytes, to be written in place at the pointer
+ * returned; base_sb_end then ends the text where the writing stopped
+ * (at most n bytes on). */
+static inline char *base_sb_room(base_sb *b, size_t n) {
+    if (n >= b->cap - b->len)
+        base_sb_reserve(b, n);
+    return b->p + b->len;
+}
+static inline void base_sb_end(base_sb *b, char *e) {
+    *e = '\0';
+    b->len = (size_t)(e - b->p);
+}
 /* `n` spaces. */
 void base_sb_spaces(base_sb *b, size_t n);
 /* x in decimal. */
 void base_sb_u64(base_sb *b, uint64_t x);
+/* The most digits of a uint64_t in decimal. */
+#define BASE_U64_MAX_DIGITS 20
+/* x in decimal at p, which has room for BASE_U64_MAX_DIGITS bytes (no
+ * NUL written); returns the end.  For texts reserved once and written
+ * in place (base_sb_room). */
+char *base_u64_at(char *p, uint64_t x);
 void base_sb_printf(base_sb *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void base_sb_vprintf(base_sb *b, const char *fmt, va_list ap)

@@ -25,33 +25,44 @@ static void et_name(base_sb *b, const char *name) {
     base_sb_put(b, name, ir_name_len(name));
 }
 
-/* "POOL[lo,hi)" */
+/* The most bytes of "[lo,hi)". */
+#define ET_BYTES_MAX (2 * BASE_U64_MAX_DIGITS + 3)
+
+/* "[lo,hi)" at p (room for ET_BYTES_MAX bytes); returns the end. */
+static char *et_bytes_at(char *p, uint64_t lo, uint64_t hi) {
+    *p++ = '[';
+    p = base_u64_at(p, lo);
+    *p++ = ',';
+    p = base_u64_at(p, hi);
+    *p++ = ')';
+    return p;
+}
+
+/* "POOL[lo,hi)", reserved once and written in place (gen writes one or
+ * more per alloc, reuse and death event). */
 static void et_range(base_sb *b, const plan *pl, const plan_storage *st,
                      uint64_t lo, uint64_t hi) {
-    base_sb_puts(b, pl->pools[st->pool].name);
-    base_sb_putc(b, '[');
-    base_sb_u64(b, lo);
-    base_sb_putc(b, ',');
-    base_sb_u64(b, hi);
-    base_sb_putc(b, ')');
+    const char *pool = pl->pools[st->pool].name;
+    size_t n = strlen(pool);
+    char *p = base_sb_room(b, n + ET_BYTES_MAX);
+    base_copy(p, pool, n);
+    base_sb_end(b, et_bytes_at(p + n, lo, hi));
 }
 
 /* "[lo,hi)" */
 static void et_bytes(base_sb *b, uint64_t lo, uint64_t hi) {
-    base_sb_putc(b, '[');
-    base_sb_u64(b, lo);
-    base_sb_putc(b, ',');
-    base_sb_u64(b, hi);
-    base_sb_putc(b, ')');
+    base_sb_end(b, et_bytes_at(base_sb_room(b, ET_BYTES_MAX), lo, hi));
 }
 
-/* The u64 list "x,y,z". */
+/* The u64 list "x,y,z", reserved once and written in place. */
 static void et_list(base_sb *b, const uint64_t *x, uint32_t n) {
+    char *p = base_sb_room(b, (size_t)n * (BASE_U64_MAX_DIGITS + 1));
     for (uint32_t i = 0; i < n; i++) {
         if (i)
-            base_sb_putc(b, ',');
-        base_sb_u64(b, x[i]);
+            *p++ = ',';
+        p = base_u64_at(p, x[i]);
     }
+    base_sb_end(b, p);
 }
 
 void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid) {

@@ -91,6 +91,16 @@ static void sb_u64_digits(void **state) {
         if (p > UINT64_MAX / 10)
             break;
     }
+    /* base_u64_at switches to 32-bit arithmetic below 2^32 */
+    const uint64_t edges[] = {UINT32_MAX - 1ull, UINT32_MAX, UINT32_MAX + 1ull,
+                              UINT64_MAX - 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        char at[BASE_U64_MAX_DIGITS + 1];
+        char *e = base_u64_at(at, edges[i]);
+        *e = '\0';
+        snprintf(want, sizeof want, "%llu", (unsigned long long)edges[i]);
+        assert_string_equal(at, want);
+    }
     base_sb_free(&b);
 }
 
