@@ -171,10 +171,49 @@ void base_sb_spaces(base_sb *b, size_t n);
 void base_sb_u64(base_sb *b, uint64_t x);
 /* The most digits of a uint64_t in decimal. */
 #define BASE_U64_MAX_DIGITS 20
+/* "00" to "99" (and the NUL), and 10^0 to 10^19: base_u64_at's tables. */
+extern const char base_digits2[201];
+extern const uint64_t base_pow10[20];
 /* x in decimal at p, which has room for BASE_U64_MAX_DIGITS bytes (no
  * NUL written); returns the end.  For texts reserved once and written
- * in place (base_sb_room). */
-char *base_u64_at(char *p, uint64_t x);
+ * in place (base_sb_room): gen writes several numbers per kernel call
+ * (dimensions, line numbers, offsets, byte ranges).  Inline, so that a
+ * number of one or two digits (most dimensions) costs two comparisons
+ * and a store.  The digits are
+ * counted without a division: from the bit length, t = bits * 1233 /
+ * 4096 (1233 / 4096 just above log10(2)) is floor(log10(x)) or one more,
+ * which one comparison tells; then they are written from the end two a
+ * step, in 32-bit arithmetic below 2^32. */
+static inline char *base_u64_at(char *p, uint64_t x) {
+    if (x < 100) {
+        if (x < 10) {
+            *p = (char)('0' + x);
+            return p + 1;
+        }
+        memcpy(p, base_digits2 + x * 2, 2);
+        return p + 2;
+    }
+    unsigned t = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
+    char *e = p + t + 1 - (x < base_pow10[t]), *q = e;
+    while (x > UINT32_MAX) {
+        unsigned d = (unsigned)(x % 100) * 2;
+        x /= 100;
+        q -= 2;
+        memcpy(q, base_digits2 + d, 2);
+    }
+    uint32_t y = (uint32_t)x;
+    while (y >= 100) {
+        uint32_t d = (y % 100) * 2;
+        y /= 100;
+        q -= 2;
+        memcpy(q, base_digits2 + d, 2);
+    }
+    if (y >= 10)
+        memcpy(q - 2, base_digits2 + y * 2, 2);
+    else
+        q[-1] = (char)('0' + y);
+    return e;
+}
 void base_sb_printf(base_sb *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void base_sb_vprintf(base_sb *b, const char *fmt, va_list ap)

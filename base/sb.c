@@ -28,76 +28,38 @@ void base_sb_spaces(base_sb *b, size_t n) {
     b->p[b->len] = '\0';
 }
 
-/* Two digits a step, in place: gen writes several numbers per kernel
- * call (line numbers, offsets, byte ranges), and a division per digit,
- * then a copy from a temporary, was most of their cost. */
-static const char base_digits2[] = "00010203040506070809"
-                                   "10111213141516171819"
-                                   "20212223242526272829"
-                                   "30313233343536373839"
-                                   "40414243444546474849"
-                                   "50515253545556575859"
-                                   "60616263646566676869"
-                                   "70717273747576777879"
-                                   "80818283848586878889"
-                                   "90919293949596979899";
+/* The tables of base_u64_at (base.h). */
+const char base_digits2[201] = "00010203040506070809"
+                               "10111213141516171819"
+                               "20212223242526272829"
+                               "30313233343536373839"
+                               "40414243444546474849"
+                               "50515253545556575859"
+                               "60616263646566676869"
+                               "70717273747576777879"
+                               "80818283848586878889"
+                               "90919293949596979899";
 
-/* 10^i, for the digit count. */
-static const uint64_t base_pow10[20] = {1ull,
-                                        10ull,
-                                        100ull,
-                                        1000ull,
-                                        10000ull,
-                                        100000ull,
-                                        1000000ull,
-                                        10000000ull,
-                                        100000000ull,
-                                        1000000000ull,
-                                        10000000000ull,
-                                        100000000000ull,
-                                        1000000000000ull,
-                                        10000000000000ull,
-                                        100000000000000ull,
-                                        1000000000000000ull,
-                                        10000000000000000ull,
-                                        100000000000000000ull,
-                                        1000000000000000000ull,
-                                        10000000000000000000ull};
-
-/* The digits of x >= 10, counted without a division: from the bit
- * length, t = bits * 1233 / 4096 (1233 / 4096 just above log10(2)) is
- * floor(log10(x)) or one more, which one comparison tells. */
-static unsigned base_u64_digits(uint64_t x) {
-    unsigned bits = 64u - (unsigned)__builtin_clzll(x);
-    unsigned t = (bits * 1233u) >> 12;
-    return t + 1u - (x < base_pow10[t]);
-}
-
-char *base_u64_at(char *p, uint64_t x) {
-    if (x < 10) {
-        *p = (char)('0' + x);
-        return p + 1;
-    }
-    char *e = p + base_u64_digits(x), *q = e;
-    while (x > UINT32_MAX) {
-        unsigned d = (unsigned)(x % 100) * 2;
-        x /= 100;
-        q -= 2;
-        memcpy(q, base_digits2 + d, 2);
-    }
-    uint32_t y = (uint32_t)x;
-    while (y >= 100) {
-        uint32_t d = (y % 100) * 2;
-        y /= 100;
-        q -= 2;
-        memcpy(q, base_digits2 + d, 2);
-    }
-    if (y >= 10)
-        memcpy(q - 2, base_digits2 + y * 2, 2);
-    else
-        q[-1] = (char)('0' + y);
-    return e;
-}
+const uint64_t base_pow10[20] = {1ull,
+                                 10ull,
+                                 100ull,
+                                 1000ull,
+                                 10000ull,
+                                 100000ull,
+                                 1000000ull,
+                                 10000000ull,
+                                 100000000ull,
+                                 1000000000ull,
+                                 10000000000ull,
+                                 100000000000ull,
+                                 1000000000000ull,
+                                 10000000000000ull,
+                                 100000000000000ull,
+                                 1000000000000000ull,
+                                 10000000000000000ull,
+                                 100000000000000000ull,
+                                 1000000000000000000ull,
+                                 10000000000000000000ull};
 
 void base_sb_u64(base_sb *b, uint64_t x) {
     base_sb_end(b, base_u64_at(base_sb_room(b, BASE_U64_MAX_DIGITS), x));

@@ -25,66 +25,26 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Room for n more bytes (and the NUL) at the end of out: where to write
- * them; pr_end closes the text at e.  The short text of every statement
- * is made once per `gen` (the input hash), mostly of types, names and
- * small numbers: written in place, without an append per byte. */
-static char *pr_room(base_sb *out, size_t n) {
-    if (n >= out->cap - out->len)
-        base_sb_reserve(out, n);
-    return out->p + out->len;
-}
-
-static void pr_end(base_sb *out, char *e) {
-    *e = '\0';
-    out->len = (size_t)(e - out->p);
-}
-
-/* x in decimal at p (room for 20 bytes); returns the end.  Dimensions
- * are mostly of one to four digits: those in 32-bit arithmetic, one
- * digit a step; longer ones counted first, then written in place. */
-static char *pr_u64_at(char *p, uint64_t x) {
-    if (x < 10) {
-        *p = (char)('0' + x);
-        return p + 1;
-    }
-    if (x < 100) {
-        unsigned v = (unsigned)x;
-        p[0] = (char)('0' + v / 10);
-        p[1] = (char)('0' + v % 10);
-        return p + 2;
-    }
-    size_t n = 3;
-    for (uint64_t y = x; y >= 1000; y /= 10)
-        n++;
-    char *e = p + n;
-    if (x < 10000) {
-        for (unsigned v = (unsigned)x; v; v /= 10)
-            *--e = (char)('0' + v % 10);
-        return p + n;
-    }
-    do {
-        *--e = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    return p + n;
-}
+/* The short text of every statement is made once per `gen` (the input
+ * hash), mostly of types, names and small numbers: written in place
+ * (base_sb_room, base_u64_at), without an append per byte. */
 
 /* "DTYPE[D,D,...]", reserved once and written in place. */
 static void pr_type(base_sb *out, const ir_type *t) {
     const char *dn = ir_dtype_name(t->dtype);
     size_t dl = strlen(dn);
-    char *p = pr_room(out, dl + 2 + (size_t)t->ndim * 21);
+    char *p =
+        base_sb_room(out, dl + 2 + (size_t)t->ndim * (BASE_U64_MAX_DIGITS + 1));
     base_copy(p, dn, dl);
     p += dl;
     *p++ = '[';
     for (uint32_t i = 0; i < t->ndim; i++) {
         if (i)
             *p++ = ',';
-        p = pr_u64_at(p, t->dims[i]);
+        p = base_u64_at(p, t->dims[i]);
     }
     *p++ = ']';
-    pr_end(out, p);
+    base_sb_end(out, p);
 }
 
 static void pr_strides(base_sb *out, const ir_stmt *st) {
@@ -186,10 +146,10 @@ static void pr_attrs(base_sb *out, const ir_stmt *st, bool canon,
  * statement once for its comment), with one reserve. */
 static void pr_word(base_sb *out, const char *name) {
     size_t n = strlen(name);
-    char *p = pr_room(out, n + 1);
+    char *p = base_sb_room(out, n + 1);
     *p = ' ';
     base_copy(p + 1, name, n);
-    pr_end(out, p + 1 + n);
+    base_sb_end(out, p + 1 + n);
 }
 
 /* Short and lines: " NEW = OLD [TYPE] [offset=N] [stride=[...]]". */
