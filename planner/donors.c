@@ -293,11 +293,14 @@ static void dn_layout(plan_carver *c, size_t n, dn_arrays *w) {
     w->ids = PLAN_CARVE(c, n + 1, uint32_t);
     w->pbeg = PLAN_CARVE(c, n + 2, uint32_t);
     w->cnt = PLAN_CARVE(c, PLAN_RADIX_COUNTS, uint32_t);
-    w->key = PLAN_CARVE(c, n + 1, uint64_t);
     w->seg = PLAN_CARVE(c, 2 * n + 1, uint32_t);
-    w->co = PLAN_CARVE(c, 2 * n + 1, uint64_t);
     w->pk = PLAN_CARVE(c, 2 * n + 1, uint64_t);
     w->tmp = PLAN_CARVE(c, 2 * n + 1, uint64_t);
+    /* fewer pages to touch: the start order's keys are done with before
+     * the coordinates' keys are made, and the distinct coordinates are
+     * written once the sort's temporary is free (dn_coords) */
+    w->key = w->pk;
+    w->co = w->tmp;
     w->gave = PLAN_CARVE(c, n + 1, uint64_t);
     w->words = PLAN_CARVE(c, dn_bits_words(2 * (uint64_t)n + 1), uint64_t);
     w->col = PLAN_CARVE(c, 2 * n + 1, int32_t);
@@ -325,9 +328,14 @@ static void dn_by_pool(const plan *pl, const dn_arrays *w) {
             w->ids[w->pbeg[pl->storages[s].pool + 1]++] = s;
     for (uint32_t pi = 0; pi < np; pi++) {
         uint32_t b = w->pbeg[pi], m = w->pbeg[pi + 1] - b;
-        for (uint32_t i = 0; i < m; i++)
+        bool sorted = true; /* storages are mostly made in start order */
+        for (uint32_t i = 0; i < m; i++) {
             w->key[i] = (uint64_t)pl->storages[w->ids[b + i]].start << 32 |
                         w->ids[b + i];
+            sorted = sorted && (i == 0 || w->key[i] > w->key[i - 1]);
+        }
+        if (sorted)
+            continue;
         plan_radix_sort_hi_in(w->key, m, w->tmp, w->cnt);
         for (uint32_t i = 0; i < m; i++)
             w->ids[b + i] = (uint32_t)w->key[i];
