@@ -25,18 +25,15 @@ build=${2:-build/release}
 root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${PW_BENCH_ROUNDS:-5}
 new_pw=$build/planwrap
+rusage=$build/bench/codegen/bench_rusage
 for f in "$new_pw" "$build/bench/ir/gen_ir" \
     "$build/bench/planner/bench_planner" \
-    "$build/bench/codegen/bench_codegen_model"; do
+    "$build/bench/codegen/bench_codegen_model" "$rusage"; do
     if [ ! -x "$f" ]; then
         echo "bench/before_after.sh: $f is missing (cmake --build $build)" >&2
         exit 1
     fi
 done
-if [ ! -x /usr/bin/time ]; then
-    echo "bench/before_after.sh: needs /usr/bin/time (apt-get install time)" >&2
-    exit 1
-fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pw-before-after.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 if [ -n "${PW_BENCH_OLD_BUILD:-}" ]; then
@@ -64,8 +61,8 @@ cpu_of() {
     pw=$1
     shift
     rm -rf "$tmp/out"
-    /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$pw" "$@" >/dev/null
-    awk '{ printf "%.3f", $1 + $2 }' "$tmp/cpu"
+    "$rusage" "$tmp/cpu" "$pw" "$@" >/dev/null
+    awk '{ printf "%.3f", $3 }' "$tmp/cpu"
 }
 
 # measure NAME ARGS...: best of $rounds for old and new, alternating

@@ -12,7 +12,8 @@ set -eu
 build=${1:-build/release}
 pw=$build/planwrap
 model_exe=$build/bench/codegen/bench_codegen_model
-for f in "$pw" "$model_exe"; do
+rusage=$build/bench/codegen/bench_rusage
+for f in "$pw" "$model_exe" "$rusage"; do
     if [ ! -x "$f" ]; then
         echo "$f not built (cmake --build $build)" >&2
         exit 1
@@ -26,23 +27,16 @@ nlines=$(wc -l <"$tmp/synth.pw")
 echo "model: $ncalls kernel calls, $nlines IR lines"
 target_ms=200
 # Wall time (what the target is about) and CPU time (user + system, less
-# sensitive to a loaded machine), best of 5 runs each.
+# sensitive to a loaded machine), best of 5 runs each, both from
+# bench_rusage (to the microsecond).
 for t in c cuda; do
     best_wall=""
     best_cpu=""
     for i in 1 2 3 4 5; do
         rm -rf "$tmp/out"
-        s=$(date +%s%N)
-        if [ -x /usr/bin/time ]; then
-            /usr/bin/time -f "%U %S" -o "$tmp/cpu" \
-                "$pw" gen "$tmp/synth.pw" --target $t -o "$tmp/out"
-        else
-            "$pw" gen "$tmp/synth.pw" --target $t -o "$tmp/out"
-            echo "0 0" >"$tmp/cpu"
-        fi
-        e=$(date +%s%N)
-        wall=$(((e - s) / 1000))
-        cpu=$(awk '{ printf "%d", ($1 + $2) * 1000000 }' "$tmp/cpu")
+        "$rusage" "$tmp/t" "$pw" gen "$tmp/synth.pw" --target $t -o "$tmp/out"
+        wall=$(awk '{ printf "%d", $1 * 1000000 }' "$tmp/t")
+        cpu=$(awk '{ printf "%d", $3 * 1000000 }' "$tmp/t")
         if [ -z "$best_wall" ] || [ "$wall" -lt "$best_wall" ]; then
             best_wall=$wall
         fi
