@@ -10,11 +10,15 @@
  * and at 4 KiB a page the page faults alone were a third of the time
  * of parsing and checking it.  Pages are still touched (made resident)
  * only where the arena writes.
+ *
+ * base_huge_alloc hands out one such chunk on its own, for a planner's
+ * large working block: the same mapping, but NULL instead of base_oom.
  */
 #define _DEFAULT_SOURCE /* madvise, MAP_ANONYMOUS */
 #include "base.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +41,12 @@ typedef struct base_chunk {
 /* A zeroed chunk of `csize` usable bytes: mapped and 2 MiB-aligned when
  * it is that large, so that the kernel can back it with huge pages,
  * else calloc'ed (calloc: a big block comes zeroed from fresh pages,
- * untouched until used). */
-static base_chunk *base_chunk_new(size_t csize) {
-    if (csize > SIZE_MAX - sizeof(base_chunk) - BASE_ARENA_HUGE)
-        base_oom();
+ * untouched until used).  NULL when memory is short or csize is too
+ * large to round up. */
+static base_chunk *chunk_try_new(size_t csize) {
+    /* bytes rounded up to 2 MiB, plus 2 MiB of slack, stay in size_t */
+    if (csize > SIZE_MAX - sizeof(base_chunk) - 2 * BASE_ARENA_HUGE)
+        return NULL;
     size_t bytes = sizeof(base_chunk) + csize;
     if (bytes >= BASE_ARENA_HUGE) {
         /* Map the size rounded up to 2 MiB, plus 2 MiB of slack to
@@ -67,9 +73,15 @@ static base_chunk *base_chunk_new(size_t csize) {
         }
     }
     base_chunk *c = calloc(1, bytes);
+    if (c)
+        c->size = csize;
+    return c;
+}
+
+static base_chunk *base_chunk_new(size_t csize) {
+    base_chunk *c = chunk_try_new(csize);
     if (!c)
         base_oom();
-    c->size = csize;
     return c;
 }
 
@@ -78,6 +90,20 @@ static void base_chunk_free(base_chunk *c) {
         munmap(c->map, c->mapped);
     else
         free(c);
+}
+
+void *base_huge_alloc(size_t size) {
+    base_chunk *c = chunk_try_new(size);
+    if (!c)
+        return NULL;
+    c->used = size;
+    return c->data;
+}
+
+void base_huge_free(void *p) {
+    if (p)
+        base_chunk_free(
+            (base_chunk *)((unsigned char *)p - offsetof(base_chunk, data)));
 }
 
 /* struct base_arena is in base.h (base_arena_alloc is inline): the

@@ -1,0 +1,106 @@
+/*
+ * tests/base/test_huge.c - base_huge_alloc: zeroed, aligned blocks, big
+ * ones mapped alone on a 2 MiB boundary; NULL, never an exit, for sizes
+ * that cannot be rounded up and when memory is short (alloc_fail.h makes
+ * mmap and calloc fail on purpose).
+ */
+#include "base/base.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "alloc_fail.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* Every byte of p[0..n) is 0 (sampled every 4 KiB, and the last). */
+static void assert_zero(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i += 4096)
+        assert_int_equal(p[i], 0);
+    if (n)
+        assert_int_equal(p[n - 1], 0);
+}
+
+/* Small blocks come from calloc, blocks of 2 MiB and more from a mapping
+ * of their own whose start (the block's header) is 2 MiB-aligned. */
+static void huge_sizes(void **state) {
+    (void)state;
+    const size_t sizes[] = {0, 1, 100, 2 * MIB - 100, 2 * MIB, 5 * MIB + 3};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        alloc_fail_reset();
+        unsigned char *p = base_huge_alloc(n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        assert_zero(p, n);
+        if (n >= 2 * MIB) {
+            assert_int_equal(alloc_fail_mmaps, 1);
+            assert_int_equal(alloc_fail_callocs, 0);
+            assert_true(((uintptr_t)p & (2 * MIB - 1)) < 256);
+        } else {
+            assert_int_equal(alloc_fail_mmaps, 0);
+            assert_int_equal(alloc_fail_callocs, 1);
+        }
+        if (n) {
+            p[0] = 1;
+            p[n - 1] = 2;
+        }
+        base_huge_free(p);
+    }
+    base_huge_free(NULL);
+}
+
+/* A size whose round-up to 2 MiB (with the header) would wrap: NULL, no
+ * allocation tried. */
+static void huge_too_large(void **state) {
+    (void)state;
+    const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 15, SIZE_MAX - 2 * MIB,
+                            SIZE_MAX - 2 * MIB - 64};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        alloc_fail_reset();
+        assert_null(base_huge_alloc(sizes[k]));
+        assert_int_equal(alloc_fail_mmaps + alloc_fail_callocs, 0);
+    }
+}
+
+/* Memory short: a failed mapping falls back to calloc; both failing give
+ * NULL (the arena would have ended the process). */
+static void huge_out_of_memory(void **state) {
+    (void)state;
+    alloc_fail_reset();
+    alloc_fail_mmap_from = 0;
+    unsigned char *p = base_huge_alloc(3 * MIB);
+    assert_non_null(p);
+    assert_int_equal(alloc_fail_mmaps, 1);
+    assert_int_equal(alloc_fail_callocs, 1);
+    assert_zero(p, 3 * MIB);
+    base_huge_free(p);
+
+    alloc_fail_reset();
+    alloc_fail_mmap_from = alloc_fail_calloc_from = MIB;
+    assert_null(base_huge_alloc(3 * MIB));
+    assert_null(base_huge_alloc(MIB));
+    p = base_huge_alloc(MIB / 2); /* below the limit: still there */
+    assert_non_null(p);
+    base_huge_free(p);
+    alloc_fail_reset();
+
+#ifndef __SANITIZE_ADDRESS__
+    /* The real thing: 2^62 bytes are more than any machine maps.  (The
+     * sanitizer's calloc reports such a size instead of failing.) */
+    assert_null(base_huge_alloc((size_t)1 << 62));
+#endif
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(huge_sizes),
+        cmocka_unit_test(huge_too_large),
+        cmocka_unit_test(huge_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
