@@ -23,10 +23,10 @@
  * the same plan, more slowly.
  *
  * The arrays by position (44 bytes a buffer, the pass order included)
- * are one block from an arena: a block that large is mapped on its own
- * and offered to the kernel for huge pages (base/arena.c), where 4 KiB
- * pages cost some 12,000 page faults at 10^6 buffers, about a tenth of
- * this path's time.
+ * are one block from base_huge_alloc: mapped on its own and offered to
+ * the kernel for huge pages (base/arena.c), where 4 KiB pages cost some
+ * 12,000 page faults at 10^6 buffers, about a tenth of this path's time;
+ * NULL when memory is short (-1, as for any array).
  */
 #include "plan_internal.h"
 
@@ -64,11 +64,11 @@ typedef struct bl_ctx {
     uint32_t maxlive;
     bool dense;
     bool ranked;    /* er[] is set (bl_count) */
-    base_arena *ar; /* holds the arrays by position */
+    void *blockmem; /* holds the arrays by position */
 } bl_ctx;
 
 static void bl_free(bl_ctx *c) {
-    base_arena_free(c->ar);
+    base_huge_free(c->blockmem);
     free(c->cnt);
 }
 
@@ -82,8 +82,9 @@ static int bl_alloc(bl_ctx *c) {
     c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
     if (!c->cnt || m1 > SIZE_MAX / BL_BYTES)
         return -1;
-    c->ar = base_arena_new();
-    unsigned char *p = base_arena_alloc(c->ar, m1 * BL_BYTES);
+    unsigned char *p = c->blockmem = base_huge_alloc(m1 * BL_BYTES);
+    if (!p)
+        return -1;
     c->b = (bl_buf *)p; /* the widest elements first: all aligned */
     p += m1 * sizeof *c->b;
     c->tmp = (uint64_t *)p;

@@ -85,11 +85,8 @@ uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
 /* Each algorithm fills offsets[0..n) and *size (the pool size, a multiple
  * of pb->align, at most PLAN_MAX_POOL_SIZE); returns 0, or -1 on
  * out-of-memory or when the problem fails plan_problem_ok (too large for
- * 64-bit arithmetic, or malformed).  One exception: `bestfit`'s path
- * above 131,072 buffers takes its arrays as one block from a base arena
- * (huge pages), and an arena that cannot grow ends the process with
- * "planwrap: error: out of memory" (base_oom).  O(...) per algorithm as
- * documented in its source file. */
+ * 64-bit arithmetic, or malformed).  O(...) per algorithm as documented
+ * in its source file. */
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 
@@ -415,10 +412,9 @@ static inline uint64_t plan_extra_align(const plan *pl, const plan_extra *e,
 bool plan_planned_output(const plan *pl, int32_t val);
 
 /* Plans a checked program.  Allocates in `a`.  Errors (a pool over its
- * space capacity, verifier failure, a scratch size past SIZE_MAX) are
- * reported to `d` and give NULL; running out of memory in an arena (`a`,
- * or the scratch block's own) ends the process with "planwrap: error:
- * out of memory" (base_oom). */
+ * space capacity, verifier failure, out of memory) are reported to `d`
+ * and give NULL.  (Only `a` itself, an arena, ends the process when it
+ * cannot grow, as every arena does: base_oom.) */
 plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
                    base_diag *d);
 

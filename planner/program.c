@@ -676,8 +676,8 @@ static bool pp_plan(pp_run *R) {
 }
 
 /* Storages and liveness, then the steps of pp_plan over one scratch
- * block (out of memory aborts, as in any arena).  The block comes from
- * an arena of its own: that large, it is mapped alone and offered to the
+ * block (their only out-of-memory error).  The block comes from
+ * base_huge_alloc: that large, it is mapped alone and offered to the
  * kernel for huge pages (base/arena.c), where malloc's 4 KiB pages cost
  * some 1,300 page faults at 10^5 kernels, a tenth of the planning time. */
 plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
@@ -691,14 +691,13 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
     pp_run R = {.a = a, .pl = pl, .o = o, .d = d, .keys = {a, NULL, 0}};
     pp_storages(&R);
     R.scratch_size = pp_scratch_size(pl);
-    if (R.scratch_size == SIZE_MAX) {
+    R.scratch = base_huge_alloc(R.scratch_size); /* NULL for SIZE_MAX */
+    if (!R.scratch) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;
     }
-    base_arena *sa = base_arena_new();
-    R.scratch = base_arena_alloc(sa, R.scratch_size);
     bool ok = pp_plan(&R);
-    base_arena_free(sa);
+    base_huge_free(R.scratch);
     return ok ? pl : NULL;
 }
 

@@ -1,0 +1,136 @@
+/*
+ * tests/planner/test_oom.c - planning reports out of memory, it never
+ * ends the process: bestfit's large path returns -1 and plan_program
+ * reports "out of memory" when their huge-page blocks (base_huge_alloc)
+ * cannot be had.  alloc_fail.h (tests/base) makes base's mmap and calloc
+ * fail from a size on: the blocks these tests make fail are larger than
+ * any chunk of an arena, so that an arena allocation failing instead
+ * (base_oom: exit 1) or none failing ends the test with a failure.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "alloc_fail.h"
+#include "ir/ir.h"
+#include "plan_test_util.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* 140,000 buffers, above PLAN_BF_LARGE (131,072): bestfit's large path,
+ * whose arrays (44 bytes a buffer: 6 MB) are one huge block. */
+#define OOM_BUFS 140000u
+
+static void make_problem(plan_problem *pb, plan_buf *bufs) {
+    memset(pb, 0, sizeof *pb);
+    pb->n = OOM_BUFS;
+    pb->bufs = bufs;
+    pb->align = 64;
+    for (uint32_t i = 0; i < OOM_BUFS; i++) {
+        memset(&bufs[i], 0, sizeof bufs[i]);
+        bufs[i].start = i;
+        bufs[i].end = i + i % 50;
+        bufs[i].size = 64 * (1 + i % 7);
+        bufs[i].align = 1;
+        bufs[i].color = -1;
+    }
+}
+
+static void bestfit_large_oom(void **state) {
+    (void)state;
+    plan_problem pb;
+    plan_buf *bufs = malloc(OOM_BUFS * sizeof *bufs);
+    uint64_t *want = malloc(OOM_BUFS * sizeof *want);
+    uint64_t *off = malloc(OOM_BUFS * sizeof *off);
+    assert_non_null(bufs);
+    assert_non_null(want);
+    assert_non_null(off);
+    make_problem(&pb, bufs);
+    uint64_t want_size = 0, size = 0;
+    alloc_fail_reset();
+    assert_int_equal(plan_bestfit(&pb, want, &want_size), 0);
+    assert_true(alloc_fail_mmaps >= 1); /* the block was mapped */
+    char err[256];
+    assert_true(plan_verify_problem(&pb, want, want_size, err, sizeof err));
+
+    /* no mapping: the block falls back to calloc, the same plan */
+    alloc_fail_reset();
+    alloc_fail_mmap_from = 0;
+    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
+    assert_int_equal(size, want_size);
+    assert_memory_equal(off, want, OOM_BUFS * sizeof *off);
+
+    /* no block at all: -1, and the process goes on */
+    alloc_fail_reset();
+    alloc_fail_mmap_from = alloc_fail_calloc_from = 2 * MIB;
+    assert_int_equal(plan_bestfit(&pb, off, &size), -1);
+    assert_int_equal(alloc_fail_mmaps, 1);
+    assert_int_equal(alloc_fail_callocs, 1);
+    alloc_fail_reset();
+    free(bufs);
+    free(want);
+    free(off);
+}
+
+/* A program of 10,000 storages and 620,000 statements: plan_program's
+ * scratch block starts with a word per statement (5 MB, mapped as 6 MiB
+ * and 2 MiB of slack), more than an arena chunk (4 MiB, mapped with the
+ * same slack) or its own blocks here (the storages: under 1 MB, calloc). */
+#define OOM_STORAGES 10000u
+#define OOM_CALLS 60u
+
+static void plan_program_oom(void **state) {
+    (void)state;
+    base_sb b = {0};
+    base_sb_puts(&b, "model big\n");
+    for (uint32_t i = 0; i < OOM_STORAGES; i++) {
+        base_sb_printf(&b, "alloc b%u f32[16]\n", i);
+        for (uint32_t k = 0; k < OOM_CALLS; k++)
+            base_sb_printf(&b, "call k(b%u)\n", i);
+        base_sb_printf(&b, "free b%u\n", i);
+    }
+    size_t len;
+    char *text = base_sb_take(&b, &len);
+    base_arena *a = base_arena_new();
+    char *msg = NULL;
+    size_t mlen = 0;
+    FILE *f = open_memstream(&msg, &mlen);
+    assert_non_null(f);
+    base_diag *d = base_diag_new(f, 0);
+    base_diag_set_source(d, "big.pw", text, len);
+    ir_program *p = ir_parse(a, "big.pw", text, len, d);
+    assert_non_null(p);
+    assert_true(ir_check(p, d));
+    plan_options o;
+    plan_options_init(&o);
+
+    alloc_fail_reset();
+    alloc_fail_mmap_from = 7 * MIB;
+    alloc_fail_calloc_from = 2 * MIB;
+    assert_null(plan_program(a, p, &o, d));
+    assert_int_equal(base_diag_errors(d), 1);
+    alloc_fail_reset();
+    fflush(f);
+    assert_non_null(strstr(msg, "big.pw: error: out of memory"));
+
+    /* the same program plans when memory is there */
+    plan *pl = plan_program(a, p, &o, d);
+    assert_non_null(pl);
+    assert_int_equal(pl->nstorages, OOM_STORAGES);
+    assert_int_equal(base_diag_errors(d), 1);
+    base_diag_free(d);
+    fclose(f);
+    free(msg);
+    base_arena_free(a);
+    free(text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bestfit_large_oom),
+        cmocka_unit_test(plan_program_oom),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
