@@ -88,7 +88,8 @@ static void base_diag_index_lines(base_diag *d) {
             n++;
     d->lines = malloc(n * sizeof *d->lines);
     if (!d->lines)
-        base_oom();
+        return; /* no quote: the message stands alone (out of memory
+                   may be what it reports) */
     size_t k = 0;
     d->lines[k++] = 0;
     for (size_t i = 0; i < d->len; i++)
@@ -143,7 +144,7 @@ static void base_diag_quote(base_diag *d, uint32_t line, uint32_t col) {
         return;
     if (!d->lines)
         base_diag_index_lines(d);
-    if (line == 0 || line > d->nlines)
+    if (!d->lines || line == 0 || line > d->nlines)
         return;
     const unsigned char *s =
         (const unsigned char *)d->text + d->lines[line - 1];

@@ -8,11 +8,13 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-size_t alloc_fail_mmap_from = SIZE_MAX, alloc_fail_calloc_from = SIZE_MAX;
+size_t alloc_fail_mmap_from = SIZE_MAX, alloc_fail_calloc_from = SIZE_MAX,
+       alloc_fail_malloc_from = SIZE_MAX;
 unsigned alloc_fail_mmaps, alloc_fail_callocs;
 
 void alloc_fail_reset(void) {
     alloc_fail_mmap_from = alloc_fail_calloc_from = SIZE_MAX;
+    alloc_fail_malloc_from = SIZE_MAX;
     alloc_fail_mmaps = alloc_fail_callocs = 0;
 }
 
@@ -23,6 +25,8 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
                   off_t off);
 void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
 
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
                   off_t off) {
@@ -42,4 +46,12 @@ void *__wrap_calloc(size_t n, size_t size) {
         return NULL;
     }
     return __real_calloc(n, size);
+}
+
+void *__wrap_malloc(size_t size) {
+    if (size >= alloc_fail_malloc_from) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __real_malloc(size);
 }

@@ -2,7 +2,8 @@
  * tests/base/test_huge.c - base_huge_alloc: zeroed, aligned blocks, big
  * ones mapped alone on a 2 MiB boundary; NULL, never an exit, for sizes
  * that cannot be rounded up and when memory is short (alloc_fail.h makes
- * mmap and calloc fail on purpose).
+ * mmap and calloc fail on purpose); a diagnostic reported without memory
+ * for its quote is one line, not base_oom's exit.
  */
 #include "base/base.h"
 
@@ -10,6 +11,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -96,11 +99,44 @@ static void huge_out_of_memory(void **state) {
 #endif
 }
 
+/* The quoted line needs an index of the source's lines (a word a line):
+ * without the memory for it, the message comes alone. */
+static void diag_quote_without_memory(void **state) {
+    (void)state;
+    base_sb b = {0};
+    for (int i = 0; i < 20000; i++)
+        base_sb_puts(&b, "x,1,2\n");
+    size_t len;
+    char *text = base_sb_take(&b, &len);
+    for (int fail = 0; fail < 2; fail++) {
+        char *out = NULL;
+        size_t olen = 0;
+        FILE *f = open_memstream(&out, &olen);
+        assert_non_null(f);
+        base_diag *d = base_diag_new(f, 0);
+        base_diag_set_source(d, "t.csv", text, len);
+        alloc_fail_reset();
+        if (fail)
+            alloc_fail_malloc_from = 64 * 1024; /* the index: 160 KB */
+        base_diag_report(d, BASE_SEV_ERROR, 2, 3, "out of memory");
+        alloc_fail_reset();
+        base_diag_free(d);
+        fclose(f);
+        assert_string_equal(out, fail ? "t.csv:2:3: error: out of memory\n"
+                                      : "t.csv:2:3: error: out of memory\n"
+                                        "x,1,2\n"
+                                        "  ^\n");
+        free(out);
+    }
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(huge_sizes),
         cmocka_unit_test(huge_too_large),
         cmocka_unit_test(huge_out_of_memory),
+        cmocka_unit_test(diag_quote_without_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
