@@ -252,8 +252,13 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
     c->pb = pb;
     c->off = off;
     if (plan_run(pb, o, 0, off, &c->size, &st) ||
-        plan_naive(pb, noff, &c->naive))
-        base_oom();
+        plan_naive(pb, noff, &c->naive)) {
+        /* pb passed plan_first_oversize: out of memory */
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "out of memory while planning (algorithm %s)",
+                         plan_algo_name(o->algo));
+        return false;
+    }
     c->time_hit = st.time_limit_hit;
     if (o->algo == PLAN_SEARCH)
         plan_search_describe(note, notelen, c->size, &o->search, &st);

@@ -329,7 +329,7 @@ bool plan_read_csv(base_arena *a, const char *filename, const char *text,
     if (fast < 0 || !csv_rows_table(&rows, nlines)) {
         free(rows.line);
         free(rows.tab);
-        base_diag_report(d, BASE_SEV_ERROR, 1, 1, "out of memory");
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return false;
     }
     uint32_t line = 0;

@@ -1,0 +1,68 @@
+#!/bin/sh
+# oom_csv.sh PLANWRAP - `plan --csv` out of memory: bestfit's large path
+# (300,000 buffers, above 131,072) under `ulimit -v` limits rising from
+# 8 MB in steps of 4 MB until a run succeeds.  Every failing run must exit
+# 1 (never a signal) with one line saying "out of memory", and leave no
+# plan-json file and no temporary file; some run must fail in planning,
+# reported as "oom.csv: error: out of memory while planning (algorithm
+# bestfit)" (the planner returned -1: bestfit's block is most of the
+# memory of that phase), not by base_oom ("planwrap: error: out of
+# memory"), which is what an arena there would do.  Skipped
+# (77) in a sanitizer build, whose shadow memory cannot run under
+# ulimit -v.  OOM_DEBUG=1 prints each limit, its exit status and the
+# first line of its stderr.
+set -u
+pw=$1
+case "${PW_SANITIZE:-}" in
+ON | on | 1) echo "oom_csv: SKIPPED in a sanitizer build"; exit 77 ;;
+esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+awk 'BEGIN { print "id,lower,upper,size";
+             for (i = 0; i < 300000; i++)
+                 printf "%d,%d,%d,%d\n", i, i, i + 1 + i % 40, 64 * (1 + i % 7) }' \
+    >"$tmp/oom.csv"
+mkdir "$tmp/out"
+fail=0
+n=0
+planning=0
+limit=8000
+while [ $limit -le 400000 ]; do
+    (ulimit -v $limit && exec "$pw" plan --csv --algo bestfit \
+        --emit plan-json -o "$tmp/out/plan.json" "$tmp/oom.csv") \
+        >"$tmp/stdout" 2>"$tmp/err"
+    rc=$?
+    [ -n "${OOM_DEBUG:-}" ] && echo "$limit $rc $(head -1 "$tmp/err")"
+    [ $rc -eq 0 ] && break
+    n=$((n + 1))
+    if [ $rc -ne 1 ] || ! grep -q 'out of memory' "$tmp/err" ||
+        [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ -s "$tmp/stdout" ]; then
+        echo "FAIL: ulimit -v $limit: exit $rc:"
+        head -3 "$tmp/err"
+        fail=1
+    fi
+    if [ -n "$(ls -A "$tmp/out")" ]; then
+        echo "FAIL: ulimit -v $limit: files left: $(ls -A "$tmp/out")"
+        fail=1
+        rm -f "$tmp/out"/* "$tmp/out"/.[!.]*
+    fi
+    if grep -q 'oom\.csv: error: out of memory while planning' "$tmp/err"; then
+        planning=$((planning + 1))
+    fi
+    limit=$((limit + 4000))
+done
+if [ $rc -ne 0 ]; then
+    echo "FAIL: no run succeeded up to ulimit -v $limit"
+    fail=1
+elif [ ! -s "$tmp/out/plan.json" ]; then
+    echo "FAIL: ulimit -v $limit: exit 0 but no plan-json"
+    fail=1
+fi
+if [ $planning -eq 0 ]; then
+    echo "FAIL: no run ran out of memory while planning (of $n failing):"
+    echo "      the test proves nothing"
+    fail=1
+fi
+[ $fail -eq 0 ] &&
+    echo "oom_csv: $n runs out of memory ($planning while planning), each exit 1 with one message, no file; ulimit -v $limit plans"
+exit $fail
