@@ -294,6 +294,11 @@ bool base_out_commit_all(base_out **outs, size_t n, base_diag *d);
 bool base_out_commit(base_out *o, base_diag *d);
 /* Drops o and its temporary file; NULL is a no-op. */
 void base_out_discard(base_out *o);
+/* Writing o failed with errno value `err`: reports "cannot write PATH:
+ * REASON" and discards o.  For standard output a note follows: what it
+ * received before the error stays (a pipe or a terminal cannot be rolled
+ * back).  base_out_commit reports its own failures the same way. */
+void base_out_fail(base_out *o, int err, base_diag *d);
 /* `len` bytes to `path` through base_out. */
 bool base_write_file_atomic(const char *path, const void *data, size_t len,
                             base_diag *d);

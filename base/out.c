@@ -98,6 +98,18 @@ static void base_out_error(base_diag *d, const char *path, int err) {
                   strerror(err));
 }
 
+/* base_out_error for o: standard output cannot be rolled back. */
+static void base_out_error_of(base_diag *d, const base_out *o, int err) {
+    if (!o->is_stdout) {
+        base_out_error(d, o->path, err);
+        return;
+    }
+    base_out_error(d, "standard output", err);
+    base_diag_msg(d, BASE_SEV_NOTE,
+                  "standard output keeps what it received before the error "
+                  "(a pipe or a terminal cannot be rolled back)");
+}
+
 static void base_out_free(base_out *o) {
     base_out_untrack(o);
     free(o->path);
@@ -191,7 +203,7 @@ static bool base_out_close(base_out *o, base_diag *d) {
         saved = errno;
     }
     if (!ok)
-        base_out_error(d, o->is_stdout ? "standard output" : o->path, saved);
+        base_out_error_of(d, o, saved);
     return ok;
 }
 
@@ -203,6 +215,11 @@ void base_out_discard(base_out *o) {
     if (o->tmp)
         unlink(o->tmp);
     base_out_free(o);
+}
+
+void base_out_fail(base_out *o, int err, base_diag *d) {
+    base_out_error_of(d, o, err);
+    base_out_discard(o);
 }
 
 /* An exclusive lock on the directory of `path` (-1 when it cannot be
@@ -256,8 +273,7 @@ bool base_write_file_atomic(const char *path, const void *data, size_t len,
     if (!o)
         return false;
     if (len && fwrite(data, 1, len, o->f) != len) {
-        base_out_error(d, o->is_stdout ? "standard output" : path, errno);
-        base_out_discard(o);
+        base_out_fail(o, errno, d);
         return false;
     }
     return base_out_commit(o, d);

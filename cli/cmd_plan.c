@@ -47,17 +47,15 @@ static bool cli_stream_json(const char *path, const json_t *root,
         return false;
     FILE *f = base_out_stream(o);
     bool ok = cg_json_write(f, root, lazy, nlazy) && fputc('\n', f) != EOF;
-    if (!ok) {
-        int err = errno;
-        const char *name = strcmp(path, "-") ? path : "standard output";
-        if (ferror(f))
-            base_diag_msg(d, BASE_SEV_ERROR, "cannot write %s: %s", name,
-                          strerror(err));
-        else /* json_dumps would fail on the same document */
-            base_diag_msg(d, BASE_SEV_ERROR,
-                          "cannot write %s: a string of the document is "
-                          "not valid UTF-8",
-                          name);
+    if (!ok && ferror(f)) {
+        base_out_fail(o, errno, d); /* standard output keeps a part */
+        return false;
+    }
+    if (!ok) { /* json_dumps would fail on the same document */
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "cannot write %s: a string of the document is not "
+                      "valid UTF-8",
+                      strcmp(path, "-") ? path : "standard output");
         base_out_discard(o);
         return false;
     }
