@@ -75,12 +75,7 @@ static int cli_show_builtin(base_diag *d, const char *arg) {
         cli_no_builtin(d, name);
         return 1;
     }
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        base_diag_msg(d, BASE_SEV_ERROR, "cannot write standard output: %s",
-                      strerror(errno));
-        return 1;
-    }
-    return 0;
+    return cli_write_file_atomic("-", text, len, d) ? 0 : 1;
 }
 
 /* The options of `render`. */
