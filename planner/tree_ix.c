@@ -2,11 +2,13 @@
  * planner/tree_ix.c - segment trees and the time axis of `tree`'s chain
  * index (planner/tree_ix.h).
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "tree_ix.h"
 #include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint32_t ix_max(uint32_t a, uint32_t b) {
     return a > b ? a : b;
@@ -242,6 +244,23 @@ uint32_t tr_axis_pos(const tr_axis *a, uint64_t t) {
     return a->ax ? plan_time_index(a->ax, a->n, (uint32_t)t) : (uint32_t)t;
 }
 
+/* ---- memory ---- */
+
+#define TR_HUGE ((size_t)2 << 20)
+
+void *tr_big(size_t bytes, size_t align) {
+    size_t a = bytes >= TR_HUGE / 2 ? TR_HUGE : align;
+    size_t r = (bytes + a - 1) & ~(a - 1); /* aligned_alloc wants both */
+    if (r < bytes)
+        return NULL;
+    void *p = aligned_alloc(a, r ? r : a);
+#ifdef MADV_HUGEPAGE
+    if (p && a == TR_HUGE)
+        (void)madvise(p, r, MADV_HUGEPAGE); /* a hint: may fail */
+#endif
+    return p;
+}
+
 /* ---- the arena ---- */
 
 void tr_arena_init(tr_arena *a, size_t esz) {
@@ -277,9 +296,12 @@ uint32_t tr_arena_get(tr_arena *a, unsigned k) {
             nc *= 2;
         if (nc > UINT32_MAX)
             nc = UINT32_MAX;
-        unsigned char *p = realloc(a->base, (size_t)nc * a->esz);
+        unsigned char *p = tr_big((size_t)nc * a->esz, 16);
         if (!p)
             return UINT32_MAX;
+        if (a->n)
+            memcpy(p, a->base, (size_t)a->n * a->esz);
+        free(a->base);
         a->base = p;
         a->cap = (uint32_t)nc;
     }
@@ -316,8 +338,14 @@ static int tr_cmp(const void *ctx, uint32_t a, uint32_t b) {
  * order) reads what both need, so the second pass reads the sizes from a
  * dense array instead of the buffers in sorted (random) order. */
 int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
-    uint64_t *v = malloc(((size_t)n + 1) * sizeof *v);
-    uint32_t *sz = malloc(((size_t)n + 1) * sizeof *sz);
+    /* one block (tr_big): the words, the sizes, the sort's scratch */
+    size_t nw = (size_t)n + 1;
+    uint64_t *v = tr_big(nw * (2 * sizeof *v + sizeof(uint32_t)) +
+                             PLAN_RADIX_COUNTS * sizeof(uint32_t),
+                         16);
+    uint64_t *tmp = v ? v + nw : NULL;
+    uint32_t *sz = v ? (uint32_t *)(void *)(tmp + nw) : NULL;
+    uint32_t *cnt = sz ? sz + nw : NULL;
     bool small = true;
     for (uint32_t i = 0; i < n && v && sz && small; i++) {
         const plan_buf *b = &bufs[idx[i]];
@@ -325,25 +353,24 @@ int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
         sz[i] = (uint32_t)b->size;
         v[i] = (uint64_t)(UINT32_MAX - (b->end - b->start)) << 32 | i;
     }
-    int rc = v && sz ? 0 : -1;
+    int rc = v ? 0 : -1;
     if (rc == 0 && (!small || n < 64)) {
         tr_sort_ctx s = {bufs, dir};
         rc = plan_sort_idx(idx, n, tr_cmp, &s);
         n = 0;
     }
     if (rc == 0)
-        rc = plan_radix_sort_hi(v, n);
+        plan_radix_sort_hi_in(v, n, tmp, cnt);
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t p = (uint32_t)v[i];
         uint64_t k = dir < 0 ? UINT32_MAX - sz[p] : sz[p];
         v[i] = k << 32 | idx[p];
     }
     if (rc == 0)
-        rc = plan_radix_sort_hi(v, n);
+        plan_radix_sort_hi_in(v, n, tmp, cnt);
     for (uint32_t i = 0; i < n && rc == 0; i++)
         idx[i] = (uint32_t)v[i];
     free(v);
-    free(sz);
     return rc;
 }
 
@@ -369,18 +396,25 @@ bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz) {
 
 _Static_assert(sizeof(tr_node) == 32, "two nodes per cache line");
 
-/* The node array grown to nc nodes (even), 64-byte aligned: nodes 2k
- * and 2k + 1 share a cache line (tr_ss_create). */
+/* The node arrays grown to nc nodes (even), the hot one 64-byte
+ * aligned: nodes 2k and 2k + 1 share a cache line (tr_ss_create). */
 static bool tr_grow_nodes(tr_ctx *c, uint32_t nc) {
-    tr_node *p = aligned_alloc(64, (size_t)nc * sizeof *p);
-    if (!p) {
+    tr_node *p = tr_big((size_t)nc * sizeof *p, 64);
+    tr_cold *q = tr_big((size_t)nc * sizeof *q, 16);
+    if (!p || !q) {
+        free(p);
+        free(q);
         c->oom = true;
         return false;
     }
-    if (c->nnodes)
+    if (c->nnodes) {
         memcpy(p, c->nodes, (size_t)c->nnodes * sizeof *p);
+        memcpy(q, c->cold, (size_t)c->nnodes * sizeof *q);
+    }
     free(c->nodes);
+    free(c->cold);
     c->nodes = p;
+    c->cold = q;
     return true;
 }
 
@@ -388,11 +422,6 @@ bool tr_reserve(tr_ctx *c, uint32_t cap) {
     if (cap <= c->capnodes)
         return true;
     cap += cap & 1;
-    uint32_t cc = c->capnodes;
-    void *q = c->cold;
-    if (!tr_grow(c, &q, &cc, cap, sizeof *c->cold))
-        return false;
-    c->cold = q;
     if (!tr_grow_nodes(c, cap))
         return false;
     c->capnodes = cap;
