@@ -383,8 +383,6 @@ void cg_view_free(cg_view *cv) {
     cg_el_free(&cv->v);
     base_sb_free(&cv->v.csb);
     base_sb_free(&cv->v.macro_pre);
-    base_sb_free(&cv->v.stmt_buf);
-    free(cv->v.stmt_off);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     base_arena_free(cv->v.a);

@@ -166,9 +166,11 @@ typedef struct vw {
     uint32_t macro_of;
 
     /* the one-line texts of the statements (cg_input_hash; NULL before):
-     * statement i's at stmt_buf + stmt_off[i], NUL-terminated, its
-     * length stmt_off[i + 1] - stmt_off[i] - 1 (0 - 1 for none) */
-    base_sb stmt_buf;
+     * statement i's at stmt_txt + stmt_off[i], NUL-terminated, its
+     * length stmt_off[i + 1] - stmt_off[i] - 1 (0 - 1 for none); both
+     * in the arena `a` (stmt_len bytes of text used of stmt_cap) */
+    char *stmt_txt;
+    size_t stmt_len, stmt_cap;
     uint32_t *stmt_off;
     /* per statement: its IR line (live_at's, made on first use) */
     uint32_t *stmt_line;

@@ -62,7 +62,7 @@ const char *cg_stmt_text(vw *v, const ir_stmt *s, size_t *len) {
     if (v->stmt_off) {
         uint32_t at = v->stmt_off[s->index];
         *len = v->stmt_off[s->index + 1] - at - 1;
-        return v->stmt_buf.p + at;
+        return v->stmt_txt + at;
     }
     base_sb b = {0};
     ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
@@ -72,43 +72,63 @@ const char *cg_stmt_text(vw *v, const ir_stmt *s, size_t *len) {
     return r;
 }
 
+/* Room for `need` more bytes of statement text in v->stmt_txt: a new
+ * block from v->a twice as large (or more), the text so far copied into
+ * it.  Out of line: the first block (cg_input_hash) holds most
+ * programs' text. */
+static void stmt_txt_grow(vw *v, size_t need) {
+    size_t cap = 2 * v->stmt_cap + need;
+    char *p = base_arena_alloc(v->a, cap);
+    if (v->stmt_len)
+        memcpy(p, v->stmt_txt, v->stmt_len);
+    v->stmt_txt = p;
+    v->stmt_cap = cap;
+}
+
 /* FNV-1a over the short text of every statement, each followed by a
- * newline.  The texts of the statements that emit one are kept, one
- * after the other in v->stmt_buf (about 30 bytes a statement), for
- * their comments: printing each twice cost more than holding them, and
- * their lengths come with them (no strlen per comment).  Not kept past
- * 4 GiB of text: the comments print theirs again. */
+ * newline.  Each text is printed into a small buffer (hot in the cache:
+ * the hash reads it there), and the texts of the statements that emit
+ * one are kept, one after the other in v->stmt_txt (about 25 bytes a
+ * statement), for their comments: printing each twice cost more than
+ * holding them, and their lengths come with them (no strlen per
+ * comment).  Their offsets and the texts share one block of the view's
+ * arena, sized for 32 bytes a statement: 2 MiB or more is mapped for
+ * huge pages (base/arena.c), where a buffer grown by realloc cost a
+ * page fault per 4 KiB written (some 3,000 at 10^5 kernels, half of
+ * them in copying it as it doubled).  Not kept past 4 GiB of text: the
+ * comments print theirs again. */
 const char *cg_input_hash(vw *v) {
     uint64_t h = 0xcbf29ce484222325u;
-    base_sb *b = &v->stmt_buf;
     uint32_t n = v->prog->nstmts;
-    uint32_t *off = base_xcalloc((size_t)n + 1, sizeof *off);
+    size_t est = (size_t)n * 32 + 64;
+    uint32_t *off = base_arena_alloc(v->a, ((size_t)n + 1) * sizeof *off + est);
+    v->stmt_txt = (char *)(off + n + 1);
+    v->stmt_len = 0;
+    v->stmt_cap = est;
+    base_sb b = {0};
     for (uint32_t i = 0; i < n; i++) {
         const ir_stmt *s = &v->prog->stmts[i];
-        size_t at = b->len;
-        ir_stmt_text(b, s, IR_TEXT_SHORT, text_escape);
-        for (size_t k = at; k < b->len; k++) {
-            h ^= (unsigned char)b->p[k];
+        b.len = 0;
+        ir_stmt_text(&b, s, IR_TEXT_SHORT, text_escape);
+        for (size_t k = 0; k < b.len; k++) {
+            h ^= (unsigned char)b.p[k];
             h *= 0x100000001b3u;
         }
         h ^= '\n';
         h *= 0x100000001b3u;
-        if (emits_text(s))
-            b->len++; /* keep the text and its NUL */
-        else
-            b->len = at;
-        if (off && b->len > UINT32_MAX) {
-            free(off);
-            off = NULL;
+        if (off && emits_text(s)) { /* keep the text and its NUL */
+            if (b.len + 1 > v->stmt_cap - v->stmt_len)
+                stmt_txt_grow(v, b.len + 1);
+            memcpy(v->stmt_txt + v->stmt_len, b.p, b.len + 1);
+            v->stmt_len += b.len + 1;
+            if (v->stmt_len > UINT32_MAX)
+                off = NULL;
         }
         if (off)
-            off[i + 1] = (uint32_t)b->len;
-        else
-            b->len = 0;
+            off[i + 1] = (uint32_t)v->stmt_len;
     }
+    base_sb_free(&b);
     v->stmt_off = off;
-    if (!off)
-        base_sb_free(b);
     return cg_vfmt(v, "%016" PRIx64, h);
 }
 
