@@ -172,7 +172,7 @@ typedef struct vw {
     char *stmt_txt;
     size_t stmt_len, stmt_cap;
     uint32_t *stmt_off;
-    /* per statement: its IR line (live_at's, made on first use) */
+    /* per statement: its IR line (live_at's; cg_plan_statements) */
     uint32_t *stmt_line;
 
     /* the keys to keep (NULL: all) and keep_key's answers: a two-way

@@ -101,25 +101,15 @@ static size_t digits(uint64_t x) {
     return n;
 }
 
-/* The IR line of every statement, one after the other: the live ranges
- * of the buffers, in offset order, look up two each, all over the
- * statements, whose lines are each on a cache line of their own. */
-static const uint32_t *stmt_lines(vw *v) {
-    if (!v->stmt_line) {
-        const ir_program *p = v->prog;
-        uint32_t *l = base_arena_array(v->a, p->nstmts + 1, sizeof *l);
-        for (uint32_t i = 0; i < p->nstmts; i++)
-            l[i] = p->stmts[i].loc.line;
-        v->stmt_line = l;
-    }
-    return v->stmt_line;
-}
-
 /* Appends "A-B" at q, the IR lines of statements start and end (0 past
  * the end); returns the end. */
 static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
     const ir_program *p = v->prog;
-    const uint32_t *line = stmt_lines(v);
+    /* the lines one after the other (cg_plan_statements): the live
+     * ranges of the buffers, in offset order, look up two each, all
+     * over the statements, whose lines are each on a cache line of
+     * their own */
+    const uint32_t *line = v->stmt_line;
     uint32_t a = start < p->nstmts ? line[start] : 0;
     uint32_t b = end < p->nstmts ? line[end] : 0;
     char num[24];

@@ -488,11 +488,20 @@ static void stmt_events(vw *v, const ir_stmt *s, mst_val events) {
 void cg_plan_statements(vw *v) {
     const ir_program *p = v->prog;
     const plan *pl = v->pl;
-    /* deaths by statement */
-    v->death_head = base_arena_array(v->a, p->nstmts + 1, sizeof(int32_t));
-    v->death_next = base_arena_array(v->a, pl->nstorages + 1, sizeof(int32_t));
-    for (uint32_t i = 0; i < p->nstmts; i++)
+    /* deaths by statement, and the statements' IR lines (live_at's):
+     * one block, which at 10^5 kernels is large enough to be mapped for
+     * huge pages (base/arena.c), where three arrays of their own cost
+     * a page fault per 4 KiB */
+    size_t ns = (size_t)p->nstmts + 1, nst = (size_t)pl->nstorages + 1;
+    int32_t *blk = base_arena_array(v->a, 2 * ns + nst, sizeof(int32_t));
+    v->death_head = blk;
+    v->death_next = blk + ns;
+    uint32_t *line = (uint32_t *)(blk + ns + nst);
+    for (uint32_t i = 0; i < p->nstmts; i++) {
         v->death_head[i] = -1;
+        line[i] = p->stmts[i].loc.line;
+    }
+    v->stmt_line = line;
     for (uint32_t s = pl->nstorages; s-- > 0;) {
         int32_t at = pl->storages[s].dies_at;
         v->death_next[s] = -1;
