@@ -108,24 +108,21 @@ static void comment_end(vw *v, mst_val o) {
 }
 
 /* The statement's "comment", "/\* line LINE: TEXT *\/", made only when
- * kept, straight into the element's arena at its exact size (no
- * builder, no copy: one per statement). */
+ * kept, straight into the element's arena (no builder, no copy: one per
+ * statement), with room for the most digits a line number can have: the
+ * few bytes past its end are left unused, and the digits are written by
+ * base_u64_at (no division). */
 static void nset_stmt_comment(vw *v, mst_val o, uint32_t line, const char *txt,
                               size_t tn) {
     if (o.type != MST_OBJECT || !keep_at(v, &site_comment, "comment", 7))
         return;
-    char digits[10], *e = digits + sizeof digits, *d = e;
-    do {
-        *--d = (char)('0' + line % 10);
-        line /= 10;
-    } while (line);
-    size_t dn = (size_t)(e - d), n = 8 + dn + 2 + tn + 3;
-    char *c = base_arena_alloc(v->el, n + 1);
+    char *c = base_arena_alloc(v->el, 8 + BASE_U64_MAX_DIGITS + 2 + tn + 3 + 1);
     base_copy(c, "/* line ", 8);
-    base_copy(c + 8, d, dn);
-    base_copy(c + 8 + dn, ": ", 2);
-    base_copy(c + 10 + dn, txt, tn);
-    base_copy(c + 10 + dn + tn, " */", 3);
+    char *q = base_u64_at(c + 8, line);
+    base_copy(q, ": ", 2);
+    base_copy(q + 2, txt, tn);
+    base_copy(q + 2 + tn, " */", 3);
+    size_t n = (size_t)(q + 2 + tn + 3 - c);
     c[n] = '\0';
     mst_v_set(v->el, o, "comment", 7, mst_v_str(c, n));
 }
