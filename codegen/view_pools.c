@@ -58,6 +58,9 @@ const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
 static bool stems_distinct(const vw *v) {
     const plan *pl = v->pl;
     for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (s + CG_PREFETCH_AHEAD < pl->nstorages)
+            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
+                                s + CG_PREFETCH_AHEAD / 2);
         if (v->spool[s] < 0)
             continue;
         for (const char *c = v->prog->values[pl->storages[s].value].name; *c;
@@ -139,6 +142,9 @@ void cg_plan_pools(vw *v) {
 
     buffer_macros(v);
     for (uint32_t s = 0; s < ns; s++) {
+        if (s + CG_PREFETCH_AHEAD < ns)
+            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
+                                s + CG_PREFETCH_AHEAD / 2);
         if (v->spool[s] < 0)
             continue;
         const ir_value *iv = &p->values[pl->storages[s].value];
