@@ -509,8 +509,37 @@ void cg_plan_statements(vw *v) {
     }
 }
 
+/* How many statements ahead prefetch_stmt asks for their records. */
+#define CG_STMT_AHEAD 8u
+
+/* Asks the cache for the value records statement s's element will read
+ * (its value's, its arguments', the names it frees): in value order but
+ * some 150 bytes apart, and reached through the statement, a cache miss
+ * each when the element is built. */
+static inline void prefetch_stmt(const vw *v, const ir_stmt *s) {
+#if defined(__GNUC__)
+    const ir_value *vals = v->prog->values;
+    if (s->value >= 0)
+        __builtin_prefetch(&vals[s->value]);
+    if (s->kind == IR_CALL) {
+        for (uint32_t j = 0; j < s->nargs; j++)
+            if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
+                __builtin_prefetch(&vals[s->args[j].value]);
+    } else if (s->kind == IR_FREE && s->name_values) {
+        for (uint32_t j = 0; j < s->nnames; j++)
+            if (s->name_values[j] >= 0)
+                __builtin_prefetch(&vals[s->name_values[j]]);
+    }
+#else
+    (void)v;
+    (void)s;
+#endif
+}
+
 mst_val cg_statement_val(vw *v, uint32_t i) {
     const ir_stmt *s = &v->prog->stmts[i];
+    if (i + CG_STMT_AHEAD < v->prog->nstmts)
+        prefetch_stmt(v, &v->prog->stmts[i + CG_STMT_AHEAD]);
     mst_val o = nobj(v);
     mst_val events = nlist(v);
     nset(v, o, "index", mst_v_int(i));
