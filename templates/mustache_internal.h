@@ -140,6 +140,7 @@ struct mst_node {
     uint8_t kind;
     bool standalone; /* partial/parent/block: indentation applies */
     bool dynamic;    /* partial/parent name is looked up ({{>*x}}) */
+    bool one_line;   /* text: no newline but maybe the last byte */
     uint32_t line, col;
     const char *s; /* text, or the tag's name */
     size_t n;

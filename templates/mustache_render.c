@@ -116,6 +116,13 @@ static int put_text(rctx *r, const mst_template *t, const mst_node *n) {
         r->need_indent = s[k - 1] == '\n';
         return 0;
     }
+    if (n->one_line) { /* the loop below in one step, no search */
+        if (mst_flush_indent(r, t, n) || put(r, t, n, s, k))
+            return -1;
+        if (s[k - 1] == '\n')
+            r->need_indent = true;
+        return 0;
+    }
     while (k) {
         if (mst_flush_indent(r, t, n))
             return -1;

@@ -97,6 +97,7 @@ static void flush_text(compiler *c, level *l) {
     n->kind = N_TEXT;
     n->s = s;
     n->n = total;
+    n->one_line = !memchr(s, '\n', total - 1);
     n->line = l->pline;
     n->col = l->pcol;
 }
