@@ -763,8 +763,10 @@ static int bf_general(bf_ctx *c, uint64_t *offsets, uint64_t *best) {
     return bf_passes(c, c->lb, dense != 0, offsets, best);
 }
 
+/* One colour class: the plan, and the lower bound of pb (computed on
+ * the way) into *lb. */
 static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
-                   bool large_path) {
+                   bool large_path, uint64_t *lb) {
     uint32_t n = pb->n, m = 0;
     uint64_t total = 0; /* below 2^63: pb passed plan_problem_ok */
     bf_ctx c;
@@ -776,11 +778,13 @@ static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
         total += pb->bufs[i].size;
     }
     *size = 0;
+    *lb = 0;
     if (m == 0)
         return 0;
     uint64_t best;
-    int large =
-        large_path && m > BF_LARGE ? plan_bf_large(pb, m, offsets, &best) : 1;
+    int large = large_path && m > BF_LARGE
+                    ? plan_bf_large(pb, m, offsets, &best, lb)
+                    : 1;
     int rc = large < 0 ? -1 : 0;
     if (large > 0) { /* the general path: its arrays */
         rc = bf_alloc(&c, n);
@@ -792,6 +796,7 @@ static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
             c.placed = NULL;
         }
         rc = rc == 0 ? bf_general(&c, offsets, &best) : -1;
+        *lb = c.lb;
         bf_free(&c);
     }
     if (rc != 0)
@@ -808,16 +813,37 @@ static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
 
 static int plan_bestfit_core(const plan_problem *pb, uint64_t *offsets,
                              uint64_t *size) {
-    return bf_core(pb, offsets, size, true);
+    uint64_t lb;
+    return bf_core(pb, offsets, size, true, &lb);
 }
 
 static int bf_general_core(const plan_problem *pb, uint64_t *offsets,
                            uint64_t *size) {
-    return bf_core(pb, offsets, size, false);
+    uint64_t lb;
+    return bf_core(pb, offsets, size, false, &lb);
 }
 
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size) {
     return plan_run_colored(pb, plan_bestfit_core, offsets, size);
+}
+
+/* In one colour class the passes' own bound (they need it); with several,
+ * each class gets its own, so the whole problem's is computed after. */
+int plan_bestfit_lb(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
+                    uint64_t *lower_bound) {
+    if (!plan_problem_ok(pb))
+        return -1;
+    if (plan_one_class(pb))
+        return bf_core(pb, offsets, size, true, lower_bound);
+    if (plan_run_colored(pb, plan_bestfit_core, offsets, size) != 0)
+        return -1;
+    size_t bytes = plan_lower_bound_scratch_size(pb);
+    void *scratch = plan_scratch_new(bytes);
+    if (!scratch)
+        return -1;
+    *lower_bound = plan_lower_bound_in(pb, scratch, bytes);
+    free(scratch);
+    return 0;
 }
 
 int plan_bestfit_general(const plan_problem *pb, uint64_t *offsets,

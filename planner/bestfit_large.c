@@ -379,7 +379,7 @@ static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
 }
 
 int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
-                  uint64_t *best) {
+                  uint64_t *best, uint64_t *lb) {
     bl_ctx c;
     memset(&c, 0, sizeof c);
     c.pb = pb;
@@ -388,8 +388,10 @@ int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
     int rc = bl_setup(&c);
     if (rc == 0)
         rc = bl_profile(&c);
-    if (rc == 0)
+    if (rc == 0) {
+        *lb = c.lb;
         rc = bl_passes(&c, offsets, best);
+    }
     if (rc != 0)
         bl_clear(&c); /* as the general path expects them */
     bl_free(&c);

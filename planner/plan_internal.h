@@ -114,6 +114,10 @@ uint64_t plan_buf_align(const plan_problem *pb, const plan_buf *b);
 typedef int (*plan_core_fn)(const plan_problem *pb, uint64_t *offsets,
                             uint64_t *size);
 
+/* Whether every buffer that takes space is in one colour class (then
+ * plan_run_colored calls its core directly). */
+bool plan_one_class(const plan_problem *pb);
+
 /* Runs `fn` once per colour class (-1 first, then colours ascending, then
  * each colour -2 buffer alone) and stacks the classes in the pool, so
  * that buffers of different classes never share bytes.  When there is a
@@ -251,7 +255,9 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
  * 1/PLAN_BF_CLOSE above the lower bound), offsets into offsets[buffer]
  * (pb->n words, its scratch first: the zero-size ones 0 on return, also
  * on failure), the pool top into *best
- * (UINT64_MAX when every pass passed PLAN_MAX_POOL_SIZE).  Returns 0, 1
+ * (UINT64_MAX when every pass passed PLAN_MAX_POOL_SIZE), the lower
+ * bound it computes on the way (plan_lower_bound) into *lb when it
+ * returns 0.  Returns 0, 1
  * (this path does not apply: run the general one) or -1 (out of
  * memory). */
 #define PLAN_BF_LARGE 131072
@@ -266,7 +272,7 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
 #define PLAN_BF_WORK ((uint64_t)PLAN_BF_LARGE * 9 / 2)
 int plan_bf_npasses(uint32_t m);
 int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
-                  uint64_t *best);
+                  uint64_t *best, uint64_t *lb);
 /* plan_bestfit without plan_bf_large (its general path at every size),
  * for the tests that compare the two. */
 int plan_bestfit_general(const plan_problem *pb, uint64_t *offsets,

@@ -110,6 +110,13 @@ void plan_reuse_in(const plan_problem *pb, void *scratch, size_t scratch_size,
                    uint64_t *offsets, uint64_t *size);
 int plan_tree(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_bestfit(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
+/* plan_bestfit (the same plan), and plan_lower_bound(pb) into
+ * *lower_bound: bestfit's passes compute the bound anyway, so a caller
+ * that needs both (`plan` reports it) does not pay for it twice.
+ * Returns 0 or -1 as plan_bestfit (also when the bound's scratch cannot
+ * be allocated). */
+int plan_bestfit_lb(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
+                    uint64_t *lower_bound);
 
 /* The progress of a running search, for a caller's display: the best
  * pool found so far, the lower bound, the steps and seconds since the
@@ -257,10 +264,12 @@ void plan_options_init(plan_options *o);
 /* Runs o->algo on one pool's problem.  `capacity` (0 = none) is the
  * pool's capacity, combined with o->search.capacity (the smaller wins):
  * the search tries to fit it; other algorithms ignore it (the caller
- * checks the size).  With PLAN_SEARCH or PLAN_AUTO, *st (may be NULL) gets the
- * search's statistics; otherwise it is zeroed.  Returns 0, or -1 on
- * out-of-memory or when pb fails plan_problem_ok (every algorithm checks
- * it at entry). */
+ * checks the size).  With PLAN_SEARCH or PLAN_AUTO, *st (may be NULL)
+ * gets the search's statistics; with PLAN_BESTFIT, st->lower_bound gets
+ * plan_lower_bound(pb) (plan_bestfit_lb: computed on the way, so the
+ * caller need not compute it again); otherwise it is zeroed.  Returns 0,
+ * or -1 on out-of-memory or when pb fails plan_problem_ok (every
+ * algorithm checks it at entry). */
 int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
              uint64_t *offsets, uint64_t *size, plan_search_stats *st);
 

@@ -437,8 +437,7 @@ static void pc_layout(plan_carver *c, size_t n, pc_arrays *w) {
     w->soff = PLAN_CARVE(c, n, uint64_t);
 }
 
-/* Whether every buffer that takes space is in one class. */
-static bool pc_single(const plan_problem *pb) {
+bool plan_one_class(const plan_problem *pb) {
     bool seen = false;
     int32_t first = -1;
     for (uint32_t i = 0; i < pb->n; i++) {
@@ -514,7 +513,7 @@ int plan_run_colored(const plan_problem *pb, plan_core_fn fn, uint64_t *offsets,
                      uint64_t *size) {
     if (!plan_problem_ok(pb))
         return -1;
-    if (pc_single(pb))
+    if (plan_one_class(pb))
         return fn(pb, offsets, size);
     size_t bytes = plan_colored_scratch_size(pb->n, 0);
     void *block = plan_scratch_new(bytes);
@@ -541,7 +540,7 @@ size_t plan_colored_scratch_size(uint32_t n, size_t core_size) {
 void plan_run_colored_in(const plan_problem *pb, plan_core_in_fn fn,
                          void *scratch, size_t scratch_size, uint64_t *offsets,
                          uint64_t *size) {
-    if (pc_single(pb)) {
+    if (plan_one_class(pb)) {
         fn(pb, scratch, scratch_size, offsets, size);
         return;
     }

@@ -239,7 +239,7 @@ int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
     case PLAN_TREE:
         return plan_tree(pb, off, size);
     case PLAN_BESTFIT:
-        return plan_bestfit(pb, off, size);
+        return plan_bestfit_lb(pb, off, size, &st->lower_bound);
     case PLAN_SEARCH:
     case PLAN_AUTO: {
         plan_search_opts so = o->search;
@@ -509,19 +509,18 @@ static bool pp_pool_problem(pp_run *R, uint32_t pi, plan_problem *pb,
  * spill=, takes the layout plan_fw_spill chose when --algo's passes the
  * capacity) and records the pool's search note. */
 static bool pp_pool_run(pp_run *R, uint32_t pi, const plan_problem *pb,
-                        const uint32_t *members, uint64_t *off,
-                        uint64_t *size) {
+                        const uint32_t *members, uint64_t *off, uint64_t *size,
+                        plan_search_stats *st) {
     plan *pl = R->pl;
     const plan_options *o = R->o;
     plan_pool *pool = &pl->pools[pi];
     uint64_t cap = pp_capacity(pool, o);
-    plan_search_stats st;
     if (o->search.time_limit > 0) {
         double left = o->search.time_limit - (base_now() - R->t0);
         R->po.search.time_limit = left > 1e-9 ? left : 1e-9;
     }
     *size = 0;
-    if (plan_run(pb, &R->po, cap, off, size, &st) != 0) {
+    if (plan_run(pb, &R->po, cap, off, size, st) != 0) {
         base_diag_report(R->d, BASE_SEV_ERROR, 0, 0,
                          "out of memory while planning pool %s", pool->name);
         return false;
@@ -539,16 +538,16 @@ static bool pp_pool_run(pp_run *R, uint32_t pi, const plan_problem *pb,
         }
         *size = plan_align_up(*size, pb->align);
     }
-    if (st.time_limit_hit)
+    if (st->time_limit_hit)
         pl->search_time_limit_hit = true;
     if ((o->algo == PLAN_SEARCH || o->algo == PLAN_AUTO) && algo_layout) {
         char buf[512];
         plan_search_opts so = o->search;
         so.capacity = cap;
         if (o->algo == PLAN_AUTO)
-            plan_auto_describe(buf, sizeof buf, *size, &so, &st);
+            plan_auto_describe(buf, sizeof buf, *size, &so, st);
         else
-            plan_search_describe(buf, sizeof buf, *size, &so, &st);
+            plan_search_describe(buf, sizeof buf, *size, &so, st);
         pool->search_note = base_arena_strdup(R->a, buf);
     }
     return true;
@@ -592,10 +591,11 @@ static bool pp_pool_fits(pp_run *R, const plan_pool *pool) {
 }
 
 /* Step 4: plans pool pi: its problem, its lower bound (given to `search`
- * and `auto`, which need it too), the algorithm, the offsets of its
- * storages, its naive size, the capacity check.  The members live in the
- * scratch until the offsets are copied into the storages; the offsets
- * take the room of the lower bound's arrays. */
+ * and `auto`, which need it too; `bestfit` computes it on the way and
+ * reports it), the algorithm, the offsets of its storages, its naive
+ * size, the capacity check.  The members live in the scratch until the
+ * offsets are copied into the storages; the offsets take the room of the
+ * lower bound's arrays. */
 static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     plan *pl = R->pl;
     plan_pool *pool = &pl->pools[pi];
@@ -605,11 +605,17 @@ static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     pp_pool_layout(&c, pool->nstorages, &w);
     if (!pp_pool_problem(R, pi, &pb, w.members))
         return false;
-    pool->lower_bound = plan_lower_bound_in(&pb, w.rest, w.rest_size);
-    R->po.search.lower_bound = pool->lower_bound;
+    bool by_run = R->o->algo == PLAN_BESTFIT;
+    if (!by_run) {
+        pool->lower_bound = plan_lower_bound_in(&pb, w.rest, w.rest_size);
+        R->po.search.lower_bound = pool->lower_bound;
+    }
     uint64_t *off = w.rest, size = 0;
-    if (!pp_pool_run(R, pi, &pb, w.members, off, &size))
+    plan_search_stats st;
+    if (!pp_pool_run(R, pi, &pb, w.members, off, &size, &st))
         return false;
+    if (by_run)
+        pool->lower_bound = st.lower_bound;
     for (uint32_t k = 0; k < pb.n; k++)
         pl->storages[w.members[k]].offset = off[k];
     plan_problem *kept = base_arena_alloc(R->a, sizeof *kept);

@@ -119,6 +119,49 @@ static void test_bestfit_large_random(void **st) {
     free(off);
 }
 
+/* plan_bestfit_lb: plan_bestfit's plan, byte for byte, and
+ * plan_lower_bound's bound (its passes' own in one colour class, the
+ * bound of the whole problem with several), on problems with and without
+ * colours, zero sizes, no buffer, and one that fails plan_problem_ok. */
+static void lb_matches(const plan_problem *pb, uint64_t seed) {
+    uint64_t *o1 = calloc((size_t)pb->n + 1, sizeof *o1);
+    uint64_t *o2 = calloc((size_t)pb->n + 1, sizeof *o2);
+    uint64_t s1 = 1, s2 = 2, lb = 3;
+    int r1 = plan_bestfit(pb, o1, &s1);
+    int r2 = plan_bestfit_lb(pb, o2, &s2, &lb);
+    if (r1 != r2 || (r1 == 0 && (s1 != s2 || lb != plan_lower_bound(pb) ||
+                                 memcmp(o1, o2, pb->n * sizeof *o1) != 0)))
+        fail_msg("seed %llu: rc %d/%d size %llu/%llu lb %llu/%llu",
+                 (unsigned long long)seed, r1, r2, (unsigned long long)s1,
+                 (unsigned long long)s2, (unsigned long long)lb,
+                 (unsigned long long)plan_lower_bound(pb));
+    free(o1);
+    free(o2);
+}
+
+static void test_bestfit_reports_lower_bound(void **st) {
+    (void)st;
+    enum { N = 3000 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    for (uint64_t iter = 0; iter < 12; iter++) {
+        uint64_t seed = 7700 + iter, s = seed;
+        plan_problem pb;
+        uint32_t n = iter < 6 ? 40 : N; /* scanning / block passes */
+        pt_random_problem(&s, &pb, bufs, n, 30 + (uint32_t)(iter * 300),
+                          iter % 2 == 1);
+        lb_matches(&pb, seed);
+    }
+    plan_problem empty = {0, bufs, 64, NULL};
+    lb_matches(&empty, 0);
+    bufs[0] = nb(0, 0, 5, 0); /* no buffer takes space */
+    bufs[1] = nb(0, 2, 3, 1);
+    plan_problem zero = {2, bufs, 64, NULL};
+    lb_matches(&zero, 1);
+    bufs[1].start = 4; /* start after end: refused by both */
+    lb_matches(&zero, 2);
+    free(bufs);
+}
+
 /* Above 131072 buffers bestfit runs two passes: a valid plan, between
  * the lower bound and naive (the O(n log n) verifier only: the reference
  * checker is quadratic). */
@@ -280,6 +323,7 @@ int main(void) {
         cmocka_unit_test(test_bestfit_chain_hits_lower_bound),
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_bestfit_large_random),
+        cmocka_unit_test(test_bestfit_reports_lower_bound),
         cmocka_unit_test(test_bestfit_huge),
         cmocka_unit_test(test_bestfit_work_budget),
         cmocka_unit_test(test_bestfit_budgeted),
