@@ -245,12 +245,11 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
         return false;
     }
     uint64_t *off = base_arena_array(a, (size_t)pb->n + 1, sizeof *off);
-    uint64_t *noff = base_arena_array(a, (size_t)pb->n + 1, sizeof *noff);
     plan_search_stats st;
     c->pb = pb;
     c->off = off;
     if (plan_run(pb, o, 0, off, &c->size, &st) ||
-        plan_naive(pb, noff, &c->naive)) {
+        plan_naive(pb, NULL, &c->naive)) {
         /* pb passed plan_first_oversize: out of memory */
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                          "out of memory while planning (algorithm %s)",

@@ -86,7 +86,8 @@ uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
  * of pb->align, at most PLAN_MAX_POOL_SIZE); returns 0, or -1 on
  * out-of-memory or when the problem fails plan_problem_ok (too large for
  * 64-bit arithmetic, or malformed).  O(...) per algorithm as documented
- * in its source file. */
+ * in its source file.  plan_naive also takes NULL offsets: the naive size
+ * alone, with no array to fill. */
 int plan_naive(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 int plan_reuse(const plan_problem *pb, uint64_t *offsets, uint64_t *size);
 

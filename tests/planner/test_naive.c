@@ -40,7 +40,7 @@ static void test_naive_hand(void **st) {
 
 /* Random problems: offsets follow an independent transcription of the
  * rule, never overlap (whatever the lifetimes and colours), and the size
- * is at least the lower bound. */
+ * is at least the lower bound; with NULL offsets, the same size. */
 static void test_naive_random(void **st) {
     (void)st;
     enum { N = 300 };
@@ -67,6 +67,10 @@ static void test_naive_random(void **st) {
             top = want + bufs[i].size;
         }
         assert_int_equal(size, (top + pa - 1) / pa * pa);
+        /* NULL offsets: the same size, no array (plan --csv's naive size) */
+        uint64_t size_only = 0;
+        assert_int_equal(plan_naive(&pb, NULL, &size_only), 0);
+        assert_int_equal(size_only, size);
         assert_true(pt_check_slow(&pb, off, size));
         assert_true(plan_verify_problem(&pb, off, size, NULL, 0));
         assert_true(size >= plan_lower_bound(&pb));
