@@ -93,14 +93,15 @@ char *base_arena_strdup(base_arena *a, const char *s);
 char *base_arena_printf(base_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* One large block on its own, as an arena maps its big chunks: from 2 MiB
- * on mapped alone, 2 MiB-aligned and offered to the kernel for
- * transparent huge pages, else calloc'ed; `size` zeroed bytes aligned
- * to 16.  Unlike the arena it returns NULL when memory is short or the
- * size too large (near SIZE_MAX), so that a caller can report it: the
- * planner's working blocks.  Release with base_huge_free (NULL is a
- * no-op). */
-void *base_huge_alloc(size_t size);
+/* One large block on its own, as an arena maps its big chunks: from 1 MiB
+ * on (`size` plus a header and the alignment's slack) mapped alone in
+ * whole 2 MiB pages, aligned to them and offered to the kernel for
+ * transparent huge pages, else calloc'ed; `size` zeroed bytes aligned to
+ * `align`, a power of two up to 4096 (0 to 16: 16).  Unlike the arena it
+ * returns NULL when memory is short or the size too large (near
+ * SIZE_MAX), so that a caller can report it: the planner's working
+ * blocks.  Release with base_huge_free (NULL is a no-op). */
+void *base_huge_alloc(size_t size, size_t align);
 void base_huge_free(void *p);
 
 /* ------------------------------------------------------------------ */

@@ -82,7 +82,7 @@ static int bl_alloc(bl_ctx *c) {
     c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
     if (!c->cnt || m1 > SIZE_MAX / BL_BYTES)
         return -1;
-    unsigned char *p = c->blockmem = base_huge_alloc(m1 * BL_BYTES);
+    unsigned char *p = c->blockmem = base_huge_alloc(m1 * BL_BYTES, 16);
     if (!p)
         return -1;
     c->b = (bl_buf *)p; /* the widest elements first: all aligned */

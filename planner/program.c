@@ -697,7 +697,7 @@ plan *plan_program(base_arena *a, const ir_program *p, const plan_options *o,
     pp_run R = {.a = a, .pl = pl, .o = o, .d = d, .keys = {a, NULL, 0}};
     pp_storages(&R);
     R.scratch_size = pp_scratch_size(pl);
-    R.scratch = base_huge_alloc(R.scratch_size); /* NULL for SIZE_MAX */
+    R.scratch = base_huge_alloc(R.scratch_size, 16); /* NULL for SIZE_MAX */
     if (!R.scratch) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0, "out of memory");
         return NULL;

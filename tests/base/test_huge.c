@@ -1,9 +1,10 @@
 /*
- * tests/base/test_huge.c - base_huge_alloc: zeroed, aligned blocks, big
- * ones mapped alone on a 2 MiB boundary; NULL, never an exit, for sizes
- * that cannot be rounded up and when memory is short (alloc_fail.h makes
- * mmap and calloc fail on purpose); a diagnostic reported without memory
- * for its quote is one line, not base_oom's exit.
+ * tests/base/test_huge.c - base_huge_alloc: zeroed blocks aligned as
+ * asked (16 to 4096), big ones mapped alone on a 2 MiB boundary; NULL,
+ * never an exit, for sizes that cannot be rounded up and when memory is
+ * short (alloc_fail.h makes mmap and calloc fail on purpose); a
+ * diagnostic reported without memory for its quote is one line, not
+ * base_oom's exit.
  */
 #include "base/base.h"
 
@@ -28,31 +29,45 @@ static void assert_zero(const unsigned char *p, size_t n) {
         assert_int_equal(p[n - 1], 0);
 }
 
-/* Small blocks come from calloc, blocks of 2 MiB and more from a mapping
- * of their own whose start (the block's header) is 2 MiB-aligned. */
+/* Small blocks come from calloc, blocks of 1 MiB and more from a mapping
+ * of their own whose start (the block's header) is 2 MiB-aligned; every
+ * block aligned as asked.  The blocks of one alignment stay allocated
+ * together: eight calloc'ed blocks 16-aligned (all that calloc promises)
+ * would not all be 64-aligned by chance, nor one 4096-aligned.  The last
+ * byte is written (the sanitizer checks it is in the block). */
 static void huge_sizes(void **state) {
     (void)state;
-    const size_t sizes[] = {0, 1, 100, 2 * MIB - 100, 2 * MIB, 5 * MIB + 3};
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        size_t n = sizes[k];
-        alloc_fail_reset();
-        unsigned char *p = base_huge_alloc(n);
-        assert_non_null(p);
-        assert_int_equal((uintptr_t)p % 16, 0);
-        assert_zero(p, n);
-        if (n >= 2 * MIB) {
-            assert_int_equal(alloc_fail_mmaps, 1);
-            assert_int_equal(alloc_fail_callocs, 0);
-            assert_true(((uintptr_t)p & (2 * MIB - 1)) < 256);
-        } else {
-            assert_int_equal(alloc_fail_mmaps, 0);
-            assert_int_equal(alloc_fail_callocs, 1);
+    const size_t sizes[] = {0,   1,           100,     MIB / 2,    MIB - 8192,
+                            MIB, 2 * MIB - 5, 2 * MIB, 5 * MIB + 3};
+    const size_t aligns[] = {0, 1, 16, 32, 64, 256, 4096};
+    enum { NS = sizeof sizes / sizeof *sizes };
+    for (size_t a = 0; a < sizeof aligns / sizeof *aligns; a++) {
+        size_t al = aligns[a] < 16 ? 16 : aligns[a];
+        unsigned char *p[NS];
+        for (size_t k = 0; k < NS; k++) {
+            size_t n = sizes[k];
+            alloc_fail_reset();
+            p[k] = base_huge_alloc(n, aligns[a]);
+            assert_non_null(p[k]);
+            assert_int_equal((uintptr_t)p[k] % al, 0);
+            assert_zero(p[k], n);
+            if (n >= MIB) {
+                assert_int_equal(alloc_fail_mmaps, 1);
+                assert_int_equal(alloc_fail_callocs, 0);
+                /* the header, then the first aligned byte */
+                assert_true(((uintptr_t)p[k] & (2 * MIB - 1)) <=
+                            (al > 64 ? al : 64));
+            } else {
+                assert_int_equal(alloc_fail_mmaps, 0);
+                assert_int_equal(alloc_fail_callocs, 1);
+            }
+            if (n) {
+                p[k][0] = 1;
+                p[k][n - 1] = 2;
+            }
         }
-        if (n) {
-            p[0] = 1;
-            p[n - 1] = 2;
-        }
-        base_huge_free(p);
+        for (size_t k = 0; k < NS; k++)
+            base_huge_free(p[k]);
     }
     base_huge_free(NULL);
 }
@@ -65,7 +80,8 @@ static void huge_too_large(void **state) {
                             SIZE_MAX - 2 * MIB - 64};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         alloc_fail_reset();
-        assert_null(base_huge_alloc(sizes[k]));
+        assert_null(base_huge_alloc(sizes[k], 16));
+        assert_null(base_huge_alloc(sizes[k], 4096));
         assert_int_equal(alloc_fail_mmaps + alloc_fail_callocs, 0);
     }
 }
@@ -76,18 +92,20 @@ static void huge_out_of_memory(void **state) {
     (void)state;
     alloc_fail_reset();
     alloc_fail_mmap_from = 0;
-    unsigned char *p = base_huge_alloc(3 * MIB);
+    unsigned char *p = base_huge_alloc(3 * MIB, 4096);
     assert_non_null(p);
     assert_int_equal(alloc_fail_mmaps, 1);
     assert_int_equal(alloc_fail_callocs, 1);
+    assert_int_equal((uintptr_t)p % 4096, 0);
     assert_zero(p, 3 * MIB);
+    p[3 * MIB - 1] = 1;
     base_huge_free(p);
 
     alloc_fail_reset();
     alloc_fail_mmap_from = alloc_fail_calloc_from = MIB;
-    assert_null(base_huge_alloc(3 * MIB));
-    assert_null(base_huge_alloc(MIB));
-    p = base_huge_alloc(MIB / 2); /* below the limit: still there */
+    assert_null(base_huge_alloc(3 * MIB, 16));
+    assert_null(base_huge_alloc(MIB, 64));
+    p = base_huge_alloc(MIB / 2, 64); /* below the limit: still there */
     assert_non_null(p);
     base_huge_free(p);
     alloc_fail_reset();
@@ -95,7 +113,7 @@ static void huge_out_of_memory(void **state) {
 #ifndef __SANITIZE_ADDRESS__
     /* The real thing: 2^62 bytes are more than any machine maps.  (The
      * sanitizer's calloc reports such a size instead of failing.) */
-    assert_null(base_huge_alloc((size_t)1 << 62));
+    assert_null(base_huge_alloc((size_t)1 << 62, 64));
 #endif
 }
 
