@@ -41,12 +41,14 @@
  * symbolic sizes are computed once at the end (tr_finalize, in
  * tree_fin.c), or not at all in the common case, where the search fixes
  * each block's offset as it places it (tr_fin_fast).  The large arrays
- * live on huge pages where the system gives them (tr_big): with 4 KiB
- * pages their first touches were a fifth of the time.  At 10^5 buffers
- * `tree` takes about 6.3x naive's time sparse and 7.6x dense (the target
- * is 5x; docs/planning.md): what remains is the dependent load of the
- * next node, about half of the search loop's samples.  `tree` stays a
- * compatibility mode, not the fast path.
+ * (nodes and their cold twins, the index arenas, the placement record,
+ * tr_order's words) come from base_huge_alloc, on huge pages where the
+ * system gives them: with 4 KiB pages their first touches were a fifth
+ * of the time.  At 10^5 buffers `tree` takes about 6.3x naive's time
+ * sparse and 7.6x dense (the target is 5x; docs/planning.md): what
+ * remains is the dependent load of the next node, about half of the
+ * search loop's samples.  `tree` stays a compatibility mode, not the
+ * fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
@@ -826,7 +828,7 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     uint32_t *mids = malloc(((size_t)n + 1) * sizeof *mids);
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
     c.lfwd = malloc(((size_t)n + 1) * sizeof *c.lfwd);
-    c.placed = tr_big(((size_t)n + 1) * sizeof *c.placed, 16);
+    c.placed = base_huge_alloc(((size_t)n + 1) * sizeof *c.placed, 16);
     uint32_t no = 0, nm = 0, np = 0;
     /* an index counts its entries in 29 bits: 2^29 buffers and more (tens
      * of GB for this planner) fail as out of memory */
@@ -893,10 +895,10 @@ out:
     tr_arena_free(&c.kra);
     tr_arena_free(&c.kda);
     free(c.lfwd);
-    free(c.placed);
+    base_huge_free(c.placed);
     free(c.pads);
-    free(c.nodes);
-    free(c.cold);
+    base_huge_free(c.nodes);
+    base_huge_free(c.cold);
     free(c.stk);
     free(outs);
     free(mids);

@@ -2,13 +2,11 @@
  * planner/tree_ix.c - segment trees and the time axis of `tree`'s chain
  * index (planner/tree_ix.h).
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "tree_ix.h"
 #include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static uint32_t ix_max(uint32_t a, uint32_t b) {
     return a > b ? a : b;
@@ -244,23 +242,6 @@ uint32_t tr_axis_pos(const tr_axis *a, uint64_t t) {
     return a->ax ? plan_time_index(a->ax, a->n, (uint32_t)t) : (uint32_t)t;
 }
 
-/* ---- memory ---- */
-
-#define TR_HUGE ((size_t)2 << 20)
-
-void *tr_big(size_t bytes, size_t align) {
-    size_t a = bytes >= TR_HUGE / 2 ? TR_HUGE : align;
-    size_t r = (bytes + a - 1) & ~(a - 1); /* aligned_alloc wants both */
-    if (r < bytes)
-        return NULL;
-    void *p = aligned_alloc(a, r ? r : a);
-#ifdef MADV_HUGEPAGE
-    if (p && a == TR_HUGE)
-        (void)madvise(p, r, MADV_HUGEPAGE); /* a hint: may fail */
-#endif
-    return p;
-}
-
 /* ---- the arena ---- */
 
 void tr_arena_init(tr_arena *a, size_t esz) {
@@ -271,7 +252,7 @@ void tr_arena_init(tr_arena *a, size_t esz) {
 }
 
 void tr_arena_free(tr_arena *a) {
-    free(a->base);
+    base_huge_free(a->base);
     a->base = NULL;
 }
 
@@ -296,12 +277,12 @@ uint32_t tr_arena_get(tr_arena *a, unsigned k) {
             nc *= 2;
         if (nc > UINT32_MAX)
             nc = UINT32_MAX;
-        unsigned char *p = tr_big((size_t)nc * a->esz, 16);
+        unsigned char *p = base_huge_alloc((size_t)nc * a->esz, 16);
         if (!p)
             return UINT32_MAX;
         if (a->n)
             memcpy(p, a->base, (size_t)a->n * a->esz);
-        free(a->base);
+        base_huge_free(a->base);
         a->base = p;
         a->cap = (uint32_t)nc;
     }
@@ -338,11 +319,12 @@ static int tr_cmp(const void *ctx, uint32_t a, uint32_t b) {
  * order) reads what both need, so the second pass reads the sizes from a
  * dense array instead of the buffers in sorted (random) order. */
 int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
-    /* one block (tr_big): the words, the sizes, the sort's scratch */
+    /* one block (base_huge_alloc): the words, the sizes, the sort's
+     * scratch */
     size_t nw = (size_t)n + 1;
-    uint64_t *v = tr_big(nw * (2 * sizeof *v + sizeof(uint32_t)) +
-                             PLAN_RADIX_COUNTS * sizeof(uint32_t),
-                         16);
+    uint64_t *v = base_huge_alloc(nw * (2 * sizeof *v + sizeof(uint32_t)) +
+                                      PLAN_RADIX_COUNTS * sizeof(uint32_t),
+                                  16);
     uint64_t *tmp = v ? v + nw : NULL;
     uint32_t *sz = v ? (uint32_t *)(void *)(tmp + nw) : NULL;
     uint32_t *cnt = sz ? sz + nw : NULL;
@@ -370,7 +352,7 @@ int tr_order(const plan_buf *bufs, uint32_t *idx, uint32_t n, int dir) {
         plan_radix_sort_hi_in(v, n, tmp, cnt);
     for (uint32_t i = 0; i < n && rc == 0; i++)
         idx[i] = (uint32_t)v[i];
-    free(v);
+    base_huge_free(v);
     return rc;
 }
 
@@ -399,11 +381,11 @@ _Static_assert(sizeof(tr_node) == 32, "two nodes per cache line");
 /* The node arrays grown to nc nodes (even), the hot one 64-byte
  * aligned: nodes 2k and 2k + 1 share a cache line (tr_ss_create). */
 static bool tr_grow_nodes(tr_ctx *c, uint32_t nc) {
-    tr_node *p = tr_big((size_t)nc * sizeof *p, 64);
-    tr_cold *q = tr_big((size_t)nc * sizeof *q, 16);
+    tr_node *p = base_huge_alloc((size_t)nc * sizeof *p, 64);
+    tr_cold *q = base_huge_alloc((size_t)nc * sizeof *q, 16);
     if (!p || !q) {
-        free(p);
-        free(q);
+        base_huge_free(p);
+        base_huge_free(q);
         c->oom = true;
         return false;
     }
@@ -411,8 +393,8 @@ static bool tr_grow_nodes(tr_ctx *c, uint32_t nc) {
         memcpy(p, c->nodes, (size_t)c->nnodes * sizeof *p);
         memcpy(q, c->cold, (size_t)c->nnodes * sizeof *q);
     }
-    free(c->nodes);
-    free(c->cold);
+    base_huge_free(c->nodes);
+    base_huge_free(c->cold);
     c->nodes = p;
     c->cold = q;
     return true;

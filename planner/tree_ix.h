@@ -320,14 +320,6 @@ static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
 
 /* ---- the node store and the interval indexes (planner/tree_ix.c) ---- */
 
-/* A block of bytes aligned to align (a power of two, at least 16),
- * released with free; NULL when out of memory.  From 1 MiB on, whole
- * huge pages (2 MiB), aligned to them and advised as such where the
- * system has madvise: the tree's arrays are read at random and their
- * first touches were a page fault per 4 KiB (a fifth of the time at
- * 10^5 buffers). */
-void *tr_big(size_t bytes, size_t align);
-
 /* Grows *p (of *cap elements of size sz) to hold at least need; false
  * (and oom flagged) when out of memory. */
 bool tr_grow(tr_ctx *c, void **p, uint32_t *cap, uint32_t need, size_t sz);

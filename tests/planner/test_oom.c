@@ -1,11 +1,12 @@
 /*
  * tests/planner/test_oom.c - planning reports out of memory, it never
- * ends the process: bestfit's large path returns -1 and plan_program
- * reports "out of memory" when their huge-page blocks (base_huge_alloc)
- * cannot be had.  alloc_fail.h (tests/base) makes base's mmap and calloc
- * fail from a size on: the blocks these tests make fail are larger than
- * any chunk of an arena, so that an arena allocation failing instead
- * (base_oom: exit 1) or none failing ends the test with a failure.
+ * ends the process: bestfit's large path and tree return -1 and
+ * plan_program reports "out of memory" when their huge-page blocks
+ * (base_huge_alloc) cannot be had.  alloc_fail.h (tests/base) makes
+ * base's mmap and calloc fail from a size on: the blocks these tests make
+ * fail are larger than any chunk of an arena, so that an arena allocation
+ * failing instead (base_oom: exit 1) or none failing ends the test with a
+ * failure.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,40 +39,90 @@ static void make_problem(plan_problem *pb, plan_buf *bufs) {
     }
 }
 
-static void bestfit_large_oom(void **state) {
-    (void)state;
+/* The problem, the plan fn makes of it when memory is there (verified)
+ * and room for another. */
+typedef struct oom_case {
     plan_problem pb;
-    plan_buf *bufs = malloc(OOM_BUFS * sizeof *bufs);
-    uint64_t *want = malloc(OOM_BUFS * sizeof *want);
-    uint64_t *off = malloc(OOM_BUFS * sizeof *off);
-    assert_non_null(bufs);
-    assert_non_null(want);
-    assert_non_null(off);
-    make_problem(&pb, bufs);
-    uint64_t want_size = 0, size = 0;
+    plan_buf *bufs;
+    uint64_t *want, *off;
+    uint64_t want_size, size;
+} oom_case;
+
+typedef int (*oom_plan_fn)(const plan_problem *, uint64_t *, uint64_t *);
+
+/* Plans with fn as memory allows; then again with no mapping, which
+ * falls back to calloc: the same plan. */
+static void oom_case_init(oom_case *t, oom_plan_fn fn) {
+    t->bufs = malloc(OOM_BUFS * sizeof *t->bufs);
+    t->want = malloc(OOM_BUFS * sizeof *t->want);
+    t->off = malloc(OOM_BUFS * sizeof *t->off);
+    assert_non_null(t->bufs);
+    assert_non_null(t->want);
+    assert_non_null(t->off);
+    make_problem(&t->pb, t->bufs);
     alloc_fail_reset();
-    assert_int_equal(plan_bestfit(&pb, want, &want_size), 0);
+    assert_int_equal(fn(&t->pb, t->want, &t->want_size), 0);
     assert_true(alloc_fail_mmaps >= 1); /* the block was mapped */
     char err[256];
-    assert_true(plan_verify_problem(&pb, want, want_size, err, sizeof err));
+    assert_true(
+        plan_verify_problem(&t->pb, t->want, t->want_size, err, sizeof err));
 
-    /* no mapping: the block falls back to calloc, the same plan */
     alloc_fail_reset();
     alloc_fail_mmap_from = 0;
-    assert_int_equal(plan_bestfit(&pb, off, &size), 0);
-    assert_int_equal(size, want_size);
-    assert_memory_equal(off, want, OOM_BUFS * sizeof *off);
+    assert_int_equal(fn(&t->pb, t->off, &t->size), 0);
+    assert_int_equal(t->size, t->want_size);
+    assert_memory_equal(t->off, t->want, OOM_BUFS * sizeof *t->off);
+    alloc_fail_reset();
+}
 
+static void oom_case_free(oom_case *t) {
+    free(t->bufs);
+    free(t->want);
+    free(t->off);
+}
+
+static void bestfit_large_oom(void **state) {
+    (void)state;
+    oom_case t;
+    oom_case_init(&t, plan_bestfit);
     /* no block at all: -1, and the process goes on */
     alloc_fail_reset();
     alloc_fail_mmap_from = alloc_fail_calloc_from = 2 * MIB;
-    assert_int_equal(plan_bestfit(&pb, off, &size), -1);
+    assert_int_equal(plan_bestfit(&t.pb, t.off, &t.size), -1);
     assert_int_equal(alloc_fail_mmaps, 1);
     assert_int_equal(alloc_fail_callocs, 1);
     alloc_fail_reset();
-    free(bufs);
-    free(want);
-    free(off);
+    oom_case_free(&t);
+}
+
+/* tree: its large arrays (the nodes, 32 bytes each and about three a
+ * buffer: 13 MB here) come from base_huge_alloc.  With every mmap, calloc
+ * and malloc failing from a limit on (64 KiB up to 64 MiB), plan_tree
+ * returns -1 or the same plan, never ends the process (nor leaks:
+ * LeakSanitizer). */
+static void tree_oom(void **state) {
+    (void)state;
+    oom_case t;
+    oom_case_init(&t, plan_tree);
+    unsigned failed = 0;
+    for (size_t lim = 64 * 1024; lim <= 64 * MIB; lim *= 2) {
+        alloc_fail_reset();
+        alloc_fail_mmap_from = alloc_fail_calloc_from = lim;
+        alloc_fail_malloc_from = lim;
+        int rc = plan_tree(&t.pb, t.off, &t.size);
+        alloc_fail_reset();
+        if (rc == 0) {
+            assert_int_equal(t.size, t.want_size);
+            assert_memory_equal(t.off, t.want, OOM_BUFS * sizeof *t.off);
+        } else {
+            assert_int_equal(rc, -1);
+            failed++;
+        }
+        /* 13 MB of nodes: every limit up to 8 MiB fails, 64 MiB does not */
+        assert_int_equal(rc, lim <= 8 * MIB ? -1 : lim == 64 * MIB ? 0 : rc);
+    }
+    assert_true(failed >= 8);
+    oom_case_free(&t);
 }
 
 /* A program of 10,000 storages and 620,000 statements: plan_program's
@@ -131,6 +182,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bestfit_large_oom),
         cmocka_unit_test(plan_program_oom),
+        cmocka_unit_test(tree_oom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,8 +164,8 @@ static void test_kr_search(void **st) {
         assert_false(c.oom);
         tr_arena_free(&c.kra);
         tr_arena_free(&c.kda);
-        free(c.nodes);
-        free(c.cold);
+        base_huge_free(c.nodes);
+        base_huge_free(c.cold);
     }
     free(lo);
     free(hi);
@@ -194,8 +194,8 @@ static void test_node_growth(void **st) {
         assert_true(c.nodes[i].dlo > c.nodes[i].dhi); /* no dead interval */
     }
     assert_false(c.oom);
-    free(c.nodes);
-    free(c.cold);
+    base_huge_free(c.nodes);
+    base_huge_free(c.cold);
 }
 
 int main(void) {
