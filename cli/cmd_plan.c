@@ -272,8 +272,10 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
                       "internal error: the plan does not verify: %s", err);
         return false;
     }
-    /* bestfit computed it (plan_run's st.lower_bound) */
-    c->lb = o->algo == PLAN_BESTFIT ? st.lower_bound : plan_lower_bound(pb);
+    /* bestfit (the start of search and auto) computed it (plan_run) */
+    bool by_run = o->algo == PLAN_BESTFIT || o->algo == PLAN_SEARCH ||
+                  o->algo == PLAN_AUTO;
+    c->lb = by_run ? st.problem_bound : plan_lower_bound(pb);
     if (o->search.capacity && c->size > o->search.capacity) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                          "pool pool0 does not fit in --capacity %" PRIu64

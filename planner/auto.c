@@ -16,14 +16,17 @@
 #include <string.h>
 
 /* The search from the best-fit plan, with the time the best-fit pass took
- * taken off the time limit: the limit covers the whole run. */
+ * taken off the time limit: the limit covers the whole run.  lb: the
+ * lower bound the best-fit pass computed (0 = none). */
 static int auto_search(const plan_problem *pb, const plan_search_opts *o,
-                       double t0, uint64_t *offsets, uint64_t *size,
-                       plan_search_stats *st) {
+                       double t0, uint64_t lb, uint64_t *offsets,
+                       uint64_t *size, plan_search_stats *st) {
     plan_search_opts so;
     memset(&so, 0, sizeof so);
     if (o)
         so = *o;
+    if (!so.lower_bound)
+        so.lower_bound = lb;
     if (so.time_limit > 0) {
         double left = so.time_limit - (base_now() - t0);
         so.time_limit = left > 1e-9 ? left : 1e-9;
@@ -43,10 +46,14 @@ int plan_search(const plan_problem *pb, const plan_search_opts *o,
     if (!plan_problem_ok(pb))
         return -1;
     double t0 = base_now();
-    int rc = plan_bestfit(pb, offsets, size);
+    /* the bound, unless the caller has it: bestfit's passes compute it
+     * on the way (plan_bestfit_lb), the search needs it */
+    uint64_t lb = 0;
+    int rc = o && o->lower_bound ? plan_bestfit(pb, offsets, size)
+                                 : plan_bestfit_lb(pb, offsets, size, &lb);
     if (rc != 0)
         return rc;
-    return auto_search(pb, o, t0, offsets, size, st);
+    return auto_search(pb, o, t0, lb, offsets, size, st);
 }
 
 int plan_auto(const plan_problem *pb, const plan_search_opts *o,

@@ -144,14 +144,17 @@ typedef struct plan_search_opts {
      * lower bound.  Independent of `budget`, so that a larger budget only
      * runs longer (planner/search.c). */
     uint64_t schedule;
-    /* plan_lower_bound(pb) when the caller has it (plan_program computes
-     * it for every pool anyway); 0 = unknown, computed by the search. */
+    /* plan_lower_bound(pb) when the caller has it; 0 = unknown: the
+     * best-fit start computes it (plan_bestfit_lb). */
     uint64_t lower_bound;
 } plan_search_opts;
 
 typedef struct plan_search_stats {
     uint64_t steps;
     uint64_t lower_bound;
+    /* plan_lower_bound(pb) itself: lower_bound before the exact search
+     * raised it (a proof that no plan fits below) */
+    uint64_t problem_bound;
     uint64_t start_size; /* size of the best-fit start plan */
     bool optimal;        /* proved optimal (size == lower bound or
                             search space exhausted) */
@@ -267,8 +270,10 @@ void plan_options_init(plan_options *o);
  * the search tries to fit it; other algorithms ignore it (the caller
  * checks the size).  With PLAN_SEARCH or PLAN_AUTO, *st (may be NULL)
  * gets the search's statistics; with PLAN_BESTFIT, st->lower_bound gets
- * plan_lower_bound(pb) (plan_bestfit_lb: computed on the way, so the
- * caller need not compute it again); otherwise it is zeroed.  Returns 0,
+ * plan_lower_bound(pb) (plan_bestfit_lb); with all three,
+ * st->problem_bound gets plan_lower_bound(pb) (computed on the way by
+ * bestfit's passes, so the caller need not compute it again); otherwise
+ * *st is zeroed.  Returns 0,
  * or -1 on out-of-memory or when pb fails plan_problem_ok (every
  * algorithm checks it at entry). */
 int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,

@@ -238,8 +238,11 @@ int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
         return plan_reuse(pb, off, size);
     case PLAN_TREE:
         return plan_tree(pb, off, size);
-    case PLAN_BESTFIT:
-        return plan_bestfit_lb(pb, off, size, &st->lower_bound);
+    case PLAN_BESTFIT: {
+        int rc = plan_bestfit_lb(pb, off, size, &st->lower_bound);
+        st->problem_bound = st->lower_bound;
+        return rc;
+    }
     case PLAN_SEARCH:
     case PLAN_AUTO: {
         plan_search_opts so = o->search;
@@ -590,12 +593,12 @@ static bool pp_pool_fits(pp_run *R, const plan_pool *pool) {
     return false;
 }
 
-/* Step 4: plans pool pi: its problem, its lower bound (given to `search`
- * and `auto`, which need it too; `bestfit` computes it on the way and
- * reports it), the algorithm, the offsets of its storages, its naive
- * size, the capacity check.  The members live in the scratch until the
- * offsets are copied into the storages; the offsets take the room of the
- * lower bound's arrays. */
+/* Step 4: plans pool pi: its problem, its lower bound (`bestfit`, and
+ * `search` and `auto` through their best-fit start, compute it on the
+ * way and report it; computed here for the others), the algorithm, the
+ * offsets of its storages, its naive size, the capacity check.  The
+ * members live in the scratch until the offsets are copied into the
+ * storages; the offsets take the room of the lower bound's arrays. */
 static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     plan *pl = R->pl;
     plan_pool *pool = &pl->pools[pi];
@@ -605,17 +608,17 @@ static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     pp_pool_layout(&c, pool->nstorages, &w);
     if (!pp_pool_problem(R, pi, &pb, w.members))
         return false;
-    bool by_run = R->o->algo == PLAN_BESTFIT;
-    if (!by_run) {
+    plan_algo algo = R->o->algo;
+    bool by_run =
+        algo == PLAN_BESTFIT || algo == PLAN_SEARCH || algo == PLAN_AUTO;
+    if (!by_run)
         pool->lower_bound = plan_lower_bound_in(&pb, w.rest, w.rest_size);
-        R->po.search.lower_bound = pool->lower_bound;
-    }
     uint64_t *off = w.rest, size = 0;
     plan_search_stats st;
     if (!pp_pool_run(R, pi, &pb, w.members, off, &size, &st))
         return false;
     if (by_run)
-        pool->lower_bound = st.lower_bound;
+        pool->lower_bound = st.problem_bound;
     for (uint32_t k = 0; k < pb.n; k++)
         pl->storages[w.members[k]].offset = off[k];
     plan_problem *kept = base_arena_alloc(R->a, sizeof *kept);
@@ -659,6 +662,7 @@ static bool pp_plan(pp_run *R) {
     pp_pools(R);
     bool ok = true;
     R->po = *o;
+    R->po.search.lower_bound = 0; /* each pool's: its run computes it */
     R->t0 = base_now();
     for (uint32_t pi = 0; pi < pl->npools && ok; pi++)
         ok = pp_plan_pool(R, pi);

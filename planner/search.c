@@ -512,6 +512,7 @@ int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
     st->start_size = *size;
     st->lower_bound =
         o && o->lower_bound ? o->lower_bound : plan_lower_bound(pb);
+    st->problem_bound = st->lower_bound;
     uint64_t A = pb->align ? pb->align : 1;
     /* Any capacity up to UINT64_MAX: one at or above the best-fit size
      * (<= PLAN_MAX_POOL_SIZE) is met at once (finish_stats: fits), so the

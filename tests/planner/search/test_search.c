@@ -172,6 +172,9 @@ static void test_optimum_small(void **state) {
                          kind, (unsigned long long)seed,
                          (unsigned long long)size, (unsigned long long)bfit);
             assert_true(st.lower_bound <= opt);
+            /* the best-fit start's bound (plan_bestfit_lb), not computed
+             * again */
+            assert_int_equal(st.problem_bound, plan_lower_bound(&pb));
             /* one class: exact; several: the classes are stacked, which
              * is optimal without alignment (see docs/search.md) */
             if (!kinds[kind].aligns || !kinds[kind].colours) {
@@ -229,6 +232,8 @@ static void test_capacity(void **state) {
                      (unsigned long long)opt);
         assert_true(st.lower_bound > o.capacity);
         assert_true(st.lower_bound <= opt);
+        /* the proof raised lower_bound; problem_bound stays the bound */
+        assert_int_equal(st.problem_bound, L);
         assert_true(size >= opt);
         char msg[256];
         plan_search_describe(msg, sizeof msg, size, &o, &st);
