@@ -14,8 +14,18 @@
  * failure and on SIGINT, SIGTERM and SIGHUP.  No fsync: the renames make
  * the files atomic for readers and against our own failures, not
  * durable across a power loss (the same as cp or a compiler's output).
+ *
+ * On ext4, a temporary file that grows past 1 MiB gets its blocks ahead
+ * of the writes, 16 MiB at a time (fallocate, FALLOC_FL_KEEP_SIZE), and
+ * the blocks beyond its end are given back when it is closed (ftruncate
+ * to its size).  ext4's delayed allocation otherwise reserves each 4 KiB
+ * block as it is written: writing 85 MB in 1 MiB writes took 14 ms of
+ * system time, 8.3 ms with the blocks allocated ahead (`gen` of 10^5
+ * kernels writes 85 MB).  On tmpfs preallocating zeroes pages that the
+ * writes then overwrite (27 -> 31 to 42 ms), so only ext4 gets it.  Such
+ * a file is written through a stdio cookie (fopencookie).
  */
-#define _DEFAULT_SOURCE /* flock, fchmod */
+#define _GNU_SOURCE /* flock, fchmod, fallocate, fopencookie */
 #include "base.h"
 
 #include <errno.h>
@@ -26,14 +36,25 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+/* The file system whose files get their blocks ahead (ext2/3/4 share it;
+ * fallocate fails harmlessly on the first two). */
+#define BASE_OUT_EXT4_MAGIC 0xEF53
+/* blocks are allocated ahead once a file reaches this size, STEP at a time */
+#define BASE_OUT_PREALLOC_FROM ((off_t)1 << 20)
+#define BASE_OUT_PREALLOC_STEP ((off_t)16 << 20)
 
 struct base_out {
     char *path; /* the destination */
     char *tmp;  /* the temporary file, NULL when written in place */
     FILE *f;    /* NULL once closed */
+    int fd;     /* f's descriptor (-1 for standard output) */
     int slot;   /* in base_out_tmps, -1 */
     bool is_stdout;
+    off_t pos;   /* through the cookie (on ext4): bytes written */
+    off_t alloc; /* through the cookie: blocks allocated up to here */
 };
 
 /* Temporary files alive now, removed by the signal handler and at exit.  A
@@ -140,12 +161,82 @@ static int base_out_mktemp(base_out *o) {
     return fd;
 }
 
+/* Allocates o's blocks up to STEP beyond pos + len when the writes reach
+ * beyond the blocks allocated so far; stops trying on the first failure
+ * (the writes report a full disk themselves). */
+static void base_out_prealloc(base_out *o, size_t len) {
+    off_t end = o->pos + (off_t)len;
+    if (end <= o->alloc || end < BASE_OUT_PREALLOC_FROM)
+        return;
+    if (o->alloc < o->pos)
+        o->alloc = o->pos;
+    off_t to = end + BASE_OUT_PREALLOC_STEP;
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, o->alloc, to - o->alloc) == 0) {
+        o->alloc = to;
+        return;
+    }
+#endif
+    /* never again (close still truncates: a failure may have allocated
+     * a part) */
+    o->alloc = (off_t)1 << (sizeof(off_t) * 8 - 2);
+}
+
+/* The cookie's write: all of buf or -1 (glibc flags a short count as an
+ * error). */
+static ssize_t base_out_cookie_write(void *cookie, const char *buf,
+                                     size_t len) {
+    base_out *o = cookie;
+    base_out_prealloc(o, len);
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(o->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        done += (size_t)n;
+        o->pos += n;
+    }
+    return (ssize_t)len;
+}
+
+/* The cookie's close: the blocks allocated beyond the end are freed. */
+static int base_out_cookie_close(void *cookie) {
+    base_out *o = cookie;
+    int rc = 0;
+    if (o->alloc > o->pos && ftruncate(o->fd, o->pos) != 0)
+        rc = -1;
+    int saved = errno;
+    if (close(o->fd) != 0)
+        rc = -1;
+    else if (rc)
+        errno = saved;
+    o->fd = -1;
+    return rc;
+}
+
+/* A stream over the temporary file fd: a cookie that allocates blocks
+ * ahead on ext4, else fdopen's. */
+static FILE *base_out_stream_of(base_out *o, int fd) {
+    struct statfs sf;
+    o->fd = fd;
+    if (fstatfs(fd, &sf) != 0 || sf.f_type != BASE_OUT_EXT4_MAGIC)
+        return fdopen(fd, "wb");
+    cookie_io_functions_t io = {.write = base_out_cookie_write,
+                                .close = base_out_cookie_close};
+    return fopencookie(o, "wb", io);
+}
+
 base_out *base_out_open(const char *path, base_diag *d) {
     base_out *o = base_xcalloc(1, sizeof *o);
     o->path = strdup(path);
     if (!o->path)
         base_oom();
     o->slot = -1;
+    o->fd = -1;
     if (strcmp(path, "-") == 0) {
         o->is_stdout = true;
         o->f = stdout;
@@ -160,10 +251,12 @@ base_out *base_out_open(const char *path, base_diag *d) {
             return NULL;
         }
         fd = open(path, O_WRONLY);
+        o->fd = fd;
+        o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     } else {
         fd = base_out_mktemp(o);
+        o->f = fd >= 0 ? base_out_stream_of(o, fd) : NULL;
     }
-    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
         base_out_error(d, path, errno);
         if (fd >= 0)
@@ -195,7 +288,7 @@ static bool base_out_close(base_out *o, base_diag *d) {
     if (ok && o->tmp) {
         mode_t mask = umask(0);
         umask(mask);
-        ok = fchmod(fileno(f), 0666 & ~mask) == 0;
+        ok = fchmod(o->fd, 0666 & ~mask) == 0;
         saved = errno;
     }
     if (!o->is_stdout && fclose(f) != 0 && ok) {

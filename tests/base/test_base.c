@@ -1,7 +1,7 @@
 /*
  * tests/base/test_base.c - unit tests of base/: arena, string builder,
  * file reader, binary search, comparator, diagnostics limit, atomic
- * output files.
+ * output files (and their blocks allocated ahead).
  */
 #include "base/base.h"
 
@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -414,6 +416,55 @@ static void out_atomic(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* A file written past the size from which blocks are allocated ahead (on
+ * ext4, base/out.c): the same bytes, no temporary file left, and on ext4
+ * no blocks beyond its end once committed. */
+static void out_large(void **state) {
+    (void)state;
+    char dir[] = "/tmp/pw-test-out.XXXXXX", a[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(a, sizeof a, "%s/big", dir);
+    base_diag *d = base_diag_new(stderr, 0);
+    size_t len = (size_t)3 << 20, piece = 100003;
+    char *data = malloc(len);
+    assert_non_null(data);
+    for (size_t i = 0; i < len; i++)
+        data[i] = (char)('a' + (i * 7 + i / 4099) % 26);
+    for (int commit = 1; commit >= 0; commit--) {
+        base_out *o = base_out_open(a, d);
+        assert_non_null(o);
+        for (size_t at = 0; at < len; at += piece) {
+            size_t n = len - at < piece ? len - at : piece;
+            assert_int_equal(fwrite(data + at, 1, n, base_out_stream(o)), n);
+        }
+        if (!commit) {
+            base_out_discard(o);
+            break;
+        }
+        assert_true(base_out_commit(o, d));
+    }
+    assert_int_equal(count_files(dir), 1);
+    FILE *f = fopen(a, "rb");
+    assert_non_null(f);
+    char *back = malloc(len + 1);
+    assert_non_null(back);
+    assert_int_equal(fread(back, 1, len + 1, f), len);
+    fclose(f);
+    assert_memory_equal(back, data, len);
+    struct stat st;
+    struct statfs sf;
+    assert_int_equal(stat(a, &st), 0);
+    /* on ext4, the blocks of 3 MiB (it can add an extent block); other
+     * file systems may keep blocks beyond the end of their own (XFS) */
+    if (statfs(a, &sf) == 0 && sf.f_type == 0xEF53)
+        assert_true((size_t)st.st_blocks * 512 <= len + 64 * 1024);
+    free(back);
+    free(data);
+    base_diag_free(d);
+    unlink(a);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_zeroed_aligned),
@@ -430,6 +481,7 @@ int main(void) {
         cmocka_unit_test(diag_quiet_and_limit),
         cmocka_unit_test(fprint_ratio),
         cmocka_unit_test(out_atomic),
+        cmocka_unit_test(out_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
