@@ -230,6 +230,29 @@ static int cli_csv_usage(base_diag *d, const plan_options *o, cli_emit emit) {
     return 0;
 }
 
+/* The independent verifier on the plan of pb, its scratch allocated
+ * here, so that running out of memory is reported as such and not as a
+ * plan that does not verify (plan_verify_problem's one verdict that is
+ * not about the plan).  False after the error. */
+static bool cli_csv_verify(const plan_problem *pb, const uint64_t *off,
+                           uint64_t size, base_diag *d) {
+    size_t bytes = plan_verify_problem_scratch_size(pb);
+    void *scratch = base_huge_alloc(bytes, 16); /* NULL for SIZE_MAX */
+    if (!scratch) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "out of memory while verifying the plan");
+        return false;
+    }
+    char err[512];
+    bool ok =
+        plan_verify_problem_in(pb, scratch, bytes, off, size, err, sizeof err);
+    base_huge_free(scratch);
+    if (!ok)
+        base_diag_msg(d, BASE_SEV_ERROR,
+                      "internal error: the plan does not verify: %s", err);
+    return ok;
+}
+
 /* Plans the instance pb into c (offsets in `a`): the algorithm, the
  * naive size, the verifier, the lower bound and the capacity.  Errors go
  * to `d` (whose source is the CSV file); false after one. */
@@ -266,12 +289,8 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
 #ifdef PW_DEBUG_VERIFY
     verify = true;
 #endif
-    char err[512];
-    if (verify && !plan_verify_problem(pb, off, c->size, err, sizeof err)) {
-        base_diag_msg(d, BASE_SEV_ERROR,
-                      "internal error: the plan does not verify: %s", err);
+    if (verify && !cli_csv_verify(pb, off, c->size, d))
         return false;
-    }
     /* bestfit (the start of search and auto) computed it (plan_run) */
     bool by_run = o->algo == PLAN_BESTFIT || o->algo == PLAN_SEARCH ||
                   o->algo == PLAN_AUTO;

@@ -7,7 +7,11 @@
 # reported as "oom.csv: error: out of memory while planning (algorithm
 # bestfit)" (the planner returned -1: bestfit's block is most of the
 # memory of that phase), not by base_oom ("planwrap: error: out of
-# memory"), which is what an arena there would do.  Skipped
+# memory"), which is what an arena there would do.  With --verify, some
+# run must also fail in the verifier's scratch, reported as "out of
+# memory while verifying the plan", never as "internal error: the plan
+# does not verify: out of memory" (what plan_verify_problem's own
+# allocation gave).  Skipped
 # (77) in a sanitizer build, whose shadow memory cannot run under
 # ulimit -v.  OOM_DEBUG=1 prints each limit, its exit status and the
 # first line of its stderr.
@@ -26,9 +30,10 @@ mkdir "$tmp/out"
 fail=0
 n=0
 planning=0
+verifying=0
 limit=8000
 while [ $limit -le 400000 ]; do
-    (ulimit -v $limit && exec "$pw" plan --csv --algo bestfit \
+    (ulimit -v $limit && exec "$pw" plan --csv --algo bestfit --verify \
         --emit plan-json -o "$tmp/out/plan.json" "$tmp/oom.csv") \
         >"$tmp/stdout" 2>"$tmp/err"
     rc=$?
@@ -49,6 +54,13 @@ while [ $limit -le 400000 ]; do
     if grep -q 'oom\.csv: error: out of memory while planning' "$tmp/err"; then
         planning=$((planning + 1))
     fi
+    if grep -q 'oom\.csv: error: out of memory while verifying' "$tmp/err"; then
+        verifying=$((verifying + 1))
+    fi
+    if grep -q 'internal error' "$tmp/err"; then
+        echo "FAIL: ulimit -v $limit: $(head -1 "$tmp/err")"
+        fail=1
+    fi
     limit=$((limit + 4000))
 done
 if [ $rc -ne 0 ]; then
@@ -58,11 +70,15 @@ elif [ ! -s "$tmp/out/plan.json" ]; then
     echo "FAIL: ulimit -v $limit: exit 0 but no plan-json"
     fail=1
 fi
+if [ $verifying -eq 0 ]; then
+    echo "FAIL: no run ran out of memory while verifying (of $n failing)"
+    fail=1
+fi
 if [ $planning -eq 0 ]; then
     echo "FAIL: no run ran out of memory while planning (of $n failing):"
     echo "      the test proves nothing"
     fail=1
 fi
 [ $fail -eq 0 ] &&
-    echo "oom_csv: $n runs out of memory ($planning while planning), each exit 1 with one message, no file; ulimit -v $limit plans"
+    echo "oom_csv: $n runs out of memory ($planning while planning, $verifying while verifying), each exit 1 with one message, no file; ulimit -v $limit plans"
 exit $fail
