@@ -230,27 +230,19 @@ static int cli_csv_usage(base_diag *d, const plan_options *o, cli_emit emit) {
     return 0;
 }
 
-/* The independent verifier on the plan of pb, its scratch allocated
- * here, so that running out of memory is reported as such and not as a
- * plan that does not verify (plan_verify_problem's one verdict that is
- * not about the plan).  False after the error. */
+/* The independent verifier on the plan of pb: out of memory reported as
+ * such, not as a plan that does not verify.  False after the error. */
 static bool cli_csv_verify(const plan_problem *pb, const uint64_t *off,
                            uint64_t size, base_diag *d) {
-    size_t bytes = plan_verify_problem_scratch_size(pb);
-    void *scratch = base_huge_alloc(bytes, 16); /* NULL for SIZE_MAX */
-    if (!scratch) {
+    char err[512];
+    int rc = plan_verify_problem_status(pb, off, size, err, sizeof err);
+    if (rc < 0)
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                          "out of memory while verifying the plan");
-        return false;
-    }
-    char err[512];
-    bool ok =
-        plan_verify_problem_in(pb, scratch, bytes, off, size, err, sizeof err);
-    base_huge_free(scratch);
-    if (!ok)
+    else if (rc == 0)
         base_diag_msg(d, BASE_SEV_ERROR,
                       "internal error: the plan does not verify: %s", err);
-    return ok;
+    return rc == 1;
 }
 
 /* Plans the instance pb into c (offsets in `a`): the algorithm, the

@@ -107,8 +107,9 @@ typedef struct plan_compare {
 /* Runs every comparison on one pool's problem (`own` is planwrap's pool
  * size; `caching` false skips the caching allocator, for communication
  * buffers).  Every plan of naive, reuse and the greedy planners is proved
- * by plan_verify_problem.  Returns 0; -1 on out of memory; -2 when a
- * simulated plan does not verify (an internal error, described in err). */
+ * by the verifier.  Returns 0; -1 on out of memory (the verifier's
+ * too); -2 when a simulated plan does not verify (an internal error,
+ * described in err). */
 int plan_compare_problem(const plan_problem *pb, uint64_t own, bool caching,
                          plan_compare *out, char *err, size_t errlen);
 

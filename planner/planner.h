@@ -213,6 +213,12 @@ size_t plan_search_describe(char *buf, size_t len, uint64_t size,
  * accepted), cannot fail. */
 bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
                          uint64_t size, char *err, size_t errlen);
+/* plan_verify_problem telling its verdicts apart: 1 valid, 0 not (the
+ * reason in err), -1 out of memory (err "out of memory"), so that a
+ * caller reports the last as what it is, not as a plan that does not
+ * verify. */
+int plan_verify_problem_status(const plan_problem *pb, const uint64_t *offsets,
+                               uint64_t size, char *err, size_t errlen);
 size_t plan_verify_problem_scratch_size(const plan_problem *pb);
 bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
                             size_t scratch_size, const uint64_t *offsets,

@@ -331,16 +331,21 @@ bool plan_verify_problem_in(const plan_problem *pb, void *scratch,
            vf_colours(pb, offsets, w.idx, m, err, errlen);
 }
 
-bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
-                         uint64_t size, char *err, size_t errlen) {
+int plan_verify_problem_status(const plan_problem *pb, const uint64_t *offsets,
+                               uint64_t size, char *err, size_t errlen) {
     size_t bytes = plan_verify_problem_scratch_size(pb);
     void *scratch = plan_scratch_new(bytes);
     if (!scratch) {
         vf_err(err, errlen, "out of memory");
-        return false;
+        return -1;
     }
     bool ok =
         plan_verify_problem_in(pb, scratch, bytes, offsets, size, err, errlen);
     free(scratch);
     return ok;
+}
+
+bool plan_verify_problem(const plan_problem *pb, const uint64_t *offsets,
+                         uint64_t size, char *err, size_t errlen) {
+    return plan_verify_problem_status(pb, offsets, size, err, errlen) == 1;
 }

@@ -2,7 +2,8 @@
  * tests/planner/test_oom.c - planning reports out of memory, it never
  * ends the process: bestfit's large path and tree return -1 and
  * plan_program reports "out of memory" when their huge-page blocks
- * (base_huge_alloc) cannot be had.  alloc_fail.h (tests/base) makes
+ * (base_huge_alloc) cannot be had, and the verifier says "out of
+ * memory" apart from "does not verify" (verify_oom).  alloc_fail.h (tests/base) makes
  * base's mmap and calloc fail from a size on: the blocks these tests make
  * fail are larger than any chunk of an arena, so that an arena allocation
  * failing instead (base_oom: exit 1) or none failing ends the test with a
@@ -178,8 +179,39 @@ static void plan_program_oom(void **state) {
     free(text);
 }
 
+/* The verifier tells out of memory (its scratch: malloc, 1 MiB and more
+ * for OOM_BUFS buffers) apart from a plan that does not verify. */
+static void verify_oom(void **state) {
+    (void)state;
+    plan_buf *bufs = malloc(OOM_BUFS * sizeof *bufs);
+    uint64_t *off = malloc(OOM_BUFS * sizeof *off);
+    assert_non_null(bufs);
+    assert_non_null(off);
+    plan_problem pb;
+    make_problem(&pb, bufs);
+    uint64_t size;
+    assert_int_equal(plan_naive(&pb, off, &size), 0);
+    char err[200];
+    alloc_fail_reset();
+    alloc_fail_malloc_from = MIB;
+    assert_int_equal(
+        plan_verify_problem_status(&pb, off, size, err, sizeof err), -1);
+    assert_string_equal(err, "out of memory");
+    assert_false(plan_verify_problem(&pb, off, size, NULL, 0));
+    alloc_fail_reset();
+    assert_int_equal(
+        plan_verify_problem_status(&pb, off, size, err, sizeof err), 1);
+    off[2] = off[1]; /* buffers 1 ([1, 2]) and 2 ([2, 4]) overlap */
+    assert_int_equal(
+        plan_verify_problem_status(&pb, off, size, err, sizeof err), 0);
+    assert_string_not_equal(err, "out of memory");
+    free(off);
+    free(bufs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(verify_oom),
         cmocka_unit_test(bestfit_large_oom),
         cmocka_unit_test(plan_program_oom),
         cmocka_unit_test(tree_oom),
