@@ -3,8 +3,9 @@
  * ends the process: bestfit's large path and tree return -1 and
  * plan_program reports "out of memory" when their huge-page blocks
  * (base_huge_alloc) cannot be had, and the verifier says "out of
- * memory" apart from "does not verify" (verify_oom).  alloc_fail.h (tests/base) makes
- * base's mmap and calloc fail from a size on: the blocks these tests make
+ * memory" apart from "does not verify" (verify_oom).  alloc_fail.h
+ * (tests/base) makes base's mmap and calloc fail from a size on: the
+ * blocks these tests make
  * fail are larger than any chunk of an arena, so that an arena allocation
  * failing instead (base_oom: exit 1) or none failing ends the test with a
  * failure.
