@@ -284,9 +284,8 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
     if (verify && !cli_csv_verify(pb, off, c->size, d))
         return false;
     /* bestfit (the start of search and auto) computed it (plan_run) */
-    bool by_run = o->algo == PLAN_BESTFIT || o->algo == PLAN_SEARCH ||
-                  o->algo == PLAN_AUTO;
-    c->lb = by_run ? st.problem_bound : plan_lower_bound(pb);
+    c->lb = plan_run_reports_bound(o->algo) ? st.problem_bound
+                                            : plan_lower_bound(pb);
     if (o->search.capacity && c->size > o->search.capacity) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                          "pool pool0 does not fit in --capacity %" PRIu64

@@ -284,6 +284,10 @@ void plan_options_init(plan_options *o);
  * algorithm checks it at entry). */
 int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
              uint64_t *offsets, uint64_t *size, plan_search_stats *st);
+/* Whether plan_run of algorithm a sets st->problem_bound (bestfit and
+ * the searches that start from it): then a caller takes the pool's lower
+ * bound from there instead of computing it again. */
+bool plan_run_reports_bound(plan_algo a);
 
 typedef struct plan_pool {
     const char *name; /* C identifier, unique, deterministic */

@@ -255,6 +255,10 @@ int plan_run(const plan_problem *pb, const plan_options *o, uint64_t capacity,
     return -1;
 }
 
+bool plan_run_reports_bound(plan_algo a) {
+    return a == PLAN_BESTFIT || a == PLAN_SEARCH || a == PLAN_AUTO;
+}
+
 /* The capacity a pool must fit: its space's capacity and --capacity, the
  * smaller of the two; 0 = none. */
 static uint64_t pp_capacity(const plan_pool *pool, const plan_options *o) {
@@ -608,9 +612,7 @@ static bool pp_plan_pool(pp_run *R, uint32_t pi) {
     pp_pool_layout(&c, pool->nstorages, &w);
     if (!pp_pool_problem(R, pi, &pb, w.members))
         return false;
-    plan_algo algo = R->o->algo;
-    bool by_run =
-        algo == PLAN_BESTFIT || algo == PLAN_SEARCH || algo == PLAN_AUTO;
+    bool by_run = plan_run_reports_bound(R->o->algo);
     if (!by_run)
         pool->lower_bound = plan_lower_bound_in(&pb, w.rest, w.rest_size);
     uint64_t *off = w.rest, size = 0;

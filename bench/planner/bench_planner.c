@@ -15,8 +15,9 @@
  *
  * Figures are measured in this run; targets are printed next to them.
  * `scale` and `ratio` time what `planwrap plan --csv` does: reading the
- * CSV, the lower bound (bestfit's, computed by its passes; the others'
- * by plan_lower_bound) and the plan (not the verifier), CPU time, each
+ * CSV, the lower bound (bestfit's, search's and auto's computed by
+ * bestfit's passes, plan_run_reports_bound; the others' by
+ * plan_lower_bound) and the plan (not the verifier), CPU time, each
  * run in a child process forked for it (run_fresh), so that no run
  * inherits the state an earlier one left; the best of several runs, the
  * algorithms alternating.
@@ -285,15 +286,16 @@ static run_out run_one(const char *text, size_t len, const char *algo,
     if (!plan_read_csv(a, "bench.csv", text, len, &pb, d))
         goto out;
     pb.align = 64;
-    /* bestfit reports the bound it computes (plan_run's stats), and
-     * `plan --csv` takes it from there */
-    bool own_lb = o.algo != PLAN_BESTFIT;
+    /* bestfit (and the searches, from their bestfit start) report the
+     * bound they compute (plan_run's stats), and `plan --csv` takes it
+     * from there */
+    bool own_lb = !plan_run_reports_bound(o.algo);
     if (own_lb)
         r.lb = plan_lower_bound(&pb);
     uint64_t *off = calloc((size_t)pb.n + 1, sizeof *off);
     plan_search_stats st;
     if (plan_run(&pb, &o, 0, off, &r.size, &st) == 0) {
-        r.lb = own_lb ? r.lb : st.lower_bound;
+        r.lb = own_lb ? r.lb : st.problem_bound;
         r.secs = now() - t0;
         r.faults = page_faults() - f0;
         r.ok = plan_verify_problem(&pb, off, r.size, NULL, 0);

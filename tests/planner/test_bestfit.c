@@ -162,6 +162,41 @@ static void test_bestfit_reports_lower_bound(void **st) {
     free(bufs);
 }
 
+/* plan_run sets problem_bound to plan_lower_bound exactly for the
+ * algorithms plan_run_reports_bound names (which `plan` and plan_program
+ * then trust instead of computing the bound), and leaves it 0 for the
+ * others. */
+static void test_run_reports_bound(void **st) {
+    (void)st;
+    enum { N = 600 };
+    plan_buf *bufs = calloc(N, sizeof *bufs);
+    uint64_t *off = calloc(N, sizeof *off);
+    uint64_t s = 5150;
+    plan_problem pb;
+    pt_random_problem(&s, &pb, bufs, N, 200, 0);
+    uint64_t lb = plan_lower_bound(&pb);
+    assert_true(lb > 0);
+    int reporting = 0;
+    for (int a = PLAN_NAIVE; a <= PLAN_AUTO; a++) {
+        plan_options o;
+        plan_options_init(&o);
+        o.algo = (plan_algo)a;
+        plan_search_stats ps;
+        uint64_t size;
+        assert_int_equal(plan_run(&pb, &o, 0, off, &size, &ps), 0);
+        bool rep = plan_run_reports_bound(o.algo);
+        reporting += rep;
+        if (ps.problem_bound != (rep ? lb : 0))
+            fail_msg("%s: problem_bound %llu, lower bound %llu",
+                     plan_algo_name(o.algo),
+                     (unsigned long long)ps.problem_bound,
+                     (unsigned long long)lb);
+    }
+    assert_int_equal(reporting, 3); /* bestfit, search, auto */
+    free(off);
+    free(bufs);
+}
+
 /* Above 131072 buffers bestfit runs two passes: a valid plan, between
  * the lower bound and naive (the O(n log n) verifier only: the reference
  * checker is quadratic). */
@@ -324,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_buffer_alignment),
         cmocka_unit_test(test_bestfit_large_random),
         cmocka_unit_test(test_bestfit_reports_lower_bound),
+        cmocka_unit_test(test_run_reports_bound),
         cmocka_unit_test(test_bestfit_huge),
         cmocka_unit_test(test_bestfit_work_budget),
         cmocka_unit_test(test_bestfit_budgeted),
