@@ -142,6 +142,7 @@ struct mst_node {
     bool dynamic;    /* partial/parent name is looked up ({{>*x}}) */
     bool one_line;   /* text: no newline but maybe the last byte */
     uint32_t line, col;
+    mst_part key;  /* parts[0] when nparts > 0: no load of parts */
     const char *s; /* text, or the tag's name */
     size_t n;
     mst_part *parts; /* dotted name; nparts 0 = "." */

@@ -289,7 +289,7 @@ static MST_NOINLINE mst_val lasting_fill(rctx *r, size_t top, const mst_node *n,
                                          struct lmemo *m) {
     mst_val v = {.type = MST_MISSING};
     for (size_t i = top + 1; i-- > 0;) {
-        v = frame_get(r, &r->stack[i], &n->parts[0]);
+        v = frame_get(r, &r->stack[i], &n->key);
         if (v.type != MST_MISSING)
             break;
     }
@@ -333,7 +333,7 @@ mst_val mst_lookup(rctx *r, const mst_node *n) {
             v = lasting_get(r, i, n);
             break;
         }
-        v = frame_get(r, &r->stack[i], &n->parts[0]);
+        v = frame_get(r, &r->stack[i], &n->key);
         if (v.type != MST_MISSING) {
             lasting = !r->stack[i].transient;
             break;
@@ -354,14 +354,14 @@ static inline mst_val lookup(rctx *r, const mst_node *n) {
     /* the transient frames on top, while they are native objects or
      * scalars (no names), then the memo of the walk below them */
     const frame *top = &r->stack[r->sp - 1];
-    if (!((top->tbloom >> (n->parts[0].mx & 63)) & 1))
+    if (!((top->tbloom >> (n->key.mx & 63)) & 1))
         /* in none of the transient frames: most names an event tests */
         return lasting_get_at(r, top->tlow - 1, top->lserial, n);
     size_t i = r->sp;
     for (; i > 0 && r->stack[i - 1].transient; i--) {
         const frame *f = &r->stack[i - 1];
         if (f->v.type == MST_OBJECT) {
-            const mst_field *k = mst_obj_find(f->v.u.obj, &n->parts[0]);
+            const mst_field *k = mst_obj_find(f->v.u.obj, &n->key);
             if (k)
                 return k->v;
         } else if (f->v.type >= MST_LIST) { /* the kinds before: scalars */

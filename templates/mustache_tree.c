@@ -146,6 +146,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
             start = i + 1;
         }
     }
+    n->key = n->parts[0];
     return 0;
 }
 
