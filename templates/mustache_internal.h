@@ -142,6 +142,11 @@ struct mst_node {
     bool dynamic;    /* partial/parent name is looked up ({{>*x}}) */
     bool one_line;   /* text: no newline but maybe the last byte */
     uint32_t line, col;
+    /* A section {{#x}} of a one-part name: how many such sections are
+     * in a row among its siblings from it on (at most 64; 1 when the
+     * next sibling is not one), rendered as one step (a run: see
+     * run_todo in mustache_render.c).  0 for any other node. */
+    uint8_t run;
     mst_part key;  /* parts[0] when nparts > 0: no load of parts */
     const char *s; /* text, or the tag's name */
     size_t n;
@@ -220,6 +225,9 @@ static inline bool ws_text(const tok *t) {
     return true;
 }
 
+/* Sets mst_node.run of the nodes ns[0, count) (mustache_tree.c). */
+void mst_mark_runs(mst_node *ns, size_t count);
+
 /* The compile passes (mustache_lex.c); each returns 0 or -1 with c->err
  * filled. */
 int mst_tokenize(compiler *c);
@@ -242,6 +250,8 @@ typedef struct ov_frame {
 
 #define MST_DCACHE 256u
 #define MST_LMEMO 256u
+#define MST_RMEMO_BITS 4
+#define MST_RMEMO (1u << MST_RMEMO_BITS)
 
 typedef struct rctx {
     const mst_loader *loader;
@@ -311,6 +321,15 @@ typedef struct rctx {
         uint64_t serial;
         mst_val v;
     } lm[MST_LMEMO];
+    /* A direct-mapped cache of (run of sections, lasting frame) -> the
+     * sections of the run whose name, looked up from that frame down to
+     * the root, is false, null or (unless strict) missing: bit j for
+     * section j.  Valid as long as the lmemo entries it comes from. */
+    struct rmemo {
+        const mst_node *n;
+        uint64_t serial;
+        uint64_t skip;
+    } rm[MST_RMEMO];
 } rctx;
 
 /* Objects with more keys than this are searched with json_object_getn

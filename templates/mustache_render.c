@@ -687,6 +687,75 @@ static int section(rctx *r, const mst_template *t, const mst_node *n) {
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Runs of sections.  An event of a view tests every kind of event in a
+ * row ({{#bind}}...{{/bind}}{{#alloc}}...), and all but one of them end
+ * at once: the name is in none of the transient frames (the bloom of
+ * the frame on top) and false, null or missing below them (the memo of
+ * lasting_get_at).  The sections of such a run whose answer below the
+ * transient frames is known to end them are remembered per run and
+ * lasting frame, so that an event asks the bloom per section and
+ * renders only the others, each as section() would. */
+
+/* run_skip past its cache: each section of the run looked up below the
+ * transient frames on top, remembered in m. */
+static MST_NOINLINE uint64_t run_fill(rctx *r, const mst_node *n,
+                                      const frame *top, struct rmemo *m) {
+    uint64_t skip = 0;
+    for (uint32_t j = 0; j < n->run; j++) {
+        mst_val v = lasting_get_at(r, top->tlow - 1, top->lserial, &n[j]);
+        if (v.type <= MST_FALSE && (v.type != MST_MISSING || !r->strict))
+            skip |= 1ull << j;
+    }
+    m->n = n;
+    m->serial = top->lserial;
+    m->skip = skip;
+    return skip;
+}
+
+/* The sections of the run from n that end at once with the transient
+ * frame `top` on the stack (bit j for n[j]). */
+static inline uint64_t run_skip(rctx *r, const mst_node *n, const frame *top) {
+    /* a Fibonacci hash: node addresses differ in their low bits */
+    uint64_t h =
+        ((uint64_t)(uintptr_t)n ^ top->lserial) * 0x9E3779B97F4A7C15ull;
+    struct rmemo *m = &r->rm[h >> (64 - MST_RMEMO_BITS)];
+    uint64_t skip = m->n == n && m->serial == top->lserial
+                        ? m->skip
+                        : run_fill(r, n, top, m);
+    uint64_t in = 0; /* the sections whose name may be on top */
+    for (uint32_t j = 0; j < n->run; j++)
+        in |= ((top->tbloom >> (n[j].key.mx & 63)) & 1) << j;
+    return skip & ~in;
+}
+
+/* The position of the lowest set bit of x (x != 0). */
+static inline unsigned ctz64(uint64_t x) {
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned k = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* Whether the run of sections from n goes at once (run_todo): two
+ * sections or more, with a transient frame on top. */
+static inline bool run_at_once(const rctx *r, const mst_node *n) {
+    return n->kind == N_SECTION && n->run > 1 && r->stack[r->sp - 1].transient;
+}
+
+/* The sections of the run from n (run_at_once) to render, bit j for
+ * n[j]: those not skipped (run_skip). */
+static inline uint64_t run_todo(rctx *r, const mst_node *n) {
+    uint64_t todo = ~run_skip(r, n, &r->stack[r->sp - 1]);
+    return n->run < 64 ? todo & ((1ull << n->run) - 1) : todo;
+}
+
 int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
                      size_t count) {
     r->steps += count + 1;
@@ -706,9 +775,20 @@ int mst_render_nodes(rctx *r, const mst_template *t, const mst_node *ns,
             rc = interpolate(r, t, n);
             break;
         case N_SECTION:
-        case N_INVERTED:
-            rc = section(r, t, n);
+        case N_INVERTED: {
+            /* a run of sections at once (run_todo), else this one */
+            uint64_t todo = 1;
+            if (run_at_once(r, n)) {
+                todo = run_todo(r, n);
+                i += n->run - 1u;
+            }
+            rc = 0;
+            while (todo && rc == 0) {
+                rc = section(r, t, n + ctz64(todo));
+                todo &= todo - 1;
+            }
             break;
+        }
         case N_PARTIAL:
         case N_PARENT:
             rc = mst_include(r, t, n);

@@ -67,6 +67,20 @@ typedef struct level {
     uint32_t pline, pcol; /* where the run starts */
 } level;
 
+static bool run_member(const mst_node *n) {
+    return n->kind == N_SECTION && n->nparts == 1;
+}
+
+void mst_mark_runs(mst_node *ns, size_t count) {
+    for (size_t i = count; i-- > 0;) {
+        mst_node *n = &ns[i];
+        if (!run_member(n))
+            continue;
+        bool more = i + 1 < count && ns[i + 1].run > 0 && ns[i + 1].run < 64;
+        n->run = more ? (uint8_t)(ns[i + 1].run + 1) : 1;
+    }
+}
+
 static mst_node *level_add(level *l) {
     grow((void **)&l->kids, &l->cap, l->nkids + 1, sizeof *l->kids);
     mst_node *n = &l->kids[l->nkids++];
@@ -169,6 +183,7 @@ static int close_level(compiler *c, level *lv, size_t nl, const tok *k) {
         kids = base_arena_alloc(c->arena, nk * sizeof *kids);
         memcpy(kids, l->kids, nk * sizeof *kids);
     }
+    mst_mark_runs(kids, nk);
     free(l->kids);
     free(l->pieces);
     nl--;
@@ -311,6 +326,7 @@ static int build(compiler *c, mst_template *t) {
             t->nodes = base_arena_alloc(c->arena, l->nkids * sizeof *t->nodes);
             memcpy(t->nodes, l->kids, l->nkids * sizeof *t->nodes);
             t->nnodes = l->nkids;
+            mst_mark_runs(t->nodes, t->nnodes);
         }
     }
     free_levels(lv, nl);

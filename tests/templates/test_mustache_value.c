@@ -48,7 +48,8 @@ typedef struct nat_fixture {
     base_arena *arenas[4];
     size_t live, max_live, built, released, fail_at;
     char names[4][8];
-    bool rich; /* also flag: true, two keys of one signature, and sub */
+    bool rich; /* also flag and nul: true, two keys of one signature, sub */
+    bool lax;  /* not strict */
 } nat_fixture;
 
 static size_t nat_count(void *ctx) {
@@ -77,6 +78,7 @@ static bool nat_element(void *ctx, size_t i, const mst_names *names,
         mst_v_set(a, *out, KEY("offset_macro"), mst_v_str(KEY("M")));
         mst_v_set(a, *out, KEY("offset_maker"), mst_v_str(KEY("K")));
         mst_v_set(a, *out, KEY("flag"), mst_v_bool(true));
+        mst_v_set(a, *out, KEY("nul"), mst_v_bool(true)); /* null at root */
         mst_val sub = mst_v_object(a);
         mst_v_set(a, sub, KEY("x"), mst_v_int((int64_t)i * 10));
         mst_v_set(a, sub, KEY("title"), mst_v_str(KEY("S")));
@@ -95,13 +97,14 @@ static char *render_nat(const char *tpl, nat_fixture *f, mst_error *err) {
     for (size_t i = 0; i < 4; i++)
         f->arenas[i] = base_arena_new();
     json_t *marker = json_array();
-    json_t *d = json_pack("{s:o, s:s}", "items", marker, "title", "T");
+    json_t *d = json_pack("{s:o, s:s, s:b, s:n, s:b}", "items", marker, "title",
+                          "T", "off", 0, "nul", "on", 1);
     mst_lazy_list lz = {.marker = marker,
                         .count = nat_count,
                         .ctx = f,
                         .element_val = nat_element,
                         .release = nat_release};
-    mst_options o = {.strict = true, .lazy = &lz, .nlazy = 1};
+    mst_options o = {.strict = !f->lax, .lazy = &lz, .nlazy = 1};
     mst_template *t = mst_compile("t", tpl, strlen(tpl), err);
     assert_non_null(t);
     char *out = NULL;
@@ -166,6 +169,41 @@ static void test_native_lookup_paths(void **state) {
     assert_string_equal(out, "e0T|0Se0S0|TKM0;e1T|10Se1S1|TKM10;"
                              "e2T|20Se2S2|TKM20;T");
     assert_int_equal(f.built, f.released);
+    free(out);
+}
+
+/* Sections in a row inside a lazy element (rendered as one step, the
+ * ones whose name is false, null or missing below the element skipped)
+ * render as one at a time would: in order, the truthy ones whichever
+ * frame has their name (the element's nul shadows the root's null), a
+ * missing name an error when strict (at its tag) and nothing
+ * otherwise. */
+static void test_native_runs(void **state) {
+    (void)state;
+    mst_error err;
+    nat_fixture f = {.fail_at = SIZE_MAX, .rich = true};
+    char *out = render_nat(
+        "{{#items}}{{#off}}A{{/off}}{{#name}}<{{name}}>{{/name}}{{#nul}}B"
+        "{{/nul}}{{#on}}C{{/on}}{{#flag}}D{{#off}}E{{/off}}{{#title}}{{title}}"
+        "{{/title}}{{/flag}}{{#off}}F{{/off}}{{#sub}}{{#off}}G{{/off}}{{#x}}x"
+        "{{x}}{{/x}}{{/sub}};{{/items}}",
+        &f, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "<e0>BCDTx0;<e1>BCDTx10;<e2>BCDTx20;");
+    assert_int_equal(f.built, f.released);
+    free(out);
+    const char *tpl = "{{#items}}{{#off}}{{/off}}{{#nope}}x{{/nope}}{{#on}}"
+                      "{{n}}{{/on}}{{/items}}";
+    nat_fixture strict = {.fail_at = SIZE_MAX};
+    assert_null(render_nat(tpl, &strict, &err));
+    char buf[512];
+    assert_string_equal(mst_error_format(&err, buf, sizeof buf),
+                        "t:1:27: error: unknown name 'nope'");
+    assert_int_equal(strict.built, strict.released);
+    nat_fixture lax = {.fail_at = SIZE_MAX, .lax = true};
+    out = render_nat(tpl, &lax, &err);
+    assert_non_null(out);
+    assert_string_equal(out, "012");
     free(out);
 }
 
@@ -254,6 +292,7 @@ int main(void) {
         cmocka_unit_test(test_native_object),
         cmocka_unit_test(test_native_lazy),
         cmocka_unit_test(test_native_lookup_paths),
+        cmocka_unit_test(test_native_runs),
         cmocka_unit_test(test_native_strict),
         cmocka_unit_test(test_stream),
     };
