@@ -35,11 +35,44 @@ const char *cg_ptr_type(const vw *v, int32_t val) {
     return *p;
 }
 
+/* The inputs and consts not planned into the arena (cg_plan_values
+ * found them, in IR order: value ids are in definition order): the
+ * lists of their sections. */
+static void io_values(vw *v, const uint32_t *io, uint32_t all,
+                      const uint32_t n[2]) {
+    const ir_program *p = v->prog;
+    for (int s = 0; s < 2; s++) {
+        v->io_list[s] = base_arena_array(v->a, n[s] + 1, sizeof(uint32_t));
+        v->nio[s] = 0;
+    }
+    for (uint32_t i = 0; i < all; i++) {
+        int s = p->values[io[i]].kind == IR_VAL_CONST;
+        v->io_list[s][v->nio[s]++] = io[i];
+    }
+}
+
+/* b_NAME of a value named `name`, in v->str. */
+static const char *plain_local(vw *v, const char *name) {
+    size_t n = ir_name_len(name);
+    char *l = base_arena_alloc(v->str, n + 3);
+    l[0] = 'b';
+    l[1] = '_';
+    memcpy(l + 2, name, n + 1);
+    return l;
+}
+
+/* The values' locals and const-ness, the roots that aliases read
+ * (v->used), and the inputs' and consts' sections (io_values): one pass
+ * over the values, which at 10^5 kernels are some 18 MB, each pass over
+ * them about a millisecond. */
 void cg_plan_values(vw *v) {
     const ir_program *p = v->prog;
+    const int32_t *sov = v->pl->storage_of_value;
     uint32_t nv = p->nvalues;
     v->local = base_arena_array(v->a, nv + 1, sizeof(char *));
     v->is_const = base_arena_array(v->a, nv + 1, sizeof(bool));
+    uint32_t *io = base_xcalloc((size_t)nv + 1, sizeof *io);
+    uint32_t n[2] = {0, 0}, all = 0;
     /* The IR's value names are distinct, so are their b_NAME: when no
      * identifier so far starts with b_, every value keeps b_NAME, and
      * the set is not needed (the values are the last names in it). */
@@ -47,18 +80,23 @@ void cg_plan_values(vw *v) {
     v->locals_plain = fresh;
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
-        const char *base = cg_cat(v, 2, "b_", iv->name);
-        v->local[i] = fresh ? base : cg_set_unique(v, &v->ids, base);
+        v->local[i] =
+            fresh ? plain_local(v, iv->name)
+                  : cg_set_unique(v, &v->ids, cg_cat(v, 2, "b_", iv->name));
         const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
         v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
-    }
-    /* A local is used when a call (marked by cg_plan_kernels), an alias
-     * or an output copy (cg_plan_outputs) reads it. */
-    for (uint32_t i = 0; i < nv; i++) {
-        const ir_value *iv = &p->values[i];
+        /* A local is used when a call (marked by cg_plan_kernels), an
+         * alias or an output copy (cg_plan_outputs) reads it. */
         if (iv->kind == IR_VAL_ALIAS && iv->root >= 0)
             v->used[iv->root] = true;
+        if ((iv->kind == IR_VAL_INPUT || iv->kind == IR_VAL_CONST) &&
+            sov[i] < 0) { /* else a planned input */
+            io[all++] = i;
+            n[iv->kind == IR_VAL_CONST]++;
+        }
     }
+    io_values(v, io, all, n);
+    free(io);
 }
 
 /* The expression of an alias: its root's local, offset and cast. */
@@ -348,7 +386,7 @@ static void plan_pool_tables(vw *v) {
         uint32_t s = v->buffer_storage[k];
         const plan_storage *st = &pl->storages[s];
         uint32_t *w = v->pool_w[v->spool[s]];
-        uint32_t n = (uint32_t)strlen(v->prog->values[st->value].name);
+        uint32_t n = (uint32_t)ir_name_len(v->prog->values[st->value].name);
         uint32_t lo = (uint32_t)digits(st->offset);
         uint32_t ls = (uint32_t)digits(st->size);
         w[0] = n > w[0] ? n : w[0];
@@ -473,32 +511,6 @@ static void io_names(vw *v, const char *kind, const char *const *names,
     cg_set_clear(&stems);
 }
 
-/* The inputs and consts not planned into the arena, in IR order (value
- * ids are in definition order), into the lists of their sections. */
-static void io_values(vw *v) {
-    const ir_program *p = v->prog;
-    uint32_t *tmp = base_xcalloc((size_t)p->nvalues + 1, sizeof *tmp);
-    uint32_t n[2] = {0, 0}, all = 0;
-    for (uint32_t x = 0; x < p->nvalues; x++) {
-        uint8_t k = p->values[x].kind;
-        if ((k == IR_VAL_INPUT || k == IR_VAL_CONST) &&
-            v->pl->storage_of_value[x] < 0) /* else a planned input */
-        {
-            tmp[all++] = x;
-            n[k == IR_VAL_CONST]++;
-        }
-    }
-    for (int s = 0; s < 2; s++) {
-        v->io_list[s] = base_arena_array(v->a, n[s] + 1, sizeof(uint32_t));
-        v->nio[s] = 0;
-    }
-    for (uint32_t i = 0; i < all; i++) {
-        int s = p->values[tmp[i]].kind == IR_VAL_CONST;
-        v->io_list[s][v->nio[s]++] = tmp[i];
-    }
-    free(tmp);
-}
-
 /* The outputs not planned into the pools: their positions. */
 static void io_outputs(vw *v) {
     const ir_program *p = v->prog;
@@ -553,8 +565,7 @@ static void io_items(vw *v, int s, const char *kind) {
 
 void cg_plan_io(vw *v) {
     static const char *const kind[] = {"INPUT", "CONST", "OUTPUT"};
-    io_values(v);
-    io_outputs(v);
+    io_outputs(v); /* the inputs and consts: cg_plan_values */
     for (int s = CG_IO_INPUTS; s <= CG_IO_OUTPUTS; s++)
         io_items(v, s, kind[s]);
 }

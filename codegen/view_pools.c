@@ -52,44 +52,70 @@ const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
     return m;
 }
 
-/* Whether the names of the pooled storages have no upper-case letter:
- * then their upper-case stems are distinct (the IR's names are), and no
- * stem needs a suffix. */
-static bool stems_distinct(const vw *v) {
-    const plan *pl = v->pl;
-    for (uint32_t s = 0; s < pl->nstorages; s++) {
-        if (s + CG_PREFETCH_AHEAD < pl->nstorages)
-            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
-                                s + CG_PREFETCH_AHEAD / 2);
-        if (v->spool[s] < 0)
-            continue;
-        for (const char *c = v->prog->values[pl->storages[s].value].name; *c;
-             c++)
-            if (*c >= 'A' && *c <= 'Z')
-                return false;
-    }
-    return true;
+/* Whether name has an upper-case letter. */
+static bool has_upper(const char *name) {
+    for (const char *c = name; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            return true;
+    return false;
 }
 
-/* The macros of every pooled storage, named after its upper-case name,
- * made unique in storage order (NAME, NAME_2, ...).  Most programs name
- * their buffers in lower case: their stems need no set. */
-static void buffer_macros(vw *v) {
+/* Pooled storage s in view pool k (pa: its alignment): its pool, its
+ * alignment and its stem, its name's (buffer_stems makes the stems
+ * unique when some name has an upper-case letter); false when its name
+ * has one. */
+static bool pool_storage(vw *v, uint32_t s, int32_t k, uint64_t pa) {
+    const ir_value *iv = &v->prog->values[v->pl->storages[s].value];
+    v->spool[s] = k;
+    v->salign[s] = iv->align > pa ? iv->align : pa;
+    v->bstem[s] = iv->name;
+    return !has_upper(iv->name);
+}
+
+/* When some pooled storage's name has an upper-case letter, the stems
+ * of the buffer macros: upper-case names made unique in storage order
+ * (NAME, NAME_2, ...).  Otherwise the names themselves, upper-cased
+ * where the macros are made: the IR's names are distinct, so are their
+ * upper-case forms (bstem_lower). */
+static void buffer_stems(vw *v, bool lower) {
     const plan *pl = v->pl;
-    const ir_program *p = v->prog;
+    v->bstem_lower = lower;
+    if (lower)
+        return;
+    cg_nameset bufs = {0};
+    for (uint32_t s = 0; s < pl->nstorages; s++)
+        if (v->spool[s] >= 0)
+            v->bstem[s] = cg_set_unique(
+                v, &bufs,
+                cg_upper(v, v->prog->values[pl->storages[s].value].name));
+    cg_set_clear(&bufs);
+}
+
+/* Every storage's view pool, alignment and macro stem: one pass over the
+ * storages (and their values' names and alignments), then the extra
+ * pools' storages. */
+static void pool_storages(vw *v) {
+    const plan *pl = v->pl;
     uint32_t ns = pl->nstorages;
     v->bstem = base_arena_array(v->a, ns + 1, sizeof(char *));
-    bool distinct = stems_distinct(v);
-    v->bstem_lower = distinct;
-    cg_nameset bufs = {0};
+    bool lower = true;
     for (uint32_t s = 0; s < ns; s++) {
-        if (v->spool[s] < 0)
-            continue;
-        const char *name = p->values[pl->storages[s].value].name;
-        v->bstem[s] =
-            distinct ? name : cg_set_unique(v, &bufs, cg_upper(v, name));
+        if (s + CG_PREFETCH_AHEAD < ns)
+            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
+                                s + CG_PREFETCH_AHEAD / 2);
+        int32_t pk = pl->storages[s].pool;
+        if (pk < 0)
+            v->spool[s] = -1;
+        else
+            lower &= pool_storage(
+                v, s, pk, pl->pools[pk].align ? pl->pools[pk].align : 1);
     }
-    cg_set_clear(&bufs);
+    for (uint32_t e = 0; e < pl->nextras; e++) {
+        uint32_t k = pl->npools + e;
+        lower &= pool_storage(v, pl->extras[e].storage, (int32_t)k,
+                              v->pool_align[k]);
+    }
+    buffer_stems(v, lower);
 }
 
 void cg_plan_pools(vw *v) {
@@ -98,8 +124,6 @@ void cg_plan_pools(vw *v) {
     uint32_t ns = pl->nstorages;
     v->spool = base_arena_array(v->a, ns + 1, sizeof *v->spool);
     v->salign = base_arena_array(v->a, ns + 1, sizeof *v->salign);
-    for (uint32_t s = 0; s < ns; s++)
-        v->spool[s] = pl->storages[s].pool;
     uint32_t np = pl->npools + pl->nextras;
     v->npools = np;
     v->pool_name = base_arena_array(v->a, np + 1, sizeof(char *));
@@ -129,7 +153,6 @@ void cg_plan_pools(vw *v) {
         v->pool_align[k] = plan_extra_align(pl, x, v->cuda);
         v->pool_plan[k] = -1;
         v->pool_storage[k] = (int32_t)x->storage;
-        v->spool[x->storage] = (int32_t)k;
     }
     for (uint32_t i = 0; i < np; i++) {
         v->pool_upper[i] =
@@ -140,19 +163,7 @@ void cg_plan_pools(vw *v) {
     cg_set_clear(&fields);
     cg_set_clear(&stems);
 
-    buffer_macros(v);
-    for (uint32_t s = 0; s < ns; s++) {
-        if (s + CG_PREFETCH_AHEAD < ns)
-            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
-                                s + CG_PREFETCH_AHEAD / 2);
-        if (v->spool[s] < 0)
-            continue;
-        const ir_value *iv = &p->values[pl->storages[s].value];
-        int32_t pk = v->pool_plan[v->spool[s]];
-        uint64_t pa = pk >= 0 ? (pl->pools[pk].align ? pl->pools[pk].align : 1)
-                              : v->pool_align[v->spool[s]];
-        v->salign[s] = iv->align > pa ? iv->align : pa;
-    }
+    pool_storages(v);
 }
 
 void cg_plan_outputs(vw *v) {

@@ -356,7 +356,7 @@ static size_t pp_scratch_size(const plan *pl) {
  * definition (or statement 0) to the statement freeing its last name.
  * storage_of_value first holds the storage of each root, then of every
  * name (a root is its own root, so its entry is read before it could
- * change). */
+ * change; a root comes before its names). */
 static void pp_storages(pp_run *R) {
     base_arena *a = R->a;
     plan *pl = R->pl;
@@ -370,25 +370,28 @@ static void pp_storages(pp_run *R) {
             ns++;
     pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
+    /* each storage made at its root, then the liveness of every name:
+     * a root comes before its names (values are in definition order),
+     * so one pass over the values does both */
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
-        sov[v] = -1;
-        if (!pp_is_storage(R->o, &p->values[v]))
-            continue;
-        plan_storage *s = &pl->storages[ns];
-        s->value = (int32_t)v;
-        s->pool = -1;
-        s->size = p->values[v].bytes;
-        /* the caller writes planned inputs and states before the run,
-         * and a next= output is the next run's state: live from 0 */
-        s->start = pp_from_start(&p->values[v]) ? 0 : p->values[v].def;
-        s->dies_at = -1;
-        s->reuse_of = -1;
-        sov[v] = (int32_t)ns++;
-    }
-    /* liveness over every name of each storage */
-    for (uint32_t v = 0; v < p->nvalues; v++) {
         const ir_value *val = &p->values[v];
+        if (pp_is_storage(R->o, val)) {
+            plan_storage *s = &pl->storages[ns];
+            s->value = (int32_t)v;
+            s->pool = -1;
+            s->size = val->bytes;
+            /* the caller writes planned inputs and states before the
+             * run, and a next= output is the next run's state: live
+             * from 0 */
+            s->start = pp_from_start(val) ? 0 : val->def;
+            s->dies_at = -1;
+            s->reuse_of = -1;
+            sov[v] = (int32_t)ns++;
+        } else {
+            sov[v] = -1;
+        }
+        PW_ASSERT(val->root <= (int32_t)v); /* -1, itself or a root before */
         int32_t s = val->root >= 0 ? sov[val->root] : -1;
         sov[v] = s;
         if (s < 0)
