@@ -132,11 +132,16 @@ static bool cli_gen_views(const cli_gen_run *r, base_arena *a, base_diag *d,
                 return false;
             }
         cli_clock_lap(r->clk, "load");
+        /* the statements' texts and input hash, made while it plans */
+        cg_view_options vo = *r->vo;
+        vo.texts = cg_texts_start(prog);
         plans[i] = plan_program(a, prog, r->po, d);
-        if (!plans[i])
+        if (!plans[i]) {
+            cg_texts_free(vo.texts);
             return false;
+        }
         cli_clock_lap(r->clk, "plan");
-        views[i] = cg_view_new(plans[i], r->target, r->vo, d);
+        views[i] = cg_view_new(plans[i], r->target, &vo, d); /* takes them */
         PW_ASSERT(views[i]); /* NULL only for a NULL plan */
         if (r->shared)
             cg_view_share_pools(views[i]);

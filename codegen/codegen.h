@@ -56,6 +56,18 @@ bool cg_check_target(const ir_program *p, cg_target t, const cg_check_opts *o,
 typedef struct cg_keyset cg_keyset;
 
 /* Options of the view that change generated code. */
+/* The one-line texts of a program's statements and its input hash
+ * (docs/view.md), which the view of the program needs: made ahead, once
+ * the program is loaded and checked, in a thread of their own (when one
+ * can be made and the program is not small) while `gen` plans it; a
+ * view given them (cg_view_options.texts) waits for that thread instead
+ * of making them itself, and frees them with itself.  The program must
+ * not change while they are made.  cg_texts_free frees them when no
+ * view took them (NULL is a no-op). */
+typedef struct cg_texts cg_texts;
+cg_texts *cg_texts_start(const ir_program *p);
+void cg_texts_free(cg_texts *t);
+
 typedef struct cg_view_options {
     bool kernel_status; /* kernels return int; non-zero stops the run */
     bool cuda_graphs;   /* cuda: capture runs of capturable calls */
@@ -63,6 +75,9 @@ typedef struct cg_view_options {
      * not in the set (and its value); for `gen` with the built-in
      * templates, which look up no other key. */
     const cg_keyset *keep;
+    /* the program's statement texts and input hash made ahead
+     * (cg_texts_start; the view takes them), NULL: the view makes them */
+    cg_texts *texts;
 } cg_view_options;
 
 /* The keys that the built-in templates (all targets, all partials) can

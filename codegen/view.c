@@ -327,6 +327,7 @@ cg_view *cg_view_new(const plan *pl, cg_target target, const cg_view_options *o,
     v->cuda = target == CG_TARGET_CUDA;
     v->kernel_status = o && o->kernel_status;
     v->keep = o ? o->keep : NULL;
+    v->texts = o ? o->texts : NULL;
     cg_keep_epoch_next(v);
     (void)d; /* kept in the API: the view finds no error of its own */
     v->M = v->prog->model ? v->prog->model : "model";
@@ -385,6 +386,7 @@ void cg_view_free(cg_view *cv) {
     base_sb_free(&cv->v.macro_pre);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
+    cg_texts_free(cv->v.texts);
     base_arena_free(cv->v.a);
     base_arena_free(cv->v.sa);
     base_arena_free(cv->v.scratch);

@@ -168,10 +168,10 @@ typedef struct vw {
     /* the one-line texts of the statements (cg_input_hash; NULL before):
      * statement i's at stmt_txt + stmt_off[i], NUL-terminated, its
      * length stmt_off[i + 1] - stmt_off[i] - 1 (0 - 1 for none); both
-     * in the arena `a` (stmt_len bytes of text used of stmt_cap) */
+     * in the arena `a`, or in `texts` (made ahead, cg_texts_start) */
     char *stmt_txt;
-    size_t stmt_len, stmt_cap;
     uint32_t *stmt_off;
+    cg_texts *texts;
     /* per statement: its IR line (live_at's; cg_plan_statements) */
     uint32_t *stmt_line;
 

@@ -610,6 +610,21 @@ static void expect_streamed(json_t *doc, cg_target target, const cg_file *ff,
     }
 }
 
+/* Two renderings a[0, na) and b[0, nb) are the same files, byte for
+ * byte; both freed. */
+static void expect_same_files(cg_file *a, size_t na, cg_file *b, size_t nb) {
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        assert_string_equal(a[i].name, b[i].name);
+        assert_int_equal(a[i].len, b[i].len);
+        assert_memory_equal(a[i].data, b[i].data, a[i].len);
+    }
+    cg_files_free(a, na);
+    cg_files_free(b, nb);
+}
+
 static void test_keep(void **state) {
     (void)state;
     static const struct {
@@ -677,17 +692,8 @@ static void test_keep(void **state) {
             cg_view_free(vf);
             cg_view_free(vp);
             expect_streamed(full, target, ff, nf);
-            assert_non_null(ff);
-            assert_non_null(fp);
-            assert_int_equal(nf, np);
             assert_true(nf >= 3);
-            for (size_t i = 0; i < nf; i++) {
-                assert_string_equal(ff[i].name, fp[i].name);
-                assert_int_equal(ff[i].len, fp[i].len);
-                assert_memory_equal(ff[i].data, fp[i].data, ff[i].len);
-            }
-            cg_files_free(ff, nf);
-            cg_files_free(fp, np);
+            expect_same_files(ff, nf, fp, np);
             json_decref(full);
             json_decref(part);
             base_diag_free(d);
@@ -698,15 +704,72 @@ static void test_keep(void **state) {
     cg_keyset_free(NULL);
 }
 
+/* The statements' texts and input hash made ahead (cg_texts_start: in a
+ * thread of their own from 20,000 statements on) give the view what it
+ * makes itself: the same root and the same files; texts no view took
+ * are freed alone. */
+static void test_texts_ahead(void **state) {
+    (void)state;
+    for (int big = 0; big < 2; big++) {
+        base_sb text = {0};
+        base_sb_puts(&text, "model m\nkernel r(in, out)\ninput x f32[4]\n");
+        uint32_t n = big ? 7000 : 3; /* three statements each */
+        for (uint32_t i = 0; i < n; i++)
+            base_sb_printf(&text,
+                           "alloc a%u f32[4]\ncall r(x, a%u) # /* c */\n"
+                           "free a%u\n",
+                           i, i, i);
+        base_sb_puts(&text, "alloc y f32[4]\ncall r(x, y)\noutput y\n");
+        base_arena *a = base_arena_new();
+        base_diag *d = base_diag_new(stderr, 0);
+        ir_program *p = ir_parse(a, "t.pw", base_sb_str(&text), text.len, d);
+        assert_non_null(p);
+        assert_true(ir_check(p, d));
+        assert_true(p->nstmts >= (big ? 20000u : 10u));
+        cg_texts_free(cg_texts_start(p)); /* taken by no view */
+        cg_texts_free(NULL);
+        plan_options o;
+        plan_options_init(&o);
+        plan *pl = plan_program(a, p, &o, d);
+        assert_non_null(pl);
+        cg_view_options now = {.keep = NULL};
+        cg_view_options ahead = {.keep = NULL, .texts = cg_texts_start(p)};
+        cg_view *vn = cg_view_new(pl, CG_TARGET_C, &now, d);
+        cg_view *va = cg_view_new(pl, CG_TARGET_C, &ahead, d); /* takes */
+        char *jn = json_dumps(cg_view_root(vn), JSON_COMPACT);
+        char *ja = json_dumps(cg_view_root(va), JSON_COMPACT);
+        assert_string_equal(jn, ja);
+        size_t nn = 0, na = 0;
+        cg_file *fn = cg_render_target(vn, CG_TARGET_C, NULL, &nn, d);
+        cg_file *fa = cg_render_target(va, CG_TARGET_C, NULL, &na, d);
+        expect_same_files(fn, nn, fa, na);
+        free(jn);
+        free(ja);
+        cg_view_free(vn);
+        cg_view_free(va);
+        base_diag_free(d);
+        base_arena_free(a);
+        base_sb_free(&text);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prototypes), cmocka_unit_test(test_kernel_status),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_cnames),
-        cmocka_unit_test(test_events),     cmocka_unit_test(test_reuse),
-        cmocka_unit_test(test_strings),    cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_streams),    cmocka_unit_test(test_field_names),
-        cmocka_unit_test(test_has_copies), cmocka_unit_test(test_buffer_macros),
-        cmocka_unit_test(test_io_macros),  cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_prototypes),
+        cmocka_unit_test(test_kernel_status),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_cnames),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_has_copies),
+        cmocka_unit_test(test_buffer_macros),
+        cmocka_unit_test(test_io_macros),
+        cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_texts_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
