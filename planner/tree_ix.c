@@ -28,11 +28,14 @@ static uint32_t ix_min(uint32_t a, uint32_t b) {
 
 #define SEG_SH 5u
 #define SEG_W (1u << SEG_SH)
+/* Ranges of up to this many buckets tag their leaves (seg_nodes_chmax). */
+#define SEG_PUSH 256u
 
 bool tr_seg_init(tr_seg *t, uint32_t n) {
     uint32_t nb = (uint32_t)(((uint64_t)n + SEG_W - 1) >> SEG_SH);
     t->n = n;
     t->nl = 1;
+    t->deep = false;
     while (t->nl < nb)
         t->nl *= 2;
     t->node = calloc(2 * (size_t)t->nl, sizeof *t->node);
@@ -61,20 +64,38 @@ static void seg_pull_min(tr_seg *t, uint32_t i) {
     x[i].mn = ix_max(x[i].tg[1], ix_min(x[2 * i].mn, x[2 * i + 1].mn));
 }
 
-/* Field f of leaves [a, b] (buckets) raised to at least v. */
+/* Field f of leaves [a, b] (buckets) raised to at least v: a tag on
+ * each leaf and the maxima and minima of their ancestors recomputed, so
+ * that no node above the leaves holds a tag and a query needs no walk up
+ * (seg_tree_q); O(b - a + log n).  A range of more than SEG_PUSH leaves
+ * tags the nodes covering it instead (O(log n)) and marks the tree deep:
+ * its queries then walk the tags of the ancestors too. */
 static void seg_nodes_chmax(tr_seg *t, unsigned f, uint32_t a, uint32_t b,
                             uint32_t v) {
+    tr_seg_node *x = t->node;
     a += t->nl;
     b += t->nl;
+    if (b - a < SEG_PUSH) {
+        for (uint32_t i = a; i <= b; i++)
+            seg_tag(&x[i], f, v);
+        for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2)
+            for (uint32_t i = a; i <= b; i++) {
+                x[i].mx[f] = ix_max(x[i].mx[f], v);
+                if (f == 1)
+                    seg_pull_min(t, i);
+            }
+        return;
+    }
+    t->deep = true;
     for (uint32_t i = a, j = b + 1; i < j; i /= 2, j /= 2) {
         if (i & 1)
-            seg_tag(&t->node[i++], f, v);
+            seg_tag(&x[i++], f, v);
         if (j & 1)
-            seg_tag(&t->node[--j], f, v);
+            seg_tag(&x[--j], f, v);
     }
     for (a /= 2, b /= 2; a > 0; a /= 2, b /= 2) {
-        t->node[a].mx[f] = ix_max(t->node[a].mx[f], v);
-        t->node[b].mx[f] = ix_max(t->node[b].mx[f], v);
+        x[a].mx[f] = ix_max(x[a].mx[f], v);
+        x[b].mx[f] = ix_max(x[b].mx[f], v);
         if (f == 1) {
             seg_pull_min(t, a);
             seg_pull_min(t, b);
@@ -191,6 +212,35 @@ static void seg_tree_q(const tr_seg *t, uint32_t a, uint32_t b, uint32_t m0,
     q[2] = mna;
 }
 
+/* seg_tree_q when no node above the leaves holds a tag (!t->deep): the
+ * tags of leaves a and b, and the maxima and minima of the nodes
+ * covering the leaves strictly between (nothing above them raises
+ * those). */
+static void seg_flat_tree_q(const tr_seg *t, uint32_t a, uint32_t b,
+                            uint32_t m0, uint32_t m1, uint32_t mn,
+                            uint32_t q[3]) {
+    const tr_seg_node *x = t->node, *la = &x[a + t->nl], *lb = &x[b + t->nl];
+    m0 = ix_max(m0, ix_max(la->tg[0], lb->tg[0]));
+    m1 = ix_max(m1, ix_max(la->tg[1], lb->tg[1]));
+    for (uint32_t i = a + 1 + t->nl, j = b + t->nl; i < j; i /= 2, j /= 2) {
+        if (i & 1) {
+            m0 = ix_max(m0, x[i].mx[0]);
+            m1 = ix_max(m1, x[i].mx[1]);
+            mn = ix_min(mn, x[i].mn);
+            i++;
+        }
+        if (j & 1) {
+            j--;
+            m0 = ix_max(m0, x[j].mx[0]);
+            m1 = ix_max(m1, x[j].mx[1]);
+            mn = ix_min(mn, x[j].mn);
+        }
+    }
+    q[0] = m0;
+    q[1] = m1;
+    q[2] = mn;
+}
+
 void tr_seg_query(const tr_seg *t, uint32_t l, uint32_t r, uint32_t q[3]) {
     uint32_t a = l >> SEG_SH, b = r >> SEG_SH, mna, mnb = UINT32_MAX;
     q[0] = q[1] = 0;
@@ -200,7 +250,21 @@ void tr_seg_query(const tr_seg *t, uint32_t l, uint32_t r, uint32_t q[3]) {
         seg_flat_q(t, b << SEG_SH, r, q);
         mnb = q[2];
     }
-    seg_tree_q(t, a, b, q[0], q[1], mna, mnb, q);
+    if (t->deep) {
+        seg_tree_q(t, a, b, q[0], q[1], mna, mnb, q);
+        return;
+    }
+    /* the only tags are the leaves' */
+    const tr_seg_node *la = &t->node[a + t->nl];
+    mna = ix_max(mna, la->tg[1]);
+    if (a == b) { /* most blocks: one bucket, one leaf */
+        q[0] = ix_max(q[0], la->tg[0]);
+        q[1] = ix_max(q[1], la->tg[1]);
+        q[2] = mna;
+        return;
+    }
+    mnb = ix_max(mnb, t->node[b + t->nl].tg[1]);
+    seg_flat_tree_q(t, a, b, q[0], q[1], ix_min(mna, mnb), q);
 }
 
 bool tr_axis_init(tr_axis *a, const plan_problem *pb) {

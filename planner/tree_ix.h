@@ -7,10 +7,14 @@
  * A tr_seg holds two fields per position of [0, n) of a time axis,
  * queried together, with range chmax (raise every position to at least
  * v), range max and range min (field 1); values start at 0.  Positions
- * are kept in buckets of 32 with a segment tree over the buckets (tags
- * not pushed down): O(32 + log n) per operation, and the short ranges of
- * most blocks read a cache line or two of positions and a tree that
- * stays in cache (n / 32 leaves).
+ * are kept in buckets of 32 with a segment tree over the buckets: a
+ * range of up to 256 buckets tags each of its leaves (O(32 + k + log n)
+ * for k buckets), so that a query reads its positions, two leaves' tags
+ * and the nodes covering the buckets between, without walking up (a
+ * block's range usually lies in one bucket: no tree at all); a longer
+ * range tags the nodes covering it (O(32 + log n); its queries then walk
+ * up the tree).  The short ranges of most blocks read a cache line or two
+ * of positions and a tree that stays in cache (n / 32 leaves).
  *
  * A tr_axis maps times to positions: the identity when the times are
  * small (no larger than a few times the number of buffers), else the
@@ -37,6 +41,7 @@ typedef struct tr_seg {
     uint32_t nl;       /* leaves (buckets): a power of two */
     tr_seg_node *node; /* 2 * nl */
     uint32_t *flat;    /* per position p, both fields: flat[2p + f] */
+    bool deep;         /* a node above the leaves holds a tag */
 } tr_seg;
 
 bool tr_seg_init(tr_seg *t, uint32_t n);

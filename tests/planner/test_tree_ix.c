@@ -81,6 +81,7 @@ static void test_seg_large_axes(void **st) {
     ix_check(1000, 20000, 11);
     ix_check(4096, 20000, 12);
     ix_check(5003, 20000, 13);
+    ix_check(40000, 4000, 14); /* ranges of more than 256 buckets */
 }
 
 /* The min sees a bucket's untouched positions (0) until every position
