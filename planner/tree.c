@@ -595,7 +595,7 @@ static void tr_ss_update(tr_ctx *c, const tr_frame *f) {
 static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
     bool chain = c->nodes[f->id].w & TR_F_CHAIN;
     if (tr_is_ss(c, f->id)) {
-        if (chain)
+        if (chain && !c->low_done) /* else tr_chain_note returns at once */
             tr_chain_note(c, f->id, f->ov, br);
         tr_ss_update(c, f);
         return true; /* its live ranges are its sides': they may grow */
@@ -649,8 +649,12 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     const tr_chain *ch = &c->cur->ch;
     uint32_t hi = f->id, l = f->ov;
     if (res) {
-        for (;; l++) {
-            tr_frame g = {ch->lv[l].ss, 0, 0, 0, 0, 0, 0, 0};
+        /* SS_l's update as its own frame's: the block went into its left
+         * side TS_{l-1}, or into its right side when the jump frame was
+         * trying right sides (c->up_hint: that side's old hint) */
+        uint8_t ph = f->phase == 1 ? 2 : 1;
+        for (;; l++, ph = 1) {
+            tr_frame g = {ch->lv[l].ss, 0, 0, 0, ph, 0, 0, 0};
             (void)tr_update(c, &g, br, rebuilt);
             if (l == hi)
                 break;
