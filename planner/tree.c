@@ -592,14 +592,30 @@ static void tr_ss_update(tr_ctx *c, const tr_frame *f) {
  * (recompute the dead intervals).  Returns whether the node may have
  * changed (its values or its live ranges); when a TemporalSplit did
  * not, no ancestor changes either. */
+static bool tr_update_ts(tr_ctx *c, const tr_frame *f, tr_range br,
+                         bool rebuilt);
+
+/* A SpatialSplit's part of tr_update: always true (its live ranges are
+ * its sides': they may grow).  Out of line, apart from the
+ * TemporalSplits' part: it keeps few values live, so its calls are
+ * cheap. */
+TR_NOINLINE static bool tr_update_ss(tr_ctx *c, const tr_frame *f,
+                                     tr_range br) {
+    if ((c->nodes[f->id].w & TR_F_CHAIN) && !c->low_done)
+        tr_chain_note(c, f->id, f->ov, br); /* else it returns at once */
+    tr_ss_update(c, f);
+    return true;
+}
+
 static bool tr_update(tr_ctx *c, const tr_frame *f, tr_range br, bool rebuilt) {
+    return tr_is_ss(c, f->id) ? tr_update_ss(c, f, br)
+                              : tr_update_ts(c, f, br, rebuilt);
+}
+
+/* The TemporalSplits' part of tr_update. */
+TR_NOINLINE static bool tr_update_ts(tr_ctx *c, const tr_frame *f, tr_range br,
+                                     bool rebuilt) {
     bool chain = c->nodes[f->id].w & TR_F_CHAIN;
-    if (tr_is_ss(c, f->id)) {
-        if (chain && !c->low_done) /* else tr_chain_note returns at once */
-            tr_chain_note(c, f->id, f->ov, br);
-        tr_ss_update(c, f);
-        return true; /* its live ranges are its sides': they may grow */
-    }
     tr_vals old = tr_vals_of(c, f->id);
     c->up_hint = old.hint;
     tr_ts_grew(c, f->id, f->ov);
@@ -655,12 +671,12 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
         uint8_t ph = f->phase == 1 ? 2 : 1;
         for (;; l++, ph = 1) {
             tr_frame g = {ch->lv[l].ss, 0, 0, 0, ph, 0, 0, 0};
-            (void)tr_update(c, &g, br, rebuilt);
+            (void)tr_update_ss(c, &g, br);
             if (l == hi)
                 break;
             uint32_t t = ch->lv[l].ts;
             g = (tr_frame){t, ch->lv[l].ss, 0, 0, 1, 0, 0, 0}; /* tr_implicit */
-            if (!tr_update(c, &g, br, rebuilt))
+            if (!tr_update_ts(c, &g, br, rebuilt))
                 return true;
         }
         (*sp)--;

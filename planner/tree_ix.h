@@ -233,6 +233,14 @@ typedef struct tr_ctx {
 #define TR_PREFETCH(p) ((void)(p))
 #endif
 
+/* Keeps a function out of line (where the compiler would merge it into
+ * its caller and make every call pay for the caller's registers). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TR_NOINLINE __attribute__((noinline))
+#else
+#define TR_NOINLINE
+#endif
+
 /* a + b, saturating at UINT64_MAX. */
 static inline uint64_t tr_add(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
