@@ -516,12 +516,13 @@ static void tr_pad_note(tr_ctx *c, const tr_frame *f, bool chain) {
     c->pads[c->npads++] = (tr_padrec){f->id, f->lv, f->off};
 }
 
-/* First visit of TemporalSplit frame f: 0 the block fails here, 1 it was
+/* First visit of TemporalSplit frame f by block (of size hint b and live
+ * range br, read once per search): 0 the block fails here, 1 it was
  * placed here (2 when it padded its children), 3 descend into f->ov. */
-static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block) {
+static int tr_ts_enter(tr_ctx *c, tr_frame *f, uint32_t block, uint64_t b,
+                       tr_range br) {
     const tr_node *n = &c->nodes[f->id];
-    uint64_t slot = n->hint, b = tr_hint(c, block);
-    tr_range br = tr_live(c, block);
+    uint64_t slot = n->hint;
     if ((!f->is_last && b > slot) || tr_dead_hit(n, br))
         return 0;
     if (n->w & TR_F_CHAIN) /* at offset 0 */
@@ -728,6 +729,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
     uint32_t sp = 0, land = 0; /* land: the depth of the placement */
     bool res = false, rebuilt = false;
     tr_range br = tr_live(c, block);
+    uint64_t b = tr_hint(c, block);
     if (!tr_enter(c, &sp, root, is_last, 0, 0))
         return false;
     while (sp && !c->oom) {
@@ -768,7 +770,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
         } else if (f->phase > 0) {
             res = false; /* the child it descended into failed */
         } else {
-            int r = tr_ts_enter(c, f, block);
+            int r = tr_ts_enter(c, f, block, b, br);
             if (r == 3) {
                 f->phase = 1;
                 if (!tr_jump_start(c, &sp, f, block))
