@@ -24,7 +24,8 @@ static uint32_t ix_min(uint32_t a, uint32_t b) {
  * bottom-up over 2 * nl nodes (nl a power of two, leaves at nl..2nl-1),
  * the nodes covering those buckets exactly and their ancestors.  The
  * value of a position is the max of its flat value and the tags of its
- * bucket's leaf and that leaf's ancestors. */
+ * bucket's leaf and that leaf's ancestors; the ancestors hold none until
+ * a range of more than SEG_PUSH buckets is raised (seg_nodes_chmax). */
 
 #define SEG_SH 5u
 #define SEG_W (1u << SEG_SH)
