@@ -241,13 +241,20 @@ const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s);
 const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k);
 const char *cg_text_death(base_arena *a, const plan *pl, int32_t root);
-/* The same texts appended to b (the view writes them into its comments
- * without a copy). */
-void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid);
-void cg_text_reuse_to(base_sb *b, const plan *pl, int32_t sid);
-void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s);
-void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k);
-void cg_text_death_to(base_sb *b, const plan *pl, int32_t root);
+/* The same texts written at p, which has room for the most bytes the
+ * text can take (cg_text_*_max, at least its length; no NUL written):
+ * each returns the text's end.  The view writes its comments this way,
+ * straight into the element's arena. */
+size_t cg_text_alloc_max(const plan *pl, int32_t sid);
+char *cg_text_alloc_at(char *p, const plan *pl, int32_t sid);
+size_t cg_text_reuse_max(const plan *pl, int32_t sid);
+char *cg_text_reuse_at(char *p, const plan *pl, int32_t sid);
+size_t cg_text_alias_max(const plan *pl, const ir_stmt *s);
+char *cg_text_alias_at(char *p, const plan *pl, const ir_stmt *s);
+size_t cg_text_del_max(const plan *pl, const ir_stmt *s, uint32_t k);
+char *cg_text_del_at(char *p, const plan *pl, const ir_stmt *s, uint32_t k);
+size_t cg_text_death_max(const plan *pl, int32_t root);
+char *cg_text_death_at(char *p, const plan *pl, int32_t root);
 
 /* `plan --emit svg|html`: the picture of `pl`, or with `algos`
  * ("naive,reuse,...", may be NULL) the plans of those algorithms side by

@@ -3,6 +3,13 @@
  * printer for both readers: the comments of generated code (the "comment"
  * of the view's events, docs/view.md) and `plan --emit lines`.  Byte
  * ranges are half-open, [first byte, end), in the pool's offsets.
+ *
+ * Each text is written in place: its most bytes are counted first
+ * (cg_text_*_max: the names' lengths from their records, 20 digits a
+ * number), then it is written at a pointer with room for them
+ * (cg_text_*_at), without a test of room or a NUL per append.  gen
+ * writes one or two per statement straight into the element's arena
+ * (codegen/view_stmts.c); the arena versions write into an arena.
  */
 #include "codegen/codegen.h"
 
@@ -10,26 +17,26 @@
 
 #include <string.h>
 
-static const char *et_take(base_arena *a, base_sb *b) {
-    char *s = base_arena_strdup(a, base_sb_str(b));
-    base_sb_free(b);
-    return s;
+/* s[0, n) at p; returns the end. */
+static inline char *et_put(char *p, const char *s, size_t n) {
+    base_copy(p, s, n);
+    return p + n;
 }
 
-/* The texts are built with puts and u64 appends, not printf: gen
- * formats several per kernel call. */
+/* A string literal at p. */
+#define ET_LIT(p, s) et_put((p), "" s, sizeof("" s) - 1)
 
-/* Appends a name of the (checked) program: its length is in its record
+/* A name of the (checked) program at p: its length is in its record
  * (ir_name_len), no strlen. */
-static void et_name(base_sb *b, const char *name) {
-    base_sb_put(b, name, ir_name_len(name));
+static inline char *et_name(char *p, const char *name) {
+    return et_put(p, name, ir_name_len(name));
 }
 
 /* The most bytes of "[lo,hi)". */
 #define ET_BYTES_MAX (2 * BASE_U64_MAX_DIGITS + 3)
 
-/* "[lo,hi)" at p (room for ET_BYTES_MAX bytes); returns the end. */
-static char *et_bytes_at(char *p, uint64_t lo, uint64_t hi) {
+/* "[lo,hi)" at p; returns the end. */
+static char *et_bytes(char *p, uint64_t lo, uint64_t hi) {
     *p++ = '[';
     p = base_u64_at(p, lo);
     *p++ = ',';
@@ -38,155 +45,249 @@ static char *et_bytes_at(char *p, uint64_t lo, uint64_t hi) {
     return p;
 }
 
-/* "POOL[lo,hi)", reserved once and written in place (gen writes one or
- * more per alloc, reuse and death event). */
-static void et_range(base_sb *b, const plan *pl, const plan_storage *st,
-                     uint64_t lo, uint64_t hi) {
-    const char *pool = pl->pools[st->pool].name;
-    size_t n = strlen(pool);
-    char *p = base_sb_room(b, n + ET_BYTES_MAX);
-    base_copy(p, pool, n);
-    base_sb_end(b, et_bytes_at(p + n, lo, hi));
+/* "POOL[lo,hi)" at p, the pool's name of n bytes. */
+static char *et_range(char *p, const char *pool, size_t n, uint64_t lo,
+                      uint64_t hi) {
+    return et_bytes(et_put(p, pool, n), lo, hi);
 }
 
-/* "[lo,hi)" */
-static void et_bytes(base_sb *b, uint64_t lo, uint64_t hi) {
-    base_sb_end(b, et_bytes_at(base_sb_room(b, ET_BYTES_MAX), lo, hi));
-}
-
-/* The u64 list "x,y,z", reserved once and written in place. */
-static void et_list(base_sb *b, const uint64_t *x, uint32_t n) {
-    char *p = base_sb_room(b, (size_t)n * (BASE_U64_MAX_DIGITS + 1));
+/* The u64 list "x,y,z" at p (at most n * (BASE_U64_MAX_DIGITS + 1)
+ * bytes). */
+static char *et_list(char *p, const uint64_t *x, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             *p++ = ',';
         p = base_u64_at(p, x[i]);
     }
-    base_sb_end(b, p);
+    return p;
 }
 
-void cg_text_alloc_to(base_sb *b, const plan *pl, int32_t sid) {
-    const plan_storage *st = &pl->storages[sid];
-    base_sb_puts(b, "alloc: ");
-    et_name(b, pl->prog->values[st->value].name);
-    base_sb_puts(b, ", ");
-    base_sb_u64(b, st->size);
-    base_sb_puts(b, st->size == 1 ? " byte" : " bytes");
-    if (st->pool >= 0 && st->size) {
-        base_sb_puts(b, " at ");
-        et_range(b, pl, st, st->offset, st->offset + st->size);
+/* The name of the value of storage s. */
+static const char *et_storage_name(const plan *pl, int32_t s) {
+    return pl->prog->values[pl->storages[s].value].name;
+}
+
+/* The pool of storage st, its name's length in *n (NULL: none). */
+static const char *et_pool(const plan *pl, const plan_storage *st, size_t *n) {
+    if (st->pool < 0) {
+        *n = 0;
+        return NULL;
     }
+    const char *pool = pl->pools[st->pool].name;
+    *n = strlen(pool);
+    return pool;
 }
 
-void cg_text_reuse_to(base_sb *b, const plan *pl, int32_t sid) {
+/* alloc: "alloc: NAME, N bytes at POOL[lo,hi)" */
+
+size_t cg_text_alloc_max(const plan *pl, int32_t sid) {
+    size_t n;
+    et_pool(pl, &pl->storages[sid], &n);
+    return sizeof "alloc: , " + ir_name_len(et_storage_name(pl, sid)) +
+           BASE_U64_MAX_DIGITS + sizeof " bytes at " + n + ET_BYTES_MAX;
+}
+
+char *cg_text_alloc_at(char *p, const plan *pl, int32_t sid) {
     const plan_storage *st = &pl->storages[sid];
-    base_sb_puts(b, "reuse: ");
-    et_name(b, pl->prog->values[st->value].name);
-    base_sb_puts(b, " takes");
+    p = ET_LIT(p, "alloc: ");
+    p = et_name(p, et_storage_name(pl, sid));
+    p = ET_LIT(p, ", ");
+    p = base_u64_at(p, st->size);
+    p = st->size == 1 ? ET_LIT(p, " byte") : ET_LIT(p, " bytes");
+    if (st->pool >= 0 && st->size) {
+        size_t n;
+        const char *pool = et_pool(pl, st, &n);
+        p = ET_LIT(p, " at ");
+        p = et_range(p, pool, n, st->offset, st->offset + st->size);
+    }
+    return p;
+}
+
+/* reuse: "reuse: NAME takes POOL[lo,hi) from OLD, ..." */
+
+size_t cg_text_reuse_max(const plan *pl, int32_t sid) {
+    const plan_storage *st = &pl->storages[sid];
+    size_t n;
+    et_pool(pl, st, &n);
+    size_t m = sizeof "reuse:  takes" + ir_name_len(et_storage_name(pl, sid));
     for (uint32_t i = 0; i < st->ndonors; i++) {
         const plan_donor *d = &pl->donors[st->donor_begin + i];
-        base_sb_puts(b, i ? ", " : " ");
-        et_range(b, pl, st, d->lo, d->hi);
-        base_sb_puts(b, " from ");
-        et_name(b, pl->prog->values[pl->storages[d->storage].value].name);
+        m += sizeof ",  from " + n + ET_BYTES_MAX +
+             ir_name_len(et_storage_name(pl, d->storage));
     }
+    return m;
 }
 
-void cg_text_alias_to(base_sb *b, const plan *pl, const ir_stmt *s) {
+char *cg_text_reuse_at(char *p, const plan *pl, int32_t sid) {
+    const plan_storage *st = &pl->storages[sid];
+    size_t n;
+    const char *pool = et_pool(pl, st, &n);
+    p = ET_LIT(p, "reuse: ");
+    p = et_name(p, et_storage_name(pl, sid));
+    p = ET_LIT(p, " takes");
+    for (uint32_t i = 0; i < st->ndonors; i++) {
+        const plan_donor *d = &pl->donors[st->donor_begin + i];
+        p = i ? ET_LIT(p, ", ") : ET_LIT(p, " ");
+        p = et_range(p, pool, n, d->lo, d->hi);
+        p = ET_LIT(p, " from ");
+        p = et_name(p, et_storage_name(pl, d->storage));
+    }
+    return p;
+}
+
+/* alias: "alias: NEW = OLD T[dims] offset=N [stride=[..]], bytes [lo,hi)
+ * of ROOT" */
+
+size_t cg_text_alias_max(const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
     const ir_value *v = &p->values[s->value];
-    base_sb_puts(b, "alias: ");
-    et_name(b, s->name.name);
-    base_sb_puts(b, " = ");
-    et_name(b, s->old.name);
-    base_sb_putc(b, ' ');
-    base_sb_puts(b, ir_dtype_name(v->dtype));
-    base_sb_putc(b, '[');
-    et_list(b, v->dims, v->ndim);
-    base_sb_puts(b, "] offset=");
-    base_sb_u64(b, s->has_offset ? s->attrs->offset : 0);
-    if (v->nstrides) {
-        base_sb_puts(b, " stride=[");
-        et_list(b, v->strides, v->nstrides);
-        base_sb_putc(b, ']');
-    }
-    base_sb_puts(b, ", bytes ");
-    et_bytes(b, v->byte_offset, v->byte_offset + v->bytes);
-    base_sb_puts(b, " of ");
-    et_name(b, p->values[v->root].name);
+    return sizeof "alias:  =  [] offset=" + ir_name_len(s->name.name) +
+           ir_name_len(s->old.name) + strlen(ir_dtype_name(v->dtype)) +
+           (size_t)(v->ndim + 1) * (BASE_U64_MAX_DIGITS + 1) +
+           sizeof " stride=[]" +
+           (size_t)v->nstrides * (BASE_U64_MAX_DIGITS + 1) +
+           sizeof ", bytes  of " + ET_BYTES_MAX +
+           ir_name_len(p->values[v->root].name);
 }
 
-void cg_text_del_to(base_sb *b, const plan *pl, const ir_stmt *s, uint32_t k) {
+char *cg_text_alias_at(char *q, const plan *pl, const ir_stmt *s) {
     const ir_program *p = pl->prog;
-    const char *name = s->names[k].name;
+    const ir_value *v = &p->values[s->value];
+    q = ET_LIT(q, "alias: ");
+    q = et_name(q, s->name.name);
+    q = ET_LIT(q, " = ");
+    q = et_name(q, s->old.name);
+    *q++ = ' ';
+    const char *t = ir_dtype_name(v->dtype);
+    q = et_put(q, t, strlen(t));
+    *q++ = '[';
+    q = et_list(q, v->dims, v->ndim);
+    q = ET_LIT(q, "] offset=");
+    q = base_u64_at(q, s->has_offset ? s->attrs->offset : 0);
+    if (v->nstrides) {
+        q = ET_LIT(q, " stride=[");
+        q = et_list(q, v->strides, v->nstrides);
+        *q++ = ']';
+    }
+    q = ET_LIT(q, ", bytes ");
+    q = et_bytes(q, v->byte_offset, v->byte_offset + v->bytes);
+    q = ET_LIT(q, " of ");
+    return et_name(q, p->values[v->root].name);
+}
+
+/* del: "del NAME", or "del NAME: a name only, storage R lives until free
+ * X (line L)" (or "... lives to the end").  The storage's root r when
+ * the free of name k of s does not end it (NULL: a plain del), and then
+ * in *last the name whose free ends it ("?" when none, NULL when it
+ * lives to the end). */
+static const ir_value *et_del_root(const plan *pl, const ir_stmt *s, uint32_t k,
+                                   const char **last) {
+    const ir_program *p = pl->prog;
     int32_t v = s->name_values ? s->name_values[k] : -1;
     const ir_value *r = v >= 0 ? &p->values[p->values[v].root] : NULL;
-    base_sb_puts(b, "del ");
-    et_name(b, name);
+    *last = NULL;
     if (!r || r->storage_end == (int32_t)s->index)
-        return;
-    base_sb_puts(b, ": a name only, storage ");
-    et_name(b, r->name);
-    if (r->storage_end < 0) {
-        base_sb_puts(b, " lives to the end");
-        return;
-    }
-    /* the name whose free ends the storage */
+        return NULL;
+    if (r->storage_end < 0)
+        return r;
     const ir_stmt *e = &p->stmts[r->storage_end];
-    const char *last = NULL;
-    for (uint32_t j = 0; j < e->nnames && !last; j++)
+    for (uint32_t j = 0; j < e->nnames && !*last; j++)
         if (e->name_values && e->name_values[j] >= 0 &&
             &p->values[p->values[e->name_values[j]].root] == r)
-            last = e->names[j].name;
-    base_sb_puts(b, " lives until free ");
-    base_sb_puts(b, last ? last : "?");
-    base_sb_puts(b, " (line ");
-    base_sb_u64(b, e->loc.line);
-    base_sb_putc(b, ')');
+            *last = e->names[j].name;
+    if (!*last)
+        *last = "?";
+    return r;
 }
 
-void cg_text_death_to(base_sb *b, const plan *pl, int32_t root) {
-    int32_t sid = pl->storage_of_value[root];
-    base_sb_puts(b, "storage ");
-    et_name(b, pl->prog->values[root].name);
-    base_sb_puts(b, " dies");
-    if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)
-        return;
-    const plan_storage *st = &pl->storages[sid];
-    base_sb_puts(b, ": ");
-    et_range(b, pl, st, st->offset, st->offset + st->size);
-    base_sb_puts(b, " is free");
+size_t cg_text_del_max(const plan *pl, const ir_stmt *s, uint32_t k) {
+    size_t m = sizeof "del " + ir_name_len(s->names[k].name);
+    const char *last;
+    const ir_value *r = et_del_root(pl, s, k, &last);
+    if (r)
+        m += sizeof ": a name only, storage " + ir_name_len(r->name) +
+             sizeof " lives until free  (line )" + (last ? strlen(last) : 0) +
+             BASE_U64_MAX_DIGITS;
+    return m;
 }
+
+char *cg_text_del_at(char *p, const plan *pl, const ir_stmt *s, uint32_t k) {
+    p = ET_LIT(p, "del ");
+    p = et_name(p, s->names[k].name);
+    const char *last;
+    const ir_value *r = et_del_root(pl, s, k, &last);
+    if (!r)
+        return p;
+    p = ET_LIT(p, ": a name only, storage ");
+    p = et_name(p, r->name);
+    if (!last)
+        return ET_LIT(p, " lives to the end");
+    p = ET_LIT(p, " lives until free ");
+    p = et_put(p, last, strlen(last));
+    p = ET_LIT(p, " (line ");
+    p = base_u64_at(p, pl->prog->stmts[r->storage_end].loc.line);
+    *p++ = ')';
+    return p;
+}
+
+/* death: "storage R dies: POOL[lo,hi) is free" */
+
+size_t cg_text_death_max(const plan *pl, int32_t root) {
+    int32_t sid = pl->storage_of_value[root];
+    size_t n = 0;
+    if (sid >= 0)
+        et_pool(pl, &pl->storages[sid], &n);
+    return sizeof "storage  dies:  is free" +
+           ir_name_len(pl->prog->values[root].name) + n + ET_BYTES_MAX;
+}
+
+char *cg_text_death_at(char *p, const plan *pl, int32_t root) {
+    int32_t sid = pl->storage_of_value[root];
+    p = ET_LIT(p, "storage ");
+    p = et_name(p, pl->prog->values[root].name);
+    p = ET_LIT(p, " dies");
+    if (sid < 0 || pl->storages[sid].pool < 0 || !pl->storages[sid].size)
+        return p;
+    const plan_storage *st = &pl->storages[sid];
+    size_t n;
+    const char *pool = et_pool(pl, st, &n);
+    p = ET_LIT(p, ": ");
+    p = et_range(p, pool, n, st->offset, st->offset + st->size);
+    return ET_LIT(p, " is free");
+}
+
+/* The texts in an arena: room for the most bytes, the text, its NUL
+ * (the arena's bytes are zero: written anyway, as a string's end). */
 
 const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
-    base_sb b = {0};
-    cg_text_alloc_to(&b, pl, sid);
-    return et_take(a, &b);
+    char *s = base_arena_alloc(a, cg_text_alloc_max(pl, sid) + 1);
+    *cg_text_alloc_at(s, pl, sid) = '\0';
+    return s;
 }
 
 const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
     if (pl->storages[sid].ndonors == 0)
         return NULL;
-    base_sb b = {0};
-    cg_text_reuse_to(&b, pl, sid);
-    return et_take(a, &b);
+    char *s = base_arena_alloc(a, cg_text_reuse_max(pl, sid) + 1);
+    *cg_text_reuse_at(s, pl, sid) = '\0';
+    return s;
 }
 
 const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
-    base_sb b = {0};
-    cg_text_alias_to(&b, pl, s);
-    return et_take(a, &b);
+    char *t = base_arena_alloc(a, cg_text_alias_max(pl, s) + 1);
+    *cg_text_alias_at(t, pl, s) = '\0';
+    return t;
 }
 
 const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k) {
-    base_sb b = {0};
-    cg_text_del_to(&b, pl, s, k);
-    return et_take(a, &b);
+    char *t = base_arena_alloc(a, cg_text_del_max(pl, s, k) + 1);
+    *cg_text_del_at(t, pl, s, k) = '\0';
+    return t;
 }
 
 const char *cg_text_death(base_arena *a, const plan *pl, int32_t root) {
-    base_sb b = {0};
-    cg_text_death_to(&b, pl, root);
-    return et_take(a, &b);
+    char *s = base_arena_alloc(a, cg_text_death_max(pl, root) + 1);
+    *cg_text_death_at(s, pl, root) = '\0';
+    return s;
 }

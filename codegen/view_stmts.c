@@ -89,22 +89,23 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
 }
 
 /* An event's "comment", TEXT between comment delimiters, written
- * straight into v->csb and from there into the element's arena: comment_begin
- * starts it (false when the key set leaves "comment" out: nothing to write),
- * the caller appends TEXT, comment_end sets it on o. */
-static bool comment_begin(vw *v) {
+ * straight into the element's arena: comment_room returns room for the
+ * text of at most max bytes (cg_text_*_max), NULL when the key set
+ * leaves "comment" out (nothing to write); comment_end sets the comment
+ * whose text ends at e.  The bytes reserved past its end stay unused. */
+static char *comment_room(vw *v, size_t max) {
     if (!keep_at(v, &site_comment, "comment", 7))
-        return false;
-    base_sb_clear(&v->csb);
-    base_sb_puts(&v->csb, "/* ");
-    return true;
+        return NULL;
+    char *c = base_arena_alloc(v->el, max + 3 + 3 + 1);
+    base_copy(c, "/* ", 3);
+    return c + 3;
 }
 
-static void comment_end(vw *v, mst_val o) {
-    base_sb_puts(&v->csb, " */");
-    nset(
-        v, o, "comment",
-        mst_v_str(base_arena_strndup(v->el, v->csb.p, v->csb.len), v->csb.len));
+static void comment_end(vw *v, mst_val o, char *text, char *e) {
+    base_copy(e, " */", 3);
+    e[3] = '\0';
+    char *c = text - 3;
+    nset(v, o, "comment", mst_v_str(c, (size_t)(e + 3 - c)));
 }
 
 /* The statement's "comment", "/\* line LINE: TEXT *\/", made only when
@@ -287,10 +288,9 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     nsetl(v, b, "pool_local", v->pool_local[pi]);
     nsetm(v, b, "offset_macro", (uint32_t)s, CG_MACRO_OFFSET);
     nsetm(v, b, "size_macro", (uint32_t)s, CG_MACRO_SIZE);
-    if (comment_begin(v)) {
-        cg_text_death_to(&v->csb, v->pl, st->value);
-        comment_end(v, b);
-    }
+    char *c = comment_room(v, cg_text_death_max(v->pl, st->value));
+    if (c)
+        comment_end(v, b, c, cg_text_death_at(c, v->pl, st->value));
     nappend(v, events, e);
 }
 
@@ -368,10 +368,9 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
             }
             nset(v, b, "from", from);
         }
-        if (comment_begin(v)) {
-            cg_text_reuse_to(&v->csb, v->pl, sid);
-            comment_end(v, b);
-        }
+        char *c = comment_room(v, cg_text_reuse_max(v->pl, sid));
+        if (c)
+            comment_end(v, b, c, cg_text_reuse_at(c, v->pl, sid));
         nappend(v, events, e);
     }
     mst_val b;
@@ -387,10 +386,9 @@ static void alloc_events(vw *v, int32_t val, int32_t sid, mst_val events) {
     nsetm(v, b, "size_macro", (uint32_t)sid, CG_MACRO_SIZE);
     nset(v, b, "offset", nu64(st->offset));
     nset(v, b, "size", nu64(st->size));
-    if (comment_begin(v)) {
-        cg_text_alloc_to(&v->csb, v->pl, sid);
-        comment_end(v, b);
-    }
+    char *c = comment_room(v, cg_text_alloc_max(v->pl, sid));
+    if (c)
+        comment_end(v, b, c, cg_text_alloc_at(c, v->pl, sid));
     nset(v, b, "unused", mst_v_bool(!v->used[val]));
     nappend(v, events, e);
 }
@@ -404,10 +402,9 @@ static void alias_event(vw *v, const ir_stmt *s, mst_val events) {
     mst_val e = cg_event(v, "alias", &b);
     nsetname(v, b, "new", s->name.name);
     nsetname(v, b, "old", s->old.name);
-    if (comment_begin(v)) {
-        cg_text_alias_to(&v->csb, v->pl, s);
-        comment_end(v, b);
-    }
+    char *c = comment_room(v, cg_text_alias_max(v->pl, s));
+    if (c)
+        comment_end(v, b, c, cg_text_alias_at(c, v->pl, s));
     nsetlocal(v, b, "local", val);
     nset_decl(v, b, val);
     nsetk(v, b, "expr", cg_alias_expr(v, val));
@@ -423,10 +420,9 @@ static void names_events(vw *v, const ir_stmt *s, mst_val events) {
         if (s->kind == IR_FREE) {
             mst_val e = cg_event(v, "del", &b);
             nsetname(v, b, "name", s->names[j].name);
-            if (comment_begin(v)) {
-                cg_text_del_to(&v->csb, v->pl, s, j);
-                comment_end(v, b);
-            }
+            char *c = comment_room(v, cg_text_del_max(v->pl, s, j));
+            if (c)
+                comment_end(v, b, c, cg_text_del_at(c, v->pl, s, j));
             nappend(v, events, e);
             continue;
         }
