@@ -86,14 +86,13 @@ static void sb_spaces(sbuf *b, size_t n) {
     }
 }
 
-/* Appends the decimal digits of x. */
+/* Appends the decimal digits of x, written in place (base_u64_at). */
 void cg_sb_u64(sbuf *b, uint64_t x) {
-    char tmp[24], *e = tmp + sizeof tmp, *q = e;
-    do {
-        *--q = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    cg_sb_put(b, q, (size_t)(e - q));
+    if (BASE_U64_MAX_DIGITS >= b->cap - b->len)
+        cg_sb_grow(b, BASE_U64_MAX_DIGITS);
+    char *e = base_u64_at(b->p + b->len, x);
+    *e = '\0';
+    b->len = (size_t)(e - b->p);
 }
 
 /* printf into the arena without the cost of stdio (the view formats
@@ -107,12 +106,13 @@ const char *cg_vfmt(const vw *v, const char *f, ...) {
     va_list ap;
     va_start(ap, f);
     for (const char *p = f; *p;) {
-        const char *pct = strchr(p, '%');
-        if (!pct) {
-            cg_sb_puts(&b, p);
-            break;
-        }
+        /* the text up to the next '%' (formats are short: no strchr) */
+        const char *pct = p;
+        while (*pct && *pct != '%')
+            pct++;
         cg_sb_put(&b, p, (size_t)(pct - p));
+        if (!*pct)
+            break;
         p = pct + 1;
         int lmod = 0; /* 0 int, 1 long, 2 long long, 3 size_t */
         for (; *p == 'l' && lmod < 2; p++)

@@ -153,35 +153,69 @@ static void wait_events(vw *v, const ir_stmt *s, const char *to,
     }
 }
 
+/* "(TYPE)LOCAL", the local of value val cast to a kernel's parameter
+ * type, made in v->str from known lengths; its length in *n. */
+static const char *cast_local(vw *v, const char *type, int32_t val, size_t *n) {
+    size_t tl = cg_lasting_len(v, type), ll = cg_local_len(v, val);
+    char *c = base_arena_alloc(v->str, tl + ll + 3);
+    c[0] = '(';
+    base_copy(c + 1, type, tl);
+    c[tl + 1] = ')';
+    base_copy(c + tl + 2, v->local[val], ll);
+    c[tl + 2 + ll] = '\0';
+    *n = tl + 2 + ll;
+    return c;
+}
+
+/* The decimal literal of x (no octal 010) in v->str; its length in
+ * *n. */
+static const char *int_literal(vw *v, int64_t x, size_t *n) {
+    char *c = base_arena_alloc(v->str, BASE_U64_MAX_DIGITS + 2);
+    char *e = c;
+    if (x < 0)
+        *e++ = '-';
+    e = base_u64_at(e, x < 0 ? 0u - (uint64_t)x : (uint64_t)x);
+    *e = '\0';
+    *n = (size_t)(e - c);
+    return c;
+}
+
 /* The view of argument j of call s (kernel k; `ok` when the call matches
  * the kernel's arity), into q (NULL: not kept); returns its C
- * expression. */
+ * expression, its length in *n (the view's strings: most lengths are
+ * known, no strlen). */
 static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
-                            bool ok, mst_val q) {
+                            bool ok, mst_val q, size_t *n) {
     const ir_arg *g = &s->args[j];
-    const char *ex = g->text ? g->text : "";
+    const char *ex;
     const char *ptype = ok ? v->kptype[k][j] : "";
     ir_mode m = cg_param_mode(v, ok ? k : -1, j);
     if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
         int32_t val = g->value;
         const ir_value *iv = &v->prog->values[val];
-        ex = v->local[val];
-        if (ok && v->is_const[val] && !v->kconst[k][j])
-            ex = cg_vfmt(v, "(%s)%s", ptype, ex);
+        if (ok && v->is_const[val] && !v->kconst[k][j]) {
+            ex = cast_local(v, ptype, val, n);
+        } else {
+            ex = v->local[val];
+            *n = cg_local_len(v, val);
+        }
         nsetk(v, q, "kind", "buffer");
         nsetname(v, q, "buffer", iv->name);
         nsetl(v, q, "dtype", ir_dtype_name(iv->dtype));
         nset(v, q, "bytes", nu64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
         ex = cg_c_string(v, g->sval ? g->sval : "", false);
+        *n = strlen(ex);
         nsetk(v, q, "kind", "string");
     } else if (g->kind == IR_ARG_INT) {
-        ex = cg_vfmt(v, "%" PRId64, g->ival); /* decimal: no octal 010 */
+        ex = int_literal(v, g->ival, n);
         nsetk(v, q, "kind", "int");
     } else {
+        ex = g->text ? g->text : "";
+        *n = strlen(ex);
         nsetk(v, q, "kind", "float");
     }
-    nsetk(v, q, "expr", ex);
+    nsetkn(v, q, "expr", ex, *n);
     nsetl(v, q, "ctype", ptype);
     nsetl(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
     nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
@@ -238,19 +272,23 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
      * expr_stream (CUDA's: not made in vain) */
     sbuf ex;
     cg_sb_init(&ex);
-    cg_sb_puts(&ex, k >= 0 ? v->kname[k] : s->name.name);
+    if (k >= 0)
+        cg_sb_put(&ex, v->kname[k], cg_lasting_len(v, v->kname[k]));
+    else
+        cg_sb_put(&ex, s->name.name, ir_name_len(s->name.name));
     cg_sb_put(&ex, "(", 1);
     mst_val arr = nlist(v);
     bool want_args = keep_at(v, &site_args, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     for (uint32_t j = 0; j < s->nargs; j++) {
         mst_val q = want_args ? nobj(v) : nmissing();
-        const char *x = call_arg(v, s, j, k, ok, q);
+        size_t xn;
+        const char *x = call_arg(v, s, j, k, ok, q, &xn);
         if (want_args)
             nappend(v, arr, q);
         if (j)
             cg_sb_put(&ex, ", ", 2);
-        cg_sb_puts(&ex, x);
+        cg_sb_put(&ex, x, xn);
     }
     wait_events(v, s, sx, events);
     nset(v, b, "args", arr);
