@@ -101,6 +101,10 @@ static uint64_t cg_fw_add(uint64_t a, uint64_t b) {
     return a > max || b > max - a ? max : a + b;
 }
 
+/* vw.fw_flags: the value is a state pair's output (next_of >= 0), its
+ * buffer is zeroed at init; the bits below are cg_fw_kind's. */
+#define CG_FW_NEXT_OF 8u
+
 /* The kind of value val among the buffers: bit 0 a planned input, bit 1
  * a state, bit 2 a planned output (an output in the pools in
  * intermediates mode); val -1 is none. */
@@ -145,8 +149,9 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     const ir_program *p = pl->prog;
     int32_t val = cg_fw_value(v, sid);
     const char *name = val >= 0 ? p->values[val].name : NULL;
-    unsigned kind = cg_fw_kind(pl, val);
-    bool in = kind & 1u, st = kind & 2u, out = kind & 4u;
+    /* cg_fw_kind(pl, val) and next_of >= 0 (cg_fw_plan) */
+    unsigned flags = val >= 0 ? v->fw_flags[sid] : 0u;
+    bool in = flags & 1u, st = flags & 2u, out = flags & 4u;
     char buf[600];
     size_t mn;
     const char *macro =
@@ -160,8 +165,7 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
         nsets(v, b, "offset_expr", oe);
     nset(v, b, "is_planned_input", mst_v_bool(in));
     nset(v, b, "is_state", mst_v_bool(st));
-    nset(v, b, "zero_at_init",
-         mst_v_bool(st || (val >= 0 && p->values[val].next_of >= 0)));
+    nset(v, b, "zero_at_init", mst_v_bool(st || (flags & CG_FW_NEXT_OF)));
     nset(v, b, "is_planned_output", mst_v_bool(out));
     if (in || st || out) {
         snprintf(buf, sizeof buf, "%s_%s_%s", v->M,
@@ -224,9 +228,17 @@ static const char *cg_fw_off_macro(vw *v, int32_t val) {
 void cg_fw_plan(vw *v) {
     const plan *pl = v->pl;
     const ir_program *p = pl->prog;
-    for (uint32_t s = 0; s < pl->nstorages; s++)
-        if (v->spool[s] >= 0)
-            v->fw_kinds |= cg_fw_kind(pl, cg_fw_value(v, s));
+    v->fw_flags = base_arena_array(v->a, (size_t)pl->nstorages + 1, 1);
+    for (uint32_t s = 0; s < pl->nstorages; s++) {
+        if (v->spool[s] < 0)
+            continue;
+        int32_t val = pl->storages[s].value;
+        unsigned kind = cg_fw_kind(pl, val);
+        bool next_of = val >= 0 && p->values[val].next_of >= 0;
+        v->fw_flags[s] = (uint8_t)(kind | (next_of ? CG_FW_NEXT_OF : 0u));
+        if (cg_fw_value(v, s) >= 0)
+            v->fw_kinds |= kind;
+    }
     /* A state ... next= pair swaps its two regions between runs: the
      * offsets of both depend on the pools' phase (docs/firmware.md). */
     bool have_p =

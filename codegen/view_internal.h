@@ -205,8 +205,12 @@ typedef struct vw {
     /* cuda: the graph partitions (view_graphs.c); NULL otherwise */
     int64_t *graph_begin, *graph_end, ngraphs;
     bool *captured, graphs_on;
-    /* firmware (fw_view.c): kinds among the buffers, state pairs */
+    /* firmware (fw_view.c): kinds among the buffers, state pairs, and
+     * per pooled storage its value's kind bits and zero_at_init (read
+     * once in storage order: a buffer's element reads them from here,
+     * not from the value's record, two cache lines past its name) */
     unsigned fw_kinds;
+    uint8_t *fw_flags;
     cg_pair *pairs;
     uint32_t npairs, pairs_cap;
     /* the pooled storages of view pool i, in storage order:
