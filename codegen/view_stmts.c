@@ -180,45 +180,58 @@ static const char *int_literal(vw *v, int64_t x, size_t *n) {
     return c;
 }
 
-/* The view of argument j of call s (kernel k; `ok` when the call matches
- * the kernel's arity), into q (NULL: not kept); returns its C
- * expression, its length in *n (the view's strings: most lengths are
- * known, no strlen). */
-static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
-                            bool ok, mst_val q, size_t *n) {
+/* The keys of argument j of call s (kernel k, `ok` as call_arg's) into
+ * object q, its C expression ex of n bytes. */
+static void call_arg_keys(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
+                          bool ok, mst_val q, const char *ex, size_t n) {
     const ir_arg *g = &s->args[j];
-    const char *ex;
-    const char *ptype = ok ? v->kptype[k][j] : "";
-    ir_mode m = cg_param_mode(v, ok ? k : -1, j);
     if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
-        int32_t val = g->value;
-        const ir_value *iv = &v->prog->values[val];
-        if (ok && v->is_const[val] && !v->kconst[k][j]) {
-            ex = cast_local(v, ptype, val, n);
-        } else {
-            ex = v->local[val];
-            *n = cg_local_len(v, val);
-        }
+        const ir_value *iv = &v->prog->values[g->value];
         nsetk(v, q, "kind", "buffer");
         nsetname(v, q, "buffer", iv->name);
         nsetl(v, q, "dtype", ir_dtype_name(iv->dtype));
         nset(v, q, "bytes", nu64(iv->bytes));
     } else if (g->kind == IR_ARG_STRING) {
-        ex = cg_c_string(v, g->sval ? g->sval : "", false);
-        *n = strlen(ex);
         nsetk(v, q, "kind", "string");
     } else if (g->kind == IR_ARG_INT) {
-        ex = int_literal(v, g->ival, n);
         nsetk(v, q, "kind", "int");
+    } else {
+        nsetk(v, q, "kind", "float");
+    }
+    nsetkn(v, q, "expr", ex, n);
+    nsetl(v, q, "ctype", ok ? v->kptype[k][j] : "");
+    ir_mode m = cg_param_mode(v, ok ? k : -1, j);
+    nsetl(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
+    nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
+}
+
+/* The C expression of argument j of call s (kernel k; `ok` when the
+ * call matches the kernel's arity), its length in *n (most lengths are
+ * the view's: no strlen), and its keys into q when an object (the
+ * key set keeps "args"; else only the expression is made). */
+static const char *call_arg(vw *v, const ir_stmt *s, uint32_t j, int32_t k,
+                            bool ok, mst_val q, size_t *n) {
+    const ir_arg *g = &s->args[j];
+    const char *ex;
+    if (g->kind == IR_ARG_BUFFER && g->value >= 0) {
+        int32_t val = g->value;
+        if (ok && v->is_const[val] && !v->kconst[k][j]) {
+            ex = cast_local(v, v->kptype[k][j], val, n);
+        } else {
+            ex = v->local[val];
+            *n = cg_local_len(v, val);
+        }
+    } else if (g->kind == IR_ARG_STRING) {
+        ex = cg_c_string(v, g->sval ? g->sval : "", false);
+        *n = strlen(ex);
+    } else if (g->kind == IR_ARG_INT) {
+        ex = int_literal(v, g->ival, n);
     } else {
         ex = g->text ? g->text : "";
         *n = strlen(ex);
-        nsetk(v, q, "kind", "float");
     }
-    nsetkn(v, q, "expr", ex, *n);
-    nsetl(v, q, "ctype", ptype);
-    nsetl(v, q, "mode", g->kind != IR_ARG_BUFFER ? "scalar" : ir_mode_name(m));
-    nset(v, q, "last", mst_v_bool(j + 1 == s->nargs));
+    if (q.type == MST_OBJECT)
+        call_arg_keys(v, s, j, k, ok, q, ex, *n);
     return ex;
 }
 
