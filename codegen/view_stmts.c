@@ -62,6 +62,14 @@ static void nset_decl(vw *v, mst_val o, int32_t val) {
     mst_v_set(v->el, o, "decl", 4, mst_v_str(d, tl + ll));
 }
 
+/* The bytes that are a letter, a digit or '_', by bit (byte c: bit
+ * c & 63 of word c >> 6): a name of only those is its own C string
+ * literal body. */
+static const uint64_t cg_name_bytes[4] = {
+    0x03FF000000000000u, /* '0'-'9' */
+    0x07FFFFFE87FFFFFEu, /* 'A'-'Z', '_', 'a'-'z' */
+    0, 0};
+
 /* "name_str" of an IR name: its C string literal (cg_c_string), made
  * only when kept; a name of letters, digits and '_' (most) needs no
  * escape: quoted as it is. */
@@ -73,7 +81,7 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
                            per byte (names mix letters and digits) */
     for (size_t i = 0; i < n; i++) {
         unsigned c = (unsigned char)name[i];
-        other |= ((c | 0x20u) - 'a' >= 26u) & (c - '0' >= 10u) & (c != '_');
+        other |= (unsigned)~(cg_name_bytes[c >> 6] >> (c & 63)) & 1u;
     }
     if (other) {
         const char *q = cg_c_string(v, name, false);
@@ -269,6 +277,44 @@ static mst_val guards_json(vw *v, const ir_stmt *s, int32_t k) {
     return arr;
 }
 
+/* A string and its length. */
+typedef struct cg_part {
+    const char *p;
+    size_t n;
+} cg_part;
+
+/* "NAME(X0, X1, ...)" of a call's n argument expressions x, or with
+ * `tail` (tl bytes) "NAME(X0, ..., TAIL)", in v->str. */
+static mst_val call_text(vw *v, const char *name, size_t nl, const cg_part *x,
+                         uint32_t n, const char *tail, size_t tl) {
+    size_t len = nl + 2 + (tail ? tl + 2 : 0);
+    for (uint32_t j = 0; j < n; j++)
+        len += x[j].n + 2;
+    char *c = base_arena_alloc(v->str, len + 1), *q = c;
+    base_copy(q, name, nl);
+    q += nl;
+    *q++ = '(';
+    for (uint32_t j = 0; j < n; j++) {
+        if (j) {
+            base_copy(q, ", ", 2);
+            q += 2;
+        }
+        base_copy(q, x[j].p, x[j].n);
+        q += x[j].n;
+    }
+    if (tail) {
+        if (n) {
+            base_copy(q, ", ", 2);
+            q += 2;
+        }
+        base_copy(q, tail, tl);
+        q += tl;
+    }
+    *q++ = ')';
+    *q = '\0';
+    return mst_v_str(c, (size_t)(q - c));
+}
+
 static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     int32_t k = s->kernel; /* ir_check's */
     mst_val b;
@@ -281,48 +327,29 @@ static mst_val call_event(vw *v, const ir_stmt *s, mst_val events) {
     const char *sx = cg_stream_expr(v, s->has_stream ? (int64_t)s->stream : -1);
     nsetk(v, b, "stream_expr", sx);
 
-    /* "NAME(ARGS" once, then ")" for expr and ", STREAM)" for
-     * expr_stream (CUDA's: not made in vain) */
-    sbuf ex;
-    cg_sb_init(&ex);
-    if (k >= 0)
-        cg_sb_put(&ex, v->kname[k], cg_lasting_len(v, v->kname[k]));
-    else
-        cg_sb_put(&ex, s->name.name, ir_name_len(s->name.name));
-    cg_sb_put(&ex, "(", 1);
+    /* the arguments' expressions, then from their lengths "NAME(ARGS)"
+     * and "NAME(ARGS, STREAM)" (CUDA's), each only when kept */
+    const char *name = k >= 0 ? v->kname[k] : s->name.name;
+    size_t nl = k >= 0 ? cg_lasting_len(v, name) : ir_name_len(name);
+    cg_part *x = base_arena_array(v->el, (size_t)s->nargs + 1, sizeof *x);
     mst_val arr = nlist(v);
     bool want_args = keep_at(v, &site_args, "args", 4);
     bool ok = k >= 0 && s->nargs == v->knparams[k];
     for (uint32_t j = 0; j < s->nargs; j++) {
         mst_val q = want_args ? nobj(v) : nmissing();
-        size_t xn;
-        const char *x = call_arg(v, s, j, k, ok, q, &xn);
+        x[j].p = call_arg(v, s, j, k, ok, q, &x[j].n);
         if (want_args)
             nappend(v, arr, q);
-        if (j)
-            cg_sb_put(&ex, ", ", 2);
-        cg_sb_put(&ex, x, xn);
     }
     wait_events(v, s, sx, events);
     nset(v, b, "args", arr);
     if (v->pl->opts.guard_bytes)
         nset(v, b, "guards", guards_json(v, s, ok ? k : -1));
-    size_t mark = ex.len;
-    if (keep_at(v, &site_expr, "expr", 4)) {
-        cg_sb_put(&ex, ")", 1);
-        nset(v, b, "expr",
-             mst_v_str(base_arena_strndup(v->str, ex.p, ex.len), ex.len));
-    }
-    if (keep_at(v, &site_expr_stream, "expr_stream", 11)) {
-        ex.len = mark;
-        if (s->nargs)
-            cg_sb_put(&ex, ", ", 2);
-        cg_sb_puts(&ex, sx);
-        cg_sb_put(&ex, ")", 1);
+    if (keep_at(v, &site_expr, "expr", 4))
+        nset(v, b, "expr", call_text(v, name, nl, x, s->nargs, NULL, 0));
+    if (keep_at(v, &site_expr_stream, "expr_stream", 11))
         nset(v, b, "expr_stream",
-             mst_v_str(base_arena_strndup(v->str, ex.p, ex.len), ex.len));
-    }
-    cg_sb_free(&ex);
+             call_text(v, name, nl, x, s->nargs, sx, strlen(sx)));
     return e;
 }
 
