@@ -663,7 +663,8 @@ mst_val cg_statement_val(vw *v, uint32_t i) {
     for (int32_t d = v->death_head[i]; d >= 0; d = v->death_next[d])
         death_event(v, events, d);
     nset(v, o, "events", events);
-    cg_fw_stmt(v, o);        /* fw_view.c */
+    if (v->npairs)           /* no state pairs: nothing to change */
+        cg_fw_stmt(v, o);    /* fw_view.c */
     cg_graphs_stmt(v, o, i); /* view_graphs.c */
     return o;
 }
