@@ -372,6 +372,18 @@ static void death_event(vw *v, mst_val events, int32_t s) {
     nappend(v, events, e);
 }
 
+/* "P->FIELD" of two strings that live as long as the view (a parameter
+ * and a struct field), in v->str from their lengths. */
+static mst_val arrow(vw *v, const char *p, const char *field) {
+    size_t pl = cg_lasting_len(v, p), fl = cg_lasting_len(v, field);
+    char *c = base_arena_alloc(v->str, pl + 2 + fl + 1);
+    base_copy(c, p, pl);
+    base_copy(c + pl, "->", 2);
+    base_copy(c + pl + 2, field, fl);
+    c[pl + 2 + fl] = '\0';
+    return mst_v_str(c, pl + 2 + fl);
+}
+
 /* The "bind" event of an input or const statement. */
 static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
     const ir_program *p = v->prog;
@@ -383,8 +395,7 @@ static void bind_event(vw *v, const ir_stmt *s, mst_val events) {
     nsetlocal(v, b, "local", s->value);
     nset_decl(v, b, s->value);
     const char *field = v->io_field[s->value];
-    nsetk(v, b, "expr",
-          cg_vfmt(v, "%s->%s", s->kind == IR_INPUT ? v->p_in : v->p_c, field));
+    nset(v, b, "expr", arrow(v, s->kind == IR_INPUT ? v->p_in : v->p_c, field));
     nset(v, b, "unused", mst_v_bool(!v->used[s->value]));
     nsetl(v, b, "field", field);
     nappend(v, events, e);
@@ -511,7 +522,7 @@ static void names_events(vw *v, const ir_stmt *s, mst_val events) {
         nsetname(v, b, "name", s->names[j].name);
         nsetlocal(v, b, "src", val);
         nset(v, b, "copied", mst_v_bool(v->out_copy[j]));
-        nsetk(v, b, "dst", cg_vfmt(v, "%s->%s", v->p_out, v->out_field[j]));
+        nset(v, b, "dst", arrow(v, v->p_out, v->out_field[j]));
         nsetl(v, b, "size_macro", v->out_size_macro[j]);
         nappend(v, events, e);
     }
