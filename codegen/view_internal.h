@@ -158,8 +158,6 @@ typedef struct vw {
     /* cg_ptr_type by [const][dtype]: one string each */
     const char *ptr_of[2][IR_DTYPE_COUNT + 1];
 
-    /* unused: the event comments are written in place (view_stmts.c) */
-    base_sb csb;
     /* "M_BUF_STEM" of storage macro_of - 1 (0: none), the prefix of its
      * macros (cg_buf_macro) */
     base_sb macro_pre;
