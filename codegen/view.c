@@ -382,7 +382,6 @@ void cg_view_free(cg_view *cv) {
         json_decref((json_t *)cv->v.lazy[i].marker);
     free(cv->v.lazy);
     cg_el_free(&cv->v);
-    base_sb_free(&cv->v.macro_pre);
     cg_set_clear(&cv->v.ids);
     HASH_CLEAR(hh, cv->v.keep_memo);
     cg_texts_free(cv->v.texts);

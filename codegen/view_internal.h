@@ -66,6 +66,9 @@ typedef struct cg_pair {
 /* Slots of vw.lcache (a power of two). */
 #define CG_LCACHE 256u
 
+/* Slots of vw.macro_memo (a power of two). */
+#define CG_MACRO_MEMO 64u
+
 /* Sets of vw.keep_dm (a power of two), of two entries each. */
 #define CG_KEEP_DM 1024u
 
@@ -158,10 +161,14 @@ typedef struct vw {
     /* cg_ptr_type by [const][dtype]: one string each */
     const char *ptr_of[2][IR_DTYPE_COUNT + 1];
 
-    /* "M_BUF_STEM" of storage macro_of - 1 (0: none), the prefix of its
-     * macros (cg_buf_macro) */
-    base_sb macro_pre;
-    uint32_t macro_of;
+    /* "M_BUF_STEM", the prefix of the macros of storage `of` - 1 (0:
+     * none), of the last storage s met at s % CG_MACRO_MEMO whose prefix
+     * fits (cg_buf_macro): a storage's macros are asked for one after
+     * the other, interleaved with a few other storages' */
+    struct cg_macro_memo {
+        uint32_t of, n;
+        char p[56];
+    } macro_memo[CG_MACRO_MEMO];
 
     /* the one-line texts of the statements (cg_input_hash; NULL before):
      * statement i's at stmt_txt + stmt_off[i], NUL-terminated, its

@@ -17,36 +17,50 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
-/* "M_BUF_STEM" of storage s into v->macro_pre, remembered for the
- * next call (the macros of one storage are asked for one after the
- * other: an alloc's offset and size, a buffer's three). */
-static void buf_macro_prefix(vw *v, uint32_t s) {
+/* The length of "M_BUF_STEM" of storage s and its stem (sn bytes). */
+static size_t buf_macro_prefix_len(const vw *v, uint32_t s, size_t *sn) {
     const char *stem = v->bstem[s];
     /* the stem is the IR's name itself when bstem_lower */
+    *sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
+    return v->Mlen + 5 + *sn;
+}
+
+/* "M_BUF_STEM" of storage s (its stem sn bytes) into d. */
+static void buf_macro_prefix(const vw *v, uint32_t s, size_t sn, char *d) {
     size_t ml = v->Mlen;
-    size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
-    base_sb *b = &v->macro_pre;
-    base_sb_clear(b);
-    base_sb_put(b, v->M, ml);
-    base_sb_put(b, "_BUF_", 5);
-    base_sb_put(b, stem, sn);
+    base_copy(d, v->M, ml);
+    base_copy(d + ml, "_BUF_", 5);
+    base_copy(d + ml + 5, v->bstem[s], sn);
     /* without a branch per byte: names mix letters and digits */
-    char *e = b->p + b->len;
     if (v->bstem_lower)
-        for (char *c = b->p + ml + 5; c < e; c++)
+        for (char *c = d + ml + 5, *e = c + sn; c < e; c++)
             *c = (char)(*c ^ ((unsigned)(*c - 'a') < 26u ? 0x20 : 0));
-    v->macro_of = s + 1;
 }
 
 const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
     static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
     static const size_t suffix_len[] = {7, 5, 6};
-    vw *mv = (vw *)v; /* every vw is mutable: only the memo changes */
-    if (v->macro_of != s + 1)
-        buf_macro_prefix(mv, s);
-    size_t pl = v->macro_pre.len, sl = suffix_len[which];
-    char *m = base_arena_alloc(v->str, pl + sl + 1);
-    base_copy(m, v->macro_pre.p, pl);
+    size_t sl = suffix_len[which];
+    /* every vw is mutable: only the memo changes */
+    struct cg_macro_memo *e =
+        (struct cg_macro_memo *)&v->macro_memo[s % CG_MACRO_MEMO];
+    char *m;
+    size_t pl;
+    if (e->of == s + 1) {
+        pl = e->n;
+        m = base_arena_alloc(v->str, pl + sl + 1);
+        base_copy(m, e->p, pl);
+    } else {
+        size_t sn;
+        pl = buf_macro_prefix_len(v, s, &sn);
+        m = base_arena_alloc(v->str, pl + sl + 1);
+        buf_macro_prefix(v, s, sn, m);
+        if (pl <= sizeof e->p) {
+            base_copy(e->p, m, pl);
+            e->n = (uint32_t)pl;
+            e->of = s + 1;
+        }
+    }
     base_copy(m + pl, suffix[which], sl + 1);
     *n = pl + sl;
     return m;
