@@ -191,9 +191,9 @@ void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     nsetl(v, b, "pool_field", pi >= 0 ? pl->pools[pi].name : pool);
 }
 
+/* Called only when there are state pairs (cg_statement_val tests
+ * v->npairs: most programs have none). */
 void cg_fw_stmt(const vw *v, mst_val s) {
-    if (v->npairs == 0)
-        return;
     mst_val events = mst_v_get(s, "events", 6);
     for (uint32_t i = 0; i < v->npairs; i++) {
         const cg_pair *q = &v->pairs[i];
