@@ -225,6 +225,13 @@ static inline char *base_u64_at(char *p, uint64_t x) {
         q[-1] = (char)('0' + y);
     return e;
 }
+/* x in decimal at p, a '-' first when negative (room for
+ * BASE_U64_MAX_DIGITS + 1 bytes; no NUL written); returns the end. */
+static inline char *base_i64_at(char *p, int64_t x) {
+    if (x < 0)
+        *p++ = '-';
+    return base_u64_at(p, x < 0 ? 0u - (uint64_t)x : (uint64_t)x);
+}
 void base_sb_printf(base_sb *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void base_sb_vprintf(base_sb *b, const char *fmt, va_list ap)

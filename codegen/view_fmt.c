@@ -95,6 +95,15 @@ void cg_sb_u64(sbuf *b, uint64_t x) {
     b->len = (size_t)(e - b->p);
 }
 
+/* Appends x in decimal, a '-' first when negative (base_i64_at). */
+static void cg_sb_i64(sbuf *b, int64_t x) {
+    if (BASE_U64_MAX_DIGITS + 1 >= b->cap - b->len)
+        cg_sb_grow(b, BASE_U64_MAX_DIGITS + 1);
+    char *e = base_i64_at(b->p + b->len, x);
+    *e = '\0';
+    b->len = (size_t)(e - b->p);
+}
+
 /* printf into the arena without the cost of stdio (the view formats
  * tens of thousands of short strings): %s, %%, and %d / %u with the
  * length modifiers l, ll and z are appended by the string builder;
@@ -136,9 +145,7 @@ const char *cg_vfmt(const vw *v, const char *f, ...) {
                         : lmod == 1 ? va_arg(ap, long)
                         : lmod == 2 ? va_arg(ap, long long)
                                     : (int64_t)va_arg(ap, size_t);
-            if (x < 0)
-                cg_sb_put(&b, "-", 1);
-            cg_sb_u64(&b, x < 0 ? 0u - (uint64_t)x : (uint64_t)x);
+            cg_sb_i64(&b, x);
         } else {
             /* not handled here: let stdio format the whole string */
             va_end(ap);
@@ -167,18 +174,6 @@ void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right) {
     cg_sb_put(b, s, n);
     if (!right)
         sb_spaces(b, pad);
-}
-
-/* Concatenates n strings into the arena. */
-const char *cg_cat(const vw *v, int n, ...) {
-    sbuf b;
-    cg_sb_init(&b);
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        cg_sb_puts(&b, va_arg(ap, const char *));
-    va_end(ap);
-    return cg_sb_done(v, &b);
 }
 
 /* Appends `s` to a C string literal body (or a comment when `comment`):

@@ -637,7 +637,32 @@ const char *cg_sb_done(const vw *v, sbuf *b);
 void cg_sb_free(sbuf *b);
 void cg_sb_u64(sbuf *b, uint64_t x);
 void cg_sb_pad(sbuf *b, const char *s, size_t width, bool right);
-const char *cg_cat(const vw *v, int n, ...);
+/* A string and its length. */
+typedef struct cg_part {
+    const char *p;
+    size_t n;
+} cg_part;
+/* A part of a string literal, and of any string (its strlen). */
+#define CG_LIT(s) ((cg_part){"" s, sizeof("" s) - 1})
+#define CG_STR(s) ((cg_part){(s), strlen(s)})
+/* The n parts one after the other into v->str, NUL-terminated; the
+ * length in *len.  Inline: most callers are hot (a local, a cast, a
+ * buffer macro per use) and join a few parts whose count and literal
+ * lengths fold at compile time. */
+static inline char *cg_catn(const vw *v, const cg_part *parts, size_t n,
+                            size_t *len) {
+    size_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        t += parts[i].n;
+    char *c = base_arena_alloc(v->str, t + 1), *q = c;
+    for (size_t i = 0; i < n; i++) {
+        base_copy(q, parts[i].p, parts[i].n);
+        q += parts[i].n;
+    }
+    *q = '\0';
+    *len = t;
+    return c;
+}
 void cg_sb_escape(sbuf *b, const char *s, bool comment);
 /* cg_sb_escape for a C comment, into a base_sb (ir_stmt_text's escape). */
 void cg_comment_escape(base_sb *out, const char *s);

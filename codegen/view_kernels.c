@@ -156,8 +156,10 @@ json_t *cg_kernel_json(vw *v, uint32_t k) {
         set(v, o, "nparams", json_integer(n));
         const char *ds = cg_sb_done(v, &decl);
         sets(v, o, "params_decl", n ? ds : "void");
-        sets(v, o, "params_decl_stream",
-             cg_cat(v, 3, ds, n ? ", " : "", "cudaStream_t"));
+        cg_part x[] = {CG_STR(ds), n ? CG_LIT(", ") : CG_LIT(""),
+                       CG_LIT("cudaStream_t")};
+        size_t xl;
+        sets(v, o, "params_decl_stream", cg_catn(v, x, 3, &xl));
         set(v, o, "last", json_boolean(k + 1 == p->nkernels));
         return o;
     }

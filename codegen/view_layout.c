@@ -21,17 +21,26 @@ static cg_keep_site site_assert_id;
 /* ------------------------------------------------------------------ */
 /* Values: locals and their declarations. */
 
+/* "TYPE *" or "const TYPE *" in the view's lasting strings.  Out of
+ * line: cg_ptr_type is called per element, this once per kind. */
+__attribute__((noinline)) static const char *
+ptr_type_make(const vw *v, bool is_const, ir_dtype t) {
+    base_arena *s = cg_str_persist(v);
+    cg_part x[] = {is_const ? CG_LIT("const ") : CG_LIT(""),
+                   CG_STR(cg_ctype_of(t)), CG_LIT(" *")};
+    size_t n;
+    const char *r = cg_catn(v, x, 3, &n);
+    cg_str_restore(v, s);
+    return r;
+}
+
 /* One string per const-ness and dtype, made on first use. */
 const char *cg_ptr_type(const vw *v, int32_t val) {
     const ir_value *iv = &v->prog->values[val];
     int d = iv->dtype < IR_DTYPE_COUNT ? (int)iv->dtype : IR_DTYPE_COUNT;
     const char **p = (const char **)&v->ptr_of[v->is_const[val]][d];
-    if (!*p) {
-        base_arena *s = cg_str_persist(v);
-        *p = cg_cat(v, 3, v->is_const[val] ? "const " : "",
-                    cg_ctype_of(iv->dtype), " *");
-        cg_str_restore(v, s);
-    }
+    if (!*p)
+        *p = ptr_type_make(v, v->is_const[val], iv->dtype);
     return *p;
 }
 
@@ -53,12 +62,9 @@ static void io_values(vw *v, const uint32_t *io, uint32_t all,
 
 /* b_NAME of a value named `name`, in v->str. */
 static const char *plain_local(vw *v, const char *name) {
-    size_t n = ir_name_len(name);
-    char *l = base_arena_alloc(v->str, n + 3);
-    l[0] = 'b';
-    l[1] = '_';
-    memcpy(l + 2, name, n + 1);
-    return l;
+    cg_part x[] = {CG_LIT("b_"), {name, ir_name_len(name)}};
+    size_t n;
+    return cg_catn(v, x, 2, &n);
 }
 
 /* The values' locals and const-ness, the roots that aliases read
@@ -80,9 +86,9 @@ void cg_plan_values(vw *v) {
     v->locals_plain = fresh;
     for (uint32_t i = 0; i < nv; i++) {
         const ir_value *iv = &p->values[i];
-        v->local[i] =
-            fresh ? plain_local(v, iv->name)
-                  : cg_set_unique(v, &v->ids, cg_cat(v, 2, "b_", iv->name));
+        v->local[i] = fresh
+                          ? plain_local(v, iv->name)
+                          : cg_set_unique(v, &v->ids, plain_local(v, iv->name));
         const ir_value *r = &p->values[iv->root >= 0 ? iv->root : (int32_t)i];
         v->is_const[i] = r->kind == IR_VAL_INPUT || r->kind == IR_VAL_CONST;
         /* A local is used when a call (marked by cg_plan_kernels), an

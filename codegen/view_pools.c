@@ -17,52 +17,32 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
-/* The length of "M_BUF_STEM" of storage s and its stem (sn bytes). */
-static size_t buf_macro_prefix_len(const vw *v, uint32_t s, size_t *sn) {
-    const char *stem = v->bstem[s];
-    /* the stem is the IR's name itself when bstem_lower */
-    *sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
-    return v->Mlen + 5 + *sn;
-}
-
-/* "M_BUF_STEM" of storage s (its stem sn bytes) into d. */
-static void buf_macro_prefix(const vw *v, uint32_t s, size_t sn, char *d) {
-    size_t ml = v->Mlen;
-    base_copy(d, v->M, ml);
-    base_copy(d + ml, "_BUF_", 5);
-    base_copy(d + ml + 5, v->bstem[s], sn);
-    /* without a branch per byte: names mix letters and digits */
-    if (v->bstem_lower)
-        for (char *c = d + ml + 5, *e = c + sn; c < e; c++)
-            *c = (char)(*c ^ ((unsigned)(*c - 'a') < 26u ? 0x20 : 0));
-}
-
 const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
-    static const char *const suffix[] = {"_OFFSET", "_SIZE", "_ALIGN"};
-    static const size_t suffix_len[] = {7, 5, 6};
-    size_t sl = suffix_len[which];
+    static const cg_part suffix[] = {
+        {"_OFFSET", 7}, {"_SIZE", 5}, {"_ALIGN", 6}};
     /* every vw is mutable: only the memo changes */
     struct cg_macro_memo *e =
         (struct cg_macro_memo *)&v->macro_memo[s % CG_MACRO_MEMO];
-    char *m;
-    size_t pl;
     if (e->of == s + 1) {
-        pl = e->n;
-        m = base_arena_alloc(v->str, pl + sl + 1);
-        base_copy(m, e->p, pl);
-    } else {
-        size_t sn;
-        pl = buf_macro_prefix_len(v, s, &sn);
-        m = base_arena_alloc(v->str, pl + sl + 1);
-        buf_macro_prefix(v, s, sn, m);
-        if (pl <= sizeof e->p) {
-            base_copy(e->p, m, pl);
-            e->n = (uint32_t)pl;
-            e->of = s + 1;
-        }
+        cg_part x[] = {{e->p, e->n}, suffix[which]};
+        return cg_catn(v, x, 2, n);
     }
-    base_copy(m + pl, suffix[which], sl + 1);
-    *n = pl + sl;
+    /* "M_BUF_STEM": the stem is the IR's name itself when bstem_lower,
+     * upper-cased here without a branch per byte (names mix letters and
+     * digits) */
+    const char *stem = v->bstem[s];
+    size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
+    cg_part x[] = {{v->M, v->Mlen}, CG_LIT("_BUF_"), {stem, sn}, suffix[which]};
+    char *m = cg_catn(v, x, 4, n);
+    size_t pl = v->Mlen + 5 + sn;
+    if (v->bstem_lower)
+        for (char *c = m + v->Mlen + 5, *end = m + pl; c < end; c++)
+            *c = (char)(*c ^ ((unsigned)(*c - 'a') < 26u ? 0x20 : 0));
+    if (pl <= sizeof e->p) {
+        base_copy(e->p, m, pl);
+        e->n = (uint32_t)pl;
+        e->of = s + 1;
+    }
     return m;
 }
 

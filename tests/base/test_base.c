@@ -103,6 +103,17 @@ static void sb_u64_digits(void **state) {
         snprintf(want, sizeof want, "%llu", (unsigned long long)edges[i]);
         assert_string_equal(at, want);
     }
+    /* base_i64_at: the sign, then the magnitude (INT64_MIN's too) */
+    const int64_t sedges[] = {
+        INT64_MIN, INT64_MIN + 1, -100,     -99, -10, -9, -1, 0, 1, 9,
+        99,        100,           INT64_MAX};
+    for (size_t i = 0; i < sizeof sedges / sizeof *sedges; i++) {
+        char at[BASE_U64_MAX_DIGITS + 2];
+        char *e = base_i64_at(at, sedges[i]);
+        *e = '\0';
+        snprintf(want, sizeof want, "%lld", (long long)sedges[i]);
+        assert_string_equal(at, want);
+    }
     base_sb_free(&b);
 }
 
