@@ -172,24 +172,29 @@ void base_arena_free(base_arena *a) {
     free(a);
 }
 
-static void *arena_alloc(base_arena *a, size_t size) {
-    size_t need = (size + a->align - 1) & ~(a->align - 1);
-    if (need < size)
-        base_oom();
+/* `size` bytes (one for 0) aligned to `align`, past the window: in
+ * the newest chunk, a new one, or a chunk of their own. */
+static void *arena_alloc(base_arena *a, size_t size, size_t align) {
     if (size == 0)
-        need = a->align;
+        size = 1;
+    if (size > SIZE_MAX - 16)
+        base_oom();
     base_chunk *c = a->head;
-    if (!c || c->size - c->used < need) {
+    /* the newest chunk's used bytes (arena_sync's) need not be aligned */
+    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+    if (!c || at > c->size || c->size - at < size) {
         /* a->chunk counts the header: a 4 MiB chunk maps 4 MiB. */
-        bool own = need > a->chunk / 4;
-        size_t csize = own ? need : a->chunk - BASE_CHUNK_HEAD;
+        bool own = size > a->chunk / 4;
+        /* whole 16 bytes: the window's end stays aligned (base.h) */
+        size_t csize =
+            own ? (size + 15) & ~(size_t)15 : a->chunk - BASE_CHUNK_HEAD;
         if (!own && a->chunk < BASE_ARENA_MAX_CHUNK)
             a->chunk *= 2;
         base_chunk *n = base_chunk_new(csize);
         if (own) {
             /* A big block of its own, already zero: keep the current
              * chunk on top for small requests. */
-            n->used = need;
+            n->used = size;
             if (c) {
                 n->next = c->next;
                 c->next = n;
@@ -202,17 +207,17 @@ static void *arena_alloc(base_arena *a, size_t size) {
         n->next = c;
         a->head = n;
         c = n;
+        at = 0; /* data is aligned to 16 */
     }
     /* Chunks come zeroed and are never reused: no memset. */
-    void *p = c->data + c->used;
-    c->used += need;
+    void *p = c->data + at;
+    c->used = at + size;
     return p;
 }
 
-/* base_arena_alloc past its window: a size of 0, a new chunk. */
-void *base_arena_alloc_slow(base_arena *a, size_t size) {
+void *base_arena_alloc_slow(base_arena *a, size_t size, size_t align) {
     arena_sync(a);
-    void *p = arena_alloc(a, size);
+    void *p = arena_alloc(a, size, align);
     arena_window(a);
     return p;
 }
@@ -247,7 +252,7 @@ void *base_arena_array(base_arena *a, size_t n, size_t size) {
 char *base_arena_strndup(base_arena *a, const char *s, size_t n) {
     if (n == SIZE_MAX)
         base_oom();
-    char *p = base_arena_alloc(a, n + 1);
+    char *p = base_arena_alloc_aligned(a, n + 1, 1); /* a string: no padding */
     base_copy(p, s, n);
     p[n] = '\0';
     return p;

@@ -47,7 +47,8 @@ typedef struct base_arena base_arena;
 
 /* The arena's state; only base/arena.c and base_arena_alloc look inside.
  * [cur, end) are the free bytes of its newest chunk (both NULL before
- * the first), cur aligned to `align`. */
+ * the first); cur is where the last block ended (each block is aligned
+ * as it is handed out), end is aligned to 16. */
 struct base_arena {
     unsigned char *cur, *end;
     struct base_chunk *head;
@@ -62,31 +63,38 @@ base_arena *base_arena_new(void);
 base_arena *base_arena_new_aligned(size_t align);
 /* Frees the arena and everything allocated from it.  NULL is a no-op. */
 void base_arena_free(base_arena *a);
-/* Returns `size` zeroed bytes aligned to 16 (or the arena's alignment),
- * valid until base_arena_free.
- * Aborts on out-of-memory or size overflow. */
-void *base_arena_alloc_slow(base_arena *a, size_t size);
-/* Inline: gen builds every element in an arena, some ten blocks a
- * statement, and a call cost more than the bump.  The blocks of the
- * newest chunk are zero (reset clears what it used). */
-static inline void *base_arena_alloc(base_arena *a, size_t size) {
-    size_t room = (size_t)((uintptr_t)a->end - (uintptr_t)a->cur);
-    if (size - 1 < room) { /* 1 <= size <= room: need cannot overflow */
-        size_t need = (size + a->align - 1) & ~(a->align - 1);
-        if (need <= room) {
-            void *p = a->cur;
-            a->cur += need;
-            return p;
-        }
+/* base_arena_alloc_aligned past its window: a size of 0, a new chunk. */
+void *base_arena_alloc_slow(base_arena *a, size_t size, size_t align);
+/* Returns `size` zeroed bytes aligned to `align` (a power of two up to
+ * 16), valid until base_arena_free; aborts on out-of-memory or size
+ * overflow.  Inline, and for callers that know the alignment they need
+ * (1 for a string, _Alignof of a struct): the rounding folds at compile
+ * time and a string takes no padding.  gen builds every element in an
+ * arena, some ten blocks a statement, and a call cost more than the
+ * bump.  The blocks of the newest chunk are zero (reset clears what it
+ * used). */
+static inline void *base_arena_alloc_aligned(base_arena *a, size_t size,
+                                             size_t align) {
+    /* end is aligned to 16: p <= end (both 0 before the first chunk) */
+    uintptr_t p = ((uintptr_t)a->cur + align - 1) & ~(uintptr_t)(align - 1);
+    if (size - 1 < (size_t)((uintptr_t)a->end - p)) { /* 1 <= size <= room */
+        a->cur = (unsigned char *)(p + size);
+        return (void *)p;
     }
-    return base_arena_alloc_slow(a, size);
+    return base_arena_alloc_slow(a, size, align);
+}
+/* `size` zeroed bytes aligned to 16 (or the arena's alignment):
+ * base_arena_alloc_aligned. */
+static inline void *base_arena_alloc(base_arena *a, size_t size) {
+    return base_arena_alloc_aligned(a, size, a->align);
 }
 /* Array helper: n * size bytes, zeroed; aborts on overflow. */
 void *base_arena_array(base_arena *a, size_t n, size_t size);
 /* Frees everything allocated from `a` but keeps its newest chunk for
  * reuse: a scratch arena emptied after each use. */
 void base_arena_reset(base_arena *a);
-/* Copies s[0..n) into the arena and NUL-terminates it. */
+/* Copies s[0..n) into the arena and NUL-terminates it (a string:
+ * byte-aligned, no padding). */
 char *base_arena_strndup(base_arena *a, const char *s, size_t n);
 char *base_arena_strdup(base_arena *a, const char *s);
 /* printf into the arena. */

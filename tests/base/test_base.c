@@ -117,6 +117,48 @@ static void sb_u64_digits(void **state) {
     base_sb_free(&b);
 }
 
+/* base_arena_alloc_aligned: blocks of every alignment up to 16 mixed in one
+ * arena (strings at 1 take no padding), each aligned as asked, zeroed
+ * and apart from every other block; also right after a block of its own
+ * of an odd size that opened the arena (the window then ends at that
+ * chunk's end, which must stay aligned), and after a reset. */
+static void arena_at_mixed(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    static unsigned char *blk[N];
+    static size_t len[N];
+    base_arena *a = base_arena_new();
+    for (int round = 0; round < 2; round++) {
+        blk[0] = base_arena_alloc_aligned(a, 100001,
+                                          1); /* of its own: > chunk / 4 */
+        len[0] = 100001;
+        memset(blk[0], 0x11, len[0]);
+        for (size_t i = 1; i < N; i++) {
+            size_t al = (size_t)1 << (i % 5), n = (i * 7919) % 61;
+            if (i % 500 == 0)
+                n = 70001;
+            unsigned char *p = base_arena_alloc_aligned(a, n, al);
+            assert_non_null(p);
+            assert_int_equal((uintptr_t)p % al, 0);
+            for (size_t k = 0; k < n; k++)
+                assert_int_equal(p[k], 0);
+            memset(p, 0x5A, n);
+            for (size_t j = 0; j < i; j++)
+                if (n && len[j])
+                    assert_true(p >= blk[j] + len[j] || p + n <= blk[j]);
+            blk[i] = p;
+            len[i] = n;
+        }
+        base_arena_reset(a);
+    }
+    /* consecutive strings are packed */
+    char *s = base_arena_alloc_aligned(a, 3, 1),
+         *t = base_arena_alloc_aligned(a, 5, 1);
+    assert_ptr_equal(t, s + 3);
+    assert_int_equal((uintptr_t)base_arena_alloc(a, 1) % 16, 0);
+    base_arena_free(a);
+}
+
 static void sb_builds(void **state) {
     (void)state;
     base_sb b = {0};
@@ -480,6 +522,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arena_zeroed_aligned),
         cmocka_unit_test(arena_window_reset),
+        cmocka_unit_test(arena_at_mixed),
         cmocka_unit_test(sb_builds),
         cmocka_unit_test(sb_u64_digits),
         cmocka_unit_test(read_file_errors),
