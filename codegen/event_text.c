@@ -260,7 +260,7 @@ char *cg_text_death_at(char *p, const plan *pl, int32_t root) {
  * (the arena's bytes are zero: written anyway, as a string's end). */
 
 const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
-    char *s = base_arena_alloc(a, cg_text_alloc_max(pl, sid) + 1);
+    char *s = base_arena_alloc_aligned(a, cg_text_alloc_max(pl, sid) + 1, 1);
     *cg_text_alloc_at(s, pl, sid) = '\0';
     return s;
 }
@@ -268,26 +268,26 @@ const char *cg_text_alloc(base_arena *a, const plan *pl, int32_t sid) {
 const char *cg_text_reuse(base_arena *a, const plan *pl, int32_t sid) {
     if (pl->storages[sid].ndonors == 0)
         return NULL;
-    char *s = base_arena_alloc(a, cg_text_reuse_max(pl, sid) + 1);
+    char *s = base_arena_alloc_aligned(a, cg_text_reuse_max(pl, sid) + 1, 1);
     *cg_text_reuse_at(s, pl, sid) = '\0';
     return s;
 }
 
 const char *cg_text_alias(base_arena *a, const plan *pl, const ir_stmt *s) {
-    char *t = base_arena_alloc(a, cg_text_alias_max(pl, s) + 1);
+    char *t = base_arena_alloc_aligned(a, cg_text_alias_max(pl, s) + 1, 1);
     *cg_text_alias_at(t, pl, s) = '\0';
     return t;
 }
 
 const char *cg_text_del(base_arena *a, const plan *pl, const ir_stmt *s,
                         uint32_t k) {
-    char *t = base_arena_alloc(a, cg_text_del_max(pl, s, k) + 1);
+    char *t = base_arena_alloc_aligned(a, cg_text_del_max(pl, s, k) + 1, 1);
     *cg_text_del_at(t, pl, s, k) = '\0';
     return t;
 }
 
 const char *cg_text_death(base_arena *a, const plan *pl, int32_t root) {
-    char *s = base_arena_alloc(a, cg_text_death_max(pl, root) + 1);
+    char *s = base_arena_alloc_aligned(a, cg_text_death_max(pl, root) + 1, 1);
     *cg_text_death_at(s, pl, root) = '\0';
     return s;
 }

@@ -654,7 +654,7 @@ static inline char *cg_catn(const vw *v, const cg_part *parts, size_t n,
     size_t t = 0;
     for (size_t i = 0; i < n; i++)
         t += parts[i].n;
-    char *c = base_arena_alloc(v->str, t + 1), *q = c;
+    char *c = base_arena_alloc_aligned(v->str, t + 1, 1), *q = c;
     for (size_t i = 0; i < n; i++) {
         base_copy(q, parts[i].p, parts[i].n);
         q += parts[i].n;

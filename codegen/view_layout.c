@@ -171,7 +171,7 @@ static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
 /* The live range of a storage, "A-B" (IR lines), in v->str: formatted
  * without a format string (buffers are rendered several times). */
 static const char *live_text(vw *v, uint32_t start, uint32_t end) {
-    char *r = base_arena_alloc(v->str, 2 * 10 + 2);
+    char *r = base_arena_alloc_aligned(v->str, 2 * 10 + 2, 1);
     *live_at(v, r, start, end) = '\0';
     return r;
 }
@@ -227,7 +227,7 @@ static mst_val pool_row(const pool_list *l, size_t k) {
            sl = (size_t)(sn + 23 - stx);
     size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
                  (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
-    char *row = base_arena_alloc(v->str, cap), *q = row;
+    char *row = base_arena_alloc_aligned(v->str, cap, 1), *q = row;
     q = pad_at(q, name, nl, w[0], false);
     *q++ = ' ';
     q = pad_at(q, ot, ol, w[1], true);

@@ -55,7 +55,7 @@ static void nset_decl(vw *v, mst_val o, int32_t val) {
         return;
     const char *t = cg_ptr_type(v, val);
     size_t tl = cg_lasting_len(v, t), ll = cg_local_len(v, val);
-    char *d = base_arena_alloc(v->str, tl + ll + 1);
+    char *d = base_arena_alloc_aligned(v->str, tl + ll + 1, 1);
     base_copy(d, t, tl);
     base_copy(d + tl, v->local[val], ll);
     d[tl + ll] = '\0';
@@ -88,7 +88,7 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
         mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, strlen(q)));
         return;
     }
-    char *q = base_arena_alloc(v->str, n + 3);
+    char *q = base_arena_alloc_aligned(v->str, n + 3, 1);
     q[0] = '"';
     base_copy(q + 1, name, n);
     q[n + 1] = '"';
@@ -104,7 +104,7 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
 static char *comment_room(vw *v, size_t max) {
     if (!keep_at(v, &site_comment, "comment", 7))
         return NULL;
-    char *c = base_arena_alloc(v->el, max + 3 + 3 + 1);
+    char *c = base_arena_alloc_aligned(v->el, max + 3 + 3 + 1, 1);
     base_copy(c, "/* ", 3);
     return c + 3;
 }
@@ -125,7 +125,8 @@ static void nset_stmt_comment(vw *v, mst_val o, uint32_t line, const char *txt,
                               size_t tn) {
     if (o.type != MST_OBJECT || !keep_at(v, &site_comment, "comment", 7))
         return;
-    char *c = base_arena_alloc(v->el, 8 + BASE_U64_MAX_DIGITS + 2 + tn + 3 + 1);
+    char *c = base_arena_alloc_aligned(
+        v->el, 8 + BASE_U64_MAX_DIGITS + 2 + tn + 3 + 1, 1);
     base_copy(c, "/* line ", 8);
     char *q = base_u64_at(c + 8, line);
     base_copy(q, ": ", 2);
@@ -174,7 +175,7 @@ static const char *cast_local(vw *v, const char *type, int32_t val, size_t *n) {
 /* The decimal literal of x (no octal 010) in v->str; its length in
  * *n. */
 static const char *int_literal(vw *v, int64_t x, size_t *n) {
-    char *c = base_arena_alloc(v->str, BASE_U64_MAX_DIGITS + 2);
+    char *c = base_arena_alloc_aligned(v->str, BASE_U64_MAX_DIGITS + 2, 1);
     char *e = base_i64_at(c, x);
     *e = '\0';
     *n = (size_t)(e - c);
@@ -279,7 +280,7 @@ static mst_val call_text(vw *v, const char *name, size_t nl, const cg_part *x,
     size_t len = nl + 2 + (tail ? tl + 2 : 0);
     for (uint32_t j = 0; j < n; j++)
         len += x[j].n + 2;
-    char *c = base_arena_alloc(v->str, len + 1), *q = c;
+    char *c = base_arena_alloc_aligned(v->str, len + 1, 1), *q = c;
     base_copy(q, name, nl);
     q += nl;
     *q++ = '(';

@@ -193,7 +193,8 @@ static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
                 f->v = val;
                 return;
             }
-    mst_field *f = (mst_field *)base_arena_alloc(a, sizeof *f);
+    mst_field *f = (mst_field *)base_arena_alloc_aligned(a, sizeof *f,
+                                                         _Alignof(mst_field));
     f->k = k;
     f->kl = kn;
     f->h = h;

@@ -9,20 +9,21 @@
 
 mst_val mst_v_object(base_arena *a) {
     mst_val v = {.type = MST_OBJECT};
-    v.u.obj = base_arena_alloc(a, sizeof *v.u.obj);
+    v.u.obj = base_arena_alloc_aligned(a, sizeof *v.u.obj, _Alignof(mst_obj));
     return v;
 }
 
 mst_val mst_v_list(base_arena *a) {
     mst_val v = {.type = MST_LIST};
-    v.u.list = base_arena_alloc(a, sizeof *v.u.list);
+    v.u.list =
+        base_arena_alloc_aligned(a, sizeof *v.u.list, _Alignof(mst_list));
     return v;
 }
 
 void mst_v_append(base_arena *a, mst_val l, mst_val val) {
     PW_ASSERT(l.type == MST_LIST);
     mst_list *li = l.u.list;
-    mst_item *it = base_arena_alloc(a, sizeof *it);
+    mst_item *it = base_arena_alloc_aligned(a, sizeof *it, _Alignof(mst_item));
     it->v = val;
     if (li->tail)
         li->tail->next = it;
