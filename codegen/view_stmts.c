@@ -54,12 +54,11 @@ static void nset_decl(vw *v, mst_val o, int32_t val) {
     if (o.type != MST_OBJECT || !keep_at(v, &site_decl, "decl", 4))
         return;
     const char *t = cg_ptr_type(v, val);
-    size_t tl = cg_lasting_len(v, t), ll = cg_local_len(v, val);
-    char *d = base_arena_alloc_aligned(v->str, tl + ll + 1, 1);
-    base_copy(d, t, tl);
-    base_copy(d + tl, v->local[val], ll);
-    d[tl + ll] = '\0';
-    mst_v_set(v->el, o, "decl", 4, mst_v_str(d, tl + ll));
+    cg_part x[] = {{t, cg_lasting_len(v, t)},
+                   {v->local[val], cg_local_len(v, val)}};
+    size_t n;
+    const char *d = cg_catn(v, x, 2, &n);
+    mst_v_set(v->el, o, "decl", 4, mst_v_str(d, n));
 }
 
 /* The bytes that are a letter, a digit or '_', by bit (byte c: bit
@@ -88,12 +87,9 @@ static void nset_name_str(vw *v, mst_val o, const char *name) {
         mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, strlen(q)));
         return;
     }
-    char *q = base_arena_alloc_aligned(v->str, n + 3, 1);
-    q[0] = '"';
-    base_copy(q + 1, name, n);
-    q[n + 1] = '"';
-    q[n + 2] = '\0';
-    mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, n + 2));
+    cg_part x[] = {CG_LIT("\""), {name, n}, CG_LIT("\"")};
+    const char *q = cg_catn(v, x, 3, &n);
+    mst_v_set(v->el, o, "name_str", 8, mst_v_str(q, n));
 }
 
 /* An event's "comment", TEXT between comment delimiters, written
