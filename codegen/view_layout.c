@@ -170,10 +170,11 @@ static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
 
 /* The live range of a storage, "A-B" (IR lines), in v->str: formatted
  * without a format string (buffers are rendered several times). */
-static const char *live_text(vw *v, uint32_t start, uint32_t end) {
+static mst_val live_text(vw *v, uint32_t start, uint32_t end) {
     char *r = base_arena_alloc_aligned(v->str, 2 * 10 + 2, 1);
-    *live_at(v, r, start, end) = '\0';
-    return r;
+    char *e = live_at(v, r, start, end);
+    *e = '\0';
+    return mst_v_str(r, (size_t)(e - r));
 }
 
 /* Appends s (n bytes) at q in a field of `width` bytes, left-aligned or
@@ -250,8 +251,8 @@ static mst_val pool_buffer(const pool_list *l, size_t k) {
     nsetname(v, b, "name", v->prog->values[st->value].name);
     nset(v, b, "offset", nu64(st->offset));
     nset(v, b, "size", nu64(st->size));
-    if (keep_at(v, &site_live, "live", 4))
-        nsetk(v, b, "live", live_text(v, st->start, st->end));
+    if (b.type == MST_OBJECT && keep_at(v, &site_live, "live", 4))
+        mst_v_set(v->el, b, "live", 4, live_text(v, st->start, st->end));
     return b;
 }
 
@@ -423,6 +424,19 @@ void cg_plan_buffers(vw *v) {
     plan_pool_tables(v);
 }
 
+/* "M_buffer_K_fits", the name of buffer k's static assertion, made
+ * only when looked up (cg_vfmt took some 400 instructions a buffer). */
+static mst_val assert_id(vw *v, uint32_t k) {
+    char num[BASE_U64_MAX_DIGITS];
+    cg_part x[] = {{v->M, v->Mlen},
+                   CG_LIT("_buffer_"),
+                   {num, (size_t)(base_u64_at(num, k) - num)},
+                   CG_LIT("_fits")};
+    size_t n;
+    const char *c = cg_catn(v, x, 4, &n);
+    return mst_v_str(c, n);
+}
+
 mst_val cg_buffer_val(vw *v, uint32_t k) {
     const plan *pl = v->pl;
     const ir_program *p = v->prog;
@@ -447,15 +461,13 @@ mst_val cg_buffer_val(vw *v, uint32_t k) {
     nsetm(v, o, "offset_macro", s, CG_MACRO_OFFSET);
     nsetm(v, o, "size_macro", s, CG_MACRO_SIZE);
     nsetm(v, o, "align_macro", s, CG_MACRO_ALIGN);
-    if (keep_at(v, &site_assert_id, "assert_id",
-                9)) /* formatted only when looked up */
-        nsetk(v, o, "assert_id",
-              cg_vfmt(v, "%s_buffer_%" PRIu32 "_fits", v->M, k));
+    if (o.type == MST_OBJECT && keep_at(v, &site_assert_id, "assert_id", 9))
+        mst_v_set(v->el, o, "assert_id", 9, assert_id(v, k));
     nset(v, o, "start", mst_v_int(st->start));
     nset(v, o, "end", mst_v_int(st->end));
-    if (keep_at(v, &site_live, "live",
-                4)) /* not formatted in vain: 6 passes in gen */
-        nsetk(v, o, "live", live_text(v, st->start, st->end));
+    /* not formatted in vain: 6 passes in gen */
+    if (o.type == MST_OBJECT && keep_at(v, &site_live, "live", 4))
+        mst_v_set(v->el, o, "live", 4, live_text(v, st->start, st->end));
     nset(v, o, "is_output", mst_v_bool(st->is_output));
     nset(v, o, "last", mst_v_bool(k + 1 == v->nbuffers));
     cg_fw_buffer(v, o, s); /* fw_view.c */
