@@ -124,17 +124,6 @@ const char *cg_alias_expr(const vw *v, int32_t val) {
 /* ------------------------------------------------------------------ */
 /* JSON sections. */
 
-/* The decimal digits of x, in buf (NUL-terminated, ending at buf + 23). */
-static const char *u64_text(char buf[24], uint64_t x) {
-    char *q = buf + 23;
-    *q = '\0';
-    do {
-        *--q = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    return q;
-}
-
 /* Decimal digits of x. */
 static size_t digits(uint64_t x) {
     size_t n = 1;
@@ -156,15 +145,18 @@ static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
     const uint32_t *line = v->stmt_line;
     uint32_t a = start < p->nstmts ? line[start] : 0;
     uint32_t b = end < p->nstmts ? line[end] : 0;
-    char num[24];
-    const char *t = u64_text(num, a);
-    size_t n = (size_t)(num + 23 - t);
-    memcpy(q, t, n);
-    q[n] = '-';
-    q += n + 1;
-    t = u64_text(num, b);
-    n = (size_t)(num + 23 - t);
-    memcpy(q, t, n);
+    q = base_u64_at(q, a);
+    *q++ = '-';
+    return base_u64_at(q, b);
+}
+
+/* n spaces at q; returns the end. */
+static char *spaces_at(char *q, size_t n) {
+    static const char sp[] = "                                ";
+    if (n <= sizeof sp - 1)
+        base_copy(q, sp, n);
+    else
+        memset(q, ' ', n);
     return q + n;
 }
 
@@ -182,16 +174,12 @@ static mst_val live_text(vw *v, uint32_t start, uint32_t end) {
 static char *pad_at(char *q, const char *s, size_t n, size_t width,
                     bool right) {
     size_t pad = width > n ? width - n : 0;
-    if (right) {
-        memset(q, ' ', pad);
-        q += pad;
-    }
-    memcpy(q, s, n);
+    if (right)
+        q = spaces_at(q, pad);
+    base_copy(q, s, n);
     q += n;
-    if (!right) {
-        memset(q, ' ', pad);
-        q += pad;
-    }
+    if (!right)
+        q = spaces_at(q, pad);
     return q;
 }
 
@@ -222,10 +210,10 @@ static mst_val pool_row(const pool_list *l, size_t k) {
                             b[k + CG_PREFETCH_AHEAD / 2]);
     /* name, offset and size in their columns, then the live range */
     const char *name = v->prog->values[st->value].name;
-    char on[24], sn[24];
-    const char *ot = u64_text(on, st->offset), *stx = u64_text(sn, st->size);
-    size_t nl = ir_name_len(name), ol = (size_t)(on + 23 - ot),
-           sl = (size_t)(sn + 23 - stx);
+    char ot[BASE_U64_MAX_DIGITS], stx[BASE_U64_MAX_DIGITS];
+    size_t nl = ir_name_len(name),
+           ol = (size_t)(base_u64_at(ot, st->offset) - ot),
+           sl = (size_t)(base_u64_at(stx, st->size) - stx);
     size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
                  (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
     char *row = base_arena_alloc_aligned(v->str, cap, 1), *q = row;
