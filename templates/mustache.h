@@ -161,10 +161,18 @@ static inline uint32_t mst_key_mix(uint64_t h, size_t n) {
                       32);
 }
 
+/* A key's two bits in a bloom (mst_key_mix's bits 0-5 and 6-11): with
+ * one bit, keys an element's template asks for collided with keys of the
+ * objects it asks ("death" with one of a statement's four, "alias"
+ * with "call"), and every such lookup walked the object in vain. */
+static inline uint64_t mst_key_bits(uint32_t mx) {
+    return (1ull << (mx & 63)) | (1ull << ((mx >> 6) & 63));
+}
+
 /* The layout of a native object, for the inline mst_v_set only (the
  * rest of the engine's data is private: templates/mustache_internal.h):
- * singly linked fields in an arena; the bloom has bit (mst_key_mix & 63)
- * of each key. */
+ * singly linked fields in an arena; the bloom has the bits
+ * (mst_key_bits) of each key. */
 typedef struct mst_field {
     struct mst_field *next;
     const char *k;
@@ -186,8 +194,8 @@ static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
     PW_ASSERT(o.type == MST_OBJECT);
     mst_obj *ob = o.u.obj;
     uint64_t h = mst_key_hash(k, kn);
-    uint64_t bit = 1ull << (mst_key_mix(h, kn) & 63);
-    if (ob->bloom & bit)
+    uint64_t bits = mst_key_bits(mst_key_mix(h, kn));
+    if ((ob->bloom & bits) == bits)
         for (mst_field *f = ob->head; f; f = f->next)
             if (f->h == h && f->kl == kn && mst_key_rest_eq(f->k, k, kn)) {
                 f->v = val;
@@ -204,7 +212,7 @@ static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
     else
         ob->head = f;
     ob->tail = f;
-    ob->bloom |= bit;
+    ob->bloom |= bits;
 }
 /* Appends val to native list l. */
 void mst_v_append(base_arena *a, mst_val l, mst_val val);

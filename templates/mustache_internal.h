@@ -89,6 +89,7 @@ typedef struct mst_part {
     uint64_t h;  /* key_hash(s, n) */
     uint64_t t;  /* mst_key_tail(s, n) */
     uint32_t mx; /* key_mix(h, n): picks the slot in a frame's index */
+    uint64_t bm; /* mst_key_bits(mx): its bits in a bloom */
 } mst_part;
 
 /* The signature and mix of a key (mustache.h: mst_key_hash, mst_key_mix). */
@@ -127,7 +128,7 @@ static inline bool mst_part_rest_eq(const char *k, const mst_part *p) {
  * lookups of a render end here, most of them in the first fields. */
 static inline const mst_field *mst_obj_find(const mst_obj *o,
                                             const mst_part *p) {
-    if (!((o->bloom >> (p->mx & 63)) & 1))
+    if ((o->bloom & p->bm) != p->bm)
         return NULL;
     for (const mst_field *f = o->head; f; f = f->next)
         if (f->h == p->h && f->kl == p->n && mst_part_rest_eq(f->k, p))

@@ -222,7 +222,7 @@ static json_t *frame_get_json(rctx *r, frame *f, const mst_part *p) {
                 k->kl = json_object_iter_key_len(it);
                 k->h = key_hash(k->k, k->kl);
                 k->v = json_object_iter_value(it);
-                f->bloom |= 1ull << (key_mix(k->h, k->kl) & 63);
+                f->bloom |= mst_key_bits(key_mix(k->h, k->kl));
                 if (f->n == size)
                     break;
             }
@@ -242,7 +242,7 @@ static json_t *frame_get_json(rctx *r, frame *f, const mst_part *p) {
             }
         }
     }
-    if (f->n <= MST_INDEX_MAX_KEYS && !((f->bloom >> (p->mx & 63)) & 1))
+    if (f->n <= MST_INDEX_MAX_KEYS && (f->bloom & p->bm) != p->bm)
         return NULL; /* not among the keys: most lookups pass a frame */
     if (f->n <= MST_SCAN_MAX_KEYS) {
         for (uint32_t i = 0; i < f->n; i++)
@@ -354,7 +354,7 @@ static inline mst_val lookup(rctx *r, const mst_node *n) {
     /* the transient frames on top, while they are native objects or
      * scalars (no names), then the memo of the walk below them */
     const frame *top = &r->stack[r->sp - 1];
-    if (!((top->tbloom >> (n->key.mx & 63)) & 1))
+    if ((top->tbloom & n->key.bm) != n->key.bm)
         /* in none of the transient frames: most names an event tests */
         return lasting_get_at(r, top->tlow - 1, top->lserial, n);
     size_t i = r->sp;
@@ -725,7 +725,7 @@ static inline uint64_t run_skip(rctx *r, const mst_node *n, const frame *top) {
                         : run_fill(r, n, top, m);
     uint64_t in = 0; /* the sections whose name may be on top */
     for (uint32_t j = 0; j < n->run; j++)
-        in |= ((top->tbloom >> (n[j].key.mx & 63)) & 1) << j;
+        in |= (uint64_t)((top->tbloom & n[j].key.bm) == n[j].key.bm) << j;
     return skip & ~in;
 }
 

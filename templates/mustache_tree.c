@@ -156,6 +156,7 @@ static int split_name(compiler *c, const tok *t, mst_node *n) {
             n->parts[k].h = key_hash(n->parts[k].s, n->parts[k].n);
             n->parts[k].t = mst_key_tail(n->parts[k].s, n->parts[k].n);
             n->parts[k].mx = key_mix(n->parts[k].h, n->parts[k].n);
+            n->parts[k].bm = mst_key_bits(n->parts[k].mx);
             k++;
             start = i + 1;
         }

@@ -70,7 +70,8 @@ mst_val mst_v_get(mst_val o, const char *k, size_t kn) {
     if (o.type != MST_OBJECT)
         return none;
     uint64_t h = key_hash(k, kn);
-    mst_part p = {k, kn, h, mst_key_tail(k, kn), key_mix(h, kn)};
+    uint32_t mx = key_mix(h, kn);
+    mst_part p = {k, kn, h, mst_key_tail(k, kn), mx, mst_key_bits(mx)};
     const mst_field *f = mst_obj_find(o.u.obj, &p);
     return f ? f->v : none;
 }
