@@ -362,8 +362,8 @@ typedef struct frame {
     /* open-addressing index of buf: slot[mx & mask] holds 1 + the
      * position of the key in buf, 0 = empty; linear probing */
     uint32_t mask;
-    /* bit (key_mix & 63) of each listed key: a name whose bit is clear
-     * is not in the object */
+    /* the bits (mst_key_bits) of each listed key: a name with a bit
+     * clear is not in the object */
     uint64_t bloom;
     /* pushed while a lazy element was on the stack: its value (and any
      * value reached from it) may be released before the render ends */
