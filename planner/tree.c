@@ -355,6 +355,7 @@ static bool tr_chain_start(tr_ctx *c, tr_pool *p, uint32_t root) {
     ch->lv = a;
     ch->lv[0].ts = root;
     ch->nlv = 1;
+    ch->fit = UINT32_MAX;
     tr_set_lvl(c, root, 1);
     const tr_kre *kr = tr_ckr(c, root);
     for (uint32_t i = 0; i < tr_nkr(&c->nodes[root]); i++) {
@@ -394,24 +395,32 @@ static void tr_chain_push(tr_ctx *c, tr_pool *p, uint32_t s, uint32_t t,
     tr_set_lvl(c, s, k + 2);
 }
 
+/* The hint of chain level l's TemporalSplit. */
+static uint64_t tr_lv_hint(const tr_ctx *c, const tr_chain *ch, uint32_t l) {
+    return c->nodes[ch->lv[l].ts].hint;
+}
+
 /* The first level below j (passed into SS_j) that block does not pass. */
 static uint32_t tr_chain_stop(tr_ctx *c, uint32_t j, uint32_t block) {
-    const tr_chain *ch = &c->cur->ch;
+    tr_chain *ch = &c->cur->ch;
     uint64_t b = tr_hint(c, block);
-    if (c->nodes[ch->lv[j - 1].ts].hint < b)
+    if (tr_lv_hint(c, ch, j - 1) < b)
         return j - 1;
-    uint32_t lo = 0, hi = j - 1;
     const uint32_t *m = tr_chain_q(c, tr_live(c, block));
     uint32_t own = m[TR_OWN], low = m[TR_LOW];
     if (low == 0)
         return j - 1;
-    while (lo < hi) { /* the lowest level whose hint fits b */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->nodes[ch->lv[mid].ts].hint >= b)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    /* the lowest level whose hint fits b (hints grow going up), walked to
+     * from the last answer: the blocks that search a pool come in
+     * descending size (outputs never do) and hints only grow, so the
+     * answer only moves down, O(levels) in all (a binary search was
+     * about seven dependent loads a block) */
+    uint32_t lo = ch->fit < j - 1 ? ch->fit : j - 1;
+    while (tr_lv_hint(c, ch, lo) < b)
+        lo++;
+    while (lo > 0 && tr_lv_hint(c, ch, lo - 1) >= b)
+        lo--;
+    ch->fit = lo;
     uint32_t s = UINT32_MAX - low - 1; /* below SS's reach */
     if (own > s + 1)
         s = own - 1;

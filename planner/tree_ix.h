@@ -167,6 +167,9 @@ typedef struct tr_chain {
     tr_seg ix; /* per time, field TR_OWN: level + 1 of the non-chain child
                   holding it; TR_LOW: UINT32_MAX - the lowest chain SS
                   holding it */
+    /* the lowest level whose hint fitted the last block tr_chain_stop
+     * asked about (UINT32_MAX: none yet) */
+    uint32_t fit;
 } tr_chain;
 
 typedef struct tr_pool {
