@@ -580,21 +580,21 @@ static bool tr_vals_eq(tr_vals a, tr_vals b) {
  * held beyond the old one, unless that sum saturated; its dead interval,
  * its left side's, changes only when the block went left.  Other frames
  * (a chain jump's) recompute both. */
-static void tr_ss_update(tr_ctx *c, const tr_frame *f) {
-    tr_node *n = &c->nodes[f->id];
+static void tr_ss_update(tr_ctx *c, uint32_t id, uint8_t phase) {
+    tr_node *n = &c->nodes[id];
     uint64_t h = n->hint, kid = c->up_hint;
     c->up_hint = h;
-    if (f->phase == 2 && h != UINT64_MAX) {
+    if (phase == 2 && h != UINT64_MAX) {
         n->hint = tr_add(h - kid, tr_hint(c, n->u.ss.right));
         return;
     }
-    if (f->phase == 1 && h != UINT64_MAX) {
+    if (phase == 1 && h != UINT64_MAX) {
         uint64_t right = h - tr_align(kid, c->align);
         n->hint = tr_add(tr_align(tr_hint(c, n->u.ss.left), c->align), right);
     } else {
-        tr_refresh(c, f->id);
+        tr_refresh(c, id);
     }
-    tr_dead_ss(c, f->id);
+    tr_dead_ss(c, id);
 }
 
 /* Updates SpatialSplit or TemporalSplit frame f after a placement in the
@@ -613,7 +613,7 @@ TR_NOINLINE static bool tr_update_ss(tr_ctx *c, const tr_frame *f,
                                      tr_range br) {
     if ((c->nodes[f->id].w & TR_F_CHAIN) && !c->low_done)
         tr_chain_note(c, f->id, f->ov, br); /* else it returns at once */
-    tr_ss_update(c, f);
+    tr_ss_update(c, f->id, f->phase);
     return true;
 }
 
@@ -639,6 +639,29 @@ TR_NOINLINE static bool tr_update_ts(tr_ctx *c, const tr_frame *f, tr_range br,
     }
     tr_dead_ts(c, f->id, f->ov, rebuilt);
     return rebuilt || grew || !tr_vals_eq(old, tr_vals_of(c, f->id));
+}
+
+/* A jump's climb after a success below: SS_l, TS_l, SS_l+1, ... SS_hi
+ * updated as their own frames would (ph: SS_l's phase, c->up_hint its
+ * child's old hint; TS_l leaves SS_l to the chain index, tr_implicit);
+ * true when an unchanged TemporalSplit ends the placement. */
+TR_NOINLINE static bool tr_jump_climb(tr_ctx *c, uint32_t l, uint32_t hi,
+                                      uint8_t ph, tr_range br, bool rebuilt) {
+    const tr_chain *ch = &c->cur->ch;
+    for (;; l++, ph = 1) {
+        uint32_t ss = ch->lv[l].ss, ts = ch->lv[l].ts;
+        if (!c->low_done)
+            tr_chain_note(c, ss, 0, br);
+        tr_ss_update(c, ss, ph);
+        if (l == hi)
+            return false;
+        tr_vals old = tr_vals_of(c, ts); /* tr_update_ts's, without calls */
+        c->up_hint = old.hint;
+        tr_ts_grew(c, ts, ss);
+        tr_dead_ts(c, ts, ss, rebuilt);
+        if (!rebuilt && c->hilow <= l && tr_vals_eq(old, tr_vals_of(c, ts)))
+            return true;
+    }
 }
 
 /* TemporalSplit frame f of a chain, about to pass into its chain child:
@@ -675,20 +698,8 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
     const tr_chain *ch = &c->cur->ch;
     uint32_t hi = f->id, l = f->ov;
     if (res) {
-        /* SS_l's update as its own frame's: the block went into its left
-         * side TS_{l-1}, or into its right side when the jump frame was
-         * trying right sides (c->up_hint: that side's old hint) */
-        uint8_t ph = f->phase == 1 ? 2 : 1;
-        for (;; l++, ph = 1) {
-            tr_frame g = {ch->lv[l].ss, 0, 0, 0, ph, 0, 0, 0};
-            (void)tr_update_ss(c, &g, br);
-            if (l == hi)
-                break;
-            uint32_t t = ch->lv[l].ts;
-            g = (tr_frame){t, ch->lv[l].ss, 0, 0, 1, 0, 0, 0}; /* tr_implicit */
-            if (!tr_update_ts(c, &g, br, rebuilt))
-                return true;
-        }
+        if (tr_jump_climb(c, l, hi, f->phase == 1 ? 2 : 1, br, rebuilt))
+            return true;
         (*sp)--;
         return false;
     }
