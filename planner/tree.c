@@ -177,7 +177,7 @@ static inline void tr_dead_ts(tr_ctx *c, uint32_t id, uint32_t kid, bool full) {
 }
 
 /* A new TemporalSplit of one child (its index is filled by the caller). */
-static uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
+static inline uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
     uint32_t t = tr_new(c, false);
     if (t == UINT32_MAX)
         return t;
@@ -203,7 +203,8 @@ static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
     c->nodes[r].hint = extra; /* the Empty's; its symbolic size is 0 */
     c->nodes[s].u.ss.left = l;
     c->nodes[s].u.ss.right = r;
-    tr_refresh(c, s);
+    /* tr_refresh's sum, the sides' hints at hand */
+    c->nodes[s].hint = tr_add(tr_align(c->nodes[l].hint, c->align), extra);
     tr_dead_ss(c, s);
     return s;
 }
@@ -445,8 +446,8 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
     uint32_t kid = block;
     if (slot > b) {
         kid = tr_ss_create(c, block, slot - b);
-        if (kid != UINT32_MAX)
-            tr_kr_add(c, c->nodes[kid].u.ss.left, br, block);
+        if (kid != UINT32_MAX) /* the new left side's first entry */
+            (void)tr_kr_add_at(c, c->nodes[kid].u.ss.left, br, block, 0);
     } else if (slot < b) {
         if (c->nodes[id].w & TR_F_CHAIN) /* the chain is dropped below */
             tr_chain_restore(c, &c->cur->ch);

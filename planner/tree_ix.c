@@ -303,10 +303,6 @@ void tr_axis_free(tr_axis *a) {
     a->ax = NULL;
 }
 
-uint32_t tr_axis_pos(const tr_axis *a, uint64_t t) {
-    return a->ax ? plan_time_index(a->ax, a->n, (uint32_t)t) : (uint32_t)t;
-}
-
 /* ---- the arena ---- */
 
 void tr_arena_init(tr_arena *a, size_t esz) {
@@ -612,7 +608,8 @@ bool tr_kr_add_ix(tr_ctx *c, uint32_t id, tr_range r, uint32_t kid,
         if (!tr_kr_reserve(c, id, nkr + 1))
             return true;
         kr = tr_kr(c, id);
-        memmove(kr + i + 1, kr + i, (nkr - i) * sizeof *kr);
+        if (i < nkr) /* else an append: no call */
+            memmove(kr + i + 1, kr + i, (nkr - i) * sizeof *kr);
         nkr++;
     } else if (j > i + 1) {
         memmove(kr + i + 1, kr + j, (nkr - j) * sizeof *kr);

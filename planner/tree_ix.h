@@ -61,8 +61,11 @@ typedef struct tr_axis {
 /* The axis of problem pb; false when out of memory. */
 bool tr_axis_init(tr_axis *a, const plan_problem *pb);
 void tr_axis_free(tr_axis *a);
-/* The position of time t, which must be a start or an end of pb. */
-uint32_t tr_axis_pos(const tr_axis *a, uint64_t t);
+/* The position of time t, which must be a start or an end of pb.
+ * Inline: about three a block, most often on the identity axis. */
+static inline uint32_t tr_axis_pos(const tr_axis *a, uint64_t t) {
+    return a->ax ? plan_time_index(a->ax, a->n, (uint32_t)t) : (uint32_t)t;
+}
 
 /* ---- the nodes ----
  * A node reference is a uint32_t: a TemporalSplit or SpatialSplit by its
