@@ -73,9 +73,9 @@ static const char *et_pool(const plan *pl, const plan_storage *st, size_t *n) {
         *n = 0;
         return NULL;
     }
-    const char *pool = pl->pools[st->pool].name;
-    *n = strlen(pool);
-    return pool;
+    const plan_pool *pp = &pl->pools[st->pool];
+    *n = pp->name_len;
+    return pp->name;
 }
 
 /* alloc: "alloc: NAME, N bytes at POOL[lo,hi)" */

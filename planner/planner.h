@@ -291,6 +291,7 @@ bool plan_run_reports_bound(plan_algo a);
 
 typedef struct plan_pool {
     const char *name; /* C identifier, unique, deterministic */
+    size_t name_len;  /* strlen(name), for the texts that print it */
     ir_device device;
     const char *space; /* NULL = default */
     const char *comm;  /* NULL = ordinary */

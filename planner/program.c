@@ -216,6 +216,7 @@ static void pp_name_pool(base_arena *a, plan *pl, uint32_t i) {
         name = base_arena_printf(a, "%s_%u", buf, k);
     }
     p->name = name;
+    p->name_len = strlen(name);
 }
 
 /* Stream colour of each storage: the one stream whose calls touch it
