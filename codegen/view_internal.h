@@ -710,11 +710,19 @@ void cg_view_streams(vw *v);
 json_t *cg_streams_json(vw *v);
 
 /* view_stmts.c */
-mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body);
-/* An event of kind KIND (a string literal): cg_event_n with its length
- * known at compile time. */
+/* An event of kind `kind` (kn bytes), h its signature (mst_key_hash) and
+ * bits its bloom bits (mst_key_bits). */
+mst_val cg_event_n(vw *v, const char *kind, size_t kn, uint64_t h,
+                   uint64_t bits, mst_val *body);
+/* An event of kind KIND (a string literal): cg_event_n with its length,
+ * signature and bloom bits folded at compile time. */
 #define cg_event(v, kind, body)                                                \
-    cg_event_n((v), "" kind, sizeof("" kind) - 1, (body))
+    cg_event_n((v), "" kind, sizeof("" kind) - 1,                              \
+               mst_key_hash("" kind, sizeof("" kind) - 1),                     \
+               mst_key_bits(mst_key_mix(                                       \
+                   mst_key_hash("" kind, sizeof("" kind) - 1),                 \
+                   sizeof("" kind) - 1)),                                      \
+               (body))
 void cg_plan_statements(vw *v);
 /* Statement i as native data in v->el (cg_el_begin). */
 mst_val cg_statement_val(vw *v, uint32_t i);

@@ -35,14 +35,15 @@ const size_t cg_nevent_kinds = CG_NEVENT_KINDS;
 /* An event: {kind: KIND, KIND: {fields}}.  The root of the view holds
  * KIND: false for every kind, so that a strict template may test any kind
  * inside any event (the lookup falls through to the root). */
-mst_val cg_event_n(vw *v, const char *kind, size_t kn, mst_val *body) {
+mst_val cg_event_n(vw *v, const char *kind, size_t kn, uint64_t h,
+                   uint64_t bits, mst_val *body) {
     static cg_keep_site site;
     mst_val e = nobj(v);
     if (keep_at(v, &site, "kind", 4))
         mst_v_set(v->el, e, "kind", 4, mst_v_str(kind, kn));
     /* event kinds are always kept (cg_keep_internal) */
     *body = nobj(v);
-    mst_v_set(v->el, e, kind, kn, *body);
+    mst_v_set_hashed(v->el, e, kind, kn, h, bits, *body);
     return e;
 }
 

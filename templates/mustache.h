@@ -186,15 +186,15 @@ struct mst_obj {
     uint64_t bloom;
 };
 
-/* Sets key k (kn bytes, not copied) of native object o.  Inline: a
- * view sets some ten keys per element, most of them string literals
- * whose signature folds at compile time. */
-static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
-                             mst_val val) {
+/* Sets key k (kn bytes, not copied) of native object o, whose signature
+ * h (mst_key_hash) and bloom bits (mst_key_bits of its mix) the caller
+ * has made: for a key that varies at run time among a few known ones
+ * (an event's kind), each with its h and bits folded at compile time. */
+static inline void mst_v_set_hashed(base_arena *a, mst_val o, const char *k,
+                                    size_t kn, uint64_t h, uint64_t bits,
+                                    mst_val val) {
     PW_ASSERT(o.type == MST_OBJECT);
     mst_obj *ob = o.u.obj;
-    uint64_t h = mst_key_hash(k, kn);
-    uint64_t bits = mst_key_bits(mst_key_mix(h, kn));
     if ((ob->bloom & bits) == bits)
         for (mst_field *f = ob->head; f; f = f->next)
             if (f->h == h && f->kl == kn && mst_key_rest_eq(f->k, k, kn)) {
@@ -213,6 +213,15 @@ static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
         ob->head = f;
     ob->tail = f;
     ob->bloom |= bits;
+}
+
+/* Sets key k (kn bytes, not copied) of native object o.  Inline: a
+ * view sets some ten keys per element, most of them string literals
+ * whose signature folds at compile time. */
+static inline void mst_v_set(base_arena *a, mst_val o, const char *k, size_t kn,
+                             mst_val val) {
+    uint64_t h = mst_key_hash(k, kn);
+    mst_v_set_hashed(a, o, k, kn, h, mst_key_bits(mst_key_mix(h, kn)), val);
 }
 /* Appends val to native list l. */
 void mst_v_append(base_arena *a, mst_val l, mst_val val);
