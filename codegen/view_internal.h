@@ -432,8 +432,17 @@ static inline void nappend(vw *v, mst_val l, mst_val x) {
     mst_v_append(v->el, l, x);
 }
 
-static inline void nset_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
-                          size_t kn, mst_val val) {
+/* The nset family always inline: each expands once per key of the view,
+ * and an out-of-line copy (gcc's choice once a builder grows) costs a
+ * call and the key's signature at run time. */
+#if defined(__GNUC__)
+#define CG_INLINE static inline __attribute__((always_inline))
+#else
+#define CG_INLINE static inline
+#endif
+
+CG_INLINE void nset_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                      size_t kn, mst_val val) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, val);
 }
@@ -462,8 +471,8 @@ static inline void nsets_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
         nsets_n((v), &cg_site_, (o), "" k, sizeof("" k) - 1, (s));             \
     } while (0)
 
-static inline void nsetk_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
-                           size_t kn, const char *s) {
+CG_INLINE void nsetk_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                       size_t kn, const char *s) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn,
                   s ? mst_v_str(s, strlen(s)) : mst_v_str("", 0));
@@ -476,8 +485,8 @@ static inline void nsetk_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
     } while (0)
 
 /* nsetk of a string of n bytes. */
-static inline void nsetkn_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
-                            size_t kn, const char *s, size_t n) {
+CG_INLINE void nsetkn_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                        size_t kn, const char *s, size_t n) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(s, n));
 }
@@ -490,8 +499,8 @@ static inline void nsetkn_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
 
 /* nsetk of a name of the IR (never NULL): its length from its record
  * (ir_name_len), no strlen. */
-static inline void nsetname_n(vw *v, cg_keep_site *site, mst_val o,
-                              const char *k, size_t kn, const char *name) {
+CG_INLINE void nsetname_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                          size_t kn, const char *name) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(name, ir_name_len(name)));
 }
@@ -517,8 +526,8 @@ static inline size_t cg_lasting_len(vw *v, const char *s) {
 /* nsetk of a string that lives as long as the view (never NULL; not
  * one made in v->str for the element, whose address a later element
  * reuses): its length through cg_lasting_len. */
-static inline void nsetl_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
-                           size_t kn, const char *s) {
+CG_INLINE void nsetl_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                       size_t kn, const char *s) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn, mst_v_str(s, cg_lasting_len(v, s)));
 }
@@ -536,8 +545,8 @@ static inline size_t cg_local_len(const vw *v, int32_t val) {
 }
 
 /* nsetk of the local of value val. */
-static inline void nsetlocal_n(vw *v, cg_keep_site *site, mst_val o,
-                               const char *k, size_t kn, int32_t val) {
+CG_INLINE void nsetlocal_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                           size_t kn, int32_t val) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn))
         mst_v_set(v->el, o, k, kn,
                   mst_v_str(v->local[val], cg_local_len(v, val)));
@@ -579,11 +588,30 @@ static inline void cg_prefetch_storage(const vw *v, uint32_t s_far,
 #define CG_MACRO_OFFSET 0
 #define CG_MACRO_SIZE 1
 #define CG_MACRO_ALIGN 2
-const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n);
+const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n);
+/* The suffixes of the buffer macros by `which`, each with its NUL in 8
+ * bytes: one store writes it. */
+extern const char cg_macro_suffix[3][8];
+static inline const char *cg_buf_macro(const vw *v, uint32_t s, int which,
+                                       size_t *n) {
+    const struct cg_macro_memo *e = &v->macro_memo[s % CG_MACRO_MEMO];
+    if (e->of != s + 1)
+        return cg_buf_macro_new(v, s, which, n);
+    /* the prefix remembered, then the suffix and its NUL in one store
+     * (up to two bytes past them unused) */
+    size_t pl = e->n;
+    char *c = base_arena_alloc_aligned(v->str, pl + 8, 1);
+    base_copy(c, e->p, pl);
+    memcpy(c + pl, cg_macro_suffix[which], 8);
+    *n = pl + (which == CG_MACRO_OFFSET ? 7u
+               : which == CG_MACRO_SIZE ? 5u
+                                        : 6u);
+    return c;
+}
 
 /* nset of buffer macro `which` of storage s, made only when kept. */
-static inline void nsetm_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
-                           size_t kn, uint32_t s, int which) {
+CG_INLINE void nsetm_n(vw *v, cg_keep_site *site, mst_val o, const char *k,
+                       size_t kn, uint32_t s, int which) {
     if (o.type == MST_OBJECT && keep_at(v, site, k, kn)) {
         size_t n;
         const char *m = cg_buf_macro(v, s, which, &n);
@@ -717,12 +745,12 @@ mst_val cg_event_n(vw *v, const char *kind, size_t kn, uint64_t h,
 /* An event of kind KIND (a string literal): cg_event_n with its length,
  * signature and bloom bits folded at compile time. */
 #define cg_event(v, kind, body)                                                \
-    cg_event_n((v), "" kind, sizeof("" kind) - 1,                              \
-               mst_key_hash("" kind, sizeof("" kind) - 1),                     \
-               mst_key_bits(mst_key_mix(                                       \
-                   mst_key_hash("" kind, sizeof("" kind) - 1),                 \
-                   sizeof("" kind) - 1)),                                      \
-               (body))
+    cg_event_n(                                                                \
+        (v), "" kind, sizeof("" kind) - 1,                                     \
+        mst_key_hash("" kind, sizeof("" kind) - 1),                            \
+        mst_key_bits(mst_key_mix(mst_key_hash("" kind, sizeof("" kind) - 1),   \
+                                 sizeof("" kind) - 1)),                        \
+        (body))
 void cg_plan_statements(vw *v);
 /* Statement i as native data in v->el (cg_el_begin). */
 mst_val cg_statement_val(vw *v, uint32_t i);

@@ -17,16 +17,16 @@ int32_t cg_output_value_at(const vw *v, uint32_t i) {
     return p->stmts[p->output_stmt].name_values[i];
 }
 
-const char *cg_buf_macro(const vw *v, uint32_t s, int which, size_t *n) {
+const char cg_macro_suffix[3][8] = {"_OFFSET", "_SIZE", "_ALIGN"};
+
+/* cg_buf_macro of a storage whose prefix is not in the memo: made and
+ * remembered. */
+const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n) {
     static const cg_part suffix[] = {
         {"_OFFSET", 7}, {"_SIZE", 5}, {"_ALIGN", 6}};
     /* every vw is mutable: only the memo changes */
     struct cg_macro_memo *e =
         (struct cg_macro_memo *)&v->macro_memo[s % CG_MACRO_MEMO];
-    if (e->of == s + 1) {
-        cg_part x[] = {{e->p, e->n}, suffix[which]};
-        return cg_catn(v, x, 2, n);
-    }
     /* "M_BUF_STEM": the stem is the IR's name itself when bstem_lower,
      * upper-cased here without a branch per byte (names mix letters and
      * digits) */
