@@ -7,12 +7,6 @@
 
 #include <string.h>
 
-mst_val mst_v_object(base_arena *a) {
-    mst_val v = {.type = MST_OBJECT};
-    v.u.obj = base_arena_alloc_aligned(a, sizeof *v.u.obj, _Alignof(mst_obj));
-    return v;
-}
-
 mst_val mst_v_list(base_arena *a) {
     mst_val v = {.type = MST_LIST};
     v.u.list =
