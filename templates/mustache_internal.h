@@ -253,6 +253,8 @@ typedef struct ov_frame {
 #define MST_LMEMO 256u
 #define MST_RMEMO_BITS 4
 #define MST_RMEMO (1u << MST_RMEMO_BITS)
+#define MST_BMEMO_BITS 6
+#define MST_BMEMO (1u << MST_BMEMO_BITS)
 
 typedef struct rctx {
     const mst_loader *loader;
@@ -331,6 +333,15 @@ typedef struct rctx {
         uint64_t serial;
         uint64_t skip;
     } rm[MST_RMEMO];
+    /* A direct-mapped cache of (run of sections, bloom of the transient
+     * frames on top) -> the sections of the run whose name passes that
+     * bloom (bit j for section j): the events of one kind have the same
+     * keys, so a handful of blooms come back element after element. */
+    struct bmemo {
+        const mst_node *n;
+        uint64_t tbloom;
+        uint64_t in;
+    } bm[MST_BMEMO];
 } rctx;
 
 /* Objects with more keys than this are searched with json_object_getn

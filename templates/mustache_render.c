@@ -713,6 +713,23 @@ static MST_NOINLINE uint64_t run_fill(rctx *r, const mst_node *n,
     return skip;
 }
 
+/* The sections of the run from n whose name may be in the transient
+ * frames of bloom tb (bit j for n[j]), through rctx.bm: a test per
+ * section (some 70 instructions a run of ten) only when new. */
+static inline uint64_t run_in(rctx *r, const mst_node *n, uint64_t tb) {
+    uint64_t h = ((uint64_t)(uintptr_t)n ^ tb) * 0x9E3779B97F4A7C15ull;
+    struct bmemo *b = &r->bm[h >> (64 - MST_BMEMO_BITS)];
+    if (b->n == n && b->tbloom == tb)
+        return b->in;
+    uint64_t in = 0;
+    for (uint32_t j = 0; j < n->run; j++)
+        in |= (uint64_t)((tb & n[j].key.bm) == n[j].key.bm) << j;
+    b->n = n;
+    b->tbloom = tb;
+    b->in = in;
+    return in;
+}
+
 /* The sections of the run from n that end at once with the transient
  * frame `top` on the stack (bit j for n[j]). */
 static inline uint64_t run_skip(rctx *r, const mst_node *n, const frame *top) {
@@ -723,10 +740,7 @@ static inline uint64_t run_skip(rctx *r, const mst_node *n, const frame *top) {
     uint64_t skip = m->n == n && m->serial == top->lserial
                         ? m->skip
                         : run_fill(r, n, top, m);
-    uint64_t in = 0; /* the sections whose name may be on top */
-    for (uint32_t j = 0; j < n->run; j++)
-        in |= (uint64_t)((top->tbloom & n[j].key.bm) == n[j].key.bm) << j;
-    return skip & ~in;
+    return skip & ~run_in(r, n, top->tbloom);
 }
 
 /* The position of the lowest set bit of x (x != 0). */
