@@ -10,7 +10,6 @@
 #include <string.h>
 
 /* keep_key's answers by key (cg_keep_site). */
-static cg_keep_site site_name;
 static cg_keep_site site_offset_expr;
 static cg_keep_site site_offset_macro;
 static cg_keep_site site_names;
@@ -118,12 +117,6 @@ static unsigned cg_fw_kind(const plan *pl, int32_t val) {
            (out ? 4u : 0u);
 }
 
-/* The value named by buffer b of storage sid (none when the key set
- * leaves "name" out). */
-static int32_t cg_fw_value(vw *v, uint32_t sid) {
-    return keep_at(v, &site_name, "name", 4) ? v->pl->storages[sid].value : -1;
-}
-
 /* The "offset_expr" of buffer b: its offset macro, or for either
  * buffer of a state pair the phase-dependent choice (NULL when b has no
  * offset macro and is not in a pair, as the key set decides). */
@@ -143,11 +136,13 @@ static const char *cg_fw_offset_expr(vw *v, const char *name, const char *macro,
 }
 
 /* Runs once per buffer: the keys go through the key set (set, sets) and
- * nothing is formatted unless the buffer is an input, state or output. */
+ * nothing is formatted unless the buffer is an input, state or output.
+ * The buffer's value is its storage's, whether or not the key set keeps
+ * the buffer's "name": the kinds never depend on what is formatted. */
 void cg_fw_buffer(vw *v, mst_val b, uint32_t sid) {
     const plan *pl = v->pl;
     const ir_program *p = pl->prog;
-    int32_t val = cg_fw_value(v, sid);
+    int32_t val = pl->storages[sid].value;
     const char *name = val >= 0 ? p->values[val].name : NULL;
     /* cg_fw_kind(pl, val) and next_of >= 0 (cg_fw_plan) */
     unsigned flags = val >= 0 ? v->fw_flags[sid] : 0u;
@@ -218,8 +213,7 @@ void cg_fw_stmt(const vw *v, mst_val s) {
 static const char *cg_fw_off_macro(vw *v, int32_t val) {
     int32_t sid = v->pl->storage_of_value[val];
     if (sid < 0 || v->spool[sid] < 0 || v->pl->storages[sid].value != val ||
-        !keep_at(v, &site_offset_macro, "offset_macro", 12) ||
-        cg_fw_value(v, (uint32_t)sid) < 0)
+        !keep_at(v, &site_offset_macro, "offset_macro", 12))
         return NULL;
     size_t n;
     return cg_buf_macro(v, (uint32_t)sid, CG_MACRO_OFFSET, &n);
@@ -236,8 +230,7 @@ void cg_fw_plan(vw *v) {
         unsigned kind = cg_fw_kind(pl, val);
         bool next_of = val >= 0 && p->values[val].next_of >= 0;
         v->fw_flags[s] = (uint8_t)(kind | (next_of ? CG_FW_NEXT_OF : 0u));
-        if (cg_fw_value(v, s) >= 0)
-            v->fw_kinds |= kind;
+        v->fw_kinds |= kind;
     }
     /* A state ... next= pair swaps its two regions between runs: the
      * offsets of both depend on the pools' phase (docs/firmware.md). */

@@ -48,8 +48,8 @@ static const char *const cg_keep_internal[] = {
 };
 
 /* Keys of an element the view reads back while building it (the
- * firmware and CUDA-graph keys of a statement: cg_fw_stmt, cg_graphs_stmt)
- * or decides by (cg_fw_value): kept whatever a section looks up. */
+ * firmware and CUDA-graph keys of a statement: cg_fw_stmt, cg_graphs_stmt):
+ * kept whatever a section looks up. */
 static const char *const cg_read_back[] = {"events", "name"};
 
 bool cg_key_internal(const char *k, size_t n) {

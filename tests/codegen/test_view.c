@@ -12,6 +12,7 @@
 
 #include "codegen/codegen.h"
 #include "cnames.h"
+#include "view_internal.h" /* cg_keyset, to leave "name" out */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -704,6 +705,79 @@ static void test_keep(void **state) {
     cg_keyset_free(NULL);
 }
 
+/* The firmware keys of a buffer and the root's kinds follow the buffer's
+ * value, whether or not the key set keeps the buffer's "name": a key set
+ * without it (no built-in one leaves it out) gives the keys of the
+ * complete view. */
+static void test_fw_keys_without_name(void **state) {
+    (void)state;
+    static const char text[] = "model acc\n"
+                               "kernel add(in, in, out)\n"
+                               "input  x f32[16] planned\n"
+                               "input  m f32[16]\n"
+                               "state  s f32[16]\n"
+                               "alloc  t f32[16]\n"
+                               "call   add(x, m, t)\n"
+                               "free   x m\n"
+                               "call   add(s, t, s)\n"
+                               "alloc  y f32[16] planned\n"
+                               "call   add(s, t, y)\n"
+                               "free   t s\n"
+                               "output y\n";
+    cg_keyset *keys = cg_builtin_keys();
+    assert_non_null(keys);
+    cg_key *e = NULL;
+    HASH_FIND(hh, keys->head, "name", 4, e);
+    assert_non_null(e);
+    HASH_DEL(keys->head, e);
+    free(e);
+    base_arena *a = base_arena_new();
+    base_diag *d = base_diag_new(stderr, 0);
+    ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
+    assert_non_null(p);
+    assert_true(ir_check(p, d));
+    plan_options o;
+    plan_options_init(&o);
+    plan *pl = plan_program(a, p, &o, d);
+    assert_non_null(pl);
+    cg_view_options all = {.keep = NULL}, some = {.keep = keys};
+    json_t *full = cg_build_view_opts(pl, CG_TARGET_C, &all, d);
+    json_t *part = cg_build_view_opts(pl, CG_TARGET_C, &some, d);
+    assert_non_null(full);
+    assert_non_null(part);
+    static const char *const root[] = {"has_planned_inputs", "has_states",
+                                       "has_planned_outputs",
+                                       "needs_static_pools_fn"};
+    for (size_t k = 0; k < sizeof root / sizeof *root; k++) {
+        assert_true(json_is_true(json_object_get(full, root[k])));
+        assert_true(json_equal(json_object_get(full, root[k]),
+                               json_object_get(part, root[k])));
+    }
+    static const char *const keys_of[] = {"is_planned_input", "is_state",
+                                          "zero_at_init", "is_planned_output",
+                                          "accessor"};
+    json_t *bf = json_object_get(full, "buffers");
+    json_t *bp = json_object_get(part, "buffers");
+    assert_int_equal(json_array_size(bf), json_array_size(bp));
+    unsigned seen = 0;
+    for (size_t i = 0; i < json_array_size(bf); i++) {
+        json_t *f = json_array_get(bf, i), *q = json_array_get(bp, i);
+        assert_null(json_object_get(q, "name"));
+        for (size_t k = 0; k < sizeof keys_of / sizeof *keys_of; k++) {
+            json_t *x = json_object_get(f, keys_of[k]);
+            assert_non_null(x);
+            assert_true(json_equal(x, json_object_get(q, keys_of[k])));
+            seen |= json_is_true(x) ? 1u << k : 0u;
+        }
+    }
+    assert_int_equal(seen, 0xfu); /* each kind and a zeroed buffer */
+    json_decref(full);
+    json_decref(part);
+    base_diag_free(d);
+    base_arena_free(a);
+    cg_keyset_free(keys);
+}
+
 /* The statements' texts and input hash made ahead (cg_texts_start: in a
  * thread of their own from 20,000 statements on) give the view what it
  * makes itself: the same root and the same files; texts no view took
@@ -769,6 +843,7 @@ int main(void) {
         cmocka_unit_test(test_buffer_macros),
         cmocka_unit_test(test_io_macros),
         cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_fw_keys_without_name),
         cmocka_unit_test(test_texts_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
