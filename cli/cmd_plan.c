@@ -284,8 +284,13 @@ static bool cli_csv_run(base_arena *a, plan_problem *pb, const plan_options *o,
     if (verify && !cli_csv_verify(pb, off, c->size, d))
         return false;
     /* bestfit (the start of search and auto) computed it (plan_run) */
-    c->lb = plan_run_reports_bound(o->algo) ? st.problem_bound
-                                            : plan_lower_bound(pb);
+    c->lb = st.problem_bound;
+    if (!plan_run_reports_bound(o->algo) &&
+        plan_lower_bound_status(pb, &c->lb) != 0) {
+        base_diag_report(d, BASE_SEV_ERROR, 0, 0,
+                         "out of memory while computing the lower bound");
+        return false;
+    }
     if (o->search.capacity && c->size > o->search.capacity) {
         base_diag_report(d, BASE_SEV_ERROR, 0, 0,
                          "pool pool0 does not fit in --capacity %" PRIu64

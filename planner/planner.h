@@ -75,9 +75,13 @@ bool plan_algo_parse(const char *s, plan_algo *out);
  * fails plan_problem_ok: the sums are exact (no wrap-around) and the
  * result saturates at the largest multiple of the pool alignment that
  * fits in 64 bits (still a lower bound); a buffer with start > end is
- * live nowhere.  Returns 0 on out-of-memory (of its one scratch block);
- * plan_lower_bound_in, with the caller's scratch, cannot fail. */
+ * live nowhere.  Returns 0 on out-of-memory (of its one scratch block),
+ * which a caller cannot tell from a bound of 0: one that shows the bound
+ * takes it from plan_lower_bound_status, which returns 0 and sets *lb,
+ * or -1 on out-of-memory (*lb untouched).  plan_lower_bound_in, with the
+ * caller's scratch, cannot fail. */
 uint64_t plan_lower_bound(const plan_problem *pb);
+int plan_lower_bound_status(const plan_problem *pb, uint64_t *lb);
 size_t plan_lower_bound_scratch_size(const plan_problem *pb);
 uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
                              size_t scratch_size);

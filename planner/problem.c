@@ -294,14 +294,19 @@ uint64_t plan_lower_bound_in(const plan_problem *pb, void *scratch,
     return plan_lower_bound_sorted(pb, st, en, m);
 }
 
-uint64_t plan_lower_bound(const plan_problem *pb) {
+int plan_lower_bound_status(const plan_problem *pb, uint64_t *lb) {
     size_t bytes = plan_lower_bound_scratch_size(pb);
     void *scratch = plan_scratch_new(bytes);
     if (!scratch)
-        return 0;
-    uint64_t lb = plan_lower_bound_in(pb, scratch, bytes);
+        return -1;
+    *lb = plan_lower_bound_in(pb, scratch, bytes);
     free(scratch);
-    return lb;
+    return 0;
+}
+
+uint64_t plan_lower_bound(const plan_problem *pb) {
+    uint64_t lb = 0;
+    return plan_lower_bound_status(pb, &lb) == 0 ? lb : 0;
 }
 
 /* ---- naive ---- */

@@ -510,6 +510,10 @@ int plan_search_from(const plan_problem *pb, const plan_search_opts *o,
     memset(st, 0, sizeof *st);
     int rc;
     st->start_size = *size;
+    /* 0 = unknown (plan_search_opts): plan_search passes bestfit's bound
+     * (plan_bestfit_lb, which fails on out-of-memory), so this computes it
+     * again only when that bound is 0, where plan_lower_bound's 0 on
+     * out-of-memory is the same answer. */
     st->lower_bound =
         o && o->lower_bound ? o->lower_bound : plan_lower_bound(pb);
     st->problem_bound = st->lower_bound;

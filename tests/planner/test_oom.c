@@ -3,7 +3,8 @@
  * ends the process: bestfit's large path and tree return -1 and
  * plan_program reports "out of memory" when their huge-page blocks
  * (base_huge_alloc) cannot be had, and the verifier says "out of
- * memory" apart from "does not verify" (verify_oom).  alloc_fail.h
+ * memory" apart from "does not verify" (verify_oom); the lower bound
+ * tells out of memory apart from a bound of 0 (lower_bound_oom).  alloc_fail.h
  * (tests/base) makes base's mmap and calloc fail from a size on: the
  * blocks these tests make
  * fail are larger than any chunk of an arena, so that an arena allocation
@@ -210,11 +211,33 @@ static void verify_oom(void **state) {
     free(bufs);
 }
 
+/* The lower bound's one block (malloc: three words a buffer, 3 MiB for
+ * OOM_BUFS buffers): plan_lower_bound_status says out of memory (-1,
+ * *lb untouched) where plan_lower_bound can only answer 0, and gives
+ * plan_lower_bound's bound when memory is there. */
+static void lower_bound_oom(void **state) {
+    (void)state;
+    plan_buf *bufs = malloc(OOM_BUFS * sizeof *bufs);
+    assert_non_null(bufs);
+    plan_problem pb;
+    make_problem(&pb, bufs);
+    uint64_t want = plan_lower_bound(&pb), lb = 7;
+    assert_true(want > 0);
+    alloc_fail_reset();
+    alloc_fail_malloc_from = MIB;
+    assert_int_equal(plan_lower_bound_status(&pb, &lb), -1);
+    assert_int_equal(lb, 7);
+    assert_int_equal(plan_lower_bound(&pb), 0);
+    alloc_fail_reset();
+    assert_int_equal(plan_lower_bound_status(&pb, &lb), 0);
+    assert_int_equal(lb, want);
+    free(bufs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(verify_oom),
-        cmocka_unit_test(bestfit_large_oom),
-        cmocka_unit_test(plan_program_oom),
+        cmocka_unit_test(verify_oom),        cmocka_unit_test(lower_bound_oom),
+        cmocka_unit_test(bestfit_large_oom), cmocka_unit_test(plan_program_oom),
         cmocka_unit_test(tree_oom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
