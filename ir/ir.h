@@ -264,7 +264,18 @@ typedef enum ir_value_kind {
 
 /* A name bound to memory, after ir_check.  Value ids are indices into
  * ir_program.values, in definition order.  One per buffer and alias of
- * the program, so kept small (144 bytes, asserted in ir/check.c). */
+ * the program, so kept small (144 bytes, asserted in ir/check.c).
+ *
+ * Invariant of a program that passed ir_check: ir_check assigns the ids
+ * as it walks the statements and an alias resolves OLD among the names
+ * already defined, so a value comes after the values it refers to:
+ * def grows with the id, alias_of < id for an alias, and root <= id
+ * (root == id for an input, const, alloc or state; for an alias, the
+ * root of its OLD, a value of one of those kinds).  The planner relies
+ * on it (one pass over the values makes each storage at its root before
+ * its aliases: planner/program.c, pp_storages).  A program rewritten in
+ * a new order (planner/sched_ir.c) is checked again, so it holds there
+ * too (tests/planner/test_schedule.c). */
 typedef struct ir_value {
     const char *name;
     uint8_t kind;       /* an ir_value_kind */

@@ -406,8 +406,8 @@ static void pp_storages(pp_run *R) {
     pl->storages = base_arena_array(a, ns + 1, sizeof *pl->storages);
     pl->nstorages = ns;
     /* each storage made at its root, then the liveness of every name:
-     * a root comes before its names (values are in definition order),
-     * so one pass over the values does both */
+     * a root comes before its names (ir_value's invariant in ir/ir.h:
+     * root <= id), so one pass over the values does both */
     ns = 0;
     for (uint32_t v = 0; v < p->nvalues; v++) {
         const ir_value *val = &p->values[v];

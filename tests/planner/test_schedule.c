@@ -511,10 +511,30 @@ static void check_fixed_point(const ir_program *np, uint64_t seed,
     base_arena_free(l.a);
 }
 
+/* ir_value's invariant (ir/ir.h), which plan_program relies on: each
+ * value after the values it refers to, its root one of a root kind. */
+static void check_value_order(const ir_program *p, uint64_t seed) {
+    for (uint32_t v = 0; v < p->nvalues; v++) {
+        const ir_value *x = &p->values[v];
+        bool alias = x->kind == IR_VAL_ALIAS;
+        bool ok = x->root >= 0 &&
+                  (alias ? x->root < (int32_t)v : x->root == (int32_t)v);
+        ok = ok && (!alias || (x->alias_of >= 0 && x->alias_of < (int32_t)v &&
+                               p->values[x->alias_of].root == x->root));
+        ok = ok && p->values[x->root].kind != IR_VAL_ALIAS;
+        ok = ok && (v == 0 || p->values[v - 1].def < x->def);
+        if (!ok)
+            fail_msg("seed %llu: value %u (%s): root %d, alias of %d, def %u",
+                     (unsigned long long)seed, v, x->name, x->root, x->alias_of,
+                     x->def);
+    }
+}
+
 static void check_program(uint64_t seed) {
     char *text = random_program(seed);
     loaded l;
     load(&l, text);
+    check_value_order(l.p, seed);
     plan_sched_graph *g = plan_sched_graph_build(l.p);
     assert_non_null(g);
     for (plan_order a = PLAN_ORDER_KEEP; a < PLAN_ORDER_COUNT; a++) {
@@ -525,6 +545,7 @@ static void check_program(uint64_t seed) {
         if (!np)
             fail_msg("seed %llu, order %s: no program\n%s",
                      (unsigned long long)seed, plan_order_name(a), text);
+        check_value_order(np, seed);
         /* the new program's calls, mapped back by source line */
         plan_sched_graph *ng = plan_sched_graph_build(np);
         assert_non_null(ng);
