@@ -27,24 +27,9 @@ ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j) {
 enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
 
 /* How many statements ahead the pass over the calls asks for the
- * records of their buffer arguments. */
+ * records of their buffer arguments (cg_prefetch_call_args: the pass
+ * reads each one's dtype). */
 #define CG_ARG_AHEAD 8u
-
-/* Asks the cache for the records of the buffer arguments of statement s
- * (when a call): the pass over the calls reads each one's dtype, some
- * 150 bytes apart in value order, a cache miss each without it. */
-static inline void prefetch_args(const ir_program *p, const ir_stmt *s) {
-#if defined(__GNUC__)
-    if (s->kind != IR_CALL)
-        return;
-    for (uint32_t j = 0; j < s->nargs; j++)
-        if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
-            __builtin_prefetch(&p->values[s->args[j].value].dtype);
-#else
-    (void)p;
-    (void)s;
-#endif
-}
 
 void cg_plan_kernels(vw *v) {
     const ir_program *p = v->prog;
@@ -71,7 +56,7 @@ void cg_plan_kernels(vw *v) {
     for (uint32_t i = 0; i < p->nstmts; i++) {
         const ir_stmt *s = &p->stmts[i];
         if (i + CG_ARG_AHEAD < p->nstmts)
-            prefetch_args(p, &p->stmts[i + CG_ARG_AHEAD]);
+            cg_prefetch_call_args(p->values, &p->stmts[i + CG_ARG_AHEAD]);
         if (s->kind != IR_CALL)
             continue;
         for (uint32_t j = 0; j < s->nargs; j++)

@@ -600,11 +600,8 @@ static inline void prefetch_stmt(const vw *v, const ir_stmt *s) {
     const ir_value *vals = v->prog->values;
     if (s->value >= 0)
         __builtin_prefetch(&vals[s->value]);
-    if (s->kind == IR_CALL) {
-        for (uint32_t j = 0; j < s->nargs; j++)
-            if (s->args[j].kind == IR_ARG_BUFFER && s->args[j].value >= 0)
-                __builtin_prefetch(&vals[s->args[j].value]);
-    } else if (s->kind == IR_FREE && s->name_values) {
+    cg_prefetch_call_args(vals, s);
+    if (s->kind == IR_FREE && s->name_values) {
         for (uint32_t j = 0; j < s->nnames; j++)
             if (s->name_values[j] >= 0) {
                 __builtin_prefetch(&vals[s->name_values[j]]);
