@@ -35,7 +35,8 @@
  * data), each a likely cache miss at 10^5 buffers; so a node is 32 bytes
  * (tree_ix.h: leaves and Empties have none, the fields a descent does not
  * read live in a cold twin, a TemporalSplit's only index entry inline,
- * an Empty's first child named by that entry alone: tr_lazy), a
+ * and no list of a TemporalSplit's children: its index names them,
+ * tr_implicit), a
  * SpatialSplit shares a cache line with its right side (tr_ss_create)
  * and remembers a node further down to prefetch (tr_pf_note), and
  * symbolic sizes are computed once at the end (tr_finalize, in
@@ -85,18 +86,18 @@ static void tr_dead_of(const tr_ctx *c, uint32_t r, uint32_t *lo,
 /* Recomputes the hint of node id from its children (O(1), or
  * O(children) for a TemporalSplit).  Symbolic sizes decide nothing
  * during the search: tr_finalize computes them once at the end. */
-static void tr_refresh(tr_ctx *c, uint32_t id) {
+TR_NOINLINE static void tr_refresh(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
     if (n->w & TR_F_SS) {
         uint32_t l = n->u.ss.left, r = n->u.ss.right;
         n->hint = tr_add(tr_align(tr_hint(c, l), c->align), tr_hint(c, r));
         return;
     }
-    uint32_t nk;
-    const uint32_t *kids = tr_kids_n(c, id, &nk);
-    n->hint = 0;
-    for (uint32_t i = 0; i < nk; i++) {
-        uint64_t h = tr_hint(c, kids[i]);
+    const tr_kre *kr = tr_ckr(c, id);
+    uint32_t imp = tr_implicit(c, id);
+    n->hint = imp == UINT32_MAX ? 0 : c->nodes[imp].hint;
+    for (uint32_t i = 0; i < tr_nkr(n); i++) { /* the children (tr_implicit) */
+        uint64_t h = tr_hint(c, kr[i].kid);
         if (h > n->hint)
             n->hint = h;
     }
@@ -145,14 +146,17 @@ static void tr_dead_ss(tr_ctx *c, uint32_t id) {
 
 /* TemporalSplit id after padding: its dead interval recomputed over
  * every child. */
-static void tr_dead_ts_full(tr_ctx *c, uint32_t id) {
+TR_NOINLINE static void tr_dead_ts_full(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    uint32_t lo, hi, nk;
+    uint32_t lo, hi, imp = tr_implicit(c, id), nk = tr_nkr(n);
     n->dlo = 1;
     n->dhi = 0;
-    const uint32_t *kids = tr_kids_n(c, id, &nk);
-    for (uint32_t i = 0; i < nk; i++) {
-        tr_dead_of(c, kids[i], &lo, &hi);
+    const tr_kre *kr = tr_ckr(c, id);
+    for (uint32_t i = 0; i <= nk; i++) { /* the children (tr_implicit) */
+        uint32_t kid = i < nk ? kr[i].kid : imp;
+        if (kid == UINT32_MAX)
+            break;
+        tr_dead_of(c, kid, &lo, &hi);
         if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
             n->dlo = lo;
             n->dhi = hi;
@@ -181,8 +185,6 @@ static inline uint32_t tr_ts1(tr_ctx *c, uint32_t kid) {
     uint32_t t = tr_new(c, false);
     if (t == UINT32_MAX)
         return t;
-    c->cold[t].koff = kid; /* tr_push and tr_refresh of a new TS */
-    c->cold[t].nkids = 1;
     c->nodes[t].hint = tr_hint(c, kid);
     tr_dead_ts(c, t, kid, false);
     return t;
@@ -209,19 +211,20 @@ static uint32_t tr_ss_create(tr_ctx *c, uint32_t kid, uint64_t extra) {
     return s;
 }
 
-/* Padding: every child of TemporalSplit id becomes SS(TS([child]),
- * TS([Empty(extra)])); the entries of id's index go to the new left
- * TemporalSplits (a child's ranges are its entries) and then name the new
- * SpatialSplits.  O(children + entries). */
+/* Padding: every child of TemporalSplit id (named by its index: a
+ * chain's gave its chain child back, tr_chain_restore) becomes
+ * SS(TS([child]), TS([Empty(extra)])); the entries of id's index go to
+ * the new left TemporalSplits (a child's ranges are its entries) and then
+ * name the new SpatialSplits.  O(entries). */
 static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
-    tr_kids_sync(c, id);
-    uint32_t nk = c->cold[id].nkids;
-    for (uint32_t i = 0; i < nk; i++) {
-        uint32_t old = tr_kids(c, id)[i];
+    uint32_t n0 = c->nnodes; /* a child padded here forwards past n0 */
+    for (uint32_t i = 0; i < tr_nkr(&c->nodes[id]); i++) {
+        uint32_t old = tr_kr(c, id)[i].kid;
+        if (*tr_fwd(c, old) >= n0)
+            continue; /* an earlier entry of the same child */
         uint32_t s = tr_ss_create(c, old, extra);
         if (s == UINT32_MAX)
             return; /* oom flagged */
-        tr_kids(c, id)[i] = s;
         *tr_fwd(c, old) = s;
     }
     for (uint32_t i = 0; i < tr_nkr(&c->nodes[id]) && !c->oom; i++) {
@@ -293,16 +296,6 @@ static void tr_chain_drop(tr_ctx *c, tr_chain *ch) {
     free(ch->lv);
     tr_seg_free(&ch->ix);
     memset(ch, 0, sizeof *ch);
-}
-
-/* The chain child SS_j of chain TemporalSplit id = TS_j (j >= 1) of the
- * pool searched, whose ranges its index leaves to the chain index;
- * UINT32_MAX for any other node. */
-static uint32_t tr_implicit(const tr_ctx *c, uint32_t id) {
-    const tr_node *n = &c->nodes[id];
-    if ((n->w & (TR_F_CHAIN | TR_F_SS)) != TR_F_CHAIN || c->cold[id].lvl < 2)
-        return UINT32_MAX;
-    return c->cur->ch.lv[c->cold[id].lvl - 1].ss;
 }
 
 /* The max of each field of the chain index of the pool searched over
@@ -454,9 +447,7 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
         tr_pad(c, id, b - slot);
         full = padded = true;
     }
-    /* an Empty's first child is named by its index alone (tr_lazy) */
-    bool lazy = full && !padded;
-    if (kid == UINT32_MAX || (!lazy && !tr_push(c, id, kid)))
+    if (kid == UINT32_MAX) /* its index names it (tr_implicit) */
         return padded;
     if (padded) /* the index may have changed (tr_chain_restore) */
         tr_kr_add(c, id, br, kid);
@@ -467,7 +458,7 @@ static bool tr_ts_add(tr_ctx *c, uint32_t id, uint32_t block, uint64_t slot,
         tr_chain_drop(c, &c->cur->ch);
     else if (chain)
         tr_chain_note(c, id, kid, br);
-    if (lazy) { /* its only child (tr_refresh would read the cold twin) */
+    if (full && !padded) { /* its only child */
         c->nodes[id].hint = tr_hint(c, kid);
     } else if (full) {
         tr_refresh(c, id);
@@ -865,12 +856,11 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
         if (pb->bufs[i].align > c.align)
             c.align = pb->bufs[i].align;
     tr_arena_init(&c.kra, sizeof(tr_kre));
-    tr_arena_init(&c.kda, sizeof(uint32_t));
     int rc = -1;
     uint32_t *outs = malloc(((size_t)n + 1) * sizeof *outs);
     uint32_t *mids = malloc(((size_t)n + 1) * sizeof *mids);
     tr_pool *pools = malloc(((size_t)n + 1) * sizeof *pools);
-    c.lfwd = malloc(((size_t)n + 1) * sizeof *c.lfwd);
+    c.lfwd = calloc((size_t)n + 1, sizeof *c.lfwd); /* 0: not forwarded */
     c.placed = base_huge_alloc(((size_t)n + 1) * sizeof *c.placed, 16);
     uint32_t no = 0, nm = 0, np = 0;
     /* an index counts its entries in 29 bits: 2^29 buffers and more (tens
@@ -925,10 +915,13 @@ int plan_tree_pools(const plan_problem *pb, const bool *is_output,
     if (c.oom)
         goto out;
     /* finalize: which pool holds each leaf, and its offset */
+    c.cur = pools; /* tr_implicit's chain: the pool walked */
     bool fast = tr_fin_fast(&c, pools, np, no + nm, subpool_size);
-    for (uint32_t p = 0; p < np && !fast; p++)
+    for (uint32_t p = 0; p < np && !fast; p++) {
+        c.cur = &pools[p];
         if (tr_finalize(&c, pools[p].root, p, subpool, &subpool_size[p]) != 0)
             goto out;
+    }
     *nsubpools = np;
     rc = 0;
 out:
@@ -936,7 +929,7 @@ out:
         tr_chain_drop(&c, &pools[p].ch);
     tr_axis_free(&c.axis);
     tr_arena_free(&c.kra);
-    tr_arena_free(&c.kda);
+    free(c.seen);
     free(c.lfwd);
     base_huge_free(c.placed);
     free(c.pads);

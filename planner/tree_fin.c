@@ -44,18 +44,47 @@ static bool tr_fin_lone(const tr_node *n) {
     return !(n->w & (TR_F_CHAIN | TR_F_SPILL)) && tr_nkr(n) <= 1;
 }
 
-/* Asks for what tr_finalize reads first of the nk children kids of a
- * node: a leaf's buffer, a node's hot half (most TemporalSplits need no
- * cold twin: tr_fin_lone). */
-static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
-                            uint32_t nk) {
-    for (uint32_t i = 0; i < nk; i++) {
-        if (kids[i] & TR_LEAF) {
-            TR_PREFETCH(tr_leaf_buf(c, kids[i]));
+/* The children of TemporalSplit id: the kids of its nk index entries kr
+ * and then its chain child imp (tr_implicit; UINT32_MAX: none). */
+typedef struct tr_fin_kids {
+    const tr_kre *kr;
+    uint32_t nk, imp;
+} tr_fin_kids;
+
+static tr_fin_kids tr_fin_kids_of(const tr_ctx *c, uint32_t id) {
+    return (tr_fin_kids){tr_ckr(c, id), tr_nkr(&c->nodes[id]),
+                         tr_implicit(c, id)};
+}
+
+/* Child i of k; UINT32_MAX past the last. */
+static uint32_t tr_fin_kid(const tr_fin_kids *k, uint32_t i) {
+    return i < k->nk ? k->kr[i].kid : i == k->nk ? k->imp : UINT32_MAX;
+}
+
+/* Asks for what tr_finalize reads first of the children k of a node: a
+ * leaf's buffer, a node's hot half. */
+static void tr_fin_prefetch(const tr_ctx *c, const tr_fin_kids *k) {
+    for (uint32_t i = 0; i <= k->nk; i++) {
+        uint32_t r = tr_fin_kid(k, i);
+        if (r == UINT32_MAX)
+            break;
+        if (r & TR_LEAF) {
+            TR_PREFETCH(tr_leaf_buf(c, r));
         } else {
-            TR_PREFETCH(&c->nodes[kids[i]]);
+            TR_PREFETCH(&c->nodes[r]);
         }
     }
+}
+
+/* Whether child r of a TemporalSplit is met for the first time in this
+ * walk (a child has an index entry per piece of its time set). */
+static bool tr_fin_first(tr_ctx *c, uint32_t r) {
+    if (r & TR_LEAF) /* one entry: a leaf's range is one piece */
+        return true;
+    if (c->seen[r] == c->walk)
+        return false;
+    c->seen[r] = c->walk;
+    return true;
 }
 
 /* The offset and pool p of every leaf under node root, and root's
@@ -66,6 +95,9 @@ static void tr_fin_prefetch(const tr_ctx *c, const uint32_t *kids,
  * tree can be as deep as there are blocks).  Returns 0 or -1. */
 static int tr_fin_walk(tr_ctx *c, uint32_t root, uint64_t off0, uint32_t p,
                        uint32_t *subpool, uint64_t *size) {
+    if (!c->seen && !(c->seen = calloc((size_t)c->nnodes + 1, sizeof *c->seen)))
+        return -1;
+    c->walk++;
     tr_fin *stk = malloc(((size_t)c->nnodes + 1) * sizeof *stk);
     if (!stk)
         return -1;
@@ -83,16 +115,16 @@ static int tr_fin_walk(tr_ctx *c, uint32_t root, uint64_t off0, uint32_t p,
                 sp--;
                 continue;
             }
-            if (f->i == 0) {
-                uint32_t sides[2] = {n->u.ss.left, n->u.ss.right};
-                tr_fin_prefetch(c, sides, 2);
+            if (f->i == 0) { /* both sides are nodes */
+                TR_PREFETCH(&c->nodes[n->u.ss.left]);
+                TR_PREFETCH(&c->nodes[n->u.ss.right]);
             } else if (f->i == 1) {
                 f->acc = ret;
                 off = tr_add(off, tr_align(ret, c->align));
             }
             r = f->i++ == 0 ? n->u.ss.left : n->u.ss.right;
         } else if (f->i == 0 && tr_fin_lone(n)) {
-            /* its index names its only child: no cold twin to load */
+            /* its inline index entry names its only child */
             r = n->u.in.kid;
             if (tr_nkr(n) == 0 || (r & TR_LEAF)) {
                 if (tr_nkr(n))
@@ -107,20 +139,24 @@ static int tr_fin_walk(tr_ctx *c, uint32_t root, uint64_t off0, uint32_t p,
         } else {
             if (f->back && ret > f->acc)
                 f->acc = ret;
-            uint32_t nk;
-            const uint32_t *kids = tr_kids_n(c, f->id, &nk);
+            tr_fin_kids k = tr_fin_kids_of(c, f->id);
             if (f->i == 0)
-                tr_fin_prefetch(c, kids, nk);
-            for (; f->i < nk && (kids[f->i] & TR_LEAF); f->i++) {
-                uint64_t sz = tr_fin_leaf(c, kids[f->i], off, p, subpool);
+                tr_fin_prefetch(c, &k);
+            r = tr_fin_kid(&k, f->i);
+            for (; r != UINT32_MAX; r = tr_fin_kid(&k, ++f->i)) {
+                if (!tr_fin_first(c, r))
+                    continue;
+                if (!(r & TR_LEAF))
+                    break;
+                uint64_t sz = tr_fin_leaf(c, r, off, p, subpool);
                 f->acc = sz > f->acc ? sz : f->acc;
             }
-            if (f->i == nk) {
+            if (r == UINT32_MAX) {
                 ret = f->acc;
                 sp--;
                 continue;
             }
-            r = kids[f->i++];
+            f->i++;
             f->back = true;
         }
         if (r & TR_LEAF)

@@ -498,28 +498,6 @@ static uint32_t tr_arena_grow(tr_ctx *c, tr_arena *a, const void *src,
     return no;
 }
 
-bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid) {
-    tr_kids_sync(c, ts);
-    tr_cold *k = &c->cold[ts];
-    if (k->nkids == 0 && k->capkids == 0) {
-        k->koff = kid;
-        k->nkids = 1;
-        return true;
-    }
-    if (k->nkids == (k->capkids ? k->capkids : 1)) {
-        uint32_t one = k->koff, cap = k->capkids;
-        uint32_t no = tr_arena_grow(c, &c->kda, cap ? NULL : &one, k->nkids,
-                                    k->koff, cap ? tr_log2(cap) : 0, cap);
-        if (no == UINT32_MAX)
-            return false;
-        k = &c->cold[ts];
-        k->koff = no;
-        k->capkids = cap ? 2 * cap : 2;
-    }
-    tr_kids(c, ts)[k->nkids++] = kid;
-    return true;
-}
-
 /* The first index entry of TemporalSplit id that ends after t. */
 /* Narrows *b, *n (the answer in b[0 .. n]) to a window of st entries: the
  * sampled entries st - 1, 2 st - 1, ... that end before t are counted

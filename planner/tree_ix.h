@@ -107,10 +107,8 @@ typedef struct tr_node {
 } tr_node;
 
 typedef struct tr_cold {
-    uint32_t koff;           /* children: kda[koff ..], or the only one */
-    uint32_t nkids, capkids; /* capkids 0: the child is koff itself */
-    uint32_t lvl;            /* chain level + 1 (TR_F_CHAIN) */
-    uint32_t fwd;            /* the SS that replaced this child (tr_pad) */
+    uint32_t lvl; /* chain level + 1 (TR_F_CHAIN) */
+    uint32_t fwd; /* the SS that replaced this child (tr_pad) */
 } tr_cold;
 
 /* An arena of elements of size esz (at least 4 bytes, the first four a
@@ -201,7 +199,6 @@ typedef struct tr_ctx {
     tr_cold *cold;  /* their other fields */
     uint32_t nnodes, capnodes;
     tr_arena kra;   /* spilled interval indexes (tr_kre) */
-    tr_arena kda;   /* lists of children (uint32_t) */
     uint32_t *lfwd; /* tr_cold.fwd of the leaves */
     tr_frame *stk;
     uint32_t capstk;
@@ -229,6 +226,8 @@ typedef struct tr_ctx {
     uint32_t npads, cappads;
     bool fin_mark; /* tr_finalize writes fin_lv into lvc */
     uint32_t fin_lv;
+    uint32_t *seen; /* per node: the last walk of tr_finalize that met it */
+    uint32_t walk;  /* the number of walks so far */
 } tr_ctx;
 
 /* Asks for the cache line at p ahead of its use (a hint; nothing where
@@ -301,40 +300,16 @@ static inline const tr_kre *tr_ckr(const tr_ctx *c, uint32_t id) {
                : &n->u.in;
 }
 
-/* The children of TemporalSplit id (valid until the arena grows). */
-static inline uint32_t *tr_kids(tr_ctx *c, uint32_t id) {
-    tr_cold *k = &c->cold[id];
-    return k->capkids ? (uint32_t *)(void *)c->kda.base + k->koff : &k->koff;
-}
-
-/* Whether TemporalSplit id keeps its only child in its index alone:
- * tr_ts_add gives an Empty its first child without the child list (the
- * cold twin, a likely miss, stays untouched); its first entry names the
- * child (tr_kids_n), and tr_push writes the list out before a second. */
-static inline bool tr_lazy(const tr_ctx *c, uint32_t id) {
-    return c->cold[id].nkids == 0 && tr_nkr(&c->nodes[id]) > 0;
-}
-
-/* The children of TemporalSplit id and their number (*nk); valid until
- * the arenas grow. */
-static inline const uint32_t *tr_kids_n(const tr_ctx *c, uint32_t id,
-                                        uint32_t *nk) {
-    const tr_cold *k = &c->cold[id];
-    if (tr_lazy(c, id)) {
-        *nk = 1;
-        return &tr_ckr(c, id)[0].kid;
-    }
-    *nk = k->nkids;
-    return k->capkids ? (const uint32_t *)(const void *)c->kda.base + k->koff
-                      : &k->koff;
-}
-
-/* Writes out the child list of a lazy TemporalSplit id (tr_lazy). */
-static inline void tr_kids_sync(tr_ctx *c, uint32_t id) {
-    if (tr_lazy(c, id)) {
-        c->cold[id].koff = tr_ckr(c, id)[0].kid;
-        c->cold[id].nkids = 1;
-    }
+/* The chain child SS_j of chain TemporalSplit id = TS_j (j >= 1) of the
+ * pool searched (c->cur), whose ranges its index leaves to the chain
+ * index; UINT32_MAX for any other node.  A TemporalSplit's children are
+ * the children its index names and this one: no list of them is kept
+ * (appending to one in the cold twin was a miss per placement). */
+static inline uint32_t tr_implicit(const tr_ctx *c, uint32_t id) {
+    const tr_node *n = &c->nodes[id];
+    if ((n->w & (TR_F_CHAIN | TR_F_SS)) != TR_F_CHAIN || c->cold[id].lvl < 2)
+        return UINT32_MAX;
+    return c->cur->ch.lv[c->cold[id].lvl - 1].ss;
 }
 
 static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
@@ -366,9 +341,6 @@ static inline uint32_t tr_new(tr_ctx *c, bool ss) {
     c->cold[c->nnodes] = (tr_cold){0};
     return c->nnodes++;
 }
-
-/* Appends child kid to TemporalSplit ts; false when out of memory. */
-bool tr_push(tr_ctx *c, uint32_t ts, uint32_t kid);
 
 /* The first index entry of TemporalSplit id that ends after t. */
 uint32_t tr_kr_after(const tr_ctx *c, uint32_t id, uint64_t t);

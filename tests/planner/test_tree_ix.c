@@ -143,7 +143,6 @@ static void test_kr_search(void **st) {
         tr_ctx c;
         memset(&c, 0, sizeof c);
         tr_arena_init(&c.kra, sizeof(tr_kre));
-        tr_arena_init(&c.kda, sizeof(uint32_t));
         uint32_t id = ix_ts(&c, n, k % 2, &s, lo, hi);
         uint64_t top = (uint64_t)hi[n - 1] + 3;
         for (uint32_t q = 0; q < 3000; q++) {
@@ -164,7 +163,6 @@ static void test_kr_search(void **st) {
         }
         assert_false(c.oom);
         tr_arena_free(&c.kra);
-        tr_arena_free(&c.kda);
         base_huge_free(c.nodes);
         base_huge_free(c.cold);
     }
