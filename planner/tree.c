@@ -257,9 +257,13 @@ static void tr_pad(tr_ctx *c, uint32_t id, uint64_t extra) {
  * the plain search does.  TS_j's own index leaves out SS_j (tr_implicit):
  * SS_j spans the whole time axis in pieces, and keeping them sorted cost
  * a memmove of O(n) entries per block (a third of the time at 10^6
- * sparse buffers); `low` answers whether the block overlaps SS_j, and
- * its range min before the placement whether SS_j held the block's range
- * already (c->hilow: then TS_j is unchanged).  Padding a chain's
+ * sparse buffers); `low` answers whether the block overlaps SS_j.  The
+ * time sets of chain nodes are kept by the chain index alone (every
+ * ancestor of a chain node is one), so once the block's lowest chain SS
+ * has noted its range the way up stops at the first chain TemporalSplit
+ * whose values do not change, whether or not its time set grew (it used
+ * to climb on to the root when SS_j had not held the block's range: 2.4
+ * levels a block for nothing on sparse data).  Padding a chain's
  * TemporalSplit (only the root, when last; the placement orders never
  * make a root smaller than a block) gives those indexes SS_j back
  * (tr_chain_restore) and drops the chain; the next growth starts a new
@@ -323,7 +327,6 @@ static void tr_chain_note(tr_ctx *c, uint32_t id, uint32_t kid, tr_range br) {
         return;
     if (ss) { /* the way up meets the lowest chain SS first */
         uint32_t m = tr_chain_q(c, br)[2]; /* before it learns br */
-        c->hilow = m ? UINT32_MAX - m : UINT32_MAX;
         c->low_done = true;
         if (m >= UINT32_MAX - lv)
             return; /* every time of br is held at level lv or below */
@@ -621,10 +624,9 @@ TR_NOINLINE static bool tr_update_ts(tr_ctx *c, const tr_frame *f, tr_range br,
     tr_vals old = tr_vals_of(c, f->id);
     c->up_hint = old.hint;
     tr_ts_grew(c, f->id, f->ov);
-    bool grew;
-    if (f->ov == tr_implicit(c, f->id)) { /* held br already: unchanged */
-        grew = c->hilow > c->cold[f->id].lvl - 1;
-    } else {
+    bool grew = false; /* a time set the chain index keeps (SS_j's below
+                          noted br) needs no more from the way up */
+    if (f->ov != tr_implicit(c, f->id)) {
         grew = tr_kr_add_at(c, f->id, br, f->ov, f->pos);
         if (grew && chain) /* else the chain index holds br already */
             tr_chain_note(c, f->id, f->ov, br);
@@ -651,7 +653,7 @@ TR_NOINLINE static bool tr_jump_climb(tr_ctx *c, uint32_t l, uint32_t hi,
         c->up_hint = old.hint;
         tr_ts_grew(c, ts, ss);
         tr_dead_ts(c, ts, ss, rebuilt);
-        if (!rebuilt && c->hilow <= l && tr_vals_eq(old, tr_vals_of(c, ts)))
+        if (!rebuilt && tr_vals_eq(old, tr_vals_of(c, ts)))
             return true;
     }
 }
@@ -831,7 +833,6 @@ static bool tr_pool_allocate(tr_ctx *c, tr_pool *p, uint32_t block,
     c->cur = p;
     c->low_done = false;
     c->q_ok = false;
-    c->hilow = UINT32_MAX;
     if (tr_allocate(c, p->root, block, is_last))
         return true;
     if (is_last && !c->oom) {

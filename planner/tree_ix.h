@@ -206,9 +206,6 @@ typedef struct tr_ctx {
     uint64_t *offsets;
     tr_pool *cur;     /* the pool being searched */
     bool low_done;    /* the block's lowest chain SS noted (tr_chain_note) */
-    uint32_t hilow;   /* the lowest level whose chain SS held the block's
-                         whole range before it was placed; UINT32_MAX: none
-                         (or not known yet) */
     uint64_t up_hint; /* the hint, before the placement, of the node the
                          frame being updated descended into */
     tr_axis axis;     /* of the chain indexes; n == 0 until needed */
