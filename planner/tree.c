@@ -45,8 +45,8 @@
  * (nodes and their cold twins, the index arenas, the placement record,
  * tr_order's words) come from base_huge_alloc, on huge pages where the
  * system gives them: with 4 KiB pages their first touches were a fifth
- * of the time.  At 10^5 buffers `tree` takes about 5.5x naive's time
- * sparse and 6.8x dense (the target is 5x; docs/planning.md): what
+ * of the time.  At 10^5 buffers `tree` takes about 5.0x naive's time
+ * sparse and 6.6x dense (the target is 5x; docs/planning.md): what
  * remains is the dependent load of the next node, about half of the
  * search loop's samples.  `tree` stays a compatibility mode, not the
  * fast path.
