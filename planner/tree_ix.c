@@ -552,11 +552,15 @@ static bool tr_kr_grow(tr_ctx *c, uint32_t id, uint32_t cap) {
 }
 
 /* Room for need entries in the index of TemporalSplit id; false when out
- * of memory. */
+ * of memory.  Doubles until need fits: an insertion needs one more, but
+ * kre_merge (tr_chain_restore) asks for a whole level's entries at once. */
 static inline bool tr_kr_reserve(tr_ctx *c, uint32_t id, uint32_t need) {
     const tr_node *n = &c->nodes[id];
     uint32_t cap = n->w & TR_F_SPILL ? n->u.sp.cap : 1;
-    return need <= cap || tr_kr_grow(c, id, cap);
+    for (; need > cap; cap *= 2)
+        if (!tr_kr_grow(c, id, cap))
+            return false;
+    return true;
 }
 
 /* Adds range r of child kid to the index of TemporalSplit id, merged with
