@@ -93,11 +93,10 @@ TR_NOINLINE static void tr_refresh(tr_ctx *c, uint32_t id) {
         n->hint = tr_add(tr_align(tr_hint(c, l), c->align), tr_hint(c, r));
         return;
     }
-    const tr_kre *kr = tr_ckr(c, id);
-    uint32_t imp = tr_implicit(c, id);
-    n->hint = imp == UINT32_MAX ? 0 : c->nodes[imp].hint;
-    for (uint32_t i = 0; i < tr_nkr(n); i++) { /* the children (tr_implicit) */
-        uint64_t h = tr_hint(c, kr[i].kid);
+    tr_kids k = tr_kids_of(c, id);
+    n->hint = 0;
+    for (uint32_t i = 0, r; (r = tr_kid(&k, i)) != UINT32_MAX; i++) {
+        uint64_t h = tr_hint(c, r);
         if (h > n->hint)
             n->hint = h;
     }
@@ -148,15 +147,12 @@ static void tr_dead_ss(tr_ctx *c, uint32_t id) {
  * every child. */
 TR_NOINLINE static void tr_dead_ts_full(tr_ctx *c, uint32_t id) {
     tr_node *n = &c->nodes[id];
-    uint32_t lo, hi, imp = tr_implicit(c, id), nk = tr_nkr(n);
+    uint32_t lo, hi;
     n->dlo = 1;
     n->dhi = 0;
-    const tr_kre *kr = tr_ckr(c, id);
-    for (uint32_t i = 0; i <= nk; i++) { /* the children (tr_implicit) */
-        uint32_t kid = i < nk ? kr[i].kid : imp;
-        if (kid == UINT32_MAX)
-            break;
-        tr_dead_of(c, kid, &lo, &hi);
+    tr_kids k = tr_kids_of(c, id);
+    for (uint32_t i = 0, r; (r = tr_kid(&k, i)) != UINT32_MAX; i++) {
+        tr_dead_of(c, r, &lo, &hi);
         if (tr_dlen(lo, hi) > tr_dlen(n->dlo, n->dhi)) {
             n->dlo = lo;
             n->dhi = hi;

@@ -44,28 +44,11 @@ static bool tr_fin_lone(const tr_node *n) {
     return !(n->w & (TR_F_CHAIN | TR_F_SPILL)) && tr_nkr(n) <= 1;
 }
 
-/* The children of TemporalSplit id: the kids of its nk index entries kr
- * and then its chain child imp (tr_implicit; UINT32_MAX: none). */
-typedef struct tr_fin_kids {
-    const tr_kre *kr;
-    uint32_t nk, imp;
-} tr_fin_kids;
-
-static tr_fin_kids tr_fin_kids_of(const tr_ctx *c, uint32_t id) {
-    return (tr_fin_kids){tr_ckr(c, id), tr_nkr(&c->nodes[id]),
-                         tr_implicit(c, id)};
-}
-
-/* Child i of k; UINT32_MAX past the last. */
-static uint32_t tr_fin_kid(const tr_fin_kids *k, uint32_t i) {
-    return i < k->nk ? k->kr[i].kid : i == k->nk ? k->imp : UINT32_MAX;
-}
-
 /* Asks for what tr_finalize reads first of the children k of a node: a
  * leaf's buffer, a node's hot half. */
-static void tr_fin_prefetch(const tr_ctx *c, const tr_fin_kids *k) {
+static void tr_fin_prefetch(const tr_ctx *c, const tr_kids *k) {
     for (uint32_t i = 0; i <= k->nk; i++) {
-        uint32_t r = tr_fin_kid(k, i);
+        uint32_t r = tr_kid(k, i);
         if (r == UINT32_MAX)
             break;
         if (r & TR_LEAF) {
@@ -139,11 +122,11 @@ static int tr_fin_walk(tr_ctx *c, uint32_t root, uint64_t off0, uint32_t p,
         } else {
             if (f->back && ret > f->acc)
                 f->acc = ret;
-            tr_fin_kids k = tr_fin_kids_of(c, f->id);
+            tr_kids k = tr_kids_of(c, f->id);
             if (f->i == 0)
                 tr_fin_prefetch(c, &k);
-            r = tr_fin_kid(&k, f->i);
-            for (; r != UINT32_MAX; r = tr_fin_kid(&k, ++f->i)) {
+            r = tr_kid(&k, f->i);
+            for (; r != UINT32_MAX; r = tr_kid(&k, ++f->i)) {
                 if (!tr_fin_first(c, r))
                     continue;
                 if (!(r & TR_LEAF))

@@ -309,6 +309,23 @@ static inline uint32_t tr_implicit(const tr_ctx *c, uint32_t id) {
     return c->cur->ch.lv[c->cold[id].lvl - 1].ss;
 }
 
+/* The children of TemporalSplit id, in order: the kids of its nk index
+ * entries kr (a child comes once per piece of its time set), then its
+ * chain child imp (tr_implicit; UINT32_MAX: none). */
+typedef struct tr_kids {
+    const tr_kre *kr;
+    uint32_t nk, imp;
+} tr_kids;
+
+static inline tr_kids tr_kids_of(const tr_ctx *c, uint32_t id) {
+    return (tr_kids){tr_ckr(c, id), tr_nkr(&c->nodes[id]), tr_implicit(c, id)};
+}
+
+/* Child i of k; UINT32_MAX past the last. */
+static inline uint32_t tr_kid(const tr_kids *k, uint32_t i) {
+    return i < k->nk ? k->kr[i].kid : i == k->nk ? k->imp : UINT32_MAX;
+}
+
 static inline uint32_t *tr_fwd(tr_ctx *c, uint32_t r) {
     return r & TR_LEAF ? &c->lfwd[r & ~TR_LEAF] : &c->cold[r].fwd;
 }
