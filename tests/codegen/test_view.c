@@ -24,6 +24,22 @@ typedef struct fixture {
     json_t *view;
 } fixture;
 
+/* Parses, checks and plans the n bytes of `text` ("t.pw") in a, with
+ * the default options but memory_pool (NULL: the default). */
+static plan *plan_text(base_arena *a, base_diag *d, const char *text, size_t n,
+                       const char *memory_pool) {
+    ir_program *p = ir_parse(a, "t.pw", text, n, d);
+    assert_non_null(p);
+    assert_true(ir_check(p, d));
+    plan_options o;
+    plan_options_init(&o);
+    if (memory_pool)
+        assert_true(plan_memory_pool_parse(memory_pool, &o.memory_pool));
+    plan *pl = plan_program(a, p, &o, d);
+    assert_non_null(pl);
+    return pl;
+}
+
 /* Parses, checks and plans `text`, then builds the view (NULL on error).
  * Diagnostics go to a memory stream so that tests stay quiet. */
 static json_t *build(fixture *f, const char *text, const char *target,
@@ -31,15 +47,7 @@ static json_t *build(fixture *f, const char *text, const char *target,
     f->a = base_arena_new();
     f->d = base_diag_new(stderr, 0);
     base_diag_set_source(f->d, "t.pw", text, strlen(text));
-    ir_program *p = ir_parse(f->a, "t.pw", text, strlen(text), f->d);
-    assert_non_null(p);
-    assert_true(ir_check(p, f->d));
-    plan_options o;
-    plan_options_init(&o);
-    if (memory_pool)
-        assert_true(plan_memory_pool_parse(memory_pool, &o.memory_pool));
-    plan *pl = plan_program(f->a, p, &o, f->d);
-    assert_non_null(pl);
+    plan *pl = plan_text(f->a, f->d, text, strlen(text), memory_pool);
     cg_view_options vo = {.kernel_status = kernel_status};
     cg_target t;
     f->view = cg_target_parse(target, &t) ? cg_build_view_opts(pl, t, &vo, f->d)
@@ -665,13 +673,7 @@ static void test_keep(void **state) {
             assert_true(cg_target_parse(cases[c].target, &target));
             base_arena *a = base_arena_new();
             base_diag *d = base_diag_new(stderr, 0);
-            ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
-            assert_non_null(p);
-            assert_true(ir_check(p, d));
-            plan_options o;
-            plan_options_init(&o);
-            plan *pl = plan_program(a, p, &o, d);
-            assert_non_null(pl);
+            plan *pl = plan_text(a, d, text, strlen(text), NULL);
             cg_view_options all = {.kernel_status = ks != 0, .keep = NULL};
             cg_view_options some = {.kernel_status = ks != 0, .keep = keys};
             json_t *full = cg_build_view_opts(pl, target, &all, d);
@@ -733,13 +735,7 @@ static void test_fw_keys_without_name(void **state) {
     free(e);
     base_arena *a = base_arena_new();
     base_diag *d = base_diag_new(stderr, 0);
-    ir_program *p = ir_parse(a, "t.pw", text, strlen(text), d);
-    assert_non_null(p);
-    assert_true(ir_check(p, d));
-    plan_options o;
-    plan_options_init(&o);
-    plan *pl = plan_program(a, p, &o, d);
-    assert_non_null(pl);
+    plan *pl = plan_text(a, d, text, strlen(text), NULL);
     cg_view_options all = {.keep = NULL}, some = {.keep = keys};
     json_t *full = cg_build_view_opts(pl, CG_TARGET_C, &all, d);
     json_t *part = cg_build_view_opts(pl, CG_TARGET_C, &some, d);
@@ -796,16 +792,11 @@ static void test_texts_ahead(void **state) {
         base_sb_puts(&text, "alloc y f32[4]\ncall r(x, y)\noutput y\n");
         base_arena *a = base_arena_new();
         base_diag *d = base_diag_new(stderr, 0);
-        ir_program *p = ir_parse(a, "t.pw", base_sb_str(&text), text.len, d);
-        assert_non_null(p);
-        assert_true(ir_check(p, d));
+        plan *pl = plan_text(a, d, base_sb_str(&text), text.len, NULL);
+        const ir_program *p = pl->prog;
         assert_true(p->nstmts >= (big ? 20000u : 10u));
         cg_texts_free(cg_texts_start(p)); /* taken by no view */
         cg_texts_free(NULL);
-        plan_options o;
-        plan_options_init(&o);
-        plan *pl = plan_program(a, p, &o, d);
-        assert_non_null(pl);
         cg_view_options now = {.keep = NULL};
         cg_view_options ahead = {.keep = NULL, .texts = cg_texts_start(p)};
         cg_view *vn = cg_view_new(pl, CG_TARGET_C, &now, d);

@@ -118,6 +118,18 @@ static char *render_nat(const char *tpl, nat_fixture *f, mst_error *err) {
     return out;
 }
 
+/* tpl rendered over the rich elements gives want, every element
+ * released. */
+static void expect_rich(const char *tpl, const char *want) {
+    mst_error err;
+    nat_fixture f = {.fail_at = SIZE_MAX, .rich = true};
+    char *out = render_nat(tpl, &f, &err);
+    assert_non_null(out);
+    assert_string_equal(out, want);
+    assert_int_equal(f.built, f.released);
+    free(out);
+}
+
 /* Elements in order, lookups falling through to the root, a list inside
  * its own body (two elements live at once, each in its own memory), and
  * every element released once. */
@@ -157,19 +169,12 @@ static void test_native_lazy(void **state) {
  * signature are told apart. */
 static void test_native_lookup_paths(void **state) {
     (void)state;
-    mst_error err;
-    nat_fixture f = {.fail_at = SIZE_MAX, .rich = true};
-    char *out = render_nat(
+    expect_rich(
         "{{#items}}{{#flag}}{{name}}{{title}}{{/flag}}|{{#sub}}{{x}}{{title}}"
         "{{name}}{{#flag}}{{title}}{{n}}{{/flag}}{{/sub}}|{{title}}"
         "{{offset_maker}}{{offset_macro}}{{#sub}}{{sub.x}}{{/sub}};{{/items}}"
         "{{title}}",
-        &f, &err);
-    assert_non_null(out);
-    assert_string_equal(out, "e0T|0Se0S0|TKM0;e1T|10Se1S1|TKM10;"
-                             "e2T|20Se2S2|TKM20;T");
-    assert_int_equal(f.built, f.released);
-    free(out);
+        "e0T|0Se0S0|TKM0;e1T|10Se1S1|TKM10;e2T|20Se2S2|TKM20;T");
 }
 
 /* Sections in a row inside a lazy element (rendered as one step, the
@@ -180,18 +185,13 @@ static void test_native_lookup_paths(void **state) {
  * otherwise. */
 static void test_native_runs(void **state) {
     (void)state;
-    mst_error err;
-    nat_fixture f = {.fail_at = SIZE_MAX, .rich = true};
-    char *out = render_nat(
+    expect_rich(
         "{{#items}}{{#off}}A{{/off}}{{#name}}<{{name}}>{{/name}}{{#nul}}B"
         "{{/nul}}{{#on}}C{{/on}}{{#flag}}D{{#off}}E{{/off}}{{#title}}{{title}}"
         "{{/title}}{{/flag}}{{#off}}F{{/off}}{{#sub}}{{#off}}G{{/off}}{{#x}}x"
         "{{x}}{{/x}}{{/sub}};{{/items}}",
-        &f, &err);
-    assert_non_null(out);
-    assert_string_equal(out, "<e0>BCDTx0;<e1>BCDTx10;<e2>BCDTx20;");
-    assert_int_equal(f.built, f.released);
-    free(out);
+        "<e0>BCDTx0;<e1>BCDTx10;<e2>BCDTx20;");
+    mst_error err;
     const char *tpl = "{{#items}}{{#off}}{{/off}}{{#nope}}x{{/nope}}{{#on}}"
                       "{{n}}{{/on}}{{/items}}";
     nat_fixture strict = {.fail_at = SIZE_MAX};
@@ -201,7 +201,7 @@ static void test_native_runs(void **state) {
                         "t:1:27: error: unknown name 'nope'");
     assert_int_equal(strict.built, strict.released);
     nat_fixture lax = {.fail_at = SIZE_MAX, .lax = true};
-    out = render_nat(tpl, &lax, &err);
+    char *out = render_nat(tpl, &lax, &err);
     assert_non_null(out);
     assert_string_equal(out, "012");
     free(out);
