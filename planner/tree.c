@@ -626,18 +626,28 @@ static bool tr_jump_step(tr_ctx *c, uint32_t *sp, tr_range br, bool res,
 
 /* Frames below this many on the way down are prefetched (tr_pf_note):
  * three levels of a run of SpatialSplits and the right sides they enter
- * (4 and 8 measured slower). */
+ * (4 and 8 measured slower); and, by a second hint, twice as many (9 and
+ * 16 measured slower than 12). */
 #define TR_PF_AHEAD 6
+#define TR_PF_AHEAD2 12
 
 /* SpatialSplit frame k on the way back up from a placement at depth
- * land: remembers the node TR_PF_AHEAD frames further down the path, as
- * the node to prefetch when a search next enters it.  A descent is a
- * chain of dependent loads (each node names the next); blocks landing in
- * the same region follow the same path, so the hint lets the load of a
- * node start three levels early.  Only a hint: a stale one costs a load. */
+ * land: remembers the nodes TR_PF_AHEAD and TR_PF_AHEAD2 frames further
+ * down the path, as the nodes to prefetch when a search next enters it
+ * (the second in the bits of w that a SpatialSplit does not use,
+ * TR_NKR; tree_ix.h).  A descent is a chain of dependent loads (each
+ * node names the next); blocks landing in the same region follow the
+ * same path, so the hints let the loads of nodes start three and six
+ * levels early.  Only hints: a stale one costs a load. */
 static void tr_pf_note(tr_ctx *c, uint32_t k, uint32_t land) {
+    tr_node *n = &c->nodes[c->stk[k].id];
     if (k + TR_PF_AHEAD < land && !c->stk[k + TR_PF_AHEAD].jump)
-        c->nodes[c->stk[k].id].u.ss.pf = c->stk[k + TR_PF_AHEAD].id;
+        n->u.ss.pf = c->stk[k + TR_PF_AHEAD].id;
+    if (k + TR_PF_AHEAD2 >= land)
+        return;
+    const tr_frame *f = &c->stk[k + TR_PF_AHEAD2];
+    if (!f->jump && f->id <= TR_NKR)
+        n->w = (n->w & ~(uint32_t)TR_NKR) | f->id;
 }
 
 /* Inductor's allocate(block, is_last) on node root, as a depth-first
@@ -678,6 +688,7 @@ static bool tr_allocate(tr_ctx *c, uint32_t root, uint32_t block,
             if (f->phase == 0) {
                 TR_PREFETCH(&c->nodes[n->u.ss.right]); /* if left fails */
                 TR_PREFETCH(&c->nodes[n->u.ss.pf]);
+                TR_PREFETCH(&c->nodes[n->w & TR_NKR]); /* node 0: none */
             }
             if (f->phase == 0 && tr_dead_hit(n, br))
                 f->phase = 1; /* the left side fails: skip it */

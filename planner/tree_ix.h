@@ -92,7 +92,8 @@ typedef struct tr_node {
     uint64_t hint;     /* size hint */
     uint32_t dlo, dhi; /* the dead interval (a SpatialSplit: its left side's),
                           inclusive; none if dlo > dhi */
-    uint32_t w;        /* TR_F_*; a TemporalSplit's index entries */
+    uint32_t w;        /* TR_F_*; a TemporalSplit's index entries (TR_NKR;
+                          a SpatialSplit's: a prefetch hint, tr_pf_note) */
     union {
         tr_kre in; /* a TemporalSplit's only entry (not spilled) */
         struct {
