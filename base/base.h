@@ -233,6 +233,14 @@ static inline char *base_u64_at(char *p, uint64_t x) {
         q[-1] = (char)('0' + y);
     return e;
 }
+/* The number of decimal digits of x (base_u64_at's count), to write
+ * x in place where its width must be known first (a padded column). */
+static inline size_t base_u64_len(uint64_t x) {
+    if (x < 10)
+        return 1;
+    unsigned t = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
+    return t + 1 - (x < base_pow10[t]);
+}
 /* x in decimal at p, a '-' first when negative (room for
  * BASE_U64_MAX_DIGITS + 1 bytes; no NUL written); returns the end. */
 static inline char *base_i64_at(char *p, int64_t x) {

@@ -274,8 +274,8 @@ static void jw_val(jw *w, mst_val v, int indent) {
 /* Element i of lazy list lz, built, written and released. */
 static void jw_element(jw *w, const mst_lazy_list *lz, size_t i, int indent) {
     if (lz->element_val) {
-        mst_val e;
-        if (!lz->element_val(lz->ctx, i, NULL, &e)) {
+        mst_val e = lz->element_val(lz->ctx, i, NULL);
+        if (e.type == MST_MISSING) {
             w->ok = false;
             return;
         }

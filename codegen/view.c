@@ -191,20 +191,16 @@ static void native_release(void *ctx) {
     cg_el_end(ctx);
 }
 
-static bool statement_val(void *ctx, size_t i, const mst_names *names,
-                          mst_val *out) {
-    *out = native_of(ctx, cg_statement_val, i, names);
-    return true;
+static mst_val statement_val(void *ctx, size_t i, const mst_names *names) {
+    return native_of(ctx, cg_statement_val, i, names);
 }
 
 static size_t count_buffers(void *ctx) {
     return ((vw *)ctx)->nbuffers;
 }
 
-static bool buffer_val(void *ctx, size_t i, const mst_names *names,
-                       mst_val *out) {
-    *out = native_of(ctx, cg_buffer_val, i, names);
-    return true;
+static mst_val buffer_val(void *ctx, size_t i, const mst_names *names) {
+    return native_of(ctx, cg_buffer_val, i, names);
 }
 
 static size_t count_kernels(void *ctx) {
@@ -244,30 +240,23 @@ static size_t count_outputs(void *ctx) {
     return ((vw *)ctx)->nio[CG_IO_OUTPUTS];
 }
 
-static bool input_val(void *ctx, size_t i, const mst_names *names,
-                      mst_val *out) {
-    *out = native_of(ctx, input_of, i, names);
-    return true;
+static mst_val input_val(void *ctx, size_t i, const mst_names *names) {
+    return native_of(ctx, input_of, i, names);
 }
 
-static bool const_val(void *ctx, size_t i, const mst_names *names,
-                      mst_val *out) {
-    *out = native_of(ctx, const_of, i, names);
-    return true;
+static mst_val const_val(void *ctx, size_t i, const mst_names *names) {
+    return native_of(ctx, const_of, i, names);
 }
 
-static bool output_val(void *ctx, size_t i, const mst_names *names,
-                       mst_val *out) {
-    *out = native_of(ctx, output_of, i, names);
-    return true;
+static mst_val output_val(void *ctx, size_t i, const mst_names *names) {
+    return native_of(ctx, output_of, i, names);
 }
 
 /* A root list served natively: its placeholder (a new reference).  No
  * jansson element: `plan --emit view` prints native data itself
  * (cg_json_write). */
 static json_t *native_list(vw *v, size_t (*count)(void *),
-                           bool (*val)(void *, size_t, const mst_names *,
-                                       mst_val *)) {
+                           mst_val (*val)(void *, size_t, const mst_names *)) {
     json_t *marker = cg_lazy_add(v, count, NULL, v, NULL);
     v->lazy[v->nlazy - 1].element_val = val;
     v->lazy[v->nlazy - 1].release = native_release;

@@ -169,18 +169,17 @@ static mst_val live_text(vw *v, uint32_t start, uint32_t end) {
     return mst_v_str(r, (size_t)(e - r));
 }
 
-/* Appends s (n bytes) at q in a field of `width` bytes, left-aligned or
- * right-aligned; returns the end. */
-static char *pad_at(char *q, const char *s, size_t n, size_t width,
-                    bool right) {
-    size_t pad = width > n ? width - n : 0;
-    if (right)
-        q = spaces_at(q, pad);
+/* Appends s (n bytes) at q in a field of `width` bytes, left-aligned;
+ * returns the end. */
+static char *pad_at(char *q, const char *s, size_t n, size_t width) {
     base_copy(q, s, n);
-    q += n;
-    if (!right)
-        q = spaces_at(q, pad);
-    return q;
+    return spaces_at(q + n, width > n ? width - n : 0);
+}
+
+/* x (n digits) right-aligned in width columns at q; returns the end. */
+static char *num_at(char *q, uint64_t x, size_t n, size_t width) {
+    q = spaces_at(q, width > n ? width - n : 0);
+    return base_u64_at(q, x);
 }
 
 /* A pool's list built on demand: its table rows or its buffers. */
@@ -210,18 +209,18 @@ static mst_val pool_row(const pool_list *l, size_t k) {
                             b[k + CG_PREFETCH_AHEAD / 2]);
     /* name, offset and size in their columns, then the live range */
     const char *name = v->prog->values[st->value].name;
-    char ot[BASE_U64_MAX_DIGITS], stx[BASE_U64_MAX_DIGITS];
-    size_t nl = ir_name_len(name),
-           ol = (size_t)(base_u64_at(ot, st->offset) - ot),
-           sl = (size_t)(base_u64_at(stx, st->size) - stx);
+    /* the numbers are written in place (num_at): made on the stack and
+     * copied, they were read back while their stores were in flight */
+    size_t nl = ir_name_len(name), ol = base_u64_len(st->offset),
+           sl = base_u64_len(st->size);
     size_t cap = (nl > w[0] ? nl : w[0]) + (ol > w[1] ? ol : w[1]) +
                  (sl > w[2] ? sl : w[2]) + 4 + 2 * 10 + 2;
     char *row = base_arena_alloc_aligned(v->str, cap, 1), *q = row;
-    q = pad_at(q, name, nl, w[0], false);
+    q = pad_at(q, name, nl, w[0]);
     *q++ = ' ';
-    q = pad_at(q, ot, ol, w[1], true);
+    q = num_at(q, st->offset, ol, w[1]);
     *q++ = ' ';
-    q = pad_at(q, stx, sl, w[2], true);
+    q = num_at(q, st->size, sl, w[2]);
     *q++ = ' ';
     *q++ = ' ';
     q = live_at(v, q, st->start, st->end);
@@ -263,22 +262,17 @@ static void pool_release(void *ctx) {
     cg_el_end(((pool_list *)ctx)->v);
 }
 
-static bool pool_row_val(void *ctx, size_t k, const mst_names *names,
-                         mst_val *out) {
-    *out = pool_native(ctx, pool_row, k, names);
-    return true;
+static mst_val pool_row_val(void *ctx, size_t k, const mst_names *names) {
+    return pool_native(ctx, pool_row, k, names);
 }
 
-static bool pool_buffer_val(void *ctx, size_t k, const mst_names *names,
-                            mst_val *out) {
-    *out = pool_native(ctx, pool_buffer, k, names);
-    return true;
+static mst_val pool_buffer_val(void *ctx, size_t k, const mst_names *names) {
+    return pool_native(ctx, pool_buffer, k, names);
 }
 
 /* A pool's list served natively: its placeholder. */
 static json_t *pool_lazy(vw *v, pool_list *l,
-                         bool (*val)(void *, size_t, const mst_names *,
-                                     mst_val *)) {
+                         mst_val (*val)(void *, size_t, const mst_names *)) {
     json_t *marker = cg_lazy_add(v, pool_list_count, NULL, l, NULL);
     v->lazy[v->nlazy - 1].element_val = val;
     v->lazy[v->nlazy - 1].release = pool_release;
@@ -415,14 +409,16 @@ void cg_plan_buffers(vw *v) {
 /* "M_buffer_K_fits", the name of buffer k's static assertion, made
  * only when looked up (cg_vfmt took some 400 instructions a buffer). */
 static mst_val assert_id(vw *v, uint32_t k) {
-    char num[BASE_U64_MAX_DIGITS];
-    cg_part x[] = {{v->M, v->Mlen},
-                   CG_LIT("_buffer_"),
-                   {num, (size_t)(base_u64_at(num, k) - num)},
-                   CG_LIT("_fits")};
-    size_t n;
-    const char *c = cg_catn(v, x, 4, &n);
-    return mst_v_str(c, n);
+    /* k in place: its digits made on the stack and copied were read
+     * back while their stores were in flight (a store-forwarding stall) */
+    char *c = base_arena_alloc_aligned(
+        v->str, v->Mlen + 8 + BASE_U64_MAX_DIGITS + 5 + 1, 1);
+    base_copy(c, v->M, v->Mlen);
+    base_copy(c + v->Mlen, "_buffer_", 8);
+    char *q = base_u64_at(c + v->Mlen + 8, k);
+    base_copy(q, "_fits", 5);
+    q[5] = '\0';
+    return mst_v_str(c, (size_t)(q + 5 - c));
 }
 
 mst_val cg_buffer_val(vw *v, uint32_t k) {

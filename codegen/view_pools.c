@@ -35,13 +35,24 @@ const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n) {
     cg_part x[] = {{v->M, v->Mlen}, CG_LIT("_BUF_"), {stem, sn}, suffix[which]};
     char *m = cg_catn(v, x, 4, n);
     size_t pl = v->Mlen + 5 + sn;
-    if (v->bstem_lower)
-        for (char *c = m + v->Mlen + 5, *end = m + pl; c < end; c++)
-            *c = (char)(*c ^ ((unsigned)(*c - 'a') < 26u ? 0x20 : 0));
-    if (pl <= sizeof e->p) {
-        base_copy(e->p, m, pl);
+    /* the memo is written from the parts and with the upper-cased bytes
+     * themselves: copied from m, its wide loads met m's byte stores
+     * still in flight (a store-forwarding stall per new prefix) */
+    bool keep = pl <= sizeof e->p;
+    if (keep) {
+        base_copy(e->p, v->M, v->Mlen);
+        base_copy(e->p + v->Mlen, "_BUF_", 5);
         e->n = (uint32_t)pl;
         e->of = s + 1;
+    }
+    char *c = m + v->Mlen + 5, *k = keep ? e->p + v->Mlen + 5 : NULL;
+    for (size_t i = 0; i < sn; i++) {
+        char b = stem[i];
+        if (v->bstem_lower)
+            b = (char)(b ^ ((unsigned)(b - 'a') < 26u ? 0x20 : 0));
+        c[i] = b;
+        if (k)
+            k[i] = b;
     }
     return m;
 }

@@ -41,9 +41,11 @@ mst_val cg_event_n(vw *v, const char *kind, size_t kn, uint64_t h,
     mst_val e = nobj(v);
     if (keep_at(v, &site, "kind", 4))
         mst_v_set(v->el, e, "kind", 4, mst_v_str(kind, kn));
-    /* event kinds are always kept (cg_keep_internal) */
-    *body = nobj(v);
-    mst_v_set_hashed(v->el, e, kind, kn, h, bits, *body);
+    /* event kinds are always kept (cg_keep_internal); b, not *body, is
+     * set: *body's two stores read back at once stalled (no forwarding) */
+    mst_val b = nobj(v);
+    *body = b;
+    mst_v_set_hashed(v->el, e, kind, kn, h, bits, b);
     return e;
 }
 

@@ -268,14 +268,15 @@ typedef struct mst_lazy_list {
      * while a parent's blocks are overridden. */
     json_t *(*element_in)(void *ctx, size_t i, const mst_names *names);
     /* Optional, used before both when rendering: element i as native
-     * data into *out (false: stop with an error), valid and unchanged
+     * data (MST_MISSING: stop with an error; returned in registers, not
+     * through memory: its two 8-byte halves stored and read back as one
+     * 16-byte load stalled the render at each element), valid and unchanged
      * (no key added: the renderer keeps the blooms of the objects on its
      * context stack) until the release(ctx) that follows its body (NULL:
      * nothing to release).
      * An element of the same list may be asked for while one is live (a
      * section over the list inside its own body). */
-    bool (*element_val)(void *ctx, size_t i, const mst_names *names,
-                        mst_val *out);
+    mst_val (*element_val)(void *ctx, size_t i, const mst_names *names);
     void (*release)(void *ctx);
 } mst_lazy_list;
 

@@ -432,19 +432,16 @@ static int interpolate(rctx *r, const mst_template *t, const mst_node *n) {
         if (esc)
             return put_escaped(r, t, n, v.u.s, v.n);
         return put(r, t, n, v.u.s, v.n);
-    case MST_INT: {
-        int64_t x = v.u.i;
-        unsigned long long u =
-            x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
-        char *e = buf + sizeof buf, *p = e;
-        do {
-            *--p = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
-        if (x < 0)
-            *--p = '-';
-        return put(r, t, n, p, (size_t)(e - p));
-    }
+    case MST_INT:
+        /* In place when there is room: digits made in buf and then
+         * copied were read back (out_copy's wide loads) while their byte
+         * stores were still in flight, a store-forwarding stall each. */
+        if (BASE_U64_MAX_DIGITS + 1 < r->lim - r->len) {
+            char *o = r->out + r->len;
+            r->len += (size_t)(base_i64_at(o, v.u.i) - o);
+            return 0;
+        }
+        return put(r, t, n, buf, (size_t)(base_i64_at(buf, v.u.i) - buf));
     case MST_REAL:
         return put(r, t, n, buf, fmt_real(v.u.d, buf, sizeof buf));
     case MST_TRUE:
@@ -599,7 +596,8 @@ static int lazy_section(rctx *r, const mst_template *t, const mst_node *n,
         json_t *e = NULL;
         mst_val ev;
         if (lz->element_val) {
-            if (!lz->element_val(lz->ctx, i, names, &ev))
+            ev = lz->element_val(lz->ctx, i, names);
+            if (ev.type == MST_MISSING)
                 return mst_rfail(r, t, n, "cannot build element %zu of '%.*s'",
                                  i, (int)n->n, n->s);
         } else {

@@ -376,13 +376,12 @@ static json_t *lz_element(void *ctx, size_t i) {
     return json_incref(c->src->docs[c->list][i]);
 }
 
-static bool lz_val(void *ctx, size_t i, const mst_names *names, mst_val *out) {
+static mst_val lz_val(void *ctx, size_t i, const mst_names *names) {
     lazy_ctx *c = ctx;
     assert_null(names);
     assert_int_equal(c->src->live, 0); /* one element at a time */
     c->src->live++;
-    *out = c->src->vals[c->list][i];
-    return true;
+    return c->src->vals[c->list][i];
 }
 
 static void lz_release(void *ctx) {

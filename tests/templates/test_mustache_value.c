@@ -57,12 +57,11 @@ static size_t nat_count(void *ctx) {
     return 3;
 }
 
-static bool nat_element(void *ctx, size_t i, const mst_names *names,
-                        mst_val *out) {
+static mst_val nat_element(void *ctx, size_t i, const mst_names *names) {
     (void)names;
     nat_fixture *f = ctx;
     if (i == f->fail_at || f->live == 4)
-        return false;
+        return (mst_val){.type = MST_MISSING};
     base_arena *a = f->arenas[f->live];
     base_arena_reset(a);
     char *nm = f->names[f->live++];
@@ -70,21 +69,21 @@ static bool nat_element(void *ctx, size_t i, const mst_names *names,
         f->max_live = f->live;
     f->built++;
     snprintf(nm, 8, "e%zu", i);
-    *out = mst_v_object(a);
-    mst_v_set(a, *out, KEY("name"), mst_v_str(nm, strlen(nm)));
-    mst_v_set(a, *out, KEY("n"), mst_v_int((int64_t)i));
+    mst_val o = mst_v_object(a);
+    mst_v_set(a, o, KEY("name"), mst_v_str(nm, strlen(nm)));
+    mst_v_set(a, o, KEY("n"), mst_v_int((int64_t)i));
     if (f->rich) {
         /* same first 8 bytes and length: told apart by the rest */
-        mst_v_set(a, *out, KEY("offset_macro"), mst_v_str(KEY("M")));
-        mst_v_set(a, *out, KEY("offset_maker"), mst_v_str(KEY("K")));
-        mst_v_set(a, *out, KEY("flag"), mst_v_bool(true));
-        mst_v_set(a, *out, KEY("nul"), mst_v_bool(true)); /* null at root */
+        mst_v_set(a, o, KEY("offset_macro"), mst_v_str(KEY("M")));
+        mst_v_set(a, o, KEY("offset_maker"), mst_v_str(KEY("K")));
+        mst_v_set(a, o, KEY("flag"), mst_v_bool(true));
+        mst_v_set(a, o, KEY("nul"), mst_v_bool(true)); /* null at root */
         mst_val sub = mst_v_object(a);
         mst_v_set(a, sub, KEY("x"), mst_v_int((int64_t)i * 10));
         mst_v_set(a, sub, KEY("title"), mst_v_str(KEY("S")));
-        mst_v_set(a, *out, KEY("sub"), sub);
+        mst_v_set(a, o, KEY("sub"), sub);
     }
-    return true;
+    return o;
 }
 
 static void nat_release(void *ctx) {
