@@ -236,9 +236,14 @@ void cg_fw_plan(vw *v) {
      * offsets of both depend on the pools' phase (docs/firmware.md). */
     bool have_p =
         keep_at(v, &site_names, "names", 5) && keep_at(v, &site_p, "p", 1);
-    for (uint32_t h = 0; h < p->nvalues; h++) {
+    /* a pair needs its state's own pooled storage (cg_fw_off_macro),
+     * whose kind the pass above saw: without one, no pass over every
+     * value record (144 bytes each, 43 MB at 10^5 kernels) */
+    if (!(v->fw_kinds & 2u))
+        have_p = false;
+    for (uint32_t h = 0; have_p && h < p->nvalues; h++) {
         int32_t y = p->values[h].state_next;
-        if (p->values[h].kind != IR_VAL_STATE || y < 0 || !have_p)
+        if (p->values[h].kind != IR_VAL_STATE || y < 0)
             continue;
         const char *ho = cg_fw_off_macro(v, (int32_t)h);
         const char *yo = cg_fw_off_macro(v, y);

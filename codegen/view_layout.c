@@ -373,6 +373,9 @@ static void plan_pool_tables(vw *v) {
     }
     for (uint32_t k = 0; k < v->nbuffers; k++) {
         uint32_t s = v->buffer_storage[k];
+        if (k + CG_PASS_AHEAD < v->nbuffers)
+            cg_prefetch_storage(v, v->buffer_storage[k + CG_PASS_AHEAD],
+                                v->buffer_storage[k + CG_PASS_AHEAD / 2]);
         const plan_storage *st = &pl->storages[s];
         uint32_t *w = v->pool_w[v->spool[s]];
         uint32_t n = (uint32_t)ir_name_len(v->prog->values[st->value].name);

@@ -105,9 +105,8 @@ static void pool_storages(vw *v) {
     v->bstem = base_arena_array(v->a, ns + 1, sizeof(char *));
     bool lower = true;
     for (uint32_t s = 0; s < ns; s++) {
-        if (s + CG_PREFETCH_AHEAD < ns)
-            cg_prefetch_storage(v, s + CG_PREFETCH_AHEAD,
-                                s + CG_PREFETCH_AHEAD / 2);
+        if (s + CG_PASS_AHEAD < ns)
+            cg_prefetch_storage(v, s + CG_PASS_AHEAD, s + CG_PASS_AHEAD / 2);
         int32_t pk = pl->storages[s].pool;
         if (pk < 0)
             v->spool[s] = -1;

@@ -568,6 +568,11 @@ void cg_plan_statements(vw *v) {
     v->death_next = blk + ns;
     uint32_t *line = (uint32_t *)(blk + ns + nst);
     for (uint32_t i = 0; i < p->nstmts; i++) {
+#if defined(__GNUC__)
+        /* the records are read one after the other, but missed */
+        if (i + CG_PASS_AHEAD < p->nstmts)
+            __builtin_prefetch(&p->stmts[i + CG_PASS_AHEAD].loc.line);
+#endif
         v->death_head[i] = -1;
         line[i] = p->stmts[i].loc.line;
     }
