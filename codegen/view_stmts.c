@@ -609,11 +609,12 @@ static inline void prefetch_stmt(const vw *v, const ir_stmt *s) {
         __builtin_prefetch(&vals[s->value]);
     cg_prefetch_call_args(vals, s);
     if (s->kind == IR_FREE && s->name_values) {
-        for (uint32_t j = 0; j < s->nnames; j++)
-            if (s->name_values[j] >= 0) {
-                __builtin_prefetch(&vals[s->name_values[j]]);
-                __builtin_prefetch(&vals[s->name_values[j]].storage_end);
-            }
+        for (uint32_t j = 0; j < s->nnames; j++) { /* no branch: as above */
+            int32_t x = s->name_values[j];
+            const ir_value *r = &vals[x < 0 ? 0 : x];
+            __builtin_prefetch(r);
+            __builtin_prefetch(&r->storage_end);
+        }
     }
 #else
     (void)v;
