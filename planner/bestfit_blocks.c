@@ -83,7 +83,8 @@ typedef struct bk_ctx {
     uint64_t *base; /* per block: where its list begins in ent */
     uint32_t *fill; /* per block: its list's length */
     uint32_t *ptr;  /* per block: the walk's position (one query) */
-    uint64_t amin;  /* the smallest alignment: every hi is rounded up to it */
+    uint64_t amin;  /* the smallest alignment: every hi is rounded up to it
+                       (its log2 until the lists are laid out) */
     /* The lists, each ended by a sentinel (lo UINT64_MAX), laid out one
      * after the other (base) but held in a window: ent[i] is entry wlo + i
      * of that layout, of cap entries; the lists below kinit have their
@@ -129,15 +130,16 @@ static int bk_lists(bk_ctx *b, const plan_bk_in *in) {
     if (!b->base || !b->fill || !b->ptr)
         return -1;
     uint64_t total = 0, limit = BK_ENTRIES(in->m);
-    b->amin = UINT64_MAX;
+    b->amin = 63;
     for (uint32_t p = 0; p < in->m; p++) {
         total += in->k1[p] - in->k0[p] + 1;
         if (total > limit)
             return 1;
         b->base[in->k0[p]]++;
         b->base[in->k1[p] + 1]--; /* wraps; the prefix sums unwrap it */
-        b->amin = in->b[p].a < b->amin ? in->b[p].a : b->amin;
+        b->amin = in->lga[p] < b->amin ? in->lga[p] : b->amin;
     }
+    b->amin = (uint64_t)1 << b->amin;
     uint64_t run = 0, sum = 0;
     for (uint32_t k = 0; k < b->nblk; k++) { /* base[k]: entries and */
         run += b->base[k];                   /* sentinels before k */
@@ -259,8 +261,8 @@ static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *off) {
         uint32_t nb = in->m - k0 < BK_BATCH ? in->m - k0 : BK_BATCH, kto = 0;
         for (uint32_t j = 0; j < nb; j++) {
             uint32_t p = in->order[k0 + j];
-            qb[j] = (bk_q){in->s[p],  in->e[p],      in->k0[p],
-                           in->k1[p], in->b[p].size, in->b[p].a};
+            qb[j] = (bk_q){in->s[p],  in->e[p],    in->k0[p],
+                           in->k1[p], in->size[p], (uint64_t)1 << in->lga[p]};
             kto = qb[j].k1 > kto ? qb[j].k1 : kto;
         }
         if (bk_window(b, b->kmin[k0 / BK_BATCH], kto) != 0)
@@ -315,21 +317,23 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
     uint32_t *ends = calloc(m1, sizeof *ends), *k0 = malloc(m1 * sizeof *k0);
     uint32_t *k1 = malloc(m1 * sizeof *k1), *pos = malloc(m1 * sizeof *pos);
     uint32_t *at = malloc(((size_t)pb->n + 1) * sizeof *at);
-    plan_bk_buf *bb = malloc(m1 * sizeof *bb);
+    uint64_t *size = malloc(m1 * sizeof *size);
+    uint8_t *lga = malloc(m1 * sizeof *lga);
     uint64_t *qo = malloc(((size_t)pb->n + 1) * sizeof *qo);
-    if (!ends || !k0 || !k1 || !pos || !at || !bb || !qo)
+    if (!ends || !k0 || !k1 || !pos || !at || !size || !lga || !qo)
         goto out;
     for (uint32_t q = 0; q < m; q++) {
         const plan_buf *pbuf = &pb->bufs[byst[q]];
         ends[q] = pbuf->end;
-        bb[q] = (plan_bk_buf){pbuf->size, pbuf->align > pa ? pbuf->align : pa};
+        size[q] = pbuf->size;
+        lga[q] = plan_log2(pbuf->align > pa ? pbuf->align : pa);
         at[byst[q]] = q;
     }
     for (uint32_t k = 0; k < m; k++)
         pos[k] = at[order[k]];
     if (bk_spans(&b, sst, ends, m, k0, k1) != 0)
         goto out;
-    plan_bk_in in = {m, b.nblk, pos, byst, sst, ends, k0, k1, bb};
+    plan_bk_in in = {m, b.nblk, pos, byst, sst, ends, k0, k1, size, lga};
     top = plan_bf_block_run(&in, qo);
     for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
         off[order[k]] = qo[order[k]];
@@ -339,7 +343,8 @@ out:
     free(k1);
     free(pos);
     free(at);
-    free(bb);
+    free(size);
+    free(lga);
     free(qo);
     free(b.t0);
     return top;

@@ -22,7 +22,7 @@
  * 2^64, block lists too long), it returns 1 and the general path runs:
  * the same plan, more slowly.
  *
- * The arrays by position (44 bytes a buffer, the pass order included)
+ * The arrays by position (37 bytes a buffer, the pass order included)
  * are one block from base_huge_alloc: mapped on its own and offered to
  * the kernel for huge pages (base/arena.c), where 4 KiB pages cost some
  * 12,000 page faults at 10^6 buffers, about a tenth of this path's time;
@@ -41,17 +41,15 @@
 #define BL_BLOCK_MIN 5
 #define BL_BLOCK_MAX 7
 
-/* What the passes read about the buffer at a position in start order. */
-typedef plan_bk_buf bl_buf;
-
 typedef struct bl_ctx {
     const plan_problem *pb;
     uint32_t m;
-    uint32_t *byst; /* position -> buffer */
-    uint32_t *sst;  /* per position: its start */
-    uint32_t *end;  /* per position: its end */
-    uint32_t *er;   /* per position: the starts <= its end */
-    bl_buf *b;
+    uint32_t *byst;  /* position -> buffer */
+    uint32_t *sst;   /* per position: its start */
+    uint32_t *end;   /* per position: its end */
+    uint32_t *er;    /* per position: the starts <= its end */
+    uint64_t *size;  /* per position: its size */
+    uint8_t *lga;    /* per position: the log2 of its alignment */
     uint64_t *tmp;   /* m + 1 words that each step reuses in turn (fewer
                         fresh pages to fault in) */
     uint32_t *order; /* the size pass's order, as positions */
@@ -73,7 +71,7 @@ static void bl_free(bl_ctx *c) {
 }
 
 /* Bytes of the arrays by position, per position. */
-#define BL_BYTES (sizeof(bl_buf) + sizeof(uint64_t) + 5 * sizeof(uint32_t))
+#define BL_BYTES (2 * sizeof(uint64_t) + 5 * sizeof(uint32_t) + sizeof(uint8_t))
 
 /* The arrays by position, m + 1 elements each, as one block (see the top
  * of the file). */
@@ -85,14 +83,15 @@ static int bl_alloc(bl_ctx *c) {
     unsigned char *p = c->blockmem = base_huge_alloc(m1 * BL_BYTES, 16);
     if (!p)
         return -1;
-    c->b = (bl_buf *)p; /* the widest elements first: all aligned */
-    p += m1 * sizeof *c->b;
+    c->size = (uint64_t *)p; /* the widest elements first: all aligned */
+    p += m1 * sizeof *c->size;
     c->tmp = (uint64_t *)p;
     p += m1 * sizeof *c->tmp;
     uint32_t **u[] = {&c->byst, &c->sst, &c->end, &c->er, &c->order};
     for (size_t k = 0; k < sizeof u / sizeof *u;
          k++, p += m1 * sizeof(uint32_t))
         *u[k] = (uint32_t *)p;
+    c->lga = p;
     return 0;
 }
 
@@ -117,8 +116,8 @@ static void bl_put(bl_ctx *c, uint32_t q, uint32_t i) {
     c->byst[q] = i;
     c->sst[q] = bb->start;
     c->end[q] = bb->end;
-    c->b[q].size = bb->size;
-    c->b[q].a = bb->align > pa ? bb->align : pa;
+    c->size[q] = bb->size;
+    c->lga[q] = plan_log2(bb->align > pa ? bb->align : pa);
 }
 
 /* The start order by a radix sort (of the starts and buffers that
@@ -239,7 +238,7 @@ static int bl_profile(bl_ctx *c) {
     for (uint32_t q = 0; q < m; q++) {
         uint32_t r =
             c->ranked ? c->er[q] : bl_upper(c->sst, m, q + 1, c->end[q]);
-        uint64_t s = plan_align_up(c->b[q].size, pa);
+        uint64_t s = plan_align_up(c->size[q], pa);
         if (s > UINT64_MAX - total)
             return 1;
         total += s;
@@ -282,7 +281,7 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     uint32_t m = c->m;
     uint64_t any = 0, smin = UINT64_MAX, smax = 0, lmin = UINT64_MAX, lmax = 0;
     for (uint32_t q = 0; q < m; q++) {
-        uint64_t s = c->b[q].size, l = (uint64_t)c->end[q] - c->sst[q] + 1;
+        uint64_t s = c->size[q], l = (uint64_t)c->end[q] - c->sst[q] + 1;
         any |= s;
         smin = s < smin ? s : smin;
         smax = s > smax ? s : smax;
@@ -301,7 +300,7 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     uint64_t *w = c->tmp;
     for (uint32_t q = 0; q < m; q++) {
         uint64_t l = (uint64_t)c->end[q] - c->sst[q] + 1;
-        uint64_t key = (smax - (c->b[q].size >> tz)) << lw | (lmax - l);
+        uint64_t key = (smax - (c->size[q] >> tz)) << lw | (lmax - l);
         uint64_t ch = rw < 64 ? (uint64_t)(q / PLAN_SW_CHUNK) << rw : 0;
         w[q] = ch | key << pw | q;
     }
@@ -336,11 +335,11 @@ static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
             k1[q] = (c->er[q] - 1) >> sh;
         }
         plan_bk_in in = {
-            m,      (uint32_t)(((uint64_t)m + (1u << sh) - 1) >> sh),
-            order,  c->byst,
-            c->sst, c->end,
-            k0,     k1,
-            c->b};
+            m,       (uint32_t)(((uint64_t)m + (1u << sh) - 1) >> sh),
+            order,   c->byst,
+            c->sst,  c->end,
+            k0,      k1,
+            c->size, c->lga};
         top = plan_bf_block_run(&in, offsets);
     }
     return top;

@@ -299,18 +299,25 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
 /* The block pass's input: the m nonzero buffers by position in start
  * order (byst: position -> buffer), with per position its life [s, e],
  * the first and last of the nblk blocks of PLAN_BK_STARTS starts it
- * overlaps (k0, k1), its size and alignment (b); and the pass order as
- * positions. */
+ * overlaps (k0, k1), its size and the log2 of its alignment (lga: 9
+ * bytes a buffer where a size and an alignment took 16); and the pass
+ * order as positions. */
 #define PLAN_BK_STARTS 64
-typedef struct plan_bk_buf {
-    uint64_t size, a;
-} plan_bk_buf;
 typedef struct plan_bk_in {
     uint32_t m, nblk;
     const uint32_t *order, *byst;
     const uint32_t *s, *e, *k0, *k1;
-    const plan_bk_buf *b;
+    const uint64_t *size;
+    const uint8_t *lga;
 } plan_bk_in;
+
+/* The log2 of a power of two. */
+static inline uint8_t plan_log2(uint64_t a) {
+    uint8_t k = 0;
+    while (a >>= 1)
+        k++;
+    return k;
+}
 
 /* The block pass on that input, reading it in place (no copy in pass
  * order); offsets into off[buffer] (some written even when it fails, none
