@@ -30,6 +30,7 @@
  */
 #include "plan_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,10 +102,15 @@ static void bl_clear(bl_ctx *c) {
 }
 
 /* The buffers are read into the start order in random order: each is
- * prefetched BL_AHEAD positions ahead (more reads in flight). */
-#define BL_AHEAD 16
+ * prefetched BL_AHEAD positions ahead (more reads in flight), both cache
+ * lines of what is read when it straddles two (about a quarter: 40-byte
+ * buffers).  48 positions and both lines took the dense 10^6 run from
+ * 0.228 to 0.222 s (16 and the first line only before). */
+#define BL_AHEAD 48
 #if defined(__GNUC__)
-#define BL_PREFETCH(p) __builtin_prefetch(p)
+#define BL_PREFETCH(p)                                                         \
+    (__builtin_prefetch(p),                                                    \
+     __builtin_prefetch((const char *)(p) + offsetof(plan_buf, end)))
 #else
 #define BL_PREFETCH(p) ((void)(p))
 #endif
