@@ -772,21 +772,23 @@ static int bf_core(const plan_problem *pb, uint64_t *offsets, uint64_t *size,
     bf_ctx c;
     memset(&c, 0, sizeof c);
     c.pb = pb;
-    for (uint32_t i = 0; i < n; i++) {
-        offsets[i] = 0;
-        m += pb->bufs[i].size != 0;
-        total += pb->bufs[i].size;
-    }
     *size = 0;
     *lb = 0;
-    if (m == 0)
-        return 0;
     uint64_t best;
-    int large = large_path && m > BF_LARGE
-                    ? plan_bf_large(pb, m, offsets, &best, lb)
+    /* (it counts the nonzero buffers itself, reading them once fewer) */
+    int large = large_path && n > BF_LARGE
+                    ? plan_bf_large(pb, offsets, &best, lb, &total)
                     : 1;
     int rc = large < 0 ? -1 : 0;
     if (large > 0) { /* the general path: its arrays */
+        total = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            offsets[i] = 0;
+            m += pb->bufs[i].size != 0;
+            total += pb->bufs[i].size;
+        }
+        if (m == 0)
+            return 0;
         rc = bf_alloc(&c, n);
         for (uint32_t i = 0; rc == 0 && i < n; i++)
             if (pb->bufs[i].size)

@@ -44,18 +44,19 @@
 
 typedef struct bl_ctx {
     const plan_problem *pb;
-    uint32_t m;
+    uint32_t m;      /* the nonzero buffers (bl_setup counts them) */
+    uint64_t total;  /* their sizes' sum */
     uint32_t *byst;  /* position -> buffer */
     uint32_t *sst;   /* per position: its start */
     uint32_t *end;   /* per position: its end */
     uint32_t *er;    /* per position: the starts <= its end */
     uint64_t *size;  /* per position: its size */
     uint8_t *lga;    /* per position: the log2 of its alignment */
-    uint64_t *tmp;   /* m + 1 words that each step reuses in turn (fewer
+    uint64_t *tmp;   /* n + 1 words that each step reuses in turn (fewer
                         fresh pages to fault in) */
     uint32_t *order; /* the size pass's order, as positions */
-    uint64_t *scr;   /* the caller's offsets (n >= m words, already faulted
-                        in): scratch until the passes, then zeroed */
+    uint64_t *scr;   /* the caller's offsets (n >= m words): scratch until
+                        the passes, then zeroed */
     uint32_t *cnt;   /* PLAN_RADIX_COUNTS */
     uint64_t lb;
     uint64_t pairs; /* the sum over positions of the later starts up to
@@ -74,10 +75,11 @@ static void bl_free(bl_ctx *c) {
 /* Bytes of the arrays by position, per position. */
 #define BL_BYTES (2 * sizeof(uint64_t) + 5 * sizeof(uint32_t) + sizeof(uint8_t))
 
-/* The arrays by position, m + 1 elements each, as one block (see the top
- * of the file). */
+/* The arrays by position, n + 1 elements each (at least m + 1: the
+ * pages past m are never touched), as one block (see the top of the
+ * file). */
 static int bl_alloc(bl_ctx *c) {
-    size_t m1 = (size_t)c->m + 1;
+    size_t m1 = (size_t)c->pb->n + 1;
     c->cnt = malloc(PLAN_RADIX_COUNTS * sizeof *c->cnt);
     if (!c->cnt || m1 > SIZE_MAX / BL_BYTES)
         return -1;
@@ -174,7 +176,9 @@ static void bl_count(bl_ctx *c, uint32_t t0, uint32_t nt, bool sorted) {
     c->ranked = true;
 }
 
-/* The start order (ties by buffer), the buffers read into it. */
+/* The start order (ties by buffer), the buffers read into it, with the
+ * nonzero buffers counted and their sizes summed on the way.  Returns 0,
+ * 1 (at most PLAN_BF_LARGE nonzero buffers) or -1. */
 static int bl_setup(bl_ctx *c) {
     if (bl_alloc(c) != 0)
         return -1;
@@ -189,6 +193,7 @@ static int bl_setup(bl_ctx *c) {
         const plan_buf *bb = &c->pb->bufs[i];
         if (!bb->size)
             continue;
+        c->total += bb->size; /* below 2^63: pb passed plan_problem_ok */
         sorted = sorted && bb->start >= hi;
         lo = bb->start < lo ? bb->start : lo;
         hi = bb->start > hi ? bb->start : hi;
@@ -199,6 +204,9 @@ static int bl_setup(bl_ctx *c) {
             c->sst[q++] = bb->start;
         }
     }
+    c->m = q;
+    if (q <= PLAN_BF_LARGE)
+        return 1;
     if (hi - lo < 2 * (uint64_t)c->m)
         bl_count(c, lo, hi - lo + 1, sorted);
     else if (!sorted)
@@ -367,10 +375,7 @@ static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
     }
     if (*best <= c->lb + c->lb / PLAN_BF_CLOSE)
         return 0;
-    bool own = c->pb->n > c->m; /* else c->tmp has room */
-    uint64_t *off = own ? malloc(((size_t)c->pb->n + 1) * sizeof *off) : c->tmp;
-    if (!off)
-        return -1;
+    uint64_t *off = c->tmp; /* n + 1 words */
     uint64_t top =
         plan_bf_start_pass(c->pb, c->byst, c->m, c->maxlive, c->lb, *best, off);
     if (top < PLAN_BF_GAVE_UP && top < *best) {
@@ -378,21 +383,19 @@ static int bl_passes(bl_ctx *c, uint64_t *offsets, uint64_t *best) {
         for (uint32_t q = 0; q < c->m; q++)
             offsets[c->byst[q]] = off[c->byst[q]];
     }
-    if (own)
-        free(off);
     return top == UINT64_MAX ? -1 : 0;
 }
 
-int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
-                  uint64_t *best, uint64_t *lb) {
+int plan_bf_large(const plan_problem *pb, uint64_t *offsets, uint64_t *best,
+                  uint64_t *lb, uint64_t *total) {
     bl_ctx c;
     memset(&c, 0, sizeof c);
     c.pb = pb;
-    c.m = m;
     c.scr = offsets;
     int rc = bl_setup(&c);
     if (rc == 0)
         rc = bl_profile(&c);
+    *total = c.total;
     if (rc == 0) {
         *lb = c.lb;
         rc = bl_passes(&c, offsets, best);

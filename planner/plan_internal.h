@@ -249,17 +249,18 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
                             uint32_t m, uint32_t maxlive, uint64_t cap,
                             uint64_t stop, uint64_t *off);
 
-/* bestfit above PLAN_BF_LARGE nonzero buffers (m of them;
- * planner/bestfit_large.c): the plan of bestfit's general path (its two
+/* bestfit above PLAN_BF_LARGE nonzero buffers
+ * (planner/bestfit_large.c): the plan of bestfit's general path (its two
  * passes; the start pass only when the size pass is more than
  * 1/PLAN_BF_CLOSE above the lower bound), offsets into offsets[buffer]
  * (pb->n words, its scratch first: the zero-size ones 0 on return, also
  * on failure), the pool top into *best
  * (UINT64_MAX when every pass passed PLAN_MAX_POOL_SIZE), the lower
  * bound it computes on the way (plan_lower_bound) into *lb when it
- * returns 0.  Returns 0, 1
- * (this path does not apply: run the general one) or -1 (out of
- * memory). */
+ * returns 0, the sum of the sizes into *total (it counts the nonzero
+ * buffers itself).  Returns 0, 1 (this path does not apply, at most
+ * PLAN_BF_LARGE nonzero buffers among them: run the general one) or -1
+ * (out of memory). */
 #define PLAN_BF_LARGE 131072
 #define PLAN_BF_CLOSE 100
 /* The work budget of bestfit's general path up to PLAN_BF_LARGE buffers,
@@ -271,8 +272,8 @@ uint64_t plan_bf_start_pass(const plan_problem *pb, const uint32_t *order,
  * many passes that leaves for m nonzero buffers (2 above PLAN_BF_LARGE). */
 #define PLAN_BF_WORK ((uint64_t)PLAN_BF_LARGE * 9 / 2)
 int plan_bf_npasses(uint32_t m);
-int plan_bf_large(const plan_problem *pb, uint32_t m, uint64_t *offsets,
-                  uint64_t *best, uint64_t *lb);
+int plan_bf_large(const plan_problem *pb, uint64_t *offsets, uint64_t *best,
+                  uint64_t *lb, uint64_t *total);
 /* plan_bestfit without plan_bf_large (its general path at every size),
  * for the tests that compare the two. */
 int plan_bestfit_general(const plan_problem *pb, uint64_t *offsets,
