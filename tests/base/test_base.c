@@ -71,8 +71,8 @@ static void arena_window_reset(void **state) {
     base_arena_free(a);
 }
 
-/* Every u64 as snprintf writes it: around each power of ten, and the
- * two-digit steps through 0..99999. */
+/* Every u64 as snprintf writes it (and base_u64_len its length): around
+ * each power of ten, and the two-digit steps through 0..99999. */
 static void sb_u64_digits(void **state) {
     (void)state;
     base_sb b = {0};
@@ -82,6 +82,7 @@ static void sb_u64_digits(void **state) {
         base_sb_u64(&b, x);
         snprintf(want, sizeof want, "%llu", (unsigned long long)x);
         assert_string_equal(base_sb_str(&b), want);
+        assert_int_equal(base_u64_len(x), strlen(want));
     }
     for (uint64_t p = 10; p <= 10000000000000000000ull; p *= 10) {
         for (uint64_t x = p - 2; x <= p + 2; x++) {
@@ -89,6 +90,7 @@ static void sb_u64_digits(void **state) {
             base_sb_u64(&b, x);
             snprintf(want, sizeof want, "%llu", (unsigned long long)x);
             assert_string_equal(base_sb_str(&b), want);
+            assert_int_equal(base_u64_len(x), strlen(want));
         }
         if (p > UINT64_MAX / 10)
             break;
@@ -102,6 +104,7 @@ static void sb_u64_digits(void **state) {
         *e = '\0';
         snprintf(want, sizeof want, "%llu", (unsigned long long)edges[i]);
         assert_string_equal(at, want);
+        assert_int_equal(base_u64_len(edges[i]), strlen(want));
     }
     /* base_i64_at: the sign, then the magnitude (INT64_MIN's too) */
     const int64_t sedges[] = {
