@@ -193,16 +193,25 @@ void base_sb_u64(base_sb *b, uint64_t x);
 /* "00" to "99" (and the NUL), and 10^0 to 10^19: base_u64_at's tables. */
 extern const char base_digits2[201];
 extern const uint64_t base_pow10[20];
+/* The number of decimal digits of x, without a division: from the bit
+ * length, t = bits * 1233 / 4096 (1233 / 4096 just above log10(2)) is
+ * floor(log10(x)) or one more, which one comparison tells.  Also to
+ * write x in place where its width must be known first (a padded
+ * column). */
+static inline size_t base_u64_len(uint64_t x) {
+    if (x < 10)
+        return 1;
+    unsigned t = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
+    return t + 1 - (x < base_pow10[t]);
+}
 /* x in decimal at p, which has room for BASE_U64_MAX_DIGITS bytes (no
  * NUL written); returns the end.  For texts reserved once and written
  * in place (base_sb_room): gen writes several numbers per kernel call
  * (dimensions, line numbers, offsets, byte ranges).  Inline, so that a
  * number of one or two digits (most dimensions) costs two comparisons
  * and a store.  The digits are
- * counted without a division: from the bit length, t = bits * 1233 /
- * 4096 (1233 / 4096 just above log10(2)) is floor(log10(x)) or one more,
- * which one comparison tells; then they are written from the end two a
- * step, in 32-bit arithmetic below 2^32. */
+ * counted (base_u64_len), then written from the end two a step, in
+ * 32-bit arithmetic below 2^32. */
 static inline char *base_u64_at(char *p, uint64_t x) {
     if (x < 100) {
         if (x < 10) {
@@ -212,8 +221,7 @@ static inline char *base_u64_at(char *p, uint64_t x) {
         memcpy(p, base_digits2 + x * 2, 2);
         return p + 2;
     }
-    unsigned t = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
-    char *e = p + t + 1 - (x < base_pow10[t]), *q = e;
+    char *e = p + base_u64_len(x), *q = e;
     while (x > UINT32_MAX) {
         unsigned d = (unsigned)(x % 100) * 2;
         x /= 100;
@@ -232,14 +240,6 @@ static inline char *base_u64_at(char *p, uint64_t x) {
     else
         q[-1] = (char)('0' + y);
     return e;
-}
-/* The number of decimal digits of x (base_u64_at's count), to write
- * x in place where its width must be known first (a padded column). */
-static inline size_t base_u64_len(uint64_t x) {
-    if (x < 10)
-        return 1;
-    unsigned t = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
-    return t + 1 - (x < base_pow10[t]);
 }
 /* x in decimal at p, a '-' first when negative (room for
  * BASE_U64_MAX_DIGITS + 1 bytes; no NUL written); returns the end. */
