@@ -621,8 +621,12 @@ static inline void cg_prefetch_call_args(const ir_value *vals,
 #define CG_MACRO_ALIGN 2
 const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n);
 /* The suffixes of the buffer macros by `which`, each with its NUL in 8
- * bytes: one store writes it. */
+ * bytes: one store writes it; and their lengths (inline: `which` is a
+ * constant at most call sites). */
 extern const char cg_macro_suffix[3][8];
+static inline size_t cg_macro_suffix_len(int which) {
+    return which == CG_MACRO_OFFSET ? 7u : which == CG_MACRO_SIZE ? 5u : 6u;
+}
 static inline const char *cg_buf_macro(const vw *v, uint32_t s, int which,
                                        size_t *n) {
     const struct cg_macro_memo *e = &v->macro_memo[s % CG_MACRO_MEMO];
@@ -634,9 +638,7 @@ static inline const char *cg_buf_macro(const vw *v, uint32_t s, int which,
     char *c = base_arena_alloc_aligned(v->str, pl + 8, 1);
     base_copy(c, e->p, pl);
     memcpy(c + pl, cg_macro_suffix[which], 8);
-    *n = pl + (which == CG_MACRO_OFFSET ? 7u
-               : which == CG_MACRO_SIZE ? 5u
-                                        : 6u);
+    *n = pl + cg_macro_suffix_len(which);
     return c;
 }
 

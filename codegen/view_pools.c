@@ -22,8 +22,6 @@ const char cg_macro_suffix[3][8] = {"_OFFSET", "_SIZE", "_ALIGN"};
 /* cg_buf_macro of a storage whose prefix is not in the memo: made and
  * remembered. */
 const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n) {
-    static const cg_part suffix[] = {
-        {"_OFFSET", 7}, {"_SIZE", 5}, {"_ALIGN", 6}};
     /* every vw is mutable: only the memo changes */
     struct cg_macro_memo *e =
         (struct cg_macro_memo *)&v->macro_memo[s % CG_MACRO_MEMO];
@@ -32,7 +30,10 @@ const char *cg_buf_macro_new(const vw *v, uint32_t s, int which, size_t *n) {
      * digits) */
     const char *stem = v->bstem[s];
     size_t sn = v->bstem_lower ? ir_name_len(stem) : strlen(stem);
-    cg_part x[] = {{v->M, v->Mlen}, CG_LIT("_BUF_"), {stem, sn}, suffix[which]};
+    cg_part x[] = {{v->M, v->Mlen},
+                   CG_LIT("_BUF_"),
+                   {stem, sn},
+                   {cg_macro_suffix[which], cg_macro_suffix_len(which)}};
     char *m = cg_catn(v, x, 4, n);
     size_t pl = v->Mlen + 5 + sn;
     /* the memo is written from the parts and with the upper-cased bytes
