@@ -124,16 +124,6 @@ const char *cg_alias_expr(const vw *v, int32_t val) {
 /* ------------------------------------------------------------------ */
 /* JSON sections. */
 
-/* Decimal digits of x. */
-static size_t digits(uint64_t x) {
-    size_t n = 1;
-    while (x >= 10) {
-        x /= 10;
-        n++;
-    }
-    return n;
-}
-
 /* Appends "A-B" at q, the IR lines of statements start and end (0 past
  * the end); returns the end. */
 static char *live_at(vw *v, char *q, uint32_t start, uint32_t end) {
@@ -379,8 +369,8 @@ static void plan_pool_tables(vw *v) {
         const plan_storage *st = &pl->storages[s];
         uint32_t *w = v->pool_w[v->spool[s]];
         uint32_t n = (uint32_t)ir_name_len(v->prog->values[st->value].name);
-        uint32_t lo = (uint32_t)digits(st->offset);
-        uint32_t ls = (uint32_t)digits(st->size);
+        uint32_t lo = (uint32_t)base_u64_len(st->offset);
+        uint32_t ls = (uint32_t)base_u64_len(st->size);
         w[0] = n > w[0] ? n : w[0];
         w[1] = lo > w[1] ? lo : w[1];
         w[2] = ls > w[2] ? ls : w[2];
