@@ -398,7 +398,13 @@ static const char *verdict(double ratio) {
     return ratio <= 1.0 ? "ok" : "OVER TARGET";
 }
 
-/* Runs of algorithm `a` (index into scale_runs' list) at `n`.  The
+/* The algorithms `scale` times, in this order: an index is a row of its
+ * tables. */
+enum { SC_NAIVE, SC_BESTFIT, SC_TREE, SC_AUTO, SC_REUSE, SC_N };
+static const char *const scale_algos[SC_N] = {"naive", "bestfit", "tree",
+                                              "auto", "reuse"};
+
+/* Runs of algorithm `a` (an SC_ index) at `n`.  The
  * figures behind a target ratio (naive with bestfit and reuse at 10^6,
  * naive with tree at 10^5) are the best of TARGET_ROUNDS: on a shared
  * virtual machine the same run's CPU time varies by up to 1.7x (the
@@ -409,11 +415,12 @@ static const char *verdict(double ratio) {
  * 10^5 (tree: TARGET_ROUNDS), auto once at 10^6. */
 enum { TARGET_ROUNDS = 7 };
 static int scale_rounds(int a, uint32_t n) {
-    bool target = (n == 1000000 && (a == 0 || a == 1 || a == 4)) ||
-                  (n == 100000 && (a == 0 || a == 2));
+    bool target =
+        (n == 1000000 && (a == SC_NAIVE || a == SC_BESTFIT || a == SC_REUSE)) ||
+        (n == 100000 && (a == SC_NAIVE || a == SC_TREE));
     if (target)
         return TARGET_ROUNDS;
-    if (a == 2 || a == 3)
+    if (a == SC_TREE || a == SC_AUTO)
         return n >= 1000000 ? 1 : n >= 100000 ? 2 : 3;
     return 3;
 }
@@ -423,31 +430,31 @@ static int scale_rounds(int a, uint32_t n) {
  * (scale_rounds runs each); best time of each. */
 static bool scale_runs(const char *text, size_t len, uint32_t n, bool tree,
                        run_out *best) {
-    static const char *const algos[] = {"naive", "bestfit", "tree", "auto",
-                                        "reuse"};
-    bool failed[5] = {false};
-    for (int a = 0; a < 5; a++)
+    bool failed[SC_N] = {false};
+    for (int a = 0; a < SC_N; a++)
         best[a] = (run_out){0, 0, 0, false, 0};
     for (int round = 0; round < TARGET_ROUNDS; round++)
-        for (int a = 0; a < 5; a++) {
-            if ((a == 2 && !tree) || round >= scale_rounds(a, n) || failed[a])
+        for (int a = 0; a < SC_N; a++) {
+            if ((a == SC_TREE && !tree) || round >= scale_rounds(a, n) ||
+                failed[a])
                 continue;
-            run_out r = fresh(text, len, algos[a]);
+            run_out r = fresh(text, len, scale_algos[a]);
             failed[a] = !r.ok;
             if (!r.ok || !best[a].ok || r.secs < best[a].secs)
                 best[a] = r;
         }
-    return !(failed[0] || failed[1] || failed[2] || failed[3] || failed[4]);
+    for (int a = 0; a < SC_N; a++)
+        if (failed[a])
+            return false;
+    return true;
 }
 
 /* Every algorithm on `sh` data, 10^3..nmax: time against naive's (the
  * same run: reading the CSV and the lower bound), size against the lower
  * bound; growth exponents. */
 static int scale_shape(shape sh, uint32_t tree_max) {
-    static const char *const algos[] = {"naive", "bestfit", "tree", "auto",
-                                        "reuse"};
     uint32_t ns[] = {1000, 10000, 100000, 1000000};
-    double nn[4], tt[5][4], sz[5][4];
+    double nn[4], tt[SC_N][4], sz[SC_N][4];
     int bad = 0;
     printf("%-8s %-8s %8s %10s %8s %9s %9s\n", shape_names[sh], "algo", "n",
            "time_s", "/naive", "size/lb", "");
@@ -455,48 +462,54 @@ static int scale_shape(shape sh, uint32_t tree_max) {
         size_t len;
         char *text = synth_csv(sh, ns[k], 42 + (uint64_t)k, &len);
         nn[k] = ns[k];
-        run_out r[5];
+        run_out r[SC_N];
         if (!scale_runs(text, len, ns[k], ns[k] <= tree_max, r))
             bad = 1;
-        for (int a = 0; a < 5; a++) {
+        for (int a = 0; a < SC_N; a++) {
             tt[a][k] = r[a].secs;
             sz[a][k] = r[a].ok ? (double)r[a].size / (double)r[a].lb : 0;
-            if (a == 2 && ns[k] > tree_max)
+            if (a == SC_TREE && ns[k] > tree_max)
                 continue;
             if (!r[a].ok) {
                 printf("%s %s %u: INVALID PLAN or error\n", shape_names[sh],
-                       algos[a], ns[k]);
+                       scale_algos[a], ns[k]);
                 continue;
             }
             printf("%-8s %-8s %8u %10.3f %8.2f %9.4f\n", shape_names[sh],
-                   algos[a], ns[k], r[a].secs, r[a].secs / r[0].secs, sz[a][k]);
+                   scale_algos[a], ns[k], r[a].secs,
+                   r[a].secs / r[SC_NAIVE].secs, sz[a][k]);
         }
         big_free(text);
     }
-    for (int a = 0; a < 5; a++) {
-        int m = a == 2 ? (tree_max >= 1000000  ? 4
-                          : tree_max >= 100000 ? 3
-                                               : 2)
-                       : 4;
-        printf("%s %s: growth 10^3..10^%d: n^%.2f\n", shape_names[sh], algos[a],
-               m + 2, slope(nn, tt[a], m));
+    for (int a = 0; a < SC_N; a++) {
+        int m = a == SC_TREE ? (tree_max >= 1000000  ? 4
+                                : tree_max >= 100000 ? 3
+                                                     : 2)
+                             : 4;
+        printf("%s %s: growth 10^3..10^%d: n^%.2f\n", shape_names[sh],
+               scale_algos[a], m + 2, slope(nn, tt[a], m));
     }
-    double rb = tt[1][3] / tt[0][3] / 2.5;
+    double rb = tt[SC_BESTFIT][3] / tt[SC_NAIVE][3] / 2.5;
     printf("%s: bestfit at 10^6 = %.2fx naive vs target 2.5x: ratio %.2f "
            "%s\n",
-           shape_names[sh], tt[1][3] / tt[0][3], rb, verdict(rb));
-    double rr = tt[4][3] / tt[0][3] / 5.0;
+           shape_names[sh], tt[SC_BESTFIT][3] / tt[SC_NAIVE][3], rb,
+           verdict(rb));
+    double rr = tt[SC_REUSE][3] / tt[SC_NAIVE][3] / 5.0;
     printf("%s: reuse at 10^6 = %.2fx naive vs target 5x: ratio %.2f %s\n",
-           shape_names[sh], tt[4][3] / tt[0][3], rr, verdict(rr));
+           shape_names[sh], tt[SC_REUSE][3] / tt[SC_NAIVE][3], rr, verdict(rr));
     printf("%s: auto at 10^4 = %.4fx the lower bound, bestfit %.4fx: auto/"
            "bestfit %.4f (target: clearly below 1), %.0f%% of bestfit's gap "
            "to the lower bound closed\n",
-           shape_names[sh], sz[3][1], sz[1][1], sz[3][1] / sz[1][1],
-           sz[1][1] > 1 ? 100 * (sz[1][1] - sz[3][1]) / (sz[1][1] - 1) : 0);
+           shape_names[sh], sz[SC_AUTO][1], sz[SC_BESTFIT][1],
+           sz[SC_AUTO][1] / sz[SC_BESTFIT][1],
+           sz[SC_BESTFIT][1] > 1 ? 100 * (sz[SC_BESTFIT][1] - sz[SC_AUTO][1]) /
+                                       (sz[SC_BESTFIT][1] - 1)
+                                 : 0);
     if (tree_max >= 100000) {
-        double rt = tt[2][2] / tt[0][2] / 5.0;
+        double rt = tt[SC_TREE][2] / tt[SC_NAIVE][2] / 5.0;
         printf("%s: tree at 10^5 = %.2fx naive vs target 5x: ratio %.2f %s\n",
-               shape_names[sh], tt[2][2] / tt[0][2], rt, verdict(rt));
+               shape_names[sh], tt[SC_TREE][2] / tt[SC_NAIVE][2], rt,
+               verdict(rt));
     }
     return bad;
 }
