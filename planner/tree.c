@@ -45,11 +45,12 @@
  * (nodes and their cold twins, the index arenas, the placement record,
  * tr_order's words) come from base_huge_alloc, on huge pages where the
  * system gives them: with 4 KiB pages their first touches were a fifth
- * of the time.  At 10^5 buffers `tree` takes about 5.0x naive's time
- * sparse and 6.6x dense (the target is 5x; docs/planning.md): what
- * remains is the dependent load of the next node, about half of the
- * search loop's samples.  `tree` stays a compatibility mode, not the
- * fast path.
+ * of the time.  At 10^5 buffers `tree` takes 5x to 7x naive's time
+ * sparse and 6.4x to 8x dense, by machine (the target is 5x;
+ * docs/planning.md, `tree`, Limits): what remains is the walk itself,
+ * about 3,900 instructions a block dense, its node loads, branches and
+ * index searches each measured to bound what a change there can gain.
+ * `tree` stays a compatibility mode, not the fast path.
  *
  * Every split is aligned to the largest alignment of the problem, so with
  * huge buffer alignments (2^60 and up) the tree can need far more than
