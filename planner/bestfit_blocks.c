@@ -61,10 +61,10 @@
  * (its life / the block length) + 2 blocks. */
 #define BK_ENTRIES(m) ((uint64_t)(m)*4 + 65536)
 
-/* A placed buffer in a block's list: bytes [lo, hi), life [s, e]. */
+/* A placed buffer in a block's list: bytes [lo, hi), life [e - len, e]. */
 typedef struct bk_ent {
     uint64_t lo, hi;
-    uint32_t s, e;
+    uint32_t e, len;
 } bk_ent;
 
 /* Queries gathered at a time: their reads overlap (the walk, which
@@ -199,12 +199,14 @@ static int bk_window(bk_ctx *b, uint32_t kfrom, uint32_t kto) {
 static inline uint32_t bk_walk(const bk_ent *l, uint32_t j, uint64_t *lim,
                                const bk_q *q, bool align) {
     uint64_t top = *lim, size = q->size, am1 = q->a - 1;
-    uint32_t qs = q->s, qe = q->e;
+    uint64_t qs = q->s, qlen1 = (uint64_t)q->e - q->s + 1;
     const bk_ent *x = l + j;
     for (; x->lo < top; x++) {
-        uint64_t live = (x->s <= qe) & (x->e >= qs);
+        /* live: e >= qs and e - len <= qe, that is e - qs in [0, len +
+         * the query's length]: one unsigned compare (e < qs wraps) */
+        uint64_t live = 0 - (uint64_t)(x->e - qs < x->len + qlen1);
         uint64_t hi = align ? (x->hi + am1) & ~am1 : x->hi;
-        uint64_t up = (hi + size) & (0 - live);
+        uint64_t up = (hi + size) & live;
         top = up > top ? up : top;
     }
     *lim = top;
@@ -245,15 +247,16 @@ static void bk_insert(bk_ctx *b, const bk_q *q, uint64_t off) {
         memmove(l + lo + 1, l + lo, (b->fill[k] + 1 - lo) * sizeof *l);
         l[lo].lo = off;
         l[lo].hi = (off + q->size + b->amin - 1) & ~(b->amin - 1);
-        l[lo].s = q->s;
         l[lo].e = q->e;
+        l[lo].len = q->e - q->s;
         b->fill[k]++;
     }
 }
 
-/* Places the buffers in pass order; the pool top, PLAN_BF_OVER,
- * PLAN_BF_GAVE_UP or UINT64_MAX (out of memory). */
-static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *off) {
+/* Places the buffers in pass order, offsets into opos[position]; the
+ * pool top, PLAN_BF_OVER, PLAN_BF_GAVE_UP or UINT64_MAX (out of
+ * memory). */
+static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *opos) {
     uint64_t top = 0, walked = 0, limit = PLAN_BF_VISITS(in->m);
     bk_q qb[BK_BATCH];
     uint64_t ob[BK_BATCH];
@@ -281,20 +284,20 @@ static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *off) {
                 top = cand + q->size;
             bk_insert(b, q, cand);
         }
-        for (uint32_t j = 0; j < nb; j++)
-            off[in->byst[in->order[k0 + j]]] = ob[j];
+        for (uint32_t j = 0; j < nb; j++) /* near in memory: one chunk */
+            opos[in->order[k0 + j]] = ob[j];
     }
     return top;
 }
 
-uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *off) {
+uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos) {
     bk_ctx b;
     memset(&b, 0, sizeof b);
     b.nblk = in->nblk;
     uint64_t top = UINT64_MAX;
     int rc = bk_lists(&b, in);
     if (rc == 0)
-        top = bk_run(&b, in, off);
+        top = bk_run(&b, in, opos);
     else if (rc > 0)
         top = PLAN_BF_NO_LAYOUT;
     free(b.base);
@@ -335,8 +338,8 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
         goto out;
     plan_bk_in in = {m, b.nblk, pos, byst, sst, ends, k0, k1, size, lga};
     top = plan_bf_block_run(&in, qo);
-    for (uint32_t k = 0; top < PLAN_BF_NO_LAYOUT && k < m; k++)
-        off[order[k]] = qo[order[k]];
+    for (uint32_t q = 0; top < PLAN_BF_NO_LAYOUT && q < m; q++)
+        off[byst[q]] = qo[q];
 out:
     free(ends);
     free(k0);

@@ -328,9 +328,10 @@ static int bl_size_order(const bl_ctx *c, uint32_t *order) {
     return plan_bf_sweep_words(w, m, rw, pw, c->sst, c->end, order);
 }
 
-/* The size pass over time blocks: offsets into offsets[buffer] (some
- * written even when it fails).  Returns as plan_bf_block_pass.  The end
- * ranks are then overwritten (by the last blocks). */
+/* The size pass over time blocks: offsets into offsets[buffer] (none
+ * written when it fails).  Returns as plan_bf_block_pass.  The end ranks
+ * are then overwritten (by the last blocks), and the sizes (by the
+ * offsets). */
 static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
     uint32_t m = c->m, *order = c->order;
     int rc = bl_size_order(c, order);
@@ -354,7 +355,12 @@ static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
             c->sst,  c->end,
             k0,      k1,
             c->size, c->lga};
-        top = plan_bf_block_run(&in, offsets);
+        /* the offsets by position, each in place of its size (read
+         * first), then by buffer in one pass: in start order, not one
+         * scattered write per placement in the pass */
+        top = plan_bf_block_run(&in, c->size);
+        for (uint32_t q = 0; top < PLAN_BF_NO_LAYOUT && q < m; q++)
+            offsets[c->byst[q]] = c->size[q];
     }
     return top;
 }
