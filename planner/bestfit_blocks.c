@@ -290,7 +290,8 @@ static uint64_t bk_run(bk_ctx *b, const plan_bk_in *in, uint64_t *opos) {
     return top;
 }
 
-uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos) {
+uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos,
+                           uint64_t *off) {
     bk_ctx b;
     memset(&b, 0, sizeof b);
     b.nblk = in->nblk;
@@ -305,11 +306,13 @@ uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos) {
     free(b.ptr);
     free(b.kmin);
     free(b.ent);
+    for (uint32_t q = 0; top < PLAN_BF_NO_LAYOUT && q < in->m; q++)
+        off[in->byst[q]] = opos[q];
     return top;
 }
 
-/* The pass offsets go through a scratch array: a pass that fails leaves
- * off as it was. */
+/* The pass offsets go through a scratch array (plan_bf_block_run): a
+ * pass that fails leaves off as it was. */
 uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
                             const uint32_t *sst, uint32_t m,
                             const uint32_t *order, uint64_t *off) {
@@ -337,9 +340,7 @@ uint64_t plan_bf_block_pass(const plan_problem *pb, const uint32_t *byst,
     if (bk_spans(&b, sst, ends, m, k0, k1) != 0)
         goto out;
     plan_bk_in in = {m, b.nblk, pos, byst, sst, ends, k0, k1, size, lga};
-    top = plan_bf_block_run(&in, qo);
-    for (uint32_t q = 0; top < PLAN_BF_NO_LAYOUT && q < m; q++)
-        off[byst[q]] = qo[q];
+    top = plan_bf_block_run(&in, qo, off);
 out:
     free(ends);
     free(k0);

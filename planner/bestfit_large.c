@@ -355,12 +355,9 @@ static uint64_t bl_size_pass(bl_ctx *c, uint64_t *offsets) {
             c->sst,  c->end,
             k0,      k1,
             c->size, c->lga};
-        /* the offsets by position, each in place of its size (read
-         * first), then by buffer in one pass: in start order, not one
-         * scattered write per placement in the pass */
-        top = plan_bf_block_run(&in, c->size);
-        for (uint32_t q = 0; top < PLAN_BF_NO_LAYOUT && q < m; q++)
-            offsets[c->byst[q]] = c->size[q];
+        /* the offsets by position each in place of its size (read
+         * first), then by buffer */
+        top = plan_bf_block_run(&in, c->size, offsets);
     }
     return top;
 }

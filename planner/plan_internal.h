@@ -321,11 +321,13 @@ static inline uint8_t plan_log2(uint64_t a) {
 }
 
 /* The block pass on that input, reading it in place (no copy in pass
- * order); offsets by position into opos[position] (which may be
- * in->size: a position's size is read before its offset is written;
- * some written even when it fails, none when it returns
- * PLAN_BF_NO_LAYOUT).  Returns as plan_bf_block_pass. */
-uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos);
+ * order).  The offsets go by position into the scratch opos[position]
+ * (which may be in->size: a position's size is read before its offset
+ * is written), then, when the pass places every buffer, by buffer into
+ * off[in->byst[position]] in one pass in start order, not one scattered
+ * write per placement; a pass that fails leaves off as it was.  Returns
+ * as plan_bf_block_pass. */
+uint64_t plan_bf_block_run(const plan_bk_in *in, uint64_t *opos, uint64_t *off);
 
 /* Reorders `order` (m nonzero buffers; byst and sst as above) to sweep
  * time (planner/bestfit_blocks.c).  `exact`: every buffer stays after
