@@ -26,12 +26,6 @@ ir_mode cg_param_mode(const vw *v, int32_t k, uint32_t j) {
 
 enum { K_NONE = 0, K_BUF = 1, K_INT = 2, K_FLOAT = 4, K_STR = 8 };
 
-/* How many statements ahead the pass over the calls asks for the
- * records of their buffer arguments (cg_prefetch_call_args: the pass
- * reads each one's dtype; at 8, two or three calls ahead, they still
- * missed at 10^5 kernels). */
-#define CG_ARG_AHEAD 32u
-
 void cg_plan_kernels(vw *v) {
     const ir_program *p = v->prog;
     uint32_t nk = p->nkernels;
@@ -60,17 +54,20 @@ void cg_plan_kernels(vw *v) {
         /* in three steps, each reading what the one before asked for:
          * the statement's record (104 bytes), its arguments' array, then
          * (cg_prefetch_call_args) the value records that array names */
-        if (i + 3 * CG_ARG_AHEAD < p->nstmts) {
-            const char *far = (const char *)&p->stmts[i + 3 * CG_ARG_AHEAD];
+        if (i + 3 * CG_PASS_AHEAD < p->nstmts) {
+            const char *far = (const char *)&p->stmts[i + 3 * CG_PASS_AHEAD];
             __builtin_prefetch(far);
             __builtin_prefetch(far + sizeof *s - 1);
         }
-        if (i + 2 * CG_ARG_AHEAD < p->nstmts &&
-            p->stmts[i + 2 * CG_ARG_AHEAD].nargs)
-            __builtin_prefetch(p->stmts[i + 2 * CG_ARG_AHEAD].args);
+        if (i + 2 * CG_PASS_AHEAD < p->nstmts &&
+            p->stmts[i + 2 * CG_PASS_AHEAD].nargs)
+            __builtin_prefetch(p->stmts[i + 2 * CG_PASS_AHEAD].args);
 #endif
-        if (i + CG_ARG_AHEAD < p->nstmts)
-            cg_prefetch_call_args(p->values, &p->stmts[i + CG_ARG_AHEAD]);
+        /* the records of their buffer arguments: the pass reads each
+         * one's dtype (at 8 ahead, two or three calls, they still missed
+         * at 10^5 kernels) */
+        if (i + CG_PASS_AHEAD < p->nstmts)
+            cg_prefetch_call_args(p->values, &p->stmts[i + CG_PASS_AHEAD]);
         if (s->kind != IR_CALL)
             continue;
         for (uint32_t j = 0; j < s->nargs; j++)
